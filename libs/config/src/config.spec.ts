@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { ConfigError, baseSchema, flag, loadConfig, port } from './index';
+
+describe('loadConfig', () => {
+  const schema = baseSchema.extend({ GRPC_PORT: port(50051), RELAY: flag(true) });
+
+  it('fills defaults and coerces strings', () => {
+    const cfg = loadConfig(schema, { GRPC_PORT: '6000', RELAY: 'false' });
+    expect(cfg.GRPC_PORT).toBe(6000);
+    expect(cfg.RELAY).toBe(false);
+    expect(cfg.PIM_EVENTS_STREAM).toBe('PIM_EVENTS');
+  });
+
+  it('names every bad variable and what it held', () => {
+    let caught: unknown;
+    try {
+      loadConfig(schema, { GRPC_PORT: 'abc', DATABASE_URL: 'mysql://x', RELAY: 'maybe' });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const msg = (caught as ConfigError).message;
+    expect(msg).toContain('GRPC_PORT');
+    expect(msg).toContain('"abc"');
+    expect(msg).toContain('DATABASE_URL');
+    expect(msg).toContain('RELAY');
+    expect((caught as ConfigError).problems.map((p) => p.variable).sort()).toEqual(['DATABASE_URL', 'GRPC_PORT', 'RELAY']);
+  });
+
+  it('reports a missing required variable', () => {
+    expect(() => loadConfig(z.object({ SECRET: z.string() }), {})).toThrow(/SECRET/);
+  });
+});

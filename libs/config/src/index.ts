@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** Thrown when the environment does not satisfy an app's schema; the message names every bad variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(
+      `Invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`,
+    );
+  }
+}
+
+/** Parses and validates the environment once; throws ConfigError naming each bad variable. */
+export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const variable = issue.path.length > 0 ? issue.path.join('.') : '(environment)';
+    const got = issue.path.length > 0 ? env[String(issue.path[0])] : undefined;
+    const message = got === undefined ? issue.message : `${issue.message} (got ${JSON.stringify(got)})`;
+    return { variable, message };
+  });
+  throw new ConfigError(problems);
+}
+
+/** A TCP port number from a string variable. */
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/** A boolean from "true"/"false"/"1"/"0". */
+export const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+/** A positive integer from a string variable. */
+export const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Variables every app reads: where Postgres and NATS are, how to log. */
+export const baseSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/pim'),
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  PIM_EVENTS_STREAM: z.string().regex(/^[A-Za-z0-9_-]+$/).default('PIM_EVENTS'),
+  GRPC_DEADLINE_MS: positiveInt(10_000),
+  SHUTDOWN_GRACE_MS: positiveInt(10_000),
+});

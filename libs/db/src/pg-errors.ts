@@ -1,0 +1,36 @@
+import { ConflictError, NotFoundError, PimError, ValidationError } from '@pim/errors';
+import { QueryFailedError } from 'typeorm';
+
+/** Names of unique constraints/indexes, mapped to the message a caller should read. */
+export type UniqueMessages = Record<string, { message: string; field?: string }>;
+
+/**
+ * Translates Postgres failures into domain errors (23505 duplicate → 409, 23503 missing
+ * reference → 404, 22P02/22001/23502 bad value → 400); anything else is returned unchanged.
+ */
+export function translatePgError(err: unknown, unique: UniqueMessages = {}): unknown {
+  if (err instanceof PimError) return err;
+  const driverError = err instanceof QueryFailedError ? (err.driverError as Record<string, unknown>) : (err as Record<string, unknown>);
+  const code = driverError?.code;
+  const constraint = typeof driverError?.constraint === 'string' ? driverError.constraint : undefined;
+  switch (code) {
+    case '23505': {
+      const known = constraint ? unique[constraint] : undefined;
+      return new ConflictError(known?.message ?? 'A record with the same unique value already exists', {
+        title: 'Unique value taken',
+        solution: 'Use another value, or update the existing record instead',
+        details: known?.field ? [{ field: known.field, message: 'already taken' }] : undefined,
+        cause: err,
+      });
+    }
+    case '23503':
+      return new NotFoundError('A referenced record does not exist', { cause: err });
+    case '22P02':
+    case '22001':
+    case '23502':
+    case '22003':
+      return new ValidationError('A value has the wrong form or size for its field', { cause: err });
+    default:
+      return err;
+  }
+}

@@ -1,0 +1,230 @@
+/** A field-level problem inside an error object. */
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+/** The interface's error object (interface.md §7, decisions.md §4). */
+export interface ErrorObject {
+  code: number;
+  kind: ErrorKind;
+  name: string;
+  title: string;
+  message: string;
+  solution: string;
+  details?: ErrorDetail[];
+  request_id?: string;
+}
+
+/** Every `kind` the platform answers with. */
+export type ErrorKind =
+  | 'validation'
+  | 'authentication'
+  | 'authorization'
+  | 'not_found'
+  | 'conflict'
+  | 'precondition'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limit'
+  | 'internal'
+  | 'unavailable';
+
+/** How loudly an error is logged: client mistakes are info, clashes warn, our faults error. */
+export type ErrorLogLevel = 'info' | 'warn' | 'error';
+
+/** Options common to every domain error. */
+export interface PimErrorOptions {
+  title?: string;
+  solution?: string;
+  details?: ErrorDetail[];
+  cause?: unknown;
+  /** Seconds a caller should wait before retrying (429, 503). */
+  retryAfter?: number;
+}
+
+/** Base of the closed set of errors that domain code throws. */
+export abstract class PimError extends Error {
+  abstract readonly status: number;
+  abstract readonly kind: ErrorKind;
+  abstract readonly logLevel: ErrorLogLevel;
+  protected abstract readonly defaultTitle: string;
+  protected abstract readonly defaultSolution: string;
+  readonly details?: ErrorDetail[];
+  readonly retryAfter?: number;
+  private readonly customTitle?: string;
+  private readonly customSolution?: string;
+
+  constructor(message: string, options: PimErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.customTitle = options.title;
+    this.customSolution = options.solution;
+    this.details = options.details;
+    this.retryAfter = options.retryAfter;
+  }
+
+  get title(): string {
+    return this.customTitle ?? this.defaultTitle;
+  }
+
+  get solution(): string {
+    return this.customSolution ?? this.defaultSolution;
+  }
+
+  /** The error object as the API shows it. */
+  toObject(requestId?: string): ErrorObject {
+    const obj: ErrorObject = {
+      code: this.status,
+      kind: this.kind,
+      name: this.name,
+      title: this.title,
+      message: this.message,
+      solution: this.solution,
+    };
+    if (this.details && this.details.length > 0) obj.details = this.details;
+    if (requestId) obj.request_id = requestId;
+    return obj;
+  }
+}
+
+/** 400: bad body, query, filter, type, unknown field. */
+export class ValidationError extends PimError {
+  override readonly name = 'ValidationError';
+  readonly status = 400;
+  readonly kind = 'validation' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Invalid request';
+  protected readonly defaultSolution = 'Correct the fields named in details and send the request again';
+}
+
+/** 401: missing or bad credentials. */
+export class AuthenticationError extends PimError {
+  override readonly name = 'AuthenticationError';
+  readonly status = 401;
+  readonly kind = 'authentication' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Authentication required';
+  protected readonly defaultSolution = 'Send a valid API key as "Authorization: Bearer <key>"';
+}
+
+/** 403: authenticated but not allowed. */
+export class AuthorizationError extends PimError {
+  override readonly name = 'AuthorizationError';
+  readonly status = 403;
+  readonly kind = 'authorization' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Not allowed';
+  protected readonly defaultSolution = 'Use an API key that carries the scope this route needs';
+}
+
+/** 404: no such record (or it was deleted). */
+export class NotFoundError extends PimError {
+  override readonly name = 'NotFoundError';
+  readonly status = 404;
+  readonly kind = 'not_found' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Not found';
+  protected readonly defaultSolution = 'Check the id; deleted records are no longer served';
+}
+
+/** 409: unique key taken, transition not allowed, idempotency clash. */
+export class ConflictError extends PimError {
+  override readonly name = 'ConflictError';
+  readonly status = 409;
+  readonly kind = 'conflict' as const;
+  readonly logLevel = 'warn' as const;
+  protected readonly defaultTitle = 'Conflict with the current state';
+  protected readonly defaultSolution = 'Read the current record and retry with values that do not clash';
+}
+
+/** 412: If-Match did not hold. */
+export class PreconditionFailedError extends PimError {
+  override readonly name = 'PreconditionFailedError';
+  readonly status = 412;
+  readonly kind = 'precondition' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Precondition failed';
+  protected readonly defaultSolution = 'Read the record again and retry with its current ETag in If-Match';
+}
+
+/** 413: body over the limit. */
+export class PayloadTooLargeError extends PimError {
+  override readonly name = 'PayloadTooLargeError';
+  readonly status = 413;
+  readonly kind = 'payload_too_large' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Payload too large';
+  protected readonly defaultSolution = 'Send a smaller body, or split the work into several requests';
+}
+
+/** 415: not JSON. */
+export class UnsupportedMediaTypeError extends PimError {
+  override readonly name = 'UnsupportedMediaTypeError';
+  readonly status = 415;
+  readonly kind = 'unsupported_media_type' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Unsupported media type';
+  protected readonly defaultSolution = 'Send the body as JSON with "Content-Type: application/json"';
+}
+
+/** 429: too many requests. */
+export class RateLimitError extends PimError {
+  override readonly name = 'RateLimitError';
+  readonly status = 429;
+  readonly kind = 'rate_limit' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Too many requests';
+  protected readonly defaultSolution = 'Wait for the number of seconds in Retry-After, then retry';
+}
+
+/** 500: our fault. Never carries a stack or SQL to the caller. */
+export class InternalError extends PimError {
+  override readonly name = 'InternalError';
+  readonly status = 500;
+  readonly kind = 'internal' as const;
+  readonly logLevel = 'error' as const;
+  protected readonly defaultTitle = 'Internal error';
+  protected readonly defaultSolution = 'Retry later; if it persists, report the request_id to the operator';
+}
+
+/** 503: a dependency is down. */
+export class UnavailableError extends PimError {
+  override readonly name = 'UnavailableError';
+  readonly status = 503;
+  readonly kind = 'unavailable' as const;
+  readonly logLevel = 'warn' as const;
+  protected readonly defaultTitle = 'Service unavailable';
+  protected readonly defaultSolution = 'Retry after the number of seconds in Retry-After';
+}
+
+/** The concrete classes, by name, to rebuild an error that crossed a process boundary. */
+export const errorClasses = {
+  ValidationError,
+  AuthenticationError,
+  AuthorizationError,
+  NotFoundError,
+  ConflictError,
+  PreconditionFailedError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  RateLimitError,
+  InternalError,
+  UnavailableError,
+} as const;
+
+/** Name of one concrete error class. */
+export type ErrorName = keyof typeof errorClasses;
+
+/** Any thrown value as a PimError: unknown errors become an InternalError with the original as cause. */
+export function toPimError(err: unknown): PimError {
+  if (err instanceof PimError) return err;
+  return new InternalError('An unexpected error occurred', { cause: err });
+}
+
+/** Rebuilds a PimError from its error object (after it crossed gRPC). */
+export function fromErrorObject(obj: ErrorObject, retryAfter?: number): PimError {
+  const Cls = (errorClasses as Record<string, new (m: string, o?: PimErrorOptions) => PimError>)[obj.name];
+  const options: PimErrorOptions = { title: obj.title, solution: obj.solution, details: obj.details, retryAfter };
+  if (Cls) return new Cls(obj.message, options);
+  return new InternalError(obj.message, options);
+}
