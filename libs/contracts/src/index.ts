@@ -1,0 +1,4 @@
+// Generated contracts (ts-proto), one namespace per proto package. Regenerate with `npm run proto:generate`.
+export * as common from './gen/pim/common/v1/common';
+export * as webhooks from './gen/pim/webhooks/v1/webhooks';
+export * from './proto-files';

@@ -1,0 +1,9 @@
+import { join } from 'node:path';
+
+/** Root folder of the .proto sources (for reflection and dynamic loading). */
+export const PROTO_ROOT = join(__dirname, '..', '..', '..', 'protos');
+
+/** The .proto file that defines each package's services, relative to PROTO_ROOT. */
+export const PROTO_FILES = {
+  webhooks: 'pim/webhooks/v1/webhooks.proto',
+} as const;
