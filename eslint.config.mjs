@@ -4,6 +4,23 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import nx from '@nx/eslint-plugin';
 
+/** The architecture's arrows; tests may additionally import the testing lib. */
+function boundaries(inTests) {
+  const extra = inTests ? ['type:testing'] : [];
+  return {
+    enforceBuildableLibDependency: false,
+    allow: [],
+    depConstraints: [
+      // An app may use libs and contracts, never another app.
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', ...extra] },
+      // Shared runtime libs never import apps.
+      { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', ...extra] },
+      { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:testing'] },
+    ],
+  };
+}
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', '.nx/**', 'libs/contracts/src/gen/**', 'coverage/**'] },
   js.configs.recommended,
@@ -12,26 +29,17 @@ export default tseslint.config(
     files: ['**/*.ts'],
     plugins: { '@nx': nx },
     rules: {
-      '@nx/enforce-module-boundaries': ['error', {
-        enforceBuildableLibDependency: false,
-        allow: [],
-        depConstraints: [
-          // An app may use libs and contracts, never another app.
-          { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts'] },
-          // Shared runtime libs never import apps; test helpers stay out of runtime libs.
-          { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts'] },
-          { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
-          { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:testing'] },
-        ],
-      }],
+      '@nx/enforce-module-boundaries': ['error', boundaries(false)],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': 'off',
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.int.spec.ts', '**/*.e2e.spec.ts'],
+    // Tests (and only tests) may use the testing lib.
+    files: ['**/*.spec.ts', '**/*.int.spec.ts', '**/*.e2e.spec.ts', '**/testing/**/*.ts'],
     rules: {
+      '@nx/enforce-module-boundaries': ['error', boundaries(true)],
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },

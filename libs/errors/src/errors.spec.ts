@@ -1,4 +1,5 @@
 import { Metadata, status } from '@grpc/grpc-js';
+import { z } from 'zod';
 import {
   ConflictError,
   InternalError,
@@ -6,6 +7,7 @@ import {
   UnavailableError,
   ValidationError,
   fromGrpcError,
+  fromZodError,
   toGrpcError,
   toPimError,
   ERROR_METADATA_KEY,
@@ -63,5 +65,17 @@ describe('gRPC mapping', () => {
     const md = new Metadata();
     md.set(ERROR_METADATA_KEY, Buffer.from('{not json'));
     expect(fromGrpcError({ code: status.UNKNOWN, metadata: md })).toBeInstanceOf(InternalError);
+  });
+});
+
+describe('zod mapping', () => {
+  it('lists every problem, unknown fields included', () => {
+    const schema = z.strictObject({ url: z.string(), enabled: z.boolean() });
+    const r = schema.safeParse({ url: 3, enabled: 'yes', colour: 'red' });
+    const err = fromZodError(r.error!);
+    expect(err.status).toBe(400);
+    expect(err.details!.map((d) => d.field).sort()).toEqual(['colour', 'enabled', 'url']);
+    expect(err.details!.find((d) => d.field === 'colour')!.message).toBe('is not a known field');
+    expect(err.message).toContain('url');
   });
 });

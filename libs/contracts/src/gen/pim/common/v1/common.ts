@@ -68,6 +68,11 @@ export interface KeyValue {
   value: string;
 }
 
+/** A list of {key, value} pairs whose absence differs from emptiness (omitted vs cleared). */
+export interface KeyValueList {
+  items: KeyValue[];
+}
+
 /** Who made a call; travels in metadata (pim-actor-bin) and is stored on records it writes. */
 export interface Actor {
   user_id: string;
@@ -823,6 +828,73 @@ export const KeyValue: MessageFns<KeyValue> = {
     const message = createBaseKeyValue();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseKeyValueList(): KeyValueList {
+  return { items: [] };
+}
+
+export const KeyValueList: MessageFns<KeyValueList> = {
+  encode(message: KeyValueList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      KeyValue.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KeyValueList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKeyValueList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(KeyValue.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): KeyValueList {
+    return { items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => KeyValue.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: KeyValueList): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => KeyValue.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<KeyValueList>, I>>(base?: I): KeyValueList {
+    return KeyValueList.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<KeyValueList>, I>>(object: I): KeyValueList {
+    const message = createBaseKeyValueList();
+    message.items = object.items?.map((e) => KeyValue.fromPartial(e)) || [];
     return message;
   },
 };

@@ -19,7 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct";
-import { KeyValue, ListQuery, PageInfo } from "../../common/v1/common";
+import { KeyValue, KeyValueList, ListQuery, PageInfo } from "../../common/v1/common";
 
 export const protobufPackage = "pim.webhooks.v1";
 
@@ -44,9 +44,12 @@ export interface Webhook {
 /** The writable fields of a webhook (create, upsert, replace). */
 export interface WebhookInput {
   collection: string;
-  url?: string | undefined;
-  headers: KeyValue[];
-  body: KeyValue[];
+  url?:
+    | string
+    | undefined;
+  /** Absent: keep (upsert) or default (create, replace); present: these pairs. */
+  headers?: KeyValueList | undefined;
+  body?: KeyValueList | undefined;
   enabled?: boolean | undefined;
 }
 
@@ -361,7 +364,7 @@ export const Webhook: MessageFns<Webhook> = {
 };
 
 function createBaseWebhookInput(): WebhookInput {
-  return { collection: "", url: undefined, headers: [], body: [], enabled: undefined };
+  return { collection: "", url: undefined, headers: undefined, body: undefined, enabled: undefined };
 }
 
 export const WebhookInput: MessageFns<WebhookInput> = {
@@ -372,11 +375,11 @@ export const WebhookInput: MessageFns<WebhookInput> = {
     if (message.url !== undefined) {
       writer.uint32(18).string(message.url);
     }
-    for (const v of message.headers) {
-      KeyValue.encode(v!, writer.uint32(26).fork()).join();
+    if (message.headers !== undefined) {
+      KeyValueList.encode(message.headers, writer.uint32(26).fork()).join();
     }
-    for (const v of message.body) {
-      KeyValue.encode(v!, writer.uint32(34).fork()).join();
+    if (message.body !== undefined) {
+      KeyValueList.encode(message.body, writer.uint32(34).fork()).join();
     }
     if (message.enabled !== undefined) {
       writer.uint32(40).bool(message.enabled);
@@ -418,7 +421,7 @@ export const WebhookInput: MessageFns<WebhookInput> = {
               break;
             }
 
-            message.headers.push(KeyValue.decode(reader, reader.uint32()));
+            message.headers = KeyValueList.decode(reader, reader.uint32());
             continue;
           }
           case 4: {
@@ -426,7 +429,7 @@ export const WebhookInput: MessageFns<WebhookInput> = {
               break;
             }
 
-            message.body.push(KeyValue.decode(reader, reader.uint32()));
+            message.body = KeyValueList.decode(reader, reader.uint32());
             continue;
           }
           case 5: {
@@ -453,8 +456,8 @@ export const WebhookInput: MessageFns<WebhookInput> = {
     return {
       collection: isSet(object.collection) ? globalThis.String(object.collection) : "",
       url: isSet(object.url) ? globalThis.String(object.url) : undefined,
-      headers: globalThis.Array.isArray(object?.headers) ? object.headers.map((e: any) => KeyValue.fromJSON(e)) : [],
-      body: globalThis.Array.isArray(object?.body) ? object.body.map((e: any) => KeyValue.fromJSON(e)) : [],
+      headers: isSet(object.headers) ? KeyValueList.fromJSON(object.headers) : undefined,
+      body: isSet(object.body) ? KeyValueList.fromJSON(object.body) : undefined,
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
     };
   },
@@ -467,11 +470,11 @@ export const WebhookInput: MessageFns<WebhookInput> = {
     if (message.url !== undefined) {
       obj.url = message.url;
     }
-    if (message.headers?.length) {
-      obj.headers = message.headers.map((e) => KeyValue.toJSON(e));
+    if (message.headers !== undefined) {
+      obj.headers = KeyValueList.toJSON(message.headers);
     }
-    if (message.body?.length) {
-      obj.body = message.body.map((e) => KeyValue.toJSON(e));
+    if (message.body !== undefined) {
+      obj.body = KeyValueList.toJSON(message.body);
     }
     if (message.enabled !== undefined) {
       obj.enabled = message.enabled;
@@ -486,8 +489,12 @@ export const WebhookInput: MessageFns<WebhookInput> = {
     const message = createBaseWebhookInput();
     message.collection = object.collection ?? "";
     message.url = object.url ?? undefined;
-    message.headers = object.headers?.map((e) => KeyValue.fromPartial(e)) || [];
-    message.body = object.body?.map((e) => KeyValue.fromPartial(e)) || [];
+    message.headers = (object.headers !== undefined && object.headers !== null)
+      ? KeyValueList.fromPartial(object.headers)
+      : undefined;
+    message.body = (object.body !== undefined && object.body !== null)
+      ? KeyValueList.fromPartial(object.body)
+      : undefined;
     message.enabled = object.enabled ?? undefined;
     return message;
   },

@@ -1,0 +1,77 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import {
+  NotFoundError,
+  PayloadTooLargeError,
+  ValidationError,
+  UnsupportedMediaTypeError,
+  toPimError,
+  type PimError,
+} from '@pim/errors';
+import type { Logger } from '@pim/logging';
+
+/** Writes an error object as the response (the only place the gateway builds an error body). */
+export function sendError(res: Response, err: PimError): void {
+  if (err.retryAfter !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
+  res.status(err.status).type('application/json').send(JSON.stringify(err.toObject(res.locals.requestId as string | undefined)));
+}
+
+/** Errors raised by express's body parser, turned into domain errors. */
+function fromBodyParser(err: { type?: string; status?: number; limit?: number; message?: string }): PimError | undefined {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new ValidationError('The request body is not valid JSON', {
+        title: 'Malformed JSON',
+        solution: 'Send a well-formed JSON document (check quotes, commas and brackets)',
+      });
+    case 'entity.too.large':
+      return new PayloadTooLargeError(`The request body is larger than the limit of ${err.limit} bytes`, {
+        solution: `Send at most ${err.limit} bytes in one request`,
+      });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UnsupportedMediaTypeError('The body must be UTF-8 encoded JSON');
+    case 'request.aborted':
+    case 'stream.encoding.set':
+    case 'request.size.invalid':
+      return new ValidationError('The request body could not be read', { title: 'Unreadable body' });
+    default:
+      return undefined;
+  }
+}
+
+/** Maps anything thrown by a route to its error object; unexpected errors are logged with their stack. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const pim = fromBodyParser(err) ?? toPimError(err);
+    const line = { method: req.method, path: req.path, status: pim.status, kind: pim.kind, err: pim.logLevel === 'error' ? err : undefined };
+    logger[pim.logLevel](line, pim.logLevel === 'error' ? 'request failed' : pim.message);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendError(res, pim);
+  };
+}
+
+/** 404 error object for paths no route serves. */
+export function notFoundHandler(): RequestHandler {
+  return (req: Request, res: Response) =>
+    sendError(res, new NotFoundError(`No route for ${req.method} ${req.path}`, {
+      title: 'Route not found',
+      solution: 'See the API reference at /docs for the available routes',
+    }));
+}
+
+/** Requests that carry a body must send it as JSON. */
+export function requireJson(): RequestHandler {
+  return (req, _res, next) => {
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (hasBody && !req.is(['application/json', 'application/merge-patch+json', 'application/*+json'])) {
+      next(new UnsupportedMediaTypeError(`Content-Type '${req.get('content-type') ?? '(none)'}' is not supported`, {
+        solution: 'Send the body as JSON with "Content-Type: application/json"',
+      }));
+      return;
+    }
+    next();
+  };
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { COLLECTIONS, eventTypes } from '@pim/resources';
+import type { Api } from '../http/route';
+
+const collectionSchema = z
+  .strictObject({
+    name: z.string().max(64).meta({ example: 'products' }),
+    app: z.string().max(32).meta({ example: 'catalog' }),
+    event_types: z.array(z.string().max(100)).max(20).meta({ example: ['products.created', 'products.updated', 'products.deleted'] }),
+  })
+  .meta({ id: 'Collection' });
+
+/** GET /collections: the collections a webhook may name, with their event types. */
+export function collectionRoutes(api: Api): void {
+  api.route({
+    method: 'get',
+    path: '/collections',
+    operationId: 'listCollections',
+    summary: 'List the collections webhooks can subscribe to',
+    tags: ['Webhooks'],
+    responses: { 200: { description: 'Every collection', schema: z.strictObject({ data: z.array(collectionSchema).max(100) }) } },
+    handler: async () => ({
+      status: 200,
+      body: { data: COLLECTIONS.map((c) => ({ name: c.name, app: c.app, event_types: eventTypes(c) })) },
+    }),
+  });
+}

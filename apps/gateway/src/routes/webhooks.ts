@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import type { webhooks as pb } from '@pim/contracts';
+import { ValidationError } from '@pim/errors';
+import { isId } from '@pim/ids';
+import { buildEnvelope, parseListQuery } from '@pim/query';
+import type { PromiseClient } from '@pim/rpc';
+import {
+  webhookInputSchema,
+  webhookListDecl,
+  webhookPatchSchema,
+  webhookSchema,
+  webhookWithSecretSchema,
+  type WebhookInput,
+  type WebhookView,
+} from '@pim/resources';
+import type { Api } from '../http/route';
+import { etag, expectedVersion } from '../http/conditional';
+import { listQuerySchema, toProtoListQuery } from '../http/list';
+
+/** The webhooks app's client as the gateway uses it. */
+export type WebhooksClient = PromiseClient<pb.WebhooksServiceClient>;
+
+/** The API's webhook input → proto (absent lists stay absent, so an upsert keeps them). */
+export function toInput(b: WebhookInput): pb.WebhookInput {
+  return {
+    collection: b.collection,
+    url: b.url,
+    headers: b.headers ? { items: b.headers } : undefined,
+    body: b.body ? { items: b.body } : undefined,
+    enabled: b.enabled,
+  };
+}
+
+/** Proto message → the API's webhook (`id` is `_id` in REST). */
+export function fromMessage(m: pb.Webhook | undefined): WebhookView {
+  if (!m) throw new Error('webhooks answered without a webhook');
+  const v: WebhookView = {
+    _id: m.id,
+    collection: m.collection,
+    headers: m.headers,
+    body: m.body,
+    enabled: m.enabled,
+    version: m.version,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+  };
+  if (m.url !== undefined) v.url = m.url;
+  if (m.created_by_name !== undefined) v.created_by_name = m.created_by_name;
+  return v;
+}
+
+function idParam(id: string): string {
+  if (!isId(id)) {
+    throw new ValidationError(`'${id}' is not a valid id`, {
+      title: 'Invalid id',
+      solution: 'Use the _id of a webhook: 24 lowercase hexadecimal characters',
+      details: [{ field: '_id', message: 'must be 24 lowercase hexadecimal characters' }],
+    });
+  }
+  return id;
+}
+
+const ifMatchHeader = z.object({
+  'if-match': z.string().max(32).optional().meta({ description: 'Write only if the record is still at this ETag', example: '"3"' }),
+});
+const etagHeaders = z.object({ ETag: z.string().max(32).meta({ description: 'Version of the record', example: '"3"' }) });
+const TAGS = ['Webhooks'];
+
+/** Envelope of a webhooks list (interface 2.15). */
+export const webhookListSchema = z
+  .strictObject({
+    page: z.number().int(),
+    skip: z.number().int(),
+    limit: z.number().int(),
+    sort: z.record(z.string(), z.enum(['asc', 'desc'])),
+    pages: z.number().int(),
+    total: z.number().int(),
+    next: z.boolean(),
+    previous: z.boolean(),
+    nextUrl: z.string().max(4000),
+    previousUrl: z.union([z.string().max(4000), z.literal(false)]),
+    filters: z.record(z.string(), z.unknown()),
+    data: z.array(webhookSchema).max(100),
+  })
+  .meta({ id: 'WebhookList', description: 'A page of webhooks (interface 2.15)' });
+
+/** Declares the webhook routes (interface 4.1, 4.2 and the id-based routes beside them). */
+export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLimit: number; defaultLimit: number }): void {
+  api.route({
+    method: 'put',
+    path: '/webhooks',
+    operationId: 'upsertWebhook',
+    summary: 'Create or update the webhook of a collection',
+    description: 'Upserts by `collection` (interface 4.1): creates the webhook when the collection has none (the response then carries its signing `secret`, shown only once), otherwise writes the given fields onto it; omitted fields keep their values.',
+    tags: TAGS,
+    body: webhookInputSchema,
+    requestHeaders: ifMatchHeader,
+    errors: [409, 412],
+    responses: { 200: { description: 'The webhook after the write', schema: webhookWithSecretSchema.partial({ secret: true }), headers: etagHeaders } },
+    handler: async ({ body, headers }) => {
+      const r = await client.upsertWebhook({ webhook: toInput(body), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      const webhook = fromMessage(r.webhook);
+      return { status: 200, body: r.secret ? { ...webhook, secret: r.secret } : webhook, headers: { ETag: etag(webhook.version) } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/webhooks',
+    operationId: 'listWebhooks',
+    summary: 'List webhooks',
+    description: 'Pagination, sorting, filters and `_search` as in every list (interface 4.2).',
+    tags: TAGS,
+    query: listQuerySchema(webhookListDecl, limits.maxLimit),
+    responses: { 200: { description: 'A page of webhooks', schema: webhookListSchema } },
+    handler: async ({ query, path }) => {
+      const q = parseListQuery(webhookListDecl, query, { maxLimit: limits.maxLimit, defaultLimit: limits.defaultLimit });
+      const r = await client.listWebhooks({ query: toProtoListQuery(q) });
+      const data = r.data.map(fromMessage);
+      return { status: 200, body: buildEnvelope({ query: q, total: r.page_info?.total ?? 0, data, path, raw: query, decl: webhookListDecl }) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/webhooks',
+    operationId: 'createWebhook',
+    summary: 'Create a webhook',
+    description: 'The response carries the signing `secret` (whsec_…); it is shown only here.',
+    tags: TAGS,
+    body: webhookInputSchema,
+    errors: [409],
+    responses: { 201: { description: 'The new webhook and its signing secret', schema: webhookWithSecretSchema, headers: etagHeaders } },
+    handler: async ({ body, path }) => {
+      const r = await client.createWebhook({ webhook: toInput(body) });
+      const webhook = fromMessage(r.webhook);
+      return { status: 201, body: { ...webhook, secret: r.secret }, headers: { ETag: etag(webhook.version), Location: `${path}/${webhook._id}` } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/webhooks/:id',
+    operationId: 'getWebhook',
+    summary: 'Get a webhook',
+    tags: TAGS,
+    responses: { 200: { description: 'The webhook', schema: webhookSchema, headers: etagHeaders } },
+    handler: async ({ params }) => {
+      const webhook = fromMessage((await client.getWebhook({ id: idParam(params.id) })).webhook);
+      return { status: 200, body: webhook, headers: { ETag: etag(webhook.version) } };
+    },
+  });
+
+  api.route({
+    method: 'put',
+    path: '/webhooks/:id',
+    operationId: 'replaceWebhook',
+    summary: 'Replace a webhook',
+    description: 'Replaces every writable field; omitted optional fields return to their defaults.',
+    tags: TAGS,
+    body: webhookInputSchema,
+    requestHeaders: ifMatchHeader,
+    errors: [409, 412],
+    responses: { 200: { description: 'The webhook after the write', schema: webhookSchema, headers: etagHeaders } },
+    handler: async ({ params, body, headers }) => {
+      const id = idParam(params.id);
+      const r = await client.updateWebhook({ id, webhook: toInput(body), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      const webhook = fromMessage(r.webhook);
+      return { status: 200, body: webhook, headers: { ETag: etag(webhook.version) } };
+    },
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/webhooks/:id',
+    operationId: 'patchWebhook',
+    summary: 'Patch a webhook',
+    description: 'JSON merge patch (RFC 7396): fields present are written, `url: null` removes the URL.',
+    tags: TAGS,
+    body: webhookPatchSchema,
+    requestHeaders: ifMatchHeader,
+    errors: [409, 412],
+    responses: { 200: { description: 'The webhook after the write', schema: webhookSchema, headers: etagHeaders } },
+    handler: async ({ params, body, headers }) => {
+      const id = idParam(params.id);
+      const r = await client.patchWebhook({ id, patch: body, expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      const webhook = fromMessage(r.webhook);
+      return { status: 200, body: webhook, headers: { ETag: etag(webhook.version) } };
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/webhooks/:id',
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook',
+    description: 'Soft delete: the webhook stops receiving events and vanishes from gets and lists.',
+    tags: TAGS,
+    requestHeaders: ifMatchHeader,
+    errors: [412],
+    responses: { 204: { description: 'Deleted' } },
+    handler: async ({ params, headers }) => {
+      await client.deleteWebhook({ id: idParam(params.id), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      return { status: 204 };
+    },
+  });
+}

@@ -1,0 +1,12 @@
+import type { AppDataSourceOptions } from '@pim/db';
+import { OutboxEvent } from '@pim/events';
+import { WebhookEntity } from './webhook/webhook.entity';
+import { migrations } from './migrations';
+
+/** This app's schema. */
+export const SCHEMA = 'webhooks';
+
+/** Persistence of the webhooks app: its schema, entities and migrations. */
+export function dataSourceOptions(url: string): AppDataSourceOptions {
+  return { url, schema: SCHEMA, entities: [WebhookEntity, OutboxEvent], migrations, applicationName: 'pim-webhooks' };
+}

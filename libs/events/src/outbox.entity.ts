@@ -1,0 +1,38 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { EventEnvelope } from './event.envelope';
+
+/** Name of the partial index the relay scans for unpublished events. */
+export const OUTBOX_PENDING_INDEX = 'IDX_outbox_unpublished';
+
+/**
+ * An event waiting for (or done with) publication. The table lives in the app's own schema
+ * (the DataSource sets it); add this class to the app's entities so the drift check sees it.
+ */
+@Entity({ name: 'outbox' })
+@Index(OUTBOX_PENDING_INDEX, ['occurred_at'], { where: '"published_at" IS NULL' })
+export class OutboxEvent {
+  @PrimaryColumn({ type: 'char', length: 24, primaryKeyConstraintName: 'PK_outbox' })
+  id!: string;
+
+  @Column({ type: 'text' })
+  type!: string;
+
+  /** Subject without the deployment prefix; the relay adds its own. */
+  @Column({ type: 'text' })
+  subject!: string;
+
+  @Column({ type: 'jsonb' })
+  envelope!: EventEnvelope;
+
+  @Column({ type: 'timestamptz' })
+  occurred_at!: Date;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  published_at!: Date | null;
+
+  @Column({ type: 'int', default: 0 })
+  attempts!: number;
+
+  @Column({ type: 'text', nullable: true })
+  last_error!: string | null;
+}

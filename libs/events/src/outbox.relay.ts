@@ -1,0 +1,302 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { Client, type ClientConfig } from 'pg';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { quoteIdent } from '@pim/db';
+import type { Logger } from '@pim/logging';
+import { outboxChannel, schemaOf } from './outbox.record';
+
+/** How an app runs its outbox relay. */
+export interface OutboxRelayOptions {
+  /** The app's DataSource (OutboxEvent among its entities). */
+  dataSource: DataSource;
+  /** An open NATS connection; the relay never closes it. */
+  nc: NatsConnection;
+  /** Stream the subjects must land in; publishes are checked against it. */
+  stream: string;
+  /** Prepended to every stored subject: '' in production, unique per test run. */
+  subjectPrefix: string;
+  logger: Logger;
+  /** Events claimed and published per transaction. Default 100. */
+  batchSize?: number;
+  /** Polling interval when no NOTIFY arrives. Default 1000 ms. */
+  pollMs?: number;
+  /** Longest pause after repeated failures. Default 30 s. */
+  maxBackoffMs?: number;
+  /** PubAck wait per message. Default 5000 ms. */
+  publishTimeoutMs?: number;
+  /** Published rows older than this are deleted. Default 7 days. */
+  retentionDays?: number;
+  /** How often the old-row cleanup runs. Default 1 hour. */
+  cleanupEveryMs?: number;
+  /** Test hook: rows are locked, nothing is published yet. */
+  onClaimed?: (ids: string[]) => Promise<void> | void;
+  /** Test hook: PubAcks received, rows not yet marked published (nor committed). */
+  onPublished?: (ids: string[]) => Promise<void> | void;
+}
+
+interface PendingRow {
+  id: string;
+  subject: string;
+  payload: string;
+}
+
+/** What one pass over the outbox did. */
+interface BatchResult {
+  claimed: number;
+  published: number;
+  failed: number;
+}
+
+interface Sleeper {
+  wakeable: boolean;
+  resolve: () => void;
+}
+
+const LISTEN_RETRY_MS = 5_000;
+const CLEANUP_CHUNK = 5_000;
+const ERROR_TEXT_MAX = 2_000;
+
+function errorText(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.slice(0, ERROR_TEXT_MAX);
+}
+
+// The LISTEN connection is dedicated (not from the pool), so it is built from the same options.
+function pgConfigFrom(ds: DataSource): ClientConfig {
+  const o = ds.options as unknown as Record<string, unknown>;
+  const config: ClientConfig = {
+    application_name: `${(o.applicationName as string | undefined) ?? 'pim'}-outbox-listen`,
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+  };
+  if (typeof o.url === 'string') config.connectionString = o.url;
+  if (o.host !== undefined) config.host = o.host as string;
+  if (o.port !== undefined) config.port = o.port as number;
+  if (o.username !== undefined) config.user = o.username as string;
+  if (o.password !== undefined) config.password = o.password as string;
+  if (o.database !== undefined) config.database = o.database as string;
+  if (o.ssl !== undefined) config.ssl = o.ssl as ClientConfig['ssl'];
+  return config;
+}
+
+/**
+ * Moves events from the app's outbox table to JetStream: claims a batch with
+ * FOR UPDATE SKIP LOCKED (replicas share the work), publishes each with Nats-Msg-Id = event id
+ * (a re-publish after a crash is dropped as a duplicate), then marks them published in the same
+ * transaction. Wakes on NOTIFY, polls as a fallback, backs off on failure, never throws.
+ */
+export class OutboxRelay {
+  private readonly ds: DataSource;
+  private readonly js: JetStreamClient;
+  private readonly table: string;
+  private readonly channel: string;
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly publishTimeoutMs: number;
+  private readonly retentionDays: number;
+  private readonly cleanupEveryMs: number;
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private woken = false;
+  private sleeper: Sleeper | null = null;
+  private listener: Client | null = null;
+  private nextListenAttempt = 0;
+  private lastCleanup = 0;
+  private failures = 0;
+
+  constructor(private readonly opts: OutboxRelayOptions) {
+    this.ds = opts.dataSource;
+    this.js = jetstream(opts.nc);
+    const schema = schemaOf(this.ds.options);
+    this.table = `${quoteIdent(schema)}."outbox"`;
+    this.channel = outboxChannel(schema);
+    this.batchSize = opts.batchSize ?? 100;
+    this.pollMs = opts.pollMs ?? 1_000;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 30_000;
+    this.publishTimeoutMs = opts.publishTimeoutMs ?? 5_000;
+    this.retentionDays = opts.retentionDays ?? 7;
+    this.cleanupEveryMs = opts.cleanupEveryMs ?? 3_600_000;
+  }
+
+  /** Starts the loop in the background; resolves once the first LISTEN attempt is made. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.stopping = false;
+    // ensureListener never throws: without LISTEN the relay still polls.
+    const listening = this.ensureListener();
+    this.running = listening
+      .then(() => this.loop())
+      .catch((err) => {
+        // The loop catches everything itself; this only guards against a bug taking the process down.
+        this.opts.logger.error({ err }, 'outbox relay loop ended unexpectedly');
+      });
+    await listening;
+  }
+
+  /** Lets the current batch finish, then stops the loop and closes the LISTEN connection. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.stopping = true;
+    this.sleeper?.resolve();
+    await this.running;
+    this.running = null;
+    await this.closeListener();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      let result: BatchResult | null = null;
+      try {
+        result = await this.runBatch();
+      } catch (err) {
+        this.opts.logger.error({ err }, 'outbox relay batch failed');
+      }
+      if (this.stopping) break;
+      const progressed = result !== null && result.published > 0;
+      if (result !== null && (result.failed === 0 || progressed)) this.failures = 0;
+      else this.failures += 1;
+      if (result !== null && result.claimed === this.batchSize && progressed) continue;
+      await this.maybeCleanup();
+      await this.ensureListener();
+      if (this.stopping) break;
+      if (this.failures > 0) await this.sleep(this.backoffMs(), false);
+      else await this.sleep(this.pollMs, true);
+    }
+  }
+
+  private backoffMs(): number {
+    // Floor of 100 ms so a tiny poll interval cannot turn a NATS outage into a hot loop.
+    const base = Math.min(this.maxBackoffMs, Math.max(this.pollMs, 100) * 2 ** Math.min(this.failures, 16));
+    return Math.round(base / 2 + Math.random() * (base / 2));
+  }
+
+  private async runBatch(): Promise<BatchResult> {
+    this.woken = false;
+    return this.ds.transaction(async (manager) => {
+      const rows: PendingRow[] = await manager.query(
+        `SELECT "id", "subject", "envelope"::text AS "payload" FROM ${this.table}
+          WHERE "published_at" IS NULL ORDER BY "occurred_at", "id" LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.batchSize],
+      );
+      if (rows.length === 0) return { claimed: 0, published: 0, failed: 0 };
+      const ids = rows.map((r) => r.id.trim());
+      await this.opts.onClaimed?.(ids);
+
+      // Publishes are pipelined on one connection, so they reach the stream in claim order.
+      const outcomes = await Promise.allSettled(
+        rows.map((r, i) =>
+          this.js.publish(this.opts.subjectPrefix + r.subject, r.payload, {
+            msgID: ids[i],
+            timeout: this.publishTimeoutMs,
+            expect: { streamName: this.opts.stream },
+          }),
+        ),
+      );
+      const published: string[] = [];
+      const failed: { id: string; error: string }[] = [];
+      outcomes.forEach((o, i) => {
+        if (o.status === 'fulfilled') published.push(ids[i]);
+        else failed.push({ id: ids[i], error: errorText(o.reason) });
+      });
+      if (published.length > 0) await this.opts.onPublished?.(published);
+
+      if (published.length > 0) {
+        await manager.query(`UPDATE ${this.table} SET "published_at" = now() WHERE "id" = ANY($1)`, [published]);
+      }
+      if (failed.length > 0) await this.recordFailures(manager, failed);
+      return { claimed: rows.length, published: published.length, failed: failed.length };
+    });
+  }
+
+  private async recordFailures(manager: EntityManager, failed: { id: string; error: string }[]): Promise<void> {
+    this.opts.logger.warn(
+      { count: failed.length, first_id: failed[0].id, error: failed[0].error },
+      'outbox relay could not publish events; will retry',
+    );
+    await manager.query(
+      `UPDATE ${this.table} AS o SET "attempts" = o."attempts" + 1, "last_error" = f.error
+         FROM unnest($1::text[], $2::text[]) AS f(id, error) WHERE o."id" = f.id`,
+      [failed.map((f) => f.id), failed.map((f) => f.error)],
+    );
+  }
+
+  private async maybeCleanup(): Promise<void> {
+    if (Date.now() - this.lastCleanup < this.cleanupEveryMs) return;
+    this.lastCleanup = Date.now();
+    try {
+      let deleted = 0;
+      for (;;) {
+        const [{ n }] = await this.ds.query(
+          `WITH d AS (
+             DELETE FROM ${this.table} WHERE "id" IN (
+               SELECT "id" FROM ${this.table}
+                WHERE "published_at" < now() - make_interval(days => $1::int)
+                LIMIT $2 FOR UPDATE SKIP LOCKED)
+             RETURNING 1)
+           SELECT count(*)::int AS n FROM d`,
+          [this.retentionDays, CLEANUP_CHUNK],
+        );
+        deleted += n as number;
+        if (n < CLEANUP_CHUNK || this.stopping) break;
+      }
+      if (deleted > 0) this.opts.logger.info({ deleted }, 'outbox relay removed old published events');
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'outbox cleanup failed; will retry later');
+    }
+  }
+
+  private async ensureListener(): Promise<void> {
+    if (this.listener || this.stopping || Date.now() < this.nextListenAttempt) return;
+    const client = new Client(pgConfigFrom(this.ds));
+    const lost = (err?: unknown): void => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      this.nextListenAttempt = Date.now() + LISTEN_RETRY_MS;
+      if (!this.stopping) this.opts.logger.warn({ err }, 'outbox relay lost its LISTEN connection; polling until it is back');
+      client.end().catch(() => undefined);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', () => this.wake());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${quoteIdent(this.channel)}`);
+      this.listener = client;
+      // Anything committed while we were not listening is picked up by the next batch.
+      this.woken = true;
+    } catch (err) {
+      this.nextListenAttempt = Date.now() + LISTEN_RETRY_MS;
+      this.opts.logger.warn({ err }, 'outbox relay could not LISTEN; polling instead');
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  private async closeListener(): Promise<void> {
+    const client = this.listener;
+    this.listener = null;
+    if (client) await client.end().catch(() => undefined);
+  }
+
+  private wake(): void {
+    this.woken = true;
+    if (this.sleeper?.wakeable) this.sleeper.resolve();
+  }
+
+  private sleep(ms: number, wakeable: boolean): Promise<void> {
+    if (wakeable && this.woken) return Promise.resolve();
+    return new Promise((resolve) => {
+      const sleeper: Sleeper = {
+        wakeable,
+        resolve: () => {
+          clearTimeout(timer);
+          if (this.sleeper === sleeper) this.sleeper = null;
+          resolve();
+        },
+      };
+      const timer = setTimeout(sleeper.resolve, ms);
+      this.sleeper = sleeper;
+    });
+  }
+}

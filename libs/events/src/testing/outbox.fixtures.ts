@@ -1,0 +1,51 @@
+// Shared set-up for the outbox integration tests (not exported from the package).
+import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import { createDataSource, migrate, type AppDataSourceOptions } from '@pim/db';
+import { createLogger, type Logger } from '@pim/logging';
+import { OutboxEvent } from '../outbox.entity';
+import { OUTBOX_DOWN_SQL, OUTBOX_UP_SQL } from '../outbox.sql';
+
+/** The migration an app writes for its outbox, as the tests run it. */
+export class CreateOutbox1700000000000 implements MigrationInterface {
+  name = 'CreateOutbox1700000000000';
+  async up(q: QueryRunner): Promise<void> {
+    for (const sql of OUTBOX_UP_SQL) await q.query(sql);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const sql of OUTBOX_DOWN_SQL) await q.query(sql);
+  }
+}
+
+/** DataSource options of a schema that holds only the outbox. */
+export function outboxOptions(url: string, schema: string): AppDataSourceOptions {
+  return { url, schema, entities: [OutboxEvent], migrations: [CreateOutbox1700000000000], poolSize: 4 };
+}
+
+/** Migrates the schema and returns an initialized DataSource on it. */
+export async function outboxDataSource(url: string, schema: string): Promise<DataSource> {
+  await migrate(outboxOptions(url, schema));
+  const ds = createDataSource(outboxOptions(url, schema));
+  await ds.initialize();
+  return ds;
+}
+
+/** A logger that keeps tests quiet. */
+export function quietLogger(): Logger {
+  return createLogger({ service: 'events-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+}
+
+/** Polls until check() returns a truthy value (never asserts how long it took). */
+export async function waitFor<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The outbox row of an event, as stored. */
+export async function outboxRow(ds: DataSource, id: string): Promise<OutboxEvent | null> {
+  return ds.getRepository(OutboxEvent).findOneBy({ id });
+}

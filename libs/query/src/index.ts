@@ -1,0 +1,33 @@
+export {
+  DEFAULT_SORT,
+  FIELD_TYPES,
+  ID_FIELD,
+  RESERVED_PARAMS,
+  columnOf,
+  declareResource,
+  expandables,
+  filterableFields,
+  isFilterable,
+  isSortable,
+  searchableFields,
+  sortableFields,
+  type FieldDecl,
+  type FieldType,
+  type ResourceDecl,
+} from './resource.declaration';
+export {
+  DEFAULT_LIMIT,
+  FILTER_OPS,
+  MAX_LIMIT,
+  filterKey,
+  type Filter,
+  type FilterOp,
+  type ListLimits,
+  type ListQuery,
+  type SortField,
+} from './list-query.types';
+export { opsFor } from './list-query.rules';
+export { parseListQuery } from './list-query.parser';
+export { validateListQuery } from './list-query.validator';
+export { applyListQuery, sortWithTieBreak, type ApplyListQueryOptions } from './list-query.sql';
+export { buildEnvelope, pageUrl, type EnvelopeArgs, type ListEnvelope } from './list.envelope';

@@ -1,0 +1,147 @@
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { toSqlDate } from './field.values';
+import type { Filter, ListQuery, SortField } from './list-query.types';
+import { validateListQuery } from './list-query.validator';
+import { ID_FIELD, columnOf, isArrayType, isJsonType, searchableFields, type FieldType, type ResourceDecl } from './resource.declaration';
+
+/** Options of the SQL builder. */
+export interface ApplyListQueryOptions {
+  /**
+   * The unaccent function `_search` calls (default `unaccent`, found through search_path). Name an
+   * IMMUTABLE wrapper here (e.g. `public.immutable_unaccent`) when an index is built on it, so the
+   * query's expression matches the index's.
+   */
+  unaccent?: string;
+}
+
+const QUALIFIED_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+
+/** Hands out parameter names not yet used on this query builder (applyListQuery may run twice on one). */
+class Params {
+  readonly values: Record<string, unknown> = {};
+  private n = 0;
+  constructor(private readonly taken: Record<string, unknown>) {}
+
+  add(value: unknown): string {
+    let name: string;
+    do name = `lq_${this.n++}`;
+    while (Object.hasOwn(this.taken, name) || Object.hasOwn(this.values, name));
+    this.values[name] = value;
+    return `:${name}`;
+  }
+}
+
+/**
+ * The typed parameter for one value. Numbers and dates are cast explicitly so an integer column
+ * compared with 1.5 never fails to parse; other types take the column's own type from Postgres.
+ */
+function typed(type: FieldType, param: string, array = false): string {
+  const suffix = array ? '[]' : '';
+  if (type === 'number') return `CAST(${param} AS numeric${suffix})`;
+  if (type === 'date') return `CAST(${param} AS timestamptz${suffix})`;
+  return param;
+}
+
+function sqlValue(type: FieldType, v: string): string {
+  return type === 'date' ? toSqlDate(v) : v;
+}
+
+function filterSql(col: string, type: FieldType, f: Filter, params: Params): string {
+  if (f.op === 'exists') {
+    const present = f.values[0] === 'true';
+    // A JSON null is as absent as an SQL NULL.
+    if (isJsonType(type)) return present ? `(${col} IS NOT NULL AND jsonb_typeof(${col}) <> 'null')` : `(${col} IS NULL OR jsonb_typeof(${col}) = 'null')`;
+    return present ? `${col} IS NOT NULL` : `${col} IS NULL`;
+  }
+  const values = f.values.map((v) => sqlValue(type, v));
+  if (isArrayType(type)) {
+    // @> and && rather than = ANY(col): same meaning, and a GIN index on the column serves them.
+    const list = params.add(f.op === 'eq' || f.op === 'ne' ? [values[0]] : values);
+    switch (f.op) {
+      case 'eq':
+        return `${col} @> ${list}`;
+      case 'in':
+        return `${col} && ${list}`;
+      case 'ne':
+        return `(${col} IS NULL OR NOT (${col} @> ${list}))`;
+      case 'nin':
+        return `(${col} IS NULL OR NOT (${col} && ${list}))`;
+      default:
+        throw new Error(`operator ${f.op} on an array field`);
+    }
+  }
+  switch (f.op) {
+    case 'in':
+      return `${col} = ANY(${typed(type, params.add(values), true)})`;
+    // Negations keep records without a value: they are not equal to v either.
+    case 'nin':
+      return `(${col} IS NULL OR NOT (${col} = ANY(${typed(type, params.add(values), true)})))`;
+    case 'ne':
+      return `${col} IS DISTINCT FROM ${typed(type, params.add(values[0]))}`;
+    default: {
+      const sqlOp = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' }[f.op];
+      return `${col} ${sqlOp} ${typed(type, params.add(values[0]))}`;
+    }
+  }
+}
+
+function searchSql(qb: SelectQueryBuilder<ObjectLiteral>, decl: ResourceDecl, alias: string, search: string, params: Params, unaccent: string): string {
+  const norm = (expr: string): string => `lower(${unaccent}(${expr}))`;
+  // Wildcards are escaped after unaccent: it turns fullwidth ％ and ＿ into % and _.
+  const escaped = `replace(replace(replace(${norm(`CAST(${params.add(search)} AS text)`)}, chr(92), chr(92) || chr(92)), '%', chr(92) || '%'), '_', chr(92) || '_')`;
+  // A scalar subquery is computed once per query instead of once per row.
+  const pattern = `(SELECT '%' || ${escaped} || '%')`;
+  let n = 0;
+  const parts = searchableFields(decl).map((field) => {
+    const col = `${qb.escape(alias)}.${qb.escape(columnOf(decl, field))}`;
+    const type = decl.fields[field].type;
+    const sub = qb.escape(`lq_search_${n++}`);
+    if (type === 'translate') {
+      // CASE guards jsonb_each_text, which fails on anything but an object.
+      return `(CASE WHEN jsonb_typeof(${col}) = 'object' THEN EXISTS (SELECT 1 FROM jsonb_each_text(${col}) AS ${sub}("k", "v") WHERE ${norm(`${sub}."v"`)} LIKE ${pattern}) ELSE false END)`;
+    }
+    if (isArrayType(type)) {
+      return `EXISTS (SELECT 1 FROM unnest(${col}) AS ${sub}("v") WHERE ${norm(`${sub}."v"`)} LIKE ${pattern})`;
+    }
+    return `${norm(col)} LIKE ${pattern}`;
+  });
+  return parts.join(' OR ');
+}
+
+/** Sort keys with `_id` appended in the last key's direction, so rows that tie keep one order across pages. */
+export function sortWithTieBreak(sort: SortField[]): SortField[] {
+  if (sort.some((s) => s.field === ID_FIELD)) return sort;
+  const last = sort[sort.length - 1];
+  return [...sort, { field: ID_FIELD, direction: last?.direction ?? 'desc' }];
+}
+
+/**
+ * Adds the query's filters and search (one bracketed AND condition), its ORDER BY (replacing any
+ * before) and OFFSET/LIMIT to a query builder whose main alias is `alias`. Values are always bound
+ * parameters. The query is validated again (except the page-size cap), so an unchecked one never
+ * reaches SQL.
+ */
+export function applyListQuery<T extends ObjectLiteral>(
+  qb: SelectQueryBuilder<T>,
+  decl: ResourceDecl,
+  q: ListQuery,
+  alias: string,
+  opts: ApplyListQueryOptions = {},
+): SelectQueryBuilder<T> {
+  const unaccent = opts.unaccent ?? 'unaccent';
+  if (!QUALIFIED_NAME.test(unaccent)) throw new Error(`unaccent must be a plain or schema-qualified function name, got ${unaccent}`);
+  const query = validateListQuery(decl, q, { maxLimit: Number.MAX_SAFE_INTEGER });
+  const params = new Params(qb.getParameters());
+  const col = (field: string): string => `${qb.escape(alias)}.${qb.escape(columnOf(decl, field))}`;
+
+  const conditions = query.filters.map((f) => filterSql(col(f.field), decl.fields[f.field].type, f, params));
+  if (query.search !== undefined) conditions.push(searchSql(qb, decl, alias, query.search, params, unaccent));
+  if (conditions.length > 0) qb.andWhere(`(${conditions.map((c) => `(${c})`).join(' AND ')})`, params.values);
+
+  sortWithTieBreak(query.sort).forEach((s, i) => {
+    const order = s.direction === 'desc' ? 'DESC' : 'ASC';
+    if (i === 0) qb.orderBy(col(s.field), order);
+    else qb.addOrderBy(col(s.field), order);
+  });
+  return qb.offset(query.skip).limit(query.limit);
+}

@@ -1,0 +1,48 @@
+/** Filter operators; `eq` is the bare `<field>=v`, the others are `<field>_<op>=v`. */
+export type FilterOp = 'eq' | 'in' | 'nin' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists';
+
+/** Every filter operator, for checks at run time. */
+export const FILTER_OPS: readonly FilterOp[] = ['eq', 'in', 'nin', 'ne', 'gt', 'gte', 'lt', 'lte', 'exists'];
+
+/** One filter. Values stay strings (they cross gRPC that way) and are typed when the SQL is built. */
+export interface Filter {
+  field: string;
+  op: FilterOp;
+  values: string[];
+}
+
+/** One sort key. */
+export interface SortField {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+/** A parsed, transport-neutral list query: the gateway parses it, the owning app runs it. */
+export interface ListQuery {
+  page: number;
+  limit: number;
+  skip: number;
+  sort: SortField[];
+  search?: string;
+  filters: Filter[];
+  expand: string[];
+}
+
+/** Page-size limits a caller may override. */
+export interface ListLimits {
+  /** Largest `limit` accepted (default 100). */
+  maxLimit?: number;
+  /** `limit` when the query gives none (default 25). */
+  defaultLimit?: number;
+}
+
+/** Page size when the query names none (decisions.md §3). */
+export const DEFAULT_LIMIT = 25;
+
+/** Largest page size by default (decisions.md §3, §9). */
+export const MAX_LIMIT = 100;
+
+/** The query parameter a filter comes from: `enabled`, `collection_in`, `_id_in`. */
+export function filterKey(filter: Pick<Filter, 'field' | 'op'>): string {
+  return filter.op === 'eq' ? filter.field : `${filter.field}_${filter.op}`;
+}

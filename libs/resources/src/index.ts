@@ -1,0 +1,3 @@
+export * from './collections';
+export * from './common';
+export * from './webhooks';

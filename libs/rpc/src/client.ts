@@ -1,0 +1,53 @@
+import { credentials, type Client, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
+import { fromGrpcError } from '@pim/errors';
+import { currentContext } from '@pim/logging';
+import { contextToMetadata } from './metadata';
+
+/** A generated client constructor (ts-proto `makeGenericClientConstructor` output). */
+export type ClientCtor<C extends Client> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: Record<string, unknown>) => C;
+
+type UnaryMethod<Req, Res> = (req: Req, md: Metadata, opts: Partial<CallOptions>, cb: (err: ServiceError | null, res: Res) => void) => unknown;
+
+/** Methods of a client that are unary calls, turned into promises with deadlines, context and error mapping. */
+export type PromiseClient<C> = {
+  [K in keyof C as C[K] extends UnaryMethod<infer _Req, infer _Res> ? K : never]: C[K] extends UnaryMethod<infer Req, infer Res>
+    ? (req: Req, opts?: { deadlineMs?: number }) => Promise<Res>
+    : never;
+};
+
+/** Options of a client to one app. */
+export interface RpcClientOptions {
+  /** Name of the app called, used in error messages ("webhooks is unavailable"). */
+  service: string;
+  address: string;
+  deadlineMs: number;
+}
+
+/**
+ * A promise-based client: every call carries a deadline and the current request id and caller,
+ * and failures come back as domain errors (a transport failure is an UnavailableError).
+ */
+export function createRpcClient<C extends Client>(Ctor: ClientCtor<C>, opts: RpcClientOptions): PromiseClient<C> & { close(): void; raw: C } {
+  const raw = new Ctor(opts.address, credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.max_receive_message_length': 32 * 1024 * 1024,
+  });
+  const proxy = new Proxy({} as Record<string | symbol, unknown>, {
+    get(_t, prop) {
+      if (prop === 'close') return () => raw.close();
+      if (prop === 'raw') return raw;
+      const method = (raw as unknown as Record<string | symbol, unknown>)[prop];
+      if (typeof method !== 'function') return undefined;
+      return (req: unknown, callOpts: { deadlineMs?: number } = {}) =>
+        new Promise((resolve, reject) => {
+          const md = contextToMetadata(currentContext());
+          const deadline = new Date(Date.now() + (callOpts.deadlineMs ?? opts.deadlineMs));
+          (method as UnaryMethod<unknown, unknown>).call(raw, req, md, { deadline }, (err, res) => {
+            if (err) reject(fromGrpcError(err, opts.service));
+            else resolve(res);
+          });
+        });
+    },
+  });
+  return proxy as unknown as PromiseClient<C> & { close(): void; raw: C };
+}

@@ -1,0 +1,32 @@
+import { Metadata } from '@grpc/grpc-js';
+import type { Actor, RequestContext } from '@pim/logging';
+
+/** Metadata key of the request id that started a chain of calls. */
+export const REQUEST_ID_KEY = 'x-request-id';
+/** Metadata key of the caller's identity (JSON, binary so non-ASCII names survive). */
+export const ACTOR_KEY = 'pim-actor-bin';
+
+/** Writes a request context into outgoing call metadata. */
+export function contextToMetadata(ctx: RequestContext | undefined, md = new Metadata()): Metadata {
+  if (!ctx) return md;
+  md.set(REQUEST_ID_KEY, ctx.requestId);
+  if (ctx.actor) md.set(ACTOR_KEY, Buffer.from(JSON.stringify(ctx.actor), 'utf8'));
+  return md;
+}
+
+/** Reads the request context a caller sent; a missing request id gets a fresh one. */
+export function metadataToContext(md: Metadata, newRequestId: () => string): RequestContext {
+  const rid = md.get(REQUEST_ID_KEY)[0];
+  const requestId = typeof rid === 'string' && rid.length > 0 && rid.length <= 200 ? rid : newRequestId();
+  const raw = md.get(ACTOR_KEY)[0];
+  let actor: Actor | undefined;
+  if (raw !== undefined) {
+    try {
+      const parsed = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw)) as Actor;
+      actor = { user_id: parsed.user_id ? String(parsed.user_id) : undefined, user_name: parsed.user_name ? String(parsed.user_name) : undefined };
+    } catch {
+      actor = undefined;
+    }
+  }
+  return { requestId, actor };
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type handleUnaryCall,
+  type ServerUnaryCall,
+  type sendUnaryData,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { HealthImplementation } from 'grpc-health-check';
+import { ReflectionService } from '@grpc/reflection';
+import { toGrpcError, toPimError } from '@pim/errors';
+import { runWithContext, type Logger, type RequestContext } from '@pim/logging';
+import { metadataToContext } from './metadata';
+
+/** What a handler knows about the call beyond its request message. */
+export interface CallContext extends RequestContext {
+  /** When the caller stops waiting (from its deadline), if it set one. */
+  deadline?: Date;
+}
+
+/**
+ * Wraps a domain call as a grpc-js unary handler: context from metadata, errors mapped to
+ * status + error object, one log line per failure at the error's level.
+ */
+export function unary<Req, Res>(
+  logger: Logger,
+  method: string,
+  fn: (req: Req, ctx: CallContext) => Promise<Res>,
+): handleUnaryCall<Req, Res> {
+  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
+    const ctx = metadataToContext(call.metadata, randomUUID);
+    const deadline = call.getDeadline();
+    const callCtx: CallContext = { ...ctx, deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline as number) : undefined };
+    runWithContext(ctx, () => {
+      fn(call.request, callCtx).then(
+        (res) => callback(null, res),
+        (err: unknown) => {
+          const pim = toPimError(err);
+          const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
+          logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
+          callback(toGrpcError(pim) as never, null);
+        },
+      );
+    });
+  };
+}
+
+/** One service a gRPC app serves. */
+export interface ServiceRegistration {
+  /** Fully qualified name, e.g. "pim.webhooks.v1.WebhooksService" (health reports it). */
+  name: string;
+  definition: ServiceDefinition;
+  implementation: UntypedServiceImplementation;
+}
+
+/** How a gRPC app starts. */
+export interface GrpcAppOptions {
+  logger: Logger;
+  services: ServiceRegistration[];
+  /** Root folder and files of the .proto sources, for reflection. */
+  protoRoot: string;
+  protoFiles: string[];
+  shutdownGraceMs?: number;
+}
+
+/** A grpc-js server with health, reflection and graceful shutdown. */
+export class GrpcApp {
+  private readonly server = new Server({ 'grpc.max_receive_message_length': 32 * 1024 * 1024 });
+  private readonly health: HealthImplementation;
+  private port = 0;
+
+  constructor(private readonly opts: GrpcAppOptions) {
+    const statuses = Object.fromEntries([['', 'NOT_SERVING'], ...opts.services.map((s) => [s.name, 'NOT_SERVING'])]);
+    this.health = new HealthImplementation(statuses);
+    this.health.addToServer(this.server);
+    const pkg = loadSync(opts.protoFiles, { includeDirs: [opts.protoRoot], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+    new ReflectionService(pkg).addToServer(this.server);
+    for (const s of opts.services) this.server.addService(s.definition, s.implementation);
+  }
+
+  /** Binds to host:port (0 = any free port) and marks every service SERVING; returns the port. */
+  async listen(port: number, host = '0.0.0.0'): Promise<number> {
+    this.port = await new Promise<number>((resolve, reject) =>
+      this.server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+    );
+    this.setServing(true);
+    this.opts.logger.info({ port: this.port }, 'gRPC server listening');
+    return this.port;
+  }
+
+  /** Reports every service (and the server as a whole) as serving or not. */
+  setServing(serving: boolean): void {
+    const s = serving ? 'SERVING' : 'NOT_SERVING';
+    this.health.setStatus('', s);
+    for (const svc of this.opts.services) this.health.setStatus(svc.name, s);
+  }
+
+  /** Stops taking calls (health first), lets running calls finish within the grace period, then forces. */
+  async shutdown(): Promise<void> {
+    this.setServing(false);
+    const grace = this.opts.shutdownGraceMs ?? 10_000;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, grace);
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+/** A handler for a method the service declares but this version does not implement. */
+export function unimplemented(method: string): handleUnaryCall<unknown, unknown> {
+  return (_call, callback) => callback({ code: status.UNIMPLEMENTED, details: `${method} is not implemented` } as never, null);
+}
