@@ -1,0 +1,92 @@
+import { join } from 'node:path';
+import type { AppSpec } from './app-spec';
+import { appEnvironment, appFiles, assignPorts, type SharedSettings } from './app-env';
+import { firstNatsServer } from './nats';
+import { redactUrl } from './postgres';
+
+const apps: AppSpec[] = [
+  { name: 'webhooks', kind: 'grpc', port: 50057, addressEnv: 'WEBHOOKS_GRPC_URL', portEnv: 'WEBHOOKS_GRPC_PORT', migrate: true },
+  { name: 'catalog', kind: 'grpc', port: 50051, addressEnv: 'CATALOG_GRPC_URL', portEnv: 'CATALOG_GRPC_PORT' },
+  { name: 'gateway', kind: 'http', port: 8080, portEnv: 'PORT', env: { PUBLIC_URL: 'http://example.test' } },
+];
+
+const shared: SharedSettings = {
+  databaseUrl: 'postgres://postgres@127.0.0.1:5432/pim',
+  natsUrl: 'nats://127.0.0.1:4222',
+  eventsStream: 'PIM_EVENTS',
+  subjectPrefix: '',
+  logLevel: 'info',
+};
+
+describe('assignPorts', () => {
+  const noFree = () => Promise.reject(new Error('not asked'));
+
+  it('uses each app’s default port unless its portEnv says otherwise', async () => {
+    expect(await assignPorts(apps, undefined, { PORT: '9090' }, noFree)).toEqual({ webhooks: 50057, catalog: 50051, gateway: 9090 });
+  });
+
+  it('hands out consecutive ports from a number', async () => {
+    expect(await assignPorts(apps, 40000, { PORT: '9090' }, noFree)).toEqual({ webhooks: 40000, catalog: 40001, gateway: 40002 });
+  });
+
+  it('asks for a free port per app and never hands one out twice', async () => {
+    const offered = [41000, 41000, 41001, 41002];
+    const ports = await assignPorts(apps, 'free', {}, async () => offered.shift()!);
+    expect(ports).toEqual({ webhooks: 41000, catalog: 41001, gateway: 41002 });
+  });
+
+  it('rejects a port variable that is not a port, naming it', async () => {
+    await expect(assignPorts(apps, undefined, { WEBHOOKS_GRPC_PORT: 'abc' }, noFree)).rejects.toThrow('WEBHOOKS_GRPC_PORT="abc" is not a port (app webhooks)');
+  });
+
+  it('rejects two apps on one port', async () => {
+    await expect(assignPorts(apps, undefined, { PORT: '50051' }, noFree)).rejects.toThrow('gateway and catalog would both use port 50051');
+  });
+});
+
+describe('appEnvironment', () => {
+  const ports = { webhooks: 50057, catalog: 50051, gateway: 8080 };
+
+  it('gives the gateway every gRPC address, its own port and its extras on top of the shared settings', () => {
+    const env = appEnvironment(apps[2], apps, ports, shared, { PATH: '/bin', DATABASE_URL: 'postgres://elsewhere/x' });
+    expect(env).toEqual({
+      PATH: '/bin',
+      DATABASE_URL: shared.databaseUrl,
+      NATS_URL: shared.natsUrl,
+      PIM_EVENTS_STREAM: 'PIM_EVENTS',
+      PIM_SUBJECT_PREFIX: '',
+      LOG_LEVEL: 'info',
+      WEBHOOKS_GRPC_URL: '127.0.0.1:50057',
+      CATALOG_GRPC_URL: '127.0.0.1:50051',
+      PORT: '8080',
+      PUBLIC_URL: 'http://example.test',
+    });
+  });
+
+  it('gives a gRPC app its own port variable but not the other apps’ ports', () => {
+    const env = appEnvironment(apps[0], apps, ports, shared, {});
+    expect(env.WEBHOOKS_GRPC_PORT).toBe('50057');
+    expect(env.CATALOG_GRPC_PORT).toBeUndefined();
+    expect(env.PORT).toBeUndefined();
+    expect(env.CATALOG_GRPC_URL).toBe('127.0.0.1:50051');
+  });
+});
+
+describe('appFiles', () => {
+  it('follows the apps/<name>/src convention and keeps absolute overrides', () => {
+    expect(appFiles(apps[0], '/repo')).toEqual({ entry: join('/repo', 'apps/webhooks/src/main.ts'), migrate: join('/repo', 'apps/webhooks/src/migrate.ts') });
+    expect(appFiles({ ...apps[0], entry: '/x/main.ts', migrateEntry: 'y/m.ts' }, '/repo')).toEqual({ entry: '/x/main.ts', migrate: '/repo/y/m.ts' });
+  });
+});
+
+describe('small parsers', () => {
+  it('takes host and port of the first NATS server', () => {
+    expect(firstNatsServer('nats://10.0.0.1:4333,nats://10.0.0.2:4333')).toEqual({ host: '10.0.0.1', port: 4333 });
+    expect(firstNatsServer('localhost')).toEqual({ host: 'localhost', port: 4222 });
+  });
+
+  it('hides the password of a database URL', () => {
+    expect(redactUrl('postgres://postgres:secret@127.0.0.1:5433/pim')).toBe('postgres://postgres:***@127.0.0.1:5433/pim');
+    expect(redactUrl('postgres://postgres@127.0.0.1:5432/pim')).toBe('postgres://postgres@127.0.0.1:5432/pim');
+  });
+});

@@ -1,0 +1,11 @@
+import type { AppSpec } from './app-spec';
+
+/**
+ * Every app `npm start` runs, in start order (gRPC apps are started and healthy before HTTP apps).
+ * A new app joins with one line; its entry is apps/<name>/src/main.ts and, with `migrate`,
+ * apps/<name>/src/migrate.ts.
+ */
+export const apps: AppSpec[] = [
+  { name: 'webhooks', kind: 'grpc', port: 50057, addressEnv: 'WEBHOOKS_GRPC_URL', portEnv: 'WEBHOOKS_GRPC_PORT', migrate: true },
+  { name: 'gateway', kind: 'http', port: 8080, portEnv: 'PORT' },
+];

@@ -1,0 +1,336 @@
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { AppSpec } from './app-spec';
+import { apps as defaultApps } from './apps';
+import { appEnvironment, appFiles, assignPorts, type SharedSettings } from './app-env';
+import { probeApp } from './health';
+import { ManagedProcess, describeExit } from './managed-process';
+import { NATS_MISSING, checkNats, findNatsServer, startLocalNats } from './nats';
+import { freePort, isPortFree } from './ports';
+import { ensureDatabase, startEmbeddedPostgres } from './postgres';
+import { StartAborted, StartError, waitForExit, waitUntil } from './wait';
+
+/** Repository root (tools/start/..). */
+export const ROOT = join(__dirname, '..', '..');
+
+/** How to start the platform; everything is optional. */
+export interface StartPlatformOptions {
+  /** Apps to run; default: tools/start/apps.ts. */
+  apps?: AppSpec[];
+  /** Use this Postgres; without it an embedded Postgres runs with its cluster in `<dataDir>/postgres`. */
+  databaseUrl?: string;
+  /** Use this NATS; without it a local nats-server runs with JetStream, its store in `<dataDir>/nats`. */
+  natsUrl?: string;
+  /** Default: <repo>/.data. */
+  dataDir?: string;
+  /** Extra variables for every app (and the source of `portEnv` values when ports are not free/based). */
+  env?: Record<string, string>;
+  /** 'free': every app (and an embedded Postgres / local NATS) gets a free port; a number: apps get consecutive ports from it. */
+  portBase?: 'free' | number;
+  /** Receives every output line (prefixed "[app] "); default: standard output. */
+  log?: (line: string) => void;
+  /** Port of the embedded Postgres; without it 5433, or a free one if 5433 is taken. */
+  pgPort?: number;
+  /** Port of the local nats-server; without it 4223, or a free one if 4223 is taken. */
+  natsPort?: number;
+  /** Limit for each wait (Postgres, NATS, each migration, health of each wave); default 60 s. */
+  startTimeoutMs?: number;
+  /** How long an app may take after SIGTERM before SIGKILL; default 15 s. */
+  stopGraceMs?: number;
+  /** Colour the prefixes; default: when standard output is a terminal and no `log` is given. */
+  color?: boolean;
+}
+
+/** A started platform and what a test or the launcher can do with it. */
+export interface RunningPlatform {
+  /** http://127.0.0.1:<gateway port>/api/v1 ('' without an HTTP app). */
+  gatewayUrl: string;
+  /** http://127.0.0.1:<gateway port>/docs. */
+  docsUrl: string;
+  databaseUrl: string;
+  natsUrl: string;
+  /** Port of each app by name. */
+  ports: Record<string, number>;
+  /** Stops apps (SIGTERM, SIGKILL after the grace period), then NATS, then Postgres. Idempotent. */
+  stop(): Promise<void>;
+  /** Sends a signal (default SIGTERM) to one app, e.g. to test a crash. */
+  kill(app: string, signal?: NodeJS.Signals): void;
+  /** Stops one app if it runs, starts it again and waits until it is healthy. */
+  restart(app: string): Promise<void>;
+}
+
+/** Node arguments of every child: the orphan guard (see orphan-guard.cjs). */
+export function guardArgs(): string[] {
+  return ['-r', join(__dirname, 'orphan-guard.cjs')];
+}
+
+/** Node arguments of every TypeScript child: the orphan guard, then swc-node's require hook. */
+export function nodeArgs(): string[] {
+  return [...guardArgs(), '-r', require.resolve('@swc-node/register')];
+}
+
+/** Runs Postgres, NATS and the apps as child processes; `start()` once, `stop()` any time. */
+export class Platform {
+  private readonly apps: AppSpec[];
+  private readonly log: (line: string) => void;
+  private readonly color: boolean;
+  private readonly baseEnv: NodeJS.ProcessEnv;
+  private readonly startTimeoutMs: number;
+  private readonly stopGraceMs: number;
+  private readonly abort = new AbortController();
+  private readonly infra: ManagedProcess[] = [];
+  private readonly running = new Map<string, ManagedProcess>();
+  private migrating: ManagedProcess | undefined;
+  private ports: Record<string, number> = {};
+  private shared: SharedSettings | undefined;
+  private starting: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly opts: StartPlatformOptions = {}) {
+    this.apps = opts.apps ?? defaultApps;
+    this.log = opts.log ?? ((line) => process.stdout.write(`${line}\n`));
+    this.color = opts.color ?? (!opts.log && process.stdout.isTTY === true && !process.env.NO_COLOR);
+    // swc-node reads decorator settings from this tsconfig; without it (another cwd) decorators fail to parse.
+    this.baseEnv = { ...process.env, ...opts.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+    this.startTimeoutMs = opts.startTimeoutMs ?? 60_000;
+    this.stopGraceMs = opts.stopGraceMs ?? 15_000;
+  }
+
+  /** Starts everything and resolves once every app is healthy; on failure stops what started and rejects. */
+  async start(): Promise<RunningPlatform> {
+    if (this.starting) throw new Error('start() was already called');
+    const attempt = this.run();
+    this.starting = attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      return await attempt;
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  /** Stops apps, then NATS, then Postgres; also interrupts a start in progress. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  /** SIGKILLs every process group at once: the second Ctrl-C, when waiting is not wanted. */
+  killAll(): void {
+    this.abort.abort();
+    for (const proc of [this.migrating, ...this.running.values(), ...this.infra]) proc?.signal('SIGKILL');
+  }
+
+  private say(message: string): void {
+    this.log(this.color ? `\u001b[1m[start]\u001b[0m ${message}` : `[start] ${message}`);
+  }
+
+  private async run(): Promise<RunningPlatform> {
+    const signal = this.abort.signal;
+    if (signal.aborted) throw new StartAborted();
+    this.checkFiles();
+    // Fail before anything starts, not after the embedded Postgres came up.
+    if (!this.opts.natsUrl && !findNatsServer(this.baseEnv.PATH)) throw new StartError(NATS_MISSING);
+    this.ports = await assignPorts(this.apps, this.opts.portBase, this.baseEnv, freePort).catch((err: Error) => {
+      throw new StartError(err.message);
+    });
+    if (this.opts.portBase !== 'free') await this.checkPortsFree();
+
+    const dataDir = this.opts.dataDir ?? join(ROOT, '.data');
+    const shared: SharedSettings = {
+      databaseUrl: await this.postgres(dataDir),
+      natsUrl: await this.nats(dataDir),
+      eventsStream: this.baseEnv.PIM_EVENTS_STREAM || 'PIM_EVENTS',
+      subjectPrefix: this.baseEnv.PIM_SUBJECT_PREFIX ?? '',
+      logLevel: this.baseEnv.LOG_LEVEL || 'info',
+    };
+    this.shared = shared;
+
+    for (const app of this.apps.filter((a) => a.migrate)) await this.migrate(app);
+
+    // gRPC apps first: the gateway's readiness may depend on reaching them.
+    for (const kind of ['grpc', 'http'] as const) {
+      const wave = this.apps.filter((a) => a.kind === kind);
+      for (const app of wave) this.spawn(app);
+      await Promise.all(wave.map((app) => this.waitHealthy(app)));
+    }
+    if (signal.aborted) throw new StartAborted();
+
+    const front = this.apps.find((a) => a.name === 'gateway') ?? this.apps.find((a) => a.kind === 'http');
+    const base = front ? `http://127.0.0.1:${this.ports[front.name]}` : '';
+    return {
+      gatewayUrl: base && `${base}/api/v1`,
+      docsUrl: base && `${base}/docs`,
+      databaseUrl: shared.databaseUrl,
+      natsUrl: shared.natsUrl,
+      ports: { ...this.ports },
+      stop: () => this.stop(),
+      kill: (app, sig = 'SIGTERM') => this.kill(app, sig),
+      restart: (app) => this.restart(app),
+    };
+  }
+
+  private checkFiles(): void {
+    for (const app of this.apps) {
+      const files = appFiles(app, ROOT);
+      const needed = app.migrate ? [files.entry, files.migrate] : [files.entry];
+      for (const file of needed) {
+        if (!existsSync(file)) throw new StartError(`${relative(ROOT, file)} not found (app "${app.name}")`);
+      }
+    }
+  }
+
+  private async checkPortsFree(): Promise<void> {
+    for (const app of this.apps) {
+      const port = this.ports[app.name];
+      if (!(await isPortFree(port))) {
+        throw new StartError(`port ${port} of ${app.name} is in use (is the platform already running?); set ${app.portEnv} to another port`);
+      }
+    }
+  }
+
+  // Picks the configured port (which must be free), else the default if free, else any free one.
+  private async servicePort(configured: number | undefined, fallback: number, what: string): Promise<number> {
+    if (configured !== undefined) {
+      if (!(await isPortFree(configured))) throw new StartError(`port ${configured} for ${what} is in use`);
+      return configured;
+    }
+    if (this.opts.portBase !== 'free' && (await isPortFree(fallback))) return fallback;
+    return freePort();
+  }
+
+  private async postgres(dataDir: string): Promise<string> {
+    if (this.opts.databaseUrl) {
+      await ensureDatabase(this.opts.databaseUrl);
+      return this.opts.databaseUrl;
+    }
+    const port = await this.servicePort(this.opts.pgPort, 5433, 'the embedded Postgres (PIM_PG_PORT)');
+    const dir = join(dataDir, 'postgres');
+    this.say(`starting the embedded Postgres on 127.0.0.1:${port} (${dir})`);
+    const pg = await startEmbeddedPostgres({ ...this.serviceOptions(), dir, port });
+    return pg.url;
+  }
+
+  private async nats(dataDir: string): Promise<string> {
+    if (this.opts.natsUrl) {
+      await checkNats(this.opts.natsUrl);
+      return this.opts.natsUrl;
+    }
+    const port = await this.servicePort(this.opts.natsPort, 4223, 'the local nats-server (PIM_NATS_PORT)');
+    const dir = join(dataDir, 'nats');
+    this.say(`starting nats-server with JetStream on 127.0.0.1:${port} (${dir})`);
+    const nats = await startLocalNats({ ...this.serviceOptions(), nodeArgs: guardArgs(), dir, port });
+    return nats.url;
+  }
+
+  private serviceOptions() {
+    return {
+      nodeArgs: nodeArgs(),
+      env: this.baseEnv,
+      cwd: ROOT,
+      log: this.log,
+      color: this.color,
+      timeoutMs: this.startTimeoutMs,
+      signal: this.abort.signal,
+      track: (proc: ManagedProcess) => this.infra.push(proc),
+    };
+  }
+
+  private appEnv(app: AppSpec): NodeJS.ProcessEnv {
+    if (!this.shared) throw new Error('shared services are not up yet');
+    return appEnvironment(app, this.apps, this.ports, this.shared, this.baseEnv);
+  }
+
+  private async migrate(app: AppSpec): Promise<void> {
+    this.say(`migrating ${app.name}`);
+    const proc = new ManagedProcess({
+      name: `${app.name}:migrate`,
+      command: process.execPath,
+      args: [...nodeArgs(), appFiles(app, ROOT).migrate],
+      env: this.appEnv(app),
+      cwd: ROOT,
+      log: this.log,
+      color: this.color,
+    });
+    this.migrating = proc;
+    const status = await waitForExit(proc.exited, this.abort.signal, this.startTimeoutMs, `migrations of ${app.name}`);
+    this.migrating = undefined;
+    if (status.code !== 0) throw new StartError(`migrations of ${app.name} failed (${describeExit(status)}); see the [${app.name}:migrate] lines above`);
+  }
+
+  private spawn(app: AppSpec): ManagedProcess {
+    if (this.abort.signal.aborted) throw new StartAborted();
+    const proc = new ManagedProcess({
+      name: app.name,
+      command: process.execPath,
+      args: [...nodeArgs(), appFiles(app, ROOT).entry],
+      env: this.appEnv(app),
+      cwd: ROOT,
+      log: this.log,
+      color: this.color,
+    });
+    this.running.set(app.name, proc);
+    void proc.exited.then((status) => {
+      if (!this.abort.signal.aborted) this.say(`${app.name} exited (${describeExit(status)})`);
+    });
+    return proc;
+  }
+
+  private async waitHealthy(app: AppSpec): Promise<void> {
+    const proc = this.running.get(app.name);
+    if (!proc) throw new Error(`${app.name} is not running`);
+    const port = this.ports[app.name];
+    await waitUntil({
+      what: app.name,
+      timeoutMs: this.startTimeoutMs,
+      signal: this.abort.signal,
+      exited: proc.exited,
+      exitMessage: (s) => `${app.name} exited during start-up (${describeExit(s)}); see the [${app.name}] lines above`,
+      check: () => probeApp(app, port),
+    });
+    this.say(`${app.name} is healthy on 127.0.0.1:${port}`);
+  }
+
+  private spec(name: string): AppSpec {
+    const app = this.apps.find((a) => a.name === name);
+    if (!app) throw new Error(`no app named ${name} (apps: ${this.apps.map((a) => a.name).join(', ')})`);
+    return app;
+  }
+
+  private kill(name: string, signal: NodeJS.Signals): void {
+    this.spec(name);
+    this.running.get(name)?.signal(signal);
+  }
+
+  private async restart(name: string): Promise<void> {
+    const app = this.spec(name);
+    if (this.abort.signal.aborted) throw new StartAborted();
+    await this.running.get(name)?.stop(this.stopGraceMs);
+    this.spawn(app);
+    await this.waitHealthy(app);
+  }
+
+  private async shutdown(): Promise<void> {
+    this.abort.abort();
+    // Let a start in progress notice and return, so every process it made is known here.
+    await this.starting;
+    const grace = this.stopGraceMs;
+    if (this.migrating) await this.migrating.stop(grace);
+    const apps = [...this.running.values()].filter((p) => p.running);
+    if (apps.length > 0) this.say(`stopping ${apps.map((p) => p.spec.name).join(', ')}`);
+    await Promise.all([...this.running.values()].map((p) => p.stop(grace)));
+    // Reverse start order: NATS before Postgres.
+    for (const proc of [...this.infra].reverse()) {
+      this.say(`stopping ${proc.spec.name}`);
+      await proc.stop(grace);
+    }
+  }
+}
+
+/** Starts the platform (see StartPlatformOptions) and resolves once every app is healthy. */
+export function startPlatform(opts: StartPlatformOptions = {}): Promise<RunningPlatform> {
+  return new Platform(opts).start();
+}
