@@ -9,7 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export NX_DAEMON=false
 
 steps=(
-  "lint|npx eslint ."
+  "lint (project graph, then eslint with module boundaries)|npm run lint"
   "type-check|npx tsc -p tsconfig.json --noEmit"
   "proto lint|npm run proto:lint"
   "proto generated code up to date|npm run proto:check"

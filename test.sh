@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# What `npm test` runs, in order, stopping at the first failure:
+#   lint, type-check, proto checks, database drift, unit, integration, end-to-end tests.
+# Integration test files each use their own database and stream names, so jest runs them on two
+# workers (the machine has two cores and the tests mostly wait on Postgres and NATS). Each
+# end-to-end file starts a whole platform (every app as a process), so those run one at a time.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export NX_DAEMON=false
+
+steps=(
+  "lint (project graph, then eslint with module boundaries)|npm run lint"
+  "type-check|npx tsc -p tsconfig.json --noEmit"
+  "proto lint|npm run proto:lint"
+  "proto generated code up to date|npm run proto:check"
+  "proto breaking changes|npm run proto:breaking"
+  "database drift|npm run db:drift"
+  "unit tests|npx jest --selectProjects unit"
+  "integration tests|npx jest --selectProjects integration --maxWorkers=2"
+  "end-to-end tests|npx jest --selectProjects e2e --runInBand"
+)
+
+current=""
+report() {
+  local rc=$?
+  if [ "$rc" -ne 0 ] && [ -n "$current" ]; then
+    printf '\n=== FAILED: %s (exit code %d) ===\n' "$current" "$rc"
+  fi
+}
+trap report EXIT
+
+total=${#steps[@]}
+began=$SECONDS
+for i in "${!steps[@]}"; do
+  current=${steps[$i]%%|*}
+  command=${steps[$i]#*|}
+  printf '\n=== [%d/%d] %s ===\n$ %s\n' "$((i + 1))" "$total" "$current" "$command"
+  start=$SECONDS
+  # Word splitting is intended: each command is a plain list of words.
+  # shellcheck disable=SC2086
+  $command
+  printf '=== %s: passed in %ds ===\n' "$current" "$((SECONDS - start))"
+done
+current=""
+printf '\n=== all %d steps passed in %ds ===\n' "$total" "$((SECONDS - began))"
