@@ -1,4 +1,4 @@
-import { idTimestamp, isId, newId } from './index';
+import { idTimestamp, isId, newId, requireId } from './index';
 
 describe('ids', () => {
   it('are 24 lowercase hex characters', () => {
@@ -18,5 +18,13 @@ describe('ids', () => {
     for (const bad of ['', 'abc', 'G'.repeat(24), 'A'.repeat(24), 12, null, undefined, '0'.repeat(25)]) {
       expect(isId(bad)).toBe(false);
     }
+  });
+});
+
+describe('requireId', () => {
+  it('returns a good id and refuses a bad one with a 400 naming the resource', () => {
+    const id = newId();
+    expect(requireId(id, 'webhook')).toBe(id);
+    expect(() => requireId('nope', 'webhook')).toThrow(expect.objectContaining({ status: 400, solution: expect.stringContaining('webhook') }));
   });
 });

@@ -1,4 +1,5 @@
 import { ObjectId } from 'bson';
+import { ValidationError } from '@pim/errors';
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 
@@ -15,4 +16,14 @@ export function isId(value: unknown): value is string {
 /** The creation time encoded in an id. */
 export function idTimestamp(id: string): Date {
   return new ObjectId(id).getTimestamp();
+}
+
+/** The id itself when well-formed; otherwise a ValidationError naming the resource whose id it should be. */
+export function requireId(value: string, resource: string, field = '_id'): string {
+  if (isId(value)) return value;
+  throw new ValidationError(`'${value}' is not a valid id`, {
+    title: 'Invalid id',
+    solution: `Use the _id of a ${resource}: 24 lowercase hexadecimal characters`,
+    details: [{ field, message: 'must be 24 lowercase hexadecimal characters' }],
+  });
 }

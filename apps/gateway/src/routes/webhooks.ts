@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { webhooks as pb } from '@pim/contracts';
-import { ValidationError } from '@pim/errors';
-import { isId } from '@pim/ids';
+import { requireId } from '@pim/ids';
 import { buildEnvelope, parseListQuery } from '@pim/query';
 import type { PromiseClient } from '@pim/rpc';
 import {
@@ -49,16 +48,7 @@ export function fromMessage(m: pb.Webhook | undefined): WebhookView {
   return v;
 }
 
-function idParam(id: string): string {
-  if (!isId(id)) {
-    throw new ValidationError(`'${id}' is not a valid id`, {
-      title: 'Invalid id',
-      solution: 'Use the _id of a webhook: 24 lowercase hexadecimal characters',
-      details: [{ field: '_id', message: 'must be 24 lowercase hexadecimal characters' }],
-    });
-  }
-  return id;
-}
+const idParam = (id: string) => requireId(id, 'webhook');
 
 const ifMatchHeader = z.object({
   'if-match': z.string().max(32).optional().meta({ description: 'Write only if the record is still at this ETag', example: '"3"' }),

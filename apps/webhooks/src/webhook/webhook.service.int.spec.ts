@@ -1,11 +1,10 @@
 import 'reflect-metadata';
 import type { DataSource } from 'typeorm';
-import { createDataSource, migrate } from '@pim/db';
 import { OutboxRelay } from '@pim/events';
 import { createLogger, runWithContext } from '@pim/logging';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '@pim/errors';
-import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
-import { dataSourceOptions } from '../data-source';
+import { createTestStream, type TestStream } from '@pim/testing';
+import { webhooksTestContext, type WebhooksTestContext } from '../testing/webhooks.context';
 import { WebhookService } from './webhook.service';
 
 const as = <T>(user: string, fn: () => Promise<T>) => runWithContext({ requestId: `req-${user}`, actor: { user_id: '6740a1b2c3d4e5f601234567', user_name: user } }, fn);
@@ -13,25 +12,21 @@ const list = (svc: WebhookService, extra: Partial<Parameters<WebhookService['lis
   svc.list({ page: 1, limit: 25, skip: 0, sort: [], filters: [], expand: [], ...extra });
 
 describe('WebhookService (real Postgres + NATS)', () => {
-  let db: TestDatabase;
+  let ctx: WebhooksTestContext;
   let ds: DataSource;
   let svc: WebhookService;
 
   beforeAll(async () => {
-    db = await createTestDatabase('webhooks');
-    await migrate(dataSourceOptions(db.url));
-    ds = createDataSource(dataSourceOptions(db.url));
-    await ds.initialize();
-    svc = new WebhookService(ds);
+    ctx = await webhooksTestContext();
+    ({ ds, service: svc } = ctx);
   });
 
   afterAll(async () => {
-    await ds.destroy();
-    await db.drop();
+    await ctx.close();
   });
 
   beforeEach(async () => {
-    await ds.query('TRUNCATE webhooks.webhooks, webhooks.outbox');
+    await ctx.reset();
   });
 
   it('upserts by collection: creates once with a secret, then updates the same record', async () => {
@@ -67,7 +62,7 @@ describe('WebhookService (real Postgres + NATS)', () => {
   });
 
   it('keeps collection unique among live webhooks; deleting frees it', async () => {
-    const { webhook } = await svc.create({ collection: 'brands' });
+    const { webhook } = await ctx.newWebhook({ collection: 'brands' });
     await expect(svc.create({ collection: 'brands' })).rejects.toBeInstanceOf(ConflictError);
     const deleted = await as('Bia', () => svc.remove(webhook._id));
     expect(deleted.version).toBe(2);
@@ -78,7 +73,7 @@ describe('WebhookService (real Postgres + NATS)', () => {
   });
 
   it('replaces, merge-patches and checks the expected version atomically', async () => {
-    const { webhook } = await svc.create({ collection: 'families', url: 'https://a.example/h', headers: [{ key: 'A', value: '1' }] });
+    const { webhook } = await ctx.newWebhook({ collection: 'families', url: 'https://a.example/h', headers: [{ key: 'A', value: '1' }] });
     const replaced = await svc.replace(webhook._id, { collection: 'families' }, 1);
     expect(replaced).toMatchObject({ version: 2, headers: [], enabled: true });
     expect(replaced.url).toBeUndefined();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { NotFoundError, PreconditionFailedError, ValidationError, fromZodError, ConflictError } from '@pim/errors';
-import { isId, newId } from '@pim/ids';
+import { newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { recordEvent } from '@pim/events';
 import { applyListQuery, validateListQuery, type ListQuery } from '@pim/query';
@@ -49,15 +49,7 @@ function parseInput(raw: unknown): WebhookInput {
   return r.data;
 }
 
-function checkId(id: string): void {
-  if (!isId(id)) {
-    throw new ValidationError(`'${id}' is not a valid id`, {
-      title: 'Invalid id',
-      solution: 'Use the _id of a webhook: 24 lowercase hexadecimal characters',
-      details: [{ field: '_id', message: 'must be 24 lowercase hexadecimal characters' }],
-    });
-  }
-}
+const checkId = (id: string) => requireId(id, 'webhook');
 
 function checkVersion(w: WebhookEntity, expected: number | undefined): void {
   if (expected !== undefined && expected !== w.version) {
