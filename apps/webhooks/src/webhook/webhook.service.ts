@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { NotFoundError, PreconditionFailedError, ValidationError, fromZodError, ConflictError } from '@pim/errors';
+import { NotFoundError, PreconditionFailedError, fromZodError, ConflictError } from '@pim/errors';
 import { newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { recordEvent } from '@pim/events';
