@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,7 @@ interface Started {
   output: () => string;
   apiUrl: string;
   docsUrl: string;
+  printedKey?: string;
 }
 
 async function npmStart(env: NodeJS.ProcessEnv): Promise<Started> {
@@ -39,8 +40,9 @@ async function npmStart(env: NodeJS.ProcessEnv): Promise<Started> {
     await new Promise((r) => setTimeout(r, 200));
   }
   const apiUrl = /API\s+(http\S+)/.exec(out)?.[1] ?? '';
+  const printedKey = /admin API key \(shown once[^)]*\): (pim_\S+)/.exec(out)?.[1];
   const docsUrl = /docs\s+(http\S+)/.exec(out)?.[1] ?? '';
-  return { child, output: () => out, apiUrl, docsUrl };
+  return { child, output: () => out, apiUrl, docsUrl, printedKey };
 }
 
 /** Whether something accepts connections on a local port. */
@@ -74,6 +76,7 @@ describe('npm start (embedded Postgres, local nats-server)', () => {
     delete env.NATS_URL;
     delete env.PIM_EVENTS_STREAM;
     delete env.PIM_SUBJECT_PREFIX;
+    delete env.PIM_BOOTSTRAP_API_KEY;
     env.PORT = String(await freePort());
     env.WEBHOOKS_GRPC_PORT = String(await freePort());
     env.PIM_PG_PORT = String(await freePort());
@@ -91,9 +94,11 @@ describe('npm start (embedded Postgres, local nats-server)', () => {
     try {
       expect(first.apiUrl).toBe(`http://127.0.0.1:${env.PORT}/api/v1`);
       expect(first.docsUrl).toBe(`http://127.0.0.1:${env.PORT}/docs`);
+      expect(first.printedKey).toMatch(/^pim_[a-z0-9]{12}_/);
+      expect((await fetch(`${first.apiUrl}/webhooks`)).status).toBe(401);
       const put = await fetch(`${first.apiUrl}/webhooks`, {
         method: 'PUT',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${first.printedKey}` },
         body: JSON.stringify({ collection: 'products', url: 'https://example.com/h' }),
       });
       expect(put.status).toBe(200);
@@ -105,7 +110,10 @@ describe('npm start (embedded Postgres, local nats-server)', () => {
     const second = await npmStart(env);
     try {
       expect(second.output()).not.toMatch(/initdb|initializ/i);
-      const list = (await (await fetch(`${second.apiUrl}/webhooks`)).json()) as { total: number; data: { collection: string }[] };
+      expect(second.printedKey).toBeUndefined();
+      const key = readFileSync(join(dataDir, 'bootstrap-api-key'), 'utf8').trim();
+      expect(key).toBe(first.printedKey);
+      const list = (await (await fetch(`${second.apiUrl}/webhooks`, { headers: { authorization: `Bearer ${key}` } })).json()) as { total: number; data: { collection: string }[] };
       expect(list.total).toBe(1);
       expect(list.data[0].collection).toBe('products');
     } finally {

@@ -1,5 +1,6 @@
 import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
 import { startPlatform, type RunningPlatform } from '../../tools/start';
+import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 
 /** The whole platform as `npm start` runs it, on a fresh database and its own stream, for one test file. */
 export interface E2E {
@@ -8,12 +9,18 @@ export interface E2E {
   stream: TestStream;
   /** Lines the apps printed (for diagnosing a failure). */
   logs: string[];
+  /** The platform's bootstrap admin key. */
+  adminKey: string;
+  /** An HTTP call with the admin key unless `authorization` is given ('' sends none). */
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }>;
+  /** Creates a key with these scopes (and user) through the API and returns its token. */
+  newKey(scopes: string[], user?: { user_id?: string; user_name?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
 /** Starts every app on free ports against the machine's Postgres (fresh database) and NATS (own stream). */
-export async function startE2E(label: string): Promise<E2E> {
+export async function startE2E(label: string, env: Record<string, string> = {}): Promise<E2E> {
+  const adminKey = newToken().token;
   const db = await createTestDatabase(label);
   const stream = await createTestStream(label);
   const logs: string[] = [];
@@ -23,7 +30,7 @@ export async function startE2E(label: string): Promise<E2E> {
       databaseUrl: db.url,
       natsUrl: stream.url,
       portBase: 'free',
-      env: { PIM_EVENTS_STREAM: stream.name, PIM_SUBJECT_PREFIX: stream.subjectPrefix, LOG_LEVEL: 'warn' },
+      env: { PIM_EVENTS_STREAM: stream.name, PIM_SUBJECT_PREFIX: stream.subjectPrefix, LOG_LEVEL: 'warn', PIM_BOOTSTRAP_API_KEY: adminKey, ...env },
       log: (line) => logs.push(line),
     });
   } catch (err) {
@@ -32,19 +39,28 @@ export async function startE2E(label: string): Promise<E2E> {
     throw new Error(`${(err as Error).message}\n${logs.slice(-40).join('\n')}`);
   }
   const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');
+  const api: E2E['api'] = async (method, path, body, headers = {}) => {
+    const { authorization, ...rest } = headers;
+    const auth: Record<string, string> = authorization === '' ? {} : { authorization: authorization ?? `Bearer ${adminKey}` };
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? { ...auth, ...rest } : { 'content-type': 'application/json', ...auth, ...rest },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  };
   return {
     platform,
     db,
     stream,
     logs,
-    async api(method, path, body, headers = {}) {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    adminKey,
+    api,
+    async newKey(scopes, user = {}) {
+      const r = await api('POST', '/api/v1/api-keys', { name: `test ${scopes.join(' ')}`, scopes, ...user });
+      if (r.status !== 201) throw new Error(`creating a key failed: ${r.status} ${JSON.stringify(r.json)}`);
+      return r.json.key as string;
     },
     async close() {
       await platform.stop();

@@ -12,13 +12,13 @@ describe('webhooks through the whole platform', () => {
     await e2e?.close();
   });
 
-  const WEBHOOK_KEYS = ['_id', 'body', 'collection', 'created_at', 'enabled', 'headers', 'updated_at', 'url', 'version'];
+  const WEBHOOK_KEYS = ['_id', 'body', 'collection', 'created_at', 'created_by_name', 'enabled', 'headers', 'updated_at', 'url', 'version'];
 
   it('PUT upserts by collection: 200 with every field, again updates the same record', async () => {
     const first = await e2e.api('PUT', '/api/v1/webhooks', { collection: 'products', url: 'https://example.com/h' });
     expect(first.status).toBe(200);
     expect(Object.keys(first.json).sort()).toEqual([...WEBHOOK_KEYS, 'secret'].sort());
-    expect(first.json).toMatchObject({ collection: 'products', url: 'https://example.com/h', headers: [], body: [], enabled: true, version: 1 });
+    expect(first.json).toMatchObject({ collection: 'products', url: 'https://example.com/h', headers: [], body: [], enabled: true, version: 1, created_by_name: 'admin' });
     expect(first.json._id).toMatch(/^[0-9a-f]{24}$/);
     expect(first.json.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(first.headers.get('etag')).toBe('"1"');

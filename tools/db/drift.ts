@@ -4,10 +4,12 @@ import 'reflect-metadata';
 import { detectDrift, type AppDataSourceOptions } from '@pim/db';
 import { createTestDatabase } from '@pim/testing';
 import { dataSourceOptions as webhooks } from '../../apps/webhooks/src/data-source';
+import { dataSourceOptions as gateway } from '../../apps/gateway/src/data-source';
 
 /** Apps that own a schema, by name. A new app with a schema joins with one line. */
 export const schemaOwners: Record<string, (url: string) => AppDataSourceOptions> = {
   webhooks,
+  gateway,
 };
 
 async function main(): Promise<void> {

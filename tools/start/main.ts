@@ -1,6 +1,8 @@
 // `npm start`: the whole platform on this machine, configured by environment variables (see
 // the README's configuration table). A thin wrapper over Platform in platform.ts.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 import { Platform, ROOT } from './platform';
 import { redactUrl } from './postgres';
 import { StartAborted, StartError } from './wait';
@@ -24,10 +26,27 @@ function intFromEnv(name: string, max = Number.MAX_SAFE_INTEGER): number | undef
   return value;
 }
 
+/**
+ * The first admin key: PIM_BOOTSTRAP_API_KEY when set; otherwise generated on the first start,
+ * kept in <data>/bootstrap-api-key (mode 600) and printed that once.
+ */
+function bootstrapKey(dataDir: string): { key: string; file?: string; isNew: boolean } {
+  if (process.env.PIM_BOOTSTRAP_API_KEY) return { key: process.env.PIM_BOOTSTRAP_API_KEY, isNew: false };
+  const file = resolve(dataDir, 'bootstrap-api-key');
+  if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), file, isNew: false };
+  mkdirSync(dataDir, { recursive: true });
+  const { token } = newToken();
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { key: token, file, isNew: true };
+}
+
 async function main(): Promise<void> {
   const env = process.env;
   const dataDir = resolve(ROOT, env.PIM_DATA_DIR || '.data');
+  const admin = bootstrapKey(dataDir);
   const platform = new Platform({
+    env: { PIM_BOOTSTRAP_API_KEY: admin.key },
     databaseUrl: env.DATABASE_URL || undefined,
     natsUrl: env.NATS_URL || undefined,
     dataDir,
@@ -68,6 +87,9 @@ async function main(): Promise<void> {
     say(`  Postgres  ${where(redactUrl(up.databaseUrl), !env.DATABASE_URL, resolve(dataDir, 'postgres'))}`);
     say(`  NATS      ${where(up.natsUrl, !env.NATS_URL, resolve(dataDir, 'nats'))}`);
     say(`  apps      ${Object.entries(up.ports).map(([name, port]) => `${name} :${port}`).join(', ')}`);
+    if (admin.isNew) say(`  admin API key (shown once; kept in ${admin.file}): ${admin.key}`);
+    else if (admin.file) say(`  admin API key: in ${admin.file}`);
+    else say('  admin API key: PIM_BOOTSTRAP_API_KEY');
     say('Ctrl-C stops everything.');
   } catch (err) {
     if (err instanceof StartAborted) return; // a signal arrived; onSignal finishes the stop and exits

@@ -1,41 +1,73 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
+import cors from 'cors';
+import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
+import { UnavailableError } from '@pim/errors';
 import type { Logger } from '@pim/logging';
 import { currentContext } from '@pim/logging';
 import type { HealthChecker } from '@pim/rpc';
 import { Api } from './http/route';
-import { errorHandler, notFoundHandler, requireJson } from './http/errors';
+import { errorHandler, notFoundHandler, requireJson, sendError } from './http/errors';
 import { requestContext } from './http/request-context';
 import { buildDocument, createRegistry } from './openapi/document';
 import { webhookRoutes, type WebhooksClient } from './routes/webhooks';
 import { collectionRoutes } from './routes/collections';
+import { apiKeyRoutes } from './routes/api-keys';
+import { gate } from './auth/gate';
+import type { ApiKeyService } from './auth/api-key.service';
+import type { RateLimiter } from './rate-limit/rate-limit';
+import type { IdempotencyService } from './idempotency/idempotency.service';
 
 /** The base path of the public API. */
 export const API_BASE = '/api/v1';
+
+/** Paths that answer without an API key: health, the OpenAPI document and the docs page. */
+export const PUBLIC_PATHS = ['/healthz', '/readyz', `${API_BASE}/openapi.json`, '/docs'];
 
 /** What the gateway needs to serve. */
 export interface GatewayDeps {
   logger: Logger;
   webhooks: WebhooksClient;
+  keys: ApiKeyService;
+  idempotency: IdempotencyService;
+  rateLimits: { perKey: RateLimiter; perIp: RateLimiter };
   /** gRPC health of each app behind the gateway, for /readyz. */
   dependencies: Record<string, HealthChecker>;
   jsonBodyLimit: string;
   maxLimit: number;
   defaultLimit: number;
   publicUrl: string;
+  corsOrigins: string[];
+  requestTimeoutMs: number;
+  trustProxyHops: number;
+}
+
+/** Answers 503 when a request is not answered in time (the work itself is bounded by gRPC deadlines). */
+function requestTimeout(ms: number): RequestHandler {
+  return (_req, res, next) => {
+    const timer = setTimeout(() => {
+      if (!res.headersSent) {
+        sendError(res, new UnavailableError(`The request was not answered within ${ms} ms`, { title: 'Request timed out', retryAfter: 1 }));
+      }
+    }, ms);
+    res.once('finish', () => clearTimeout(timer));
+    res.once('close', () => clearTimeout(timer));
+    next();
+  };
 }
 
 /** The express application: middleware, routes, OpenAPI document and docs page. */
-export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolean): void } {
-  const app = express() as Express & { setReady(ready: boolean): void };
+export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolean): void; api: Api } {
+  const app = express() as Express & { setReady(ready: boolean): void; api: Api };
   let ready = false;
   app.setReady = (r: boolean) => {
     ready = r;
   };
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.set('trust proxy', false);
+  app.set('trust proxy', deps.trustProxyHops);
+  app.use(helmet());
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -54,24 +86,42 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
       genReqId: (_req, res) => (res as express.Response).locals?.requestId ?? currentContext()?.requestId ?? '',
       customProps: () => ({ request_id: currentContext()?.requestId }),
       serializers: {
-        req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: req.url }),
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
     }),
   );
+  app.use(
+    cors({
+      origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false,
+      exposedHeaders: ['ETag', 'Location', 'X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Idempotent-Replayed'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'],
+      maxAge: 600,
+    }),
+  );
 
   const registry = createRegistry();
-  const api = new Api(registry, API_BASE);
-  webhookRoutes(api, deps.webhooks, { maxLimit: deps.maxLimit, defaultLimit: deps.defaultLimit });
+  const api = new Api(registry, API_BASE, deps.idempotency);
+  const limits = { maxLimit: deps.maxLimit, defaultLimit: deps.defaultLimit };
+  webhookRoutes(api, deps.webhooks, limits);
   collectionRoutes(api);
+  apiKeyRoutes(api, deps.keys, limits);
   const document = buildDocument(registry, `${deps.publicUrl}`);
+  app.api = api;
 
   app.get(`${API_BASE}/openapi.json`, (_req, res) => {
     res.json(document);
   });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: `${API_BASE}/openapi.json` }, customSiteTitle: 'PIM platform API' }));
 
-  app.use(API_BASE, requireJson(), express.json({ limit: deps.jsonBodyLimit, type: ['application/json', 'application/*+json'] }), api.router);
+  app.use(
+    API_BASE,
+    requestTimeout(deps.requestTimeoutMs),
+    gate({ keys: deps.keys, perKey: deps.rateLimits.perKey, perIp: deps.rateLimits.perIp }),
+    requireJson(),
+    express.json({ limit: deps.jsonBodyLimit, type: ['application/json', 'application/*+json'] }),
+    api.router,
+  );
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));
   return app;

@@ -11,6 +11,18 @@ export const gatewayConfigSchema = baseSchema.extend({
   JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb, 512kb or 1048576b').default('1mb'),
   PAGE_SIZE_MAX: positiveInt(100),
   PAGE_SIZE_DEFAULT: positiveInt(25),
+  /** An admin key that must exist (created at start if missing); `npm start` generates one on first start. */
+  PIM_BOOTSTRAP_API_KEY: z.string().regex(/^pim_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/, 'must look like pim_<12 lowercase letters or digits>_<43 base64url characters>').optional(),
+  RATE_LIMIT_PER_MINUTE: positiveInt(600),
+  /** Requests a minute from one IP address without a valid key. */
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: positiveInt(60),
+  /** Comma-separated origins allowed by CORS; empty allows none (server-to-server callers need none). */
+  CORS_ORIGINS: z.string().default(''),
+  /** A request that has not been answered by then gets a 503 error object. */
+  REQUEST_TIMEOUT_MS: positiveInt(30_000),
+  IDEMPOTENCY_RETENTION_HOURS: positiveInt(24),
+  /** Trust X-Forwarded-For from this many proxies in front of the gateway (for per-IP limits). */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 });
 
 /** Parsed environment of the gateway. */

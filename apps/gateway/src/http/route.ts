@@ -1,8 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import { z, type ZodType } from 'zod';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { ValidationError, fromZodError } from '@pim/errors';
+import { AuthenticationError, ValidationError, fromZodError } from '@pim/errors';
 import { ERROR_DESCRIPTIONS, errorObjectSchema } from '../openapi/errors';
+import { authorize, type Principal, type Scope } from '../auth/scopes';
+import { requestHash, type IdempotencyService } from '../idempotency/idempotency.service';
 
 /** What a route handler returns; the route writes it. */
 export interface RouteResult {
@@ -18,6 +20,7 @@ export interface RouteInput<B> {
   body: B;
   headers: Request['headers'];
   path: string;
+  principal: Principal;
 }
 
 /** One REST route: its HTTP binding, its OpenAPI description and its handler, declared together. */
@@ -26,6 +29,8 @@ export interface RouteSpec<B extends ZodType | undefined = undefined> {
   /** Express path under the API base, e.g. `/webhooks/:id`. */
   path: string;
   operationId: string;
+  /** The scope a caller's key needs; declared here so no route is open by accident. */
+  scope: Scope;
   summary: string;
   description?: string;
   tags: string[];
@@ -41,40 +46,89 @@ export interface RouteSpec<B extends ZodType | undefined = undefined> {
   handler: (input: RouteInput<B extends ZodType ? z.infer<B> : undefined>) => Promise<RouteResult>;
 }
 
+/** Writes a route's result; a GET whose ETag matches If-None-Match gets 304 without a body. */
+function send(res: Response, req: Request, result: RouteResult): void {
+  if (res.headersSent) return; // the request timed out and was already answered
+  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+  const etag = result.headers?.ETag;
+  if (req.method === 'GET' && etag && result.status === 200) {
+    const inm = req.get('if-none-match');
+    if (inm && (inm.trim() === '*' || inm.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag))) {
+      res.status(304).end();
+      return;
+    }
+  }
+  if (result.body === undefined) res.status(result.status).end();
+  else res.status(result.status).json(result.body);
+}
+
 const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+/** A declared route: what the route census checks. */
+export interface DeclaredRoute {
+  method: string;
+  /** Full express path, e.g. /api/v1/webhooks/:id. */
+  path: string;
+  scope: Scope;
+}
+
+const idempotencyKeyHeader = z
+  .string()
+  .min(1)
+  .max(255)
+  .optional()
+  .meta({ description: 'Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409', example: '8f14e45f-ceea-467f-a0e8-3f1b5d2e6b4a' });
+
+/** Name of the security scheme in the OpenAPI document. */
+export const SECURITY_SCHEME = 'apiKey';
 
 /** A router whose every route is also registered in the OpenAPI document. */
 export class Api {
   readonly router = Router();
+  readonly declared: DeclaredRoute[] = [];
 
-  constructor(private readonly registry: OpenAPIRegistry, private readonly base: string) {}
+  constructor(
+    private readonly registry: OpenAPIRegistry,
+    private readonly base: string,
+    private readonly idempotency?: IdempotencyService,
+  ) {}
 
   /** Declares a route once: express handler + OpenAPI operation. */
   route<B extends ZodType | undefined = undefined>(spec: RouteSpec<B>): void {
     this.registry.registerPath(this.describe(spec));
+    this.declared.push({ method: spec.method, path: `${this.base}${spec.path}`, scope: spec.scope });
     this.router[spec.method](spec.path, async (req: Request, res: Response) => {
+      const principal = res.locals.principal as Principal | undefined;
+      if (!principal) throw new AuthenticationError('This route needs an API key');
+      authorize(principal, spec.scope);
       let body: unknown = undefined;
       if (spec.body) {
-        if (req.body === undefined) {
-          throw new ValidationError('This request needs a JSON body', {
-            title: 'Missing body',
-            solution: 'Send a JSON object with "Content-Type: application/json"',
-          });
-        }
         const parsed = spec.body.safeParse(req.body);
-        if (!parsed.success) throw fromZodError(parsed.error);
+        if (!parsed.success) {
+          if (req.body === undefined) {
+            throw new ValidationError('This request needs a JSON body', {
+              title: 'Missing body',
+              solution: 'Send a JSON object with "Content-Type: application/json"',
+            });
+          }
+          throw fromZodError(parsed.error);
+        }
         body = parsed.data;
       }
-      const result = await spec.handler({
-        params: req.params as Record<string, string>,
-        query: req.query as Record<string, unknown>,
-        body: body as never,
-        headers: req.headers,
-        path: `${this.base}${req.path}`,
-      });
-      for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-      if (result.body === undefined) res.status(result.status).end();
-      else res.status(result.status).json(result.body);
+      const path = `${this.base}${req.path}`;
+      const run = () =>
+        spec.handler({ params: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: body as never, headers: req.headers, path, principal });
+      const idempotencyKey = req.get('idempotency-key');
+      if (spec.method === 'post' && idempotencyKey !== undefined && this.idempotency) {
+        const hash = requestHash(req.method, path, req.body ?? null);
+        const { response, replayed } = await this.idempotency.run(principal.keyId, idempotencyKey, hash, async () => {
+          const r = await run();
+          return { status: r.status, headers: r.headers ?? {}, body: r.body };
+        });
+        if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+        return send(res, req, response);
+      }
+      return send(res, req, await run());
     });
   }
 
@@ -83,12 +137,13 @@ export class Api {
     const params = pathParams.length
       ? z.object(Object.fromEntries(pathParams.map((p) => [p, z.string().regex(/^[0-9a-f]{24}$/).max(24).meta({ description: 'Record id (24 lowercase hex)', example: '6740a1b2c3d4e5f601234567' })])))
       : undefined;
-    const statuses = new Set<number>([400, 500, 503, ...(spec.errors ?? [])]);
+    const statuses = new Set<number>([400, 401, 403, 429, 500, 503, ...(spec.errors ?? [])]);
     if (pathParams.length) statuses.add(404);
     if (spec.body) {
       statuses.add(413);
       statuses.add(415);
     }
+    if (spec.method === 'post') statuses.add(409);
     const responses: RouteConfig['responses'] = {};
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = {
@@ -105,12 +160,13 @@ export class Api {
       path: `${this.base}${toOpenApiPath(spec.path)}`,
       operationId: spec.operationId,
       summary: spec.summary,
-      description: spec.description,
+      description: `${spec.description ? `${spec.description}\n\n` : ''}Needs scope \`${spec.scope}\`${spec.scope === 'admin' || spec.scope === 'authenticated' ? '' : ' (or `admin`)'}.`,
       tags: spec.tags,
+      security: [{ [SECURITY_SCHEME]: spec.scope === 'authenticated' ? [] : [spec.scope] }],
       request: {
         params,
         query: spec.query,
-        headers: spec.requestHeaders,
+        headers: spec.method === 'post' ? (spec.requestHeaders ?? z.object({})).extend({ 'idempotency-key': idempotencyKeyHeader }) : spec.requestHeaders,
         body: spec.body ? { required: true, content: { 'application/json': { schema: spec.body } } } : undefined,
       },
       responses,

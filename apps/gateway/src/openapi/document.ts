@@ -1,8 +1,16 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { SECURITY_SCHEME } from '../http/route';
 
 /** The registry every route declares itself in. */
 export function createRegistry(): OpenAPIRegistry {
-  return new OpenAPIRegistry();
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', SECURITY_SCHEME, {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'pim_<prefix>_<secret>',
+    description: 'An API key in the Authorization header: `Authorization: Bearer pim_<prefix>_<secret>`. Each route names the scope it needs.',
+  });
+  return registry;
 }
 
 /** The OpenAPI 3.1 document of everything registered. */

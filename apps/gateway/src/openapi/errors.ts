@@ -20,11 +20,14 @@ export const errorObjectSchema = z
 /** Standard descriptions of error statuses. */
 export const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request (body, query, filter or id)',
+  401: 'Missing, unknown, revoked or expired API key',
+  403: 'The API key lacks the scope this route needs',
   404: 'No such record or route',
   409: 'Conflict with the current state (e.g. a unique value taken)',
   412: 'If-Match does not match the current version',
   413: 'Body larger than the limit',
   415: 'Body is not JSON',
+  429: 'Rate limit exceeded; retry after Retry-After seconds',
   500: 'Unexpected error (reported with its request_id)',
   503: 'A dependency is unavailable; retry after Retry-After seconds',
 };

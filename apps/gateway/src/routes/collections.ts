@@ -16,6 +16,7 @@ export function collectionRoutes(api: Api): void {
     method: 'get',
     path: '/collections',
     operationId: 'listCollections',
+    scope: 'authenticated',
     summary: 'List the collections webhooks can subscribe to',
     tags: ['Webhooks'],
     responses: { 200: { description: 'Every collection', schema: z.strictObject({ data: z.array(collectionSchema).max(100) }) } },

@@ -15,6 +15,7 @@ import {
 import type { Api } from '../http/route';
 import { etag, expectedVersion } from '../http/conditional';
 import { listQuerySchema, toProtoListQuery } from '../http/list';
+import { envelopeSchema } from '../openapi/envelope';
 
 /** The webhooks app's client as the gateway uses it. */
 export type WebhooksClient = PromiseClient<pb.WebhooksServiceClient>;
@@ -57,22 +58,7 @@ const etagHeaders = z.object({ ETag: z.string().max(32).meta({ description: 'Ver
 const TAGS = ['Webhooks'];
 
 /** Envelope of a webhooks list (interface 2.15). */
-export const webhookListSchema = z
-  .strictObject({
-    page: z.number().int(),
-    skip: z.number().int(),
-    limit: z.number().int(),
-    sort: z.record(z.string(), z.enum(['asc', 'desc'])),
-    pages: z.number().int(),
-    total: z.number().int(),
-    next: z.boolean(),
-    previous: z.boolean(),
-    nextUrl: z.string().max(4000),
-    previousUrl: z.union([z.string().max(4000), z.literal(false)]),
-    filters: z.record(z.string(), z.unknown()),
-    data: z.array(webhookSchema).max(100),
-  })
-  .meta({ id: 'WebhookList', description: 'A page of webhooks (interface 2.15)' });
+export const webhookListSchema = envelopeSchema('WebhookList', webhookSchema);
 
 /** Declares the webhook routes (interface 4.1, 4.2 and the id-based routes beside them). */
 export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLimit: number; defaultLimit: number }): void {
@@ -80,6 +66,7 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     method: 'put',
     path: '/webhooks',
     operationId: 'upsertWebhook',
+    scope: 'webhooks:write',
     summary: 'Create or update the webhook of a collection',
     description: 'Upserts by `collection` (interface 4.1): creates the webhook when the collection has none (the response then carries its signing `secret`, shown only once), otherwise writes the given fields onto it; omitted fields keep their values.',
     tags: TAGS,
@@ -98,6 +85,7 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     method: 'get',
     path: '/webhooks',
     operationId: 'listWebhooks',
+    scope: 'webhooks:read',
     summary: 'List webhooks',
     description: 'Pagination, sorting, filters and `_search` as in every list (interface 4.2).',
     tags: TAGS,
@@ -115,6 +103,7 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     method: 'post',
     path: '/webhooks',
     operationId: 'createWebhook',
+    scope: 'webhooks:write',
     summary: 'Create a webhook',
     description: 'The response carries the signing `secret` (whsec_…); it is shown only here.',
     tags: TAGS,
@@ -132,6 +121,7 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     method: 'get',
     path: '/webhooks/:id',
     operationId: 'getWebhook',
+    scope: 'webhooks:read',
     summary: 'Get a webhook',
     tags: TAGS,
     responses: { 200: { description: 'The webhook', schema: webhookSchema, headers: etagHeaders } },
@@ -145,6 +135,7 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     method: 'put',
     path: '/webhooks/:id',
     operationId: 'replaceWebhook',
+    scope: 'webhooks:write',
     summary: 'Replace a webhook',
     description: 'Replaces every writable field; omitted optional fields return to their defaults.',
     tags: TAGS,
@@ -164,6 +155,7 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     method: 'patch',
     path: '/webhooks/:id',
     operationId: 'patchWebhook',
+    scope: 'webhooks:write',
     summary: 'Patch a webhook',
     description: 'JSON merge patch (RFC 7396): fields present are written, `url: null` removes the URL.',
     tags: TAGS,
@@ -183,6 +175,7 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     method: 'delete',
     path: '/webhooks/:id',
     operationId: 'deleteWebhook',
+    scope: 'webhooks:write',
     summary: 'Delete a webhook',
     description: 'Soft delete: the webhook stops receiving events and vanishes from gets and lists.',
     tags: TAGS,

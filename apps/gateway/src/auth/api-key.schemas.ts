@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { declareResource } from '@pim/query';
+import { dateTimeSchema, objectIdSchema } from '@pim/resources';
+import { grantableScopes, isGrantableScope } from './scopes';
+
+/** Body of POST /api-keys. */
+export const apiKeyInputSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).meta({ description: 'What the key is for', example: 'ERP integration' }),
+    scopes: z
+      .array(z.string().max(64).refine(isGrantableScope, { message: 'must be admin or <collection>:read|write of a known collection' }))
+      .min(1)
+      .max(100)
+      .meta({ description: `Scopes granted: ${grantableScopes().slice(0, 5).join(', ')}, …`, example: ['webhooks:read', 'products:write'] }),
+    user_id: objectIdSchema.optional().meta({ description: 'The user the key acts for (fills created_by_name, deleted_by, last_interaction)' }),
+    user_name: z.string().trim().min(1).max(200).optional().meta({ example: 'Ana Souza' }),
+    expires_at: dateTimeSchema.optional().meta({ description: 'After this instant the key stops working' }),
+  })
+  .meta({ id: 'ApiKeyInput' });
+
+/** An API key as the API shows it (never its secret). */
+export const apiKeySchema = z
+  .strictObject({
+    _id: objectIdSchema,
+    name: z.string().max(100),
+    prefix: z.string().max(12).meta({ description: 'The public part of the key: pim_<prefix>_…', example: 'k3x9q2m7a1b8' }),
+    scopes: z.array(z.string().max(64)).max(100),
+    user_id: z.string().max(24).optional(),
+    user_name: z.string().max(200).optional(),
+    expires_at: dateTimeSchema.optional(),
+    last_used_at: dateTimeSchema.optional(),
+    revoked: z.boolean(),
+    revoked_at: dateTimeSchema.optional(),
+    version: z.number().int(),
+    created_at: dateTimeSchema,
+    updated_at: dateTimeSchema,
+    created_by_name: z.string().max(200).optional(),
+  })
+  .meta({ id: 'ApiKey' });
+
+/** An API key with its full token, returned once (creation, rotation). */
+export const apiKeyWithTokenSchema = apiKeySchema
+  .extend({ key: z.string().max(80).meta({ description: 'The full key; shown only in this response', example: 'pim_k3x9q2m7a1b8_Jx1…' }) })
+  .meta({ id: 'ApiKeyWithToken' });
+
+/** Writable fields of an API key. */
+export type ApiKeyInput = z.infer<typeof apiKeyInputSchema>;
+/** An API key as the API shows it. */
+export type ApiKeyView = z.infer<typeof apiKeySchema>;
+
+/** Fields of the API key list. */
+export const apiKeyListDecl = declareResource({
+  collection: 'api_keys',
+  fields: {
+    _id: { type: 'id' },
+    name: { type: 'string', searchable: true },
+    prefix: { type: 'string' },
+    scopes: { type: 'string[]' },
+    user_id: { type: 'string' },
+    user_name: { type: 'string', searchable: true },
+    expires_at: { type: 'date' },
+    last_used_at: { type: 'date' },
+    revoked: { type: 'boolean' },
+    created_at: { type: 'date' },
+    updated_at: { type: 'date' },
+  },
+});

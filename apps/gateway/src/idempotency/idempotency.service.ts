@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { ConflictError, ValidationError, toPimError } from '@pim/errors';
+import { IdempotencyRecord } from './idempotency.entity';
+
+/** A response as stored and replayed. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** JSON with object keys sorted, so equal bodies hash equally whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The fingerprint of a request: two requests "are the same" when these match. */
+export function requestHash(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonical(body)}`).digest('hex');
+}
+
+/**
+ * Idempotency-Key on POST: the first request with a key runs and its response (below 500) is
+ * stored for the retention period; the same key and request replays it; the same key with another
+ * request is a 409; concurrent requests with one key run once (the others wait for the first).
+ */
+export class IdempotencyService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly opts: { retentionMs: number; waitMs: number; pollMs?: number } = { retentionMs: 24 * 3600_000, waitMs: 30_000 },
+  ) {}
+
+  /** Runs exec once per (owner, key); returns its response and whether this one was a replay. */
+  async run(owner: string, key: string, hash: string, exec: () => Promise<StoredResponse>): Promise<{ response: StoredResponse; replayed: boolean }> {
+    if (!KEY.test(key)) {
+      throw new ValidationError('Idempotency-Key must be 1 to 255 visible ASCII characters', {
+        title: 'Invalid Idempotency-Key',
+        details: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
+      });
+    }
+    const deadline = Date.now() + this.opts.waitMs;
+    for (;;) {
+      const claimed = await this.ds.query(
+        `INSERT INTO idempotency_records (owner, key, request_hash, created_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (owner, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, created_at = now(),
+           response_status = NULL, response_headers = NULL, response_body = NULL
+         WHERE idempotency_records.created_at < now() - make_interval(secs => $4)
+         RETURNING key`,
+        [owner, key, hash, this.opts.retentionMs / 1000],
+      );
+      if (claimed.length > 0) return { response: await this.execute(owner, key, exec), replayed: false };
+
+      const [row] = (await this.ds.query('SELECT request_hash, response_status, response_headers, response_body FROM idempotency_records WHERE owner = $1 AND key = $2', [owner, key])) as IdempotencyRecord[];
+      if (!row) continue; // the first request failed and released the key: claim it now
+      if (row.request_hash !== hash) {
+        throw new ConflictError('This Idempotency-Key was already used with a different request', {
+          title: 'Idempotency-Key reused',
+          solution: 'Use a new Idempotency-Key for a different request, or resend exactly the first request',
+        });
+      }
+      if (row.response_status !== null) {
+        return { response: { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body }, replayed: true };
+      }
+      if (Date.now() > deadline) {
+        throw new ConflictError('A request with this Idempotency-Key is still being processed', {
+          title: 'Request in progress',
+          solution: 'Retry the same request a little later to receive its response',
+          retryAfter: 1,
+        });
+      }
+      await new Promise((r) => setTimeout(r, this.opts.pollMs ?? 50));
+    }
+  }
+
+  /** Deletes records past the retention period (any replica may run it). */
+  async purgeExpired(): Promise<void> {
+    await this.ds.query(`DELETE FROM idempotency_records WHERE created_at < now() - make_interval(secs => $1)`, [this.opts.retentionMs / 1000]);
+  }
+
+  private async execute(owner: string, key: string, exec: () => Promise<StoredResponse>): Promise<StoredResponse> {
+    let response: StoredResponse;
+    try {
+      response = await exec();
+    } catch (err) {
+      // Client errors are the request's answer and are kept; server errors release the key so a retry can run.
+      const pim = toPimError(err);
+      if (pim.status >= 500) {
+        await this.release(owner, key);
+        throw err;
+      }
+      response = { status: pim.status, headers: {}, body: pim.toObject() };
+    }
+    if (response.status >= 500) {
+      await this.release(owner, key);
+      return response;
+    }
+    await this.ds.query('UPDATE idempotency_records SET response_status = $3, response_headers = $4, response_body = $5 WHERE owner = $1 AND key = $2', [
+      owner,
+      key,
+      response.status,
+      JSON.stringify(response.headers),
+      JSON.stringify(response.body ?? null),
+    ]);
+    return response;
+  }
+
+  private async release(owner: string, key: string): Promise<void> {
+    await this.ds.query('DELETE FROM idempotency_records WHERE owner = $1 AND key = $2 AND response_status IS NULL', [owner, key]).catch(() => undefined);
+  }
+}
