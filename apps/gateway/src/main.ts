@@ -17,6 +17,8 @@ async function main(): Promise<void> {
   const ds = createDataSource(dataSourceOptions(config.DATABASE_URL));
   await ds.initialize();
   const limiterPool = new Pool({ connectionString: config.DATABASE_URL, max: 10, application_name: 'pim-gateway-ratelimit' });
+  // An idle connection the server drops (restart, failover) must not crash the process; the pool replaces it.
+  limiterPool.on('error', (err) => logger.warn({ err: err.message }, 'rate-limit pool connection lost'));
 
   const keys = new ApiKeyService(ds);
   if (config.PIM_BOOTSTRAP_API_KEY) await keys.ensureBootstrap(config.PIM_BOOTSTRAP_API_KEY);

@@ -37,6 +37,12 @@ export async function createTestDatabase(label = 'test'): Promise<TestDatabase> 
     name,
     url: withDatabase(testServerUrl(), name),
     drop: () => admin(async (c) => {
+      // Give connections that are closing a moment to go, then force out any that remain.
+      for (let i = 0; i < 20; i++) {
+        const r = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (r.rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     }),
   };
