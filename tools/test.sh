@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What `npm test` runs, in order, stopping at the first failure:
-#   lint, type-check, proto checks, database drift, unit, integration, end-to-end tests.
+#   lint, type-check, proto checks, OpenAPI document/client check, database drift, unit,
+#   integration, end-to-end tests.
 # Integration test files each use their own database and stream names, so jest runs them on two
 # workers (the machine has two cores and the tests mostly wait on Postgres and NATS). Each
 # end-to-end file starts a whole platform (every app as a process), so those run one at a time.
@@ -14,6 +15,7 @@ steps=(
   "proto lint|npm run proto:lint"
   "proto generated code up to date|npm run proto:check"
   "proto breaking changes|npm run proto:breaking"
+  "OpenAPI document and generated client up to date|npm run openapi:check"
   "database drift|npm run db:drift"
   "unit tests|npx jest --selectProjects unit"
   "integration tests|npx jest --selectProjects integration --maxWorkers=2"

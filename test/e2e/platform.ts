@@ -1,3 +1,4 @@
+import { createPimClient, type PimClient, type Schema } from '@pim/api-client';
 import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
 import { startPlatform, type RunningPlatform } from '../../tools/start';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
@@ -11,7 +12,11 @@ export interface E2E {
   logs: string[];
   /** The platform's bootstrap admin key. */
   adminKey: string;
-  /** An HTTP call with the admin key unless `authorization` is given ('' sends none). */
+  /** The typed API client (generated from the OpenAPI document) with the admin key. */
+  client: PimClient;
+  /** A typed API client with another key, or with none. */
+  clientWith(apiKey?: string): PimClient;
+  /** A raw HTTP call (for what the typed client cannot send: malformed JSON, wrong types, other content types), with the admin key unless `authorization` is given ('' sends none). */
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }>;
   /** Creates a key with these scopes (and user) through the API and returns its token. */
   newKey(scopes: string[], user?: { user_id?: string; user_name?: string }): Promise<string>;
@@ -50,17 +55,21 @@ export async function startE2E(label: string, env: Record<string, string> = {}):
     const text = await res.text();
     return { status: res.status, headers: res.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
+  const clientWith = (apiKey?: string) => createPimClient({ baseUrl: base, apiKey });
+  const client = clientWith(adminKey);
   return {
     platform,
     db,
     stream,
     logs,
     adminKey,
+    client,
+    clientWith,
     api,
     async newKey(scopes, user = {}) {
-      const r = await api('POST', '/api/v1/api-keys', { name: `test ${scopes.join(' ')}`, scopes, ...user });
-      if (r.status !== 201) throw new Error(`creating a key failed: ${r.status} ${JSON.stringify(r.json)}`);
-      return r.json.key as string;
+      const { data, error, response } = await client.POST('/api/v1/api-keys', { body: { name: `test ${scopes.join(' ')}`, scopes: scopes as Schema<'ApiKeyInput'>['scopes'], ...user } });
+      if (!data) throw new Error(`creating a key failed: ${response.status} ${JSON.stringify(error)}`);
+      return data.key;
     },
     async close() {
       await platform.stop();

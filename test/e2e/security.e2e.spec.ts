@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { createPimClient } from '@pim/api-client';
 import { startE2E, type E2E } from './platform';
 
 const root = join(__dirname, '..', '..');
@@ -55,45 +56,46 @@ describe('gateway security through the whole platform', () => {
   });
 
   it('refuses calls without a key, lets a read key list but not write, and stops a revoked key', async () => {
-    const anonymous = await e2e.api('GET', '/api/v1/webhooks', undefined, { authorization: '' });
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.json).toMatchObject({ code: 401, kind: 'authentication', name: 'AuthenticationError' });
+    const anonymous = await e2e.clientWith().GET('/api/v1/webhooks');
+    expect(anonymous.response.status).toBe(401);
+    expect(anonymous.error).toMatchObject({ code: 401, kind: 'authentication', name: 'AuthenticationError' });
 
-    const reader = await e2e.newKey(['webhooks:read']);
-    expect((await e2e.api('GET', '/api/v1/webhooks', undefined, { authorization: `Bearer ${reader}` })).status).toBe(200);
-    const put = await e2e.api('PUT', '/api/v1/webhooks', { collection: 'products' }, { authorization: `Bearer ${reader}` });
-    expect(put.status).toBe(403);
+    const reader = e2e.clientWith(await e2e.newKey(['webhooks:read']));
+    expect((await reader.GET('/api/v1/webhooks')).response.status).toBe(200);
+    const put = await reader.PUT('/api/v1/webhooks', { body: { collection: 'products' } });
+    expect(put.response.status).toBe(403);
+    expect(put.error?.name).toBe('AuthorizationError');
 
-    const created = await e2e.api('POST', '/api/v1/api-keys', { name: 'temp', scopes: ['webhooks:read'] });
-    const token = created.json.key as string;
-    expect((await e2e.api('GET', '/api/v1/webhooks', undefined, { authorization: `Bearer ${token}` })).status).toBe(200);
-    expect((await e2e.api('DELETE', `/api/v1/api-keys/${created.json._id}`)).status).toBe(204);
-    expect((await e2e.api('GET', '/api/v1/webhooks', undefined, { authorization: `Bearer ${token}` })).status).toBe(401);
+    const created = await e2e.client.POST('/api/v1/api-keys', { body: { name: 'temp', scopes: ['webhooks:read'] } });
+    expect(created.response.status).toBe(201);
+    const { _id: id, key } = created.data!;
+    const temp = e2e.clientWith(key);
+    expect((await temp.GET('/api/v1/webhooks')).response.status).toBe(200);
+    expect((await e2e.client.DELETE('/api/v1/api-keys/{id}', { params: { path: { id } } })).response.status).toBe(204);
+    expect((await temp.GET('/api/v1/webhooks')).response.status).toBe(401);
   });
 
   it("fills created_by_name and deleted_by from the key's user", async () => {
-    const writer = await e2e.newKey(['webhooks:write'], { user_id: '6740a1b2c3d4e5f601234567', user_name: 'Maria Silva' });
-    const auth = { authorization: `Bearer ${writer}` };
-    const created = await e2e.api('POST', '/api/v1/webhooks', { collection: 'brands' }, auth);
-    expect(created.json.created_by_name).toBe('Maria Silva');
-    expect((await e2e.api('DELETE', `/api/v1/webhooks/${created.json._id}`, undefined, auth)).status).toBe(204);
+    const writer = e2e.clientWith(await e2e.newKey(['webhooks:write'], { user_id: '6740a1b2c3d4e5f601234567', user_name: 'Maria Silva' }));
+    const created = await writer.POST('/api/v1/webhooks', { body: { collection: 'brands' } });
+    expect(created.data?.created_by_name).toBe('Maria Silva');
+    const id = created.data!._id;
+    expect((await writer.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } } })).response.status).toBe(204);
     const c = new Client({ connectionString: e2e.platform.databaseUrl });
     await c.connect();
-    const rows = await c.query('SELECT deleted_by FROM webhooks.webhooks WHERE _id = $1', [created.json._id]);
+    const rows = await c.query('SELECT deleted_by FROM webhooks.webhooks WHERE _id = $1', [id]);
     await c.end();
     expect(rows.rows[0].deleted_by).toBe('Maria Silva');
   });
 
   it('lets exactly 100 of 120 burst requests through across two gateway processes', async () => {
     const key = await e2e.newKey(['webhooks:read']);
-    const gatewayBase = e2e.platform.gatewayUrl.replace(/\/api\/v1$/, '');
+    const gateways = [e2e.clientWith(key), createPimClient({ baseUrl: secondBase, apiKey: key })];
     const statuses = await Promise.all(
-      Array.from({ length: 120 }, (_, i) =>
-        fetch(`${i % 2 ? secondBase : gatewayBase}/api/v1/collections`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({
-          status: r.status,
-          retryAfter: r.headers.get('retry-after'),
-        })),
-      ),
+      Array.from({ length: 120 }, async (_, i) => {
+        const { response } = await gateways[i % 2].GET('/api/v1/collections');
+        return { status: response.status, retryAfter: response.headers.get('retry-after') };
+      }),
     );
     expect(statuses.filter((s) => s.status === 200)).toHaveLength(100);
     const limited = statuses.filter((s) => s.status === 429);
@@ -102,30 +104,32 @@ describe('gateway security through the whole platform', () => {
   });
 
   it('makes a POST with an Idempotency-Key happen once', async () => {
-    const body = { collection: 'orders', url: 'https://example.com/o' };
-    const results = await Promise.all(Array.from({ length: 10 }, () => e2e.api('POST', '/api/v1/webhooks', body, { 'idempotency-key': 'create-orders-hook' })));
-    expect(new Set(results.map((r) => r.status))).toEqual(new Set([201]));
-    expect(new Set(results.map((r) => r.json._id)).size).toBe(1);
-    expect(new Set(results.map((r) => r.json.secret)).size).toBe(1);
-    const again = await e2e.api('POST', '/api/v1/webhooks', body, { 'idempotency-key': 'create-orders-hook' });
-    expect(again.json).toEqual(results[0].json);
-    const other = await e2e.api('POST', '/api/v1/webhooks', { ...body, url: 'https://example.com/other' }, { 'idempotency-key': 'create-orders-hook' });
-    expect(other.status).toBe(409);
-    expect((await e2e.api('GET', '/api/v1/webhooks?collection=orders')).json.total).toBe(1);
+    const body = { collection: 'orders', url: 'https://example.com/o' } as const;
+    const idempotent = { header: { 'idempotency-key': 'create-orders-hook' } };
+    const results = await Promise.all(Array.from({ length: 10 }, () => e2e.client.POST('/api/v1/webhooks', { params: idempotent, body })));
+    expect(new Set(results.map((r) => r.response.status))).toEqual(new Set([201]));
+    expect(new Set(results.map((r) => r.data?._id)).size).toBe(1);
+    expect(new Set(results.map((r) => r.data?.secret)).size).toBe(1);
+    const again = await e2e.client.POST('/api/v1/webhooks', { params: idempotent, body });
+    expect(again.data).toEqual(results[0].data);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    const other = await e2e.client.POST('/api/v1/webhooks', { params: idempotent, body: { ...body, url: 'https://example.com/other' } });
+    expect(other.response.status).toBe(409);
+    expect((await e2e.client.GET('/api/v1/webhooks', { params: { query: { collection: 'orders' } } })).data?.total).toBe(1);
   });
 
   it('applies only one of two writes made with the same If-Match, and answers 304 to If-None-Match', async () => {
-    const created = await e2e.api('POST', '/api/v1/webhooks', { collection: 'families' });
-    const id = created.json._id as string;
-    const etag = created.headers.get('etag')!;
+    const created = await e2e.client.POST('/api/v1/webhooks', { body: { collection: 'families' } });
+    const id = created.data!._id;
+    const conditional = { path: { id }, header: { 'if-match': created.response.headers.get('etag')! } };
     const [a, b] = await Promise.all([
-      e2e.api('PUT', `/api/v1/webhooks/${id}`, { collection: 'families', url: 'https://a.example/h' }, { 'if-match': etag }),
-      e2e.api('PUT', `/api/v1/webhooks/${id}`, { collection: 'families', url: 'https://b.example/h' }, { 'if-match': etag }),
+      e2e.client.PUT('/api/v1/webhooks/{id}', { params: conditional, body: { collection: 'families', url: 'https://a.example/h' } }),
+      e2e.client.PUT('/api/v1/webhooks/{id}', { params: conditional, body: { collection: 'families', url: 'https://b.example/h' } }),
     ]);
-    expect([a.status, b.status].sort()).toEqual([200, 412]);
-    const got = await e2e.api('GET', `/api/v1/webhooks/${id}`);
-    expect(got.headers.get('etag')).toBe('"2"');
-    const unchanged = await e2e.api('GET', `/api/v1/webhooks/${id}`, undefined, { 'if-none-match': '"2"' });
-    expect(unchanged.status).toBe(304);
+    expect([a.response.status, b.response.status].sort()).toEqual([200, 412]);
+    const got = await e2e.client.GET('/api/v1/webhooks/{id}', { params: { path: { id } } });
+    expect(got.response.headers.get('etag')).toBe('"2"');
+    const unchanged = await e2e.client.GET('/api/v1/webhooks/{id}', { params: { path: { id }, header: { 'if-none-match': '"2"' } } });
+    expect(unchanged.response.status).toBe(304);
   });
 });

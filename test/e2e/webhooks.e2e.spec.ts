@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { eventually, startE2E, type E2E } from './platform';
 
 // HTTP → gateway → gRPC → webhooks app → Postgres schema → outbox → JetStream, driven only over HTTP.
@@ -15,74 +17,78 @@ describe('webhooks through the whole platform', () => {
   const WEBHOOK_KEYS = ['_id', 'body', 'collection', 'created_at', 'created_by_name', 'enabled', 'headers', 'updated_at', 'url', 'version'];
 
   it('PUT upserts by collection: 200 with every field, again updates the same record', async () => {
-    const first = await e2e.api('PUT', '/api/v1/webhooks', { collection: 'products', url: 'https://example.com/h' });
-    expect(first.status).toBe(200);
-    expect(Object.keys(first.json).sort()).toEqual([...WEBHOOK_KEYS, 'secret'].sort());
-    expect(first.json).toMatchObject({ collection: 'products', url: 'https://example.com/h', headers: [], body: [], enabled: true, version: 1, created_by_name: 'admin' });
-    expect(first.json._id).toMatch(/^[0-9a-f]{24}$/);
-    expect(first.json.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(first.headers.get('etag')).toBe('"1"');
+    const first = await e2e.client.PUT('/api/v1/webhooks', { body: { collection: 'products', url: 'https://example.com/h' } });
+    expect(first.response.status).toBe(200);
+    const created = first.data!;
+    expect(Object.keys(created).sort()).toEqual([...WEBHOOK_KEYS, 'secret'].sort());
+    expect(created).toMatchObject({ collection: 'products', url: 'https://example.com/h', headers: [], body: [], enabled: true, version: 1, created_by_name: 'admin' });
+    expect(created._id).toMatch(/^[0-9a-f]{24}$/);
+    expect(created.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(first.response.headers.get('etag')).toBe('"1"');
 
-    const again = await e2e.api('PUT', '/api/v1/webhooks', { collection: 'products', url: 'https://example.com/h2' });
-    expect(again.status).toBe(200);
-    expect(again.json._id).toBe(first.json._id);
-    expect(again.json.version).toBe(2);
-    expect(again.json.secret).toBeUndefined();
+    const again = await e2e.client.PUT('/api/v1/webhooks', { body: { collection: 'products', url: 'https://example.com/h2' } });
+    expect(again.response.status).toBe(200);
+    expect(again.data?._id).toBe(created._id);
+    expect(again.data?.version).toBe(2);
+    expect(again.data?.secret).toBeUndefined();
 
-    const all = await e2e.api('GET', '/api/v1/webhooks?collection=products');
-    expect(all.json.total).toBe(1);
+    const all = await e2e.client.GET('/api/v1/webhooks', { params: { query: { collection: 'products' } } });
+    expect(all.data?.total).toBe(1);
   });
 
   it('lists with filters, sort and pages in the 12-field envelope', async () => {
-    for (const c of ['orders', 'imports', 'exports']) {
-      expect((await e2e.api('POST', '/api/v1/webhooks', { collection: c, url: `https://example.com/${c}` })).status).toBe(201);
+    for (const c of ['orders', 'imports', 'exports'] as const) {
+      expect((await e2e.client.POST('/api/v1/webhooks', { body: { collection: c, url: `https://example.com/${c}` } })).response.status).toBe(201);
     }
-    expect((await e2e.api('PUT', '/api/v1/webhooks', { collection: 'brands', enabled: false })).status).toBe(200);
+    expect((await e2e.client.PUT('/api/v1/webhooks', { body: { collection: 'brands', enabled: false } })).response.status).toBe(200);
 
-    const r = await e2e.api('GET', '/api/v1/webhooks?enabled=true&sort=-created_at&page=1&limit=2');
-    expect(r.status).toBe(200);
-    expect(Object.keys(r.json)).toEqual(['page', 'skip', 'limit', 'sort', 'pages', 'total', 'next', 'previous', 'nextUrl', 'previousUrl', 'filters', 'data']);
-    expect(r.json).toMatchObject({ page: 1, skip: 0, limit: 2, sort: { created_at: 'desc' }, pages: 2, total: 4, next: true, previous: false, previousUrl: false, filters: { enabled: true } });
-    expect((r.json.data as { collection: string }[]).map((w) => w.collection)).toEqual(['exports', 'imports']);
-    const nextUrl = r.json.nextUrl as string;
-    expect(nextUrl).toContain('page=2');
+    const r = await e2e.client.GET('/api/v1/webhooks', { params: { query: { enabled: true, sort: '-created_at', page: 1, limit: 2 } } });
+    expect(r.response.status).toBe(200);
+    const page = r.data!;
+    expect(Object.keys(page)).toEqual(['page', 'skip', 'limit', 'sort', 'pages', 'total', 'next', 'previous', 'nextUrl', 'previousUrl', 'filters', 'data']);
+    expect(page).toMatchObject({ page: 1, skip: 0, limit: 2, sort: { created_at: 'desc' }, pages: 2, total: 4, next: true, previous: false, previousUrl: false, filters: { enabled: true } });
+    expect(page.data.map((w) => w.collection)).toEqual(['exports', 'imports']);
+    expect(page.nextUrl).toContain('page=2');
 
-    const next = await e2e.api('GET', nextUrl.replace(/^https?:\/\/[^/]+/, ''));
+    // A page URL is followed as given (raw), exactly as a caller would.
+    const next = await e2e.api('GET', page.nextUrl.replace(/^https?:\/\/[^/]+/, ''));
     expect(next.json).toMatchObject({ page: 2, next: false, previous: true, nextUrl: '' });
     expect((next.json.data as { collection: string }[]).map((w) => w.collection)).toEqual(['orders', 'products']);
 
-    const search = await e2e.api('GET', '/api/v1/webhooks?_search=IMPORT');
-    expect((search.json.data as { collection: string }[]).map((w) => w.collection)).toEqual(['imports']);
+    const search = await e2e.client.GET('/api/v1/webhooks', { params: { query: { _search: 'IMPORT' } } });
+    expect(search.data?.data.map((w) => w.collection)).toEqual(['imports']);
   });
 
   it('reads, replaces, patches with If-Match and deletes by id', async () => {
-    const created = await e2e.api('POST', '/api/v1/webhooks', { collection: 'families', url: 'https://example.com/f', headers: [{ key: 'X-Api-Key', value: 'k' }] });
-    expect(created.status).toBe(201);
-    expect(created.json.secret).toMatch(/^whsec_/);
-    expect(created.headers.get('location')).toBe(`/api/v1/webhooks/${created.json._id}`);
-    const id = created.json._id as string;
+    const created = await e2e.client.POST('/api/v1/webhooks', { body: { collection: 'families', url: 'https://example.com/f', headers: [{ key: 'X-Api-Key', value: 'k' }] } });
+    expect(created.response.status).toBe(201);
+    const id = created.data!._id;
+    expect(created.data?.secret).toMatch(/^whsec_/);
+    expect(created.response.headers.get('location')).toBe(`/api/v1/webhooks/${id}`);
+    const path = { params: { path: { id } } };
 
-    const got = await e2e.api('GET', `/api/v1/webhooks/${id}`);
-    expect(got.json.secret).toBeUndefined();
-    expect(got.json.headers).toEqual([{ key: 'X-Api-Key', value: 'k' }]);
+    const got = await e2e.client.GET('/api/v1/webhooks/{id}', path);
+    expect(got.data).not.toHaveProperty('secret');
+    expect(got.data?.headers).toEqual([{ key: 'X-Api-Key', value: 'k' }]);
 
-    const patched = await e2e.api('PATCH', `/api/v1/webhooks/${id}`, { enabled: false }, { 'if-match': '"1"' });
-    expect(patched.status).toBe(200);
-    expect(patched.json).toMatchObject({ enabled: false, version: 2, headers: [{ key: 'X-Api-Key', value: 'k' }] });
-    const stale = await e2e.api('PATCH', `/api/v1/webhooks/${id}`, { enabled: true }, { 'if-match': '"1"' });
-    expect(stale.status).toBe(412);
-    expect(stale.json.name).toBe('PreconditionFailedError');
+    const patched = await e2e.client.PATCH('/api/v1/webhooks/{id}', { params: { path: { id }, header: { 'if-match': '"1"' } }, body: { enabled: false } });
+    expect(patched.response.status).toBe(200);
+    expect(patched.data).toMatchObject({ enabled: false, version: 2, headers: [{ key: 'X-Api-Key', value: 'k' }] });
+    const stale = await e2e.client.PATCH('/api/v1/webhooks/{id}', { params: { path: { id }, header: { 'if-match': '"1"' } }, body: { enabled: true } });
+    expect(stale.response.status).toBe(412);
+    expect(stale.error?.name).toBe('PreconditionFailedError');
 
-    const replaced = await e2e.api('PUT', `/api/v1/webhooks/${id}`, { collection: 'families' });
-    expect(replaced.json).toMatchObject({ headers: [], enabled: true, version: 3 });
-    expect(replaced.json.url).toBeUndefined();
+    const replaced = await e2e.client.PUT('/api/v1/webhooks/{id}', { ...path, body: { collection: 'families' } });
+    expect(replaced.data).toMatchObject({ headers: [], enabled: true, version: 3 });
+    expect(replaced.data?.url).toBeUndefined();
 
-    expect((await e2e.api('DELETE', `/api/v1/webhooks/${id}`)).status).toBe(204);
-    const gone = await e2e.api('GET', `/api/v1/webhooks/${id}`);
-    expect(gone.status).toBe(404);
-    expect(gone.json.name).toBe('NotFoundError');
+    expect((await e2e.client.DELETE('/api/v1/webhooks/{id}', path)).response.status).toBe(204);
+    const gone = await e2e.client.GET('/api/v1/webhooks/{id}', path);
+    expect(gone.response.status).toBe(404);
+    expect(gone.error?.name).toBe('NotFoundError');
   });
 
+  // Raw requests: these are exactly what a typed client cannot send.
   it('answers every bad input with the error object, never a 500', async () => {
     const cases: [string, string, unknown, number, string][] = [
       ['GET', '/api/v1/webhooks?nosuchfield=1', undefined, 400, 'ValidationError'],
@@ -106,26 +112,29 @@ describe('webhooks through the whole platform', () => {
     }
     const unknown = await e2e.api('GET', '/api/v1/webhooks?nosuchfield=1');
     expect(unknown.json.message).toMatch(/Allowed filters: .*collection/);
-    const conflict = await e2e.api('POST', '/api/v1/webhooks', { collection: 'products' });
-    expect(conflict.json.message).toContain('already has a webhook');
+    const conflict = await e2e.client.POST('/api/v1/webhooks', { body: { collection: 'products' } });
+    expect(conflict.response.status).toBe(409);
+    expect(conflict.error?.message).toContain('already has a webhook');
   });
 
-  it('serves the collections, the OpenAPI document and the docs page', async () => {
-    const cols = await e2e.api('GET', '/api/v1/collections');
-    expect((cols.json.data as { name: string }[]).length).toBeGreaterThanOrEqual(20);
-    const doc = await e2e.api('GET', '/api/v1/openapi.json');
+  it('serves the collections, the OpenAPI document the client is generated from, and the docs page', async () => {
+    const cols = await e2e.client.GET('/api/v1/collections');
+    expect(cols.data?.data.length).toBeGreaterThanOrEqual(20);
+    const doc = await e2e.api('GET', '/api/v1/openapi.json', undefined, { authorization: '' });
     expect(doc.json.openapi).toBe('3.1.0');
+    expect(doc.json).toEqual(JSON.parse(readFileSync(join(__dirname, '..', '..', 'libs', 'api-client', 'openapi.json'), 'utf8')));
     const docs = await fetch(e2e.platform.docsUrl + '/');
     expect(docs.status).toBe(200);
   });
 
   it('publishes exactly one event per write on JetStream', async () => {
     const before = (await e2e.stream.messages()).length;
-    const created = await e2e.api('POST', '/api/v1/webhooks', { collection: 'channels' });
-    const id = created.json._id as string;
-    await e2e.api('PATCH', `/api/v1/webhooks/${id}`, { enabled: false });
-    await e2e.api('DELETE', `/api/v1/webhooks/${id}`);
-    await e2e.api('PATCH', `/api/v1/webhooks/${id}`, { enabled: true }); // 404: no event
+    const created = await e2e.client.POST('/api/v1/webhooks', { body: { collection: 'channels' } });
+    const id = created.data!._id;
+    const path = { params: { path: { id } } };
+    await e2e.client.PATCH('/api/v1/webhooks/{id}', { ...path, body: { enabled: false } });
+    await e2e.client.DELETE('/api/v1/webhooks/{id}', path);
+    expect((await e2e.client.PATCH('/api/v1/webhooks/{id}', { ...path, body: { enabled: true } })).response.status).toBe(404); // no event
     await eventually(async () => (await e2e.stream.messages()).length >= before + 3);
     await new Promise((r) => setTimeout(r, 300));
     const mine = (await e2e.stream.messages()).filter((m) => (m.data as { data: { _id: string } }).data._id === id);
@@ -135,16 +144,16 @@ describe('webhooks through the whole platform', () => {
 
   it('loses no event and duplicates none when the webhooks app is killed right after its writes', async () => {
     const ids: string[] = [];
-    for (const c of ['categories', 'category_trees', 'catalogs', 'attributes', 'attribute_groups']) {
-      const r = await e2e.api('PUT', '/api/v1/webhooks', { collection: c });
-      expect(r.status).toBe(200);
-      ids.push(r.json._id as string);
+    for (const c of ['categories', 'category_trees', 'catalogs', 'attributes', 'attribute_groups'] as const) {
+      const r = await e2e.client.PUT('/api/v1/webhooks', { body: { collection: c } });
+      expect(r.response.status).toBe(200);
+      ids.push(r.data!._id);
     }
     e2e.platform.kill('webhooks', 'SIGKILL');
-    const down = await e2e.api('GET', '/api/v1/webhooks');
-    expect(down.status).toBe(503);
-    expect(down.json.name).toBe('UnavailableError');
-    expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
+    const down = await e2e.client.GET('/api/v1/webhooks');
+    expect(down.response.status).toBe(503);
+    expect(down.error?.name).toBe('UnavailableError');
+    expect(Number(down.response.headers.get('retry-after'))).toBeGreaterThan(0);
 
     await e2e.platform.restart('webhooks');
     const created = async () =>
@@ -153,6 +162,6 @@ describe('webhooks through the whole platform', () => {
     await new Promise((r) => setTimeout(r, 500));
     const events = await created();
     expect(events.map((m) => (m.data as { data: { _id: string } }).data._id).sort()).toEqual([...ids].sort());
-    expect((await e2e.api('GET', '/api/v1/webhooks')).status).toBe(200);
+    expect((await e2e.client.GET('/api/v1/webhooks')).response.status).toBe(200);
   });
 });

@@ -10,7 +10,8 @@ import type { HealthChecker } from '@pim/rpc';
 import { Api } from './http/route';
 import { errorHandler, notFoundHandler, requireJson, sendError } from './http/errors';
 import { requestContext } from './http/request-context';
-import { buildDocument, createRegistry } from './openapi/document';
+import { buildDocument, createRegistry, type ApiDocument } from './openapi/document';
+import { gatewayConfigSchema } from './config';
 import { webhookRoutes, type WebhooksClient } from './routes/webhooks';
 import { collectionRoutes } from './routes/collections';
 import { apiKeyRoutes } from './routes/api-keys';
@@ -41,6 +42,41 @@ export interface GatewayDeps {
   corsOrigins: string[];
   requestTimeoutMs: number;
   trustProxyHops: number;
+}
+
+/** What the routes use: clients and services (called only when a request arrives) and list limits. */
+export type RouteDeps = Pick<GatewayDeps, 'webhooks' | 'keys' | 'maxLimit' | 'defaultLimit'>;
+
+/** Declares every /api/v1 route: the one list both the app and the exported document use. */
+export function declareRoutes(api: Api, deps: RouteDeps): void {
+  const limits = { maxLimit: deps.maxLimit, defaultLimit: deps.defaultLimit };
+  webhookRoutes(api, deps.webhooks, limits);
+  collectionRoutes(api);
+  apiKeyRoutes(api, deps.keys, limits);
+}
+
+/** A dependency the document builder must never call (its routes are declared, never served). */
+function unreachable<T>(name: string): T {
+  return new Proxy({}, {
+    get: (_target, prop) => {
+      throw new Error(`${name}.${String(prop)} used while only building the OpenAPI document`);
+    },
+  }) as T;
+}
+
+/**
+ * The OpenAPI document of the gateway, built without servers, databases or clients: the routes
+ * are declared against stand-in dependencies. Limits default to the configuration's defaults.
+ */
+export function buildApiDocument(opts: { publicUrl?: string; maxLimit?: number; defaultLimit?: number } = {}): ApiDocument {
+  const registry = createRegistry();
+  declareRoutes(new Api(registry, API_BASE), {
+    webhooks: unreachable<WebhooksClient>('webhooks'),
+    keys: unreachable<ApiKeyService>('keys'),
+    maxLimit: opts.maxLimit ?? gatewayConfigSchema.shape.PAGE_SIZE_MAX.parse(undefined),
+    defaultLimit: opts.defaultLimit ?? gatewayConfigSchema.shape.PAGE_SIZE_DEFAULT.parse(undefined),
+  });
+  return buildDocument(registry, opts.publicUrl);
 }
 
 /** Answers 503 when a request is not answered in time (the work itself is bounded by gRPC deadlines). */
@@ -102,11 +138,8 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
 
   const registry = createRegistry();
   const api = new Api(registry, API_BASE, deps.idempotency);
-  const limits = { maxLimit: deps.maxLimit, defaultLimit: deps.defaultLimit };
-  webhookRoutes(api, deps.webhooks, limits);
-  collectionRoutes(api);
-  apiKeyRoutes(api, deps.keys, limits);
-  const document = buildDocument(registry, `${deps.publicUrl}`);
+  declareRoutes(api, deps);
+  const document = buildDocument(registry, deps.publicUrl);
   app.api = api;
 
   app.get(`${API_BASE}/openapi.json`, (_req, res) => {

@@ -20,14 +20,14 @@ export const webhookUrlSchema = z
       return false;
     }
   }, 'must be an absolute http:// or https:// URL')
-  .meta({ description: 'Absolute http(s) URL that receives the events', example: 'https://example.com/hooks/pim' });
+  .meta({ description: 'Absolute http(s) URL that receives the events', example: 'https://example.com/hooks/pim', format: 'uri' });
 
 const collectionSchema = z
   .string()
   .min(1)
   .max(64)
   .refine(isCollection, { message: `must be one of: ${collectionNames().join(', ')}` })
-  .meta({ description: 'The collection whose events this webhook receives (see GET /api/v1/collections)', example: 'products' });
+  .meta({ description: 'The collection whose events this webhook receives (see GET /api/v1/collections)', example: 'products', enum: collectionNames() });
 
 const headersSchema = z
   .array(
@@ -64,21 +64,28 @@ export const webhookPatchSchema = z
 export const webhookSchema = z
   .strictObject({
     _id: objectIdSchema,
-    collection: z.string().meta({ example: 'products' }),
-    url: z.string().optional().meta({ example: 'https://example.com/hooks/pim' }),
-    headers: z.array(keyValueSchema),
-    body: z.array(keyValueSchema),
+    collection: z.string().meta({ example: 'products', maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' }),
+    url: z.string().optional().meta({ example: 'https://example.com/hooks/pim', maxLength: 2048, format: 'uri' }),
+    headers: z.array(keyValueSchema).meta({ maxItems: MAX_PAIRS, description: 'Headers sent with every delivery' }),
+    body: z.array(keyValueSchema).meta({ maxItems: MAX_PAIRS, description: 'Parameters added to every delivery body' }),
     enabled: z.boolean(),
-    version: z.number().int().meta({ description: 'Incremented on every write; sent as ETag' }),
+    version: z.number().int().meta({ description: 'Incremented on every write; sent as ETag', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 }),
     created_at: dateTimeSchema,
     updated_at: dateTimeSchema,
-    created_by_name: z.string().optional(),
+    created_by_name: z.string().optional().meta({ description: 'The user of the API key that created the webhook', example: 'Maria Silva', maxLength: 200 }),
   })
   .meta({ id: 'Webhook', description: 'Webhook configuration (interface 2.14)' });
 
 /** A webhook plus its signing secret, returned once when it is created. */
 export const webhookWithSecretSchema = webhookSchema
-  .extend({ secret: z.string().meta({ description: 'Signing secret (whsec_…); shown only in this response', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }) })
+  .extend({
+    secret: z.string().meta({
+      description: 'Signing secret (whsec_…); shown only in this response',
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+      maxLength: 128,
+    }),
+  })
   .meta({ id: 'WebhookWithSecret' });
 
 /** Writable fields of a webhook. */

@@ -3,18 +3,26 @@ import { declareResource } from '@pim/query';
 import { dateTimeSchema, objectIdSchema } from '@pim/resources';
 import { grantableScopes, isGrantableScope } from './scopes';
 
+/** Longest expiry accepted: an ISO 8601 UTC instant with up to 11 fractional digits. */
+const MAX_EXPIRY_LENGTH = 32;
+
+const SCOPE_PATTERN = '^(admin|[a-z_]+:(read|write))$';
+
 /** Body of POST /api-keys. */
 export const apiKeyInputSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(100).meta({ description: 'What the key is for', example: 'ERP integration' }),
     scopes: z
-      .array(z.string().max(64).refine(isGrantableScope, { message: 'must be admin or <collection>:read|write of a known collection' }))
+      .array(z.string().max(64).refine(isGrantableScope, { message: 'must be admin or <collection>:read|write of a known collection' }).meta({ enum: grantableScopes() }))
       .min(1)
       .max(100)
-      .meta({ description: `Scopes granted: ${grantableScopes().slice(0, 5).join(', ')}, …`, example: ['webhooks:read', 'products:write'] }),
+      .meta({ description: 'Scopes granted: admin, or <collection>:read / <collection>:write (write includes read)', example: ['webhooks:read', 'products:write'] }),
     user_id: objectIdSchema.optional().meta({ description: 'The user the key acts for (fills created_by_name, deleted_by, last_interaction)' }),
     user_name: z.string().trim().min(1).max(200).optional().meta({ example: 'Ana Souza' }),
-    expires_at: dateTimeSchema.optional().meta({ description: 'After this instant the key stops working' }),
+    expires_at: dateTimeSchema
+      .max(MAX_EXPIRY_LENGTH)
+      .optional()
+      .meta({ description: 'After this instant the key stops working', maxLength: MAX_EXPIRY_LENGTH }),
   })
   .meta({ id: 'ApiKeyInput' });
 
@@ -22,25 +30,31 @@ export const apiKeyInputSchema = z
 export const apiKeySchema = z
   .strictObject({
     _id: objectIdSchema,
-    name: z.string().max(100),
-    prefix: z.string().max(12).meta({ description: 'The public part of the key: pim_<prefix>_…', example: 'k3x9q2m7a1b8' }),
-    scopes: z.array(z.string().max(64)).max(100),
-    user_id: z.string().max(24).optional(),
-    user_name: z.string().max(200).optional(),
+    name: z.string().max(100).meta({ example: 'ERP integration' }),
+    prefix: z.string().regex(/^[a-z0-9]{12}$/).max(12).meta({ description: 'The public part of the key: pim_<prefix>_…', example: 'k3x9q2m7a1b8' }),
+    scopes: z.array(z.string().regex(new RegExp(SCOPE_PATTERN)).max(64)).max(100).meta({ example: ['webhooks:read', 'products:write'] }),
+    user_id: z.string().regex(/^[0-9a-f]{24}$/).max(24).optional().meta({ example: '6740a1b2c3d4e5f601234567' }),
+    user_name: z.string().max(200).optional().meta({ example: 'Ana Souza' }),
     expires_at: dateTimeSchema.optional(),
     last_used_at: dateTimeSchema.optional(),
     revoked: z.boolean(),
     revoked_at: dateTimeSchema.optional(),
-    version: z.number().int(),
+    version: z.number().int().min(1).max(2_147_483_647).meta({ format: 'int32', example: 1 }),
     created_at: dateTimeSchema,
     updated_at: dateTimeSchema,
-    created_by_name: z.string().max(200).optional(),
+    created_by_name: z.string().max(200).optional().meta({ example: 'admin' }),
   })
   .meta({ id: 'ApiKey' });
 
 /** An API key with its full token, returned once (creation, rotation). */
 export const apiKeyWithTokenSchema = apiKeySchema
-  .extend({ key: z.string().max(80).meta({ description: 'The full key; shown only in this response', example: 'pim_k3x9q2m7a1b8_Jx1…' }) })
+  .extend({
+    key: z
+      .string()
+      .regex(/^pim_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/)
+      .max(60)
+      .meta({ description: 'The full key; shown only in this response', example: 'pim_k3x9q2m7a1b8_Jx1vR8mQ2pL5sT9wK3nB7cF4hD6gA0eY2uI8oP1zX5q' }),
+  })
   .meta({ id: 'ApiKeyWithToken' });
 
 /** Writable fields of an API key. */

@@ -9,9 +9,13 @@ import {
 } from '@pim/errors';
 import type { Logger } from '@pim/logging';
 
+/** Seconds a 429 or 503 tells the caller to wait when its cause named no time (the document promises the header). */
+const DEFAULT_RETRY_AFTER = 5;
+
 /** Writes an error object as the response (the only place the gateway builds an error body). */
 export function sendError(res: Response, err: PimError): void {
-  if (err.retryAfter !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
+  const retryAfter = err.retryAfter ?? (err.status === 429 || err.status === 503 ? DEFAULT_RETRY_AFTER : undefined);
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(Math.min(86_400, Math.max(1, Math.ceil(retryAfter)))));
   res.status(err.status).type('application/json').send(JSON.stringify(err.toObject(res.locals.requestId as string | undefined)));
 }
 

@@ -2,7 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import { z, type ZodType } from 'zod';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { AuthenticationError, ValidationError, fromZodError } from '@pim/errors';
-import { ERROR_DESCRIPTIONS, errorObjectSchema } from '../openapi/errors';
+import { errorResponse, errorResponseHeaders, errorResponseName } from '../openapi/errors';
+import { COUNTED_HEADERS, headerRef, ownHeaders, responseHeaders, sharedHeaderObject, type SharedHeader } from '../openapi/headers';
 import { authorize, type Principal, type Scope } from '../auth/scopes';
 import { requestHash, type IdempotencyService } from '../idempotency/idempotency.service';
 
@@ -74,10 +75,17 @@ export interface DeclaredRoute {
 
 const idempotencyKeyHeader = z
   .string()
-  .min(1)
+  .regex(/^[\x21-\x7e]{1,255}$/)
   .max(255)
   .optional()
   .meta({ description: 'Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409', example: '8f14e45f-ceea-467f-a0e8-3f1b5d2e6b4a' });
+
+const ifNoneMatchHeader = z
+  .string()
+  .regex(/^\s*(\*|(W\/)?"[^"]*"(\s*,\s*(W\/)?"[^"]*")*)\s*$/)
+  .max(1000)
+  .optional()
+  .meta({ description: 'Answer 304 without a body when the record is still at one of these ETags', example: '"3"' });
 
 /** Name of the security scheme in the OpenAPI document. */
 export const SECURITY_SCHEME = 'apiKey';
@@ -86,6 +94,7 @@ export const SECURITY_SCHEME = 'apiKey';
 export class Api {
   readonly router = Router();
   readonly declared: DeclaredRoute[] = [];
+  private readonly components = new Set<string>();
 
   constructor(
     private readonly registry: OpenAPIRegistry,
@@ -132,6 +141,26 @@ export class Api {
     });
   }
 
+  /** Registers a component once per document. */
+  private component(type: 'headers' | 'responses', name: string, build: () => unknown): void {
+    const key = `${type}/${name}`;
+    if (this.components.has(key)) return;
+    this.components.add(key);
+    this.registry.registerComponent(type, name, build() as never);
+  }
+
+  private headerRefs(names: readonly SharedHeader[]): Record<string, { $ref: string }> {
+    for (const name of names) this.component('headers', name, () => sharedHeaderObject(name));
+    return Object.fromEntries(names.map((name) => [name, headerRef(name)]));
+  }
+
+  private errorResponseRef(status: number): { $ref: string } {
+    const name = errorResponseName(status);
+    this.headerRefs(errorResponseHeaders(status));
+    this.component('responses', name, () => errorResponse(status));
+    return { $ref: `#/components/responses/${name}` };
+  }
+
   private describe<B extends ZodType | undefined>(spec: RouteSpec<B>): RouteConfig {
     const pathParams = [...spec.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
     const params = pathParams.length
@@ -144,17 +173,24 @@ export class Api {
       statuses.add(415);
     }
     if (spec.method === 'post') statuses.add(409);
+    const counted = this.headerRefs(COUNTED_HEADERS);
     const responses: RouteConfig['responses'] = {};
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = {
         description: r.description,
-        headers: r.headers,
+        headers: responseHeaders({ ...counted, ...(spec.method === 'post' ? this.headerRefs(['Idempotent-Replayed']) : {}), ...ownHeaders(r.headers) }),
         content: r.schema ? { 'application/json': { schema: r.schema } } : undefined,
       };
     }
-    for (const status of [...statuses].sort()) {
-      responses[String(status)] = { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: errorObjectSchema } } };
+    // send() answers a GET whose ETag matches If-None-Match with 304 and no body.
+    const etag = spec.method === 'get' ? spec.responses[200]?.headers?.shape.ETag : undefined;
+    if (etag) {
+      responses['304'] = { description: 'Not modified: If-None-Match names the current ETag (no body)', headers: responseHeaders({ ...counted, ...ownHeaders(z.object({ ETag: etag })) }) };
     }
+    for (const status of [...statuses].sort()) responses[String(status)] = this.errorResponseRef(status);
+    let headers = spec.requestHeaders;
+    if (spec.method === 'post') headers = (headers ?? z.object({})).extend({ 'idempotency-key': idempotencyKeyHeader });
+    if (etag) headers = (headers ?? z.object({})).extend({ 'if-none-match': ifNoneMatchHeader });
     return {
       method: spec.method,
       path: `${this.base}${toOpenApiPath(spec.path)}`,
@@ -166,8 +202,9 @@ export class Api {
       request: {
         params,
         query: spec.query,
-        headers: spec.method === 'post' ? (spec.requestHeaders ?? z.object({})).extend({ 'idempotency-key': idempotencyKeyHeader }) : spec.requestHeaders,
-        body: spec.body ? { required: true, content: { 'application/json': { schema: spec.body } } } : undefined,
+        headers,
+        // A body schema that also accepts no body (rotate's optional {}) makes the body optional.
+        body: spec.body ? { required: !spec.body.safeParse(undefined).success, content: { 'application/json': { schema: spec.body } } } : undefined,
       },
       responses,
     };

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { webhooks as pb } from '@pim/contracts';
 import { requireId } from '@pim/ids';
 import { buildEnvelope, parseListQuery } from '@pim/query';
@@ -13,7 +12,7 @@ import {
   type WebhookView,
 } from '@pim/resources';
 import type { Api } from '../http/route';
-import { etag, expectedVersion } from '../http/conditional';
+import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from '../http/conditional';
 import { listQuerySchema, toProtoListQuery } from '../http/list';
 import { envelopeSchema } from '../openapi/envelope';
 
@@ -51,17 +50,17 @@ export function fromMessage(m: pb.Webhook | undefined): WebhookView {
 
 const idParam = (id: string) => requireId(id, 'webhook');
 
-const ifMatchHeader = z.object({
-  'if-match': z.string().max(32).optional().meta({ description: 'Write only if the record is still at this ETag', example: '"3"' }),
-});
-const etagHeaders = z.object({ ETag: z.string().max(32).meta({ description: 'Version of the record', example: '"3"' }) });
 const TAGS = ['Webhooks'];
 
-/** Envelope of a webhooks list (interface 2.15). */
-export const webhookListSchema = envelopeSchema('WebhookList', webhookSchema);
+/** What an upsert answers: the webhook, with its signing secret only when the upsert created it. */
+const upsertedWebhookSchema = webhookWithSecretSchema
+  .partial({ secret: true })
+  .meta({ id: 'UpsertedWebhook', description: 'The webhook after an upsert; `secret` is present only when the upsert created it' });
 
 /** Declares the webhook routes (interface 4.1, 4.2 and the id-based routes beside them). */
 export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLimit: number; defaultLimit: number }): void {
+  const webhookListSchema = envelopeSchema('WebhookList', webhookSchema, limits.maxLimit);
+
   api.route({
     method: 'put',
     path: '/webhooks',
@@ -73,7 +72,7 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     body: webhookInputSchema,
     requestHeaders: ifMatchHeader,
     errors: [409, 412],
-    responses: { 200: { description: 'The webhook after the write', schema: webhookWithSecretSchema.partial({ secret: true }), headers: etagHeaders } },
+    responses: { 200: { description: 'The webhook after the write', schema: upsertedWebhookSchema, headers: etagHeaders } },
     handler: async ({ body, headers }) => {
       const r = await client.upsertWebhook({ webhook: toInput(body), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
       const webhook = fromMessage(r.webhook);
@@ -109,7 +108,7 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     tags: TAGS,
     body: webhookInputSchema,
     errors: [409],
-    responses: { 201: { description: 'The new webhook and its signing secret', schema: webhookWithSecretSchema, headers: etagHeaders } },
+    responses: { 201: { description: 'The new webhook and its signing secret', schema: webhookWithSecretSchema, headers: etagHeaders.extend(locationHeaders.shape) } },
     handler: async ({ body, path }) => {
       const r = await client.createWebhook({ webhook: toInput(body) });
       const webhook = fromMessage(r.webhook);
