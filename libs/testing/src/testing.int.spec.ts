@@ -26,7 +26,7 @@ describe('testing helpers', () => {
     expect(a.subjectPrefix).not.toBe(b.subjectPrefix);
     await a.nc.publish(`${a.subjectPrefix}pim.test.things.created`, JSON.stringify({ n: 1 }));
     await a.nc.flush();
-    await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await a.messages()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect((await a.messages()).map((m) => m.data)).toEqual([{ n: 1 }]);
     expect(await b.messages()).toEqual([]);
     await a.destroy();
