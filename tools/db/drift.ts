@@ -5,11 +5,13 @@ import { detectDrift, type AppDataSourceOptions } from '@pim/db';
 import { createTestDatabase } from '@pim/testing';
 import { dataSourceOptions as webhooks } from '../../apps/webhooks/src/data-source';
 import { dataSourceOptions as gateway } from '../../apps/gateway/src/data-source';
+import { dataSourceOptions as catalog } from '../../apps/catalog/src/data-source';
 
 /** Apps that own a schema, by name. A new app with a schema joins with one line. */
 export const schemaOwners: Record<string, (url: string) => AppDataSourceOptions> = {
   webhooks,
   gateway,
+  catalog,
 };
 
 async function main(): Promise<void> {

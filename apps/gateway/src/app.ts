@@ -13,6 +13,8 @@ import { requestContext } from './http/request-context';
 import { buildDocument, createRegistry, type ApiDocument } from './openapi/document';
 import { gatewayConfigSchema } from './config';
 import { webhookRoutes, type WebhooksClient } from './routes/webhooks';
+import { catalogRoutes } from './routes/catalog/catalog.routes';
+import type { CatalogClients } from './routes/catalog/catalog.clients';
 import { collectionRoutes } from './routes/collections';
 import { apiKeyRoutes } from './routes/api-keys';
 import { gate } from './auth/gate';
@@ -30,6 +32,7 @@ export const PUBLIC_PATHS = ['/healthz', '/readyz', `${API_BASE}/openapi.json`, 
 export interface GatewayDeps {
   logger: Logger;
   webhooks: WebhooksClient;
+  catalog: CatalogClients;
   keys: ApiKeyService;
   idempotency: IdempotencyService;
   rateLimits: { perKey: RateLimiter; perIp: RateLimiter };
@@ -45,12 +48,13 @@ export interface GatewayDeps {
 }
 
 /** What the routes use: clients and services (called only when a request arrives) and list limits. */
-export type RouteDeps = Pick<GatewayDeps, 'webhooks' | 'keys' | 'maxLimit' | 'defaultLimit'>;
+export type RouteDeps = Pick<GatewayDeps, 'webhooks' | 'catalog' | 'keys' | 'maxLimit' | 'defaultLimit'>;
 
 /** Declares every /api/v1 route: the one list both the app and the exported document use. */
 export function declareRoutes(api: Api, deps: RouteDeps): void {
   const limits = { maxLimit: deps.maxLimit, defaultLimit: deps.defaultLimit };
   webhookRoutes(api, deps.webhooks, limits);
+  catalogRoutes(api, deps.catalog, limits);
   collectionRoutes(api);
   apiKeyRoutes(api, deps.keys, limits);
 }
@@ -72,6 +76,7 @@ export function buildApiDocument(opts: { publicUrl?: string; maxLimit?: number; 
   const registry = createRegistry();
   declareRoutes(new Api(registry, API_BASE), {
     webhooks: unreachable<WebhooksClient>('webhooks'),
+    catalog: unreachable<CatalogClients>('catalog'),
     keys: unreachable<ApiKeyService>('keys'),
     maxLimit: opts.maxLimit ?? gatewayConfigSchema.shape.PAGE_SIZE_MAX.parse(undefined),
     defaultLimit: opts.defaultLimit ?? gatewayConfigSchema.shape.PAGE_SIZE_DEFAULT.parse(undefined),

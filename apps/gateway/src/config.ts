@@ -8,6 +8,7 @@ export const gatewayConfigSchema = baseSchema.extend({
   /** The URL callers see (for list envelope links and the OpenAPI servers entry). */
   PUBLIC_URL: z.url().optional(),
   WEBHOOKS_GRPC_URL: z.string().min(1).default('127.0.0.1:50057'),
+  CATALOG_GRPC_URL: z.string().min(1).default('127.0.0.1:50051'),
   JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb, 512kb or 1048576b').default('1mb'),
   PAGE_SIZE_MAX: positiveInt(100),
   PAGE_SIZE_DEFAULT: positiveInt(25),

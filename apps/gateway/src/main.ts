@@ -5,6 +5,7 @@ import { createDataSource } from '@pim/db';
 import { createLogger } from '@pim/logging';
 import { HealthChecker, createRpcClient } from '@pim/rpc';
 import { createApp } from './app';
+import { createCatalogClients } from './routes/catalog/catalog.clients';
 import { readConfig } from './config';
 import { SCHEMA, dataSourceOptions } from './data-source';
 import { ApiKeyService } from './auth/api-key.service';
@@ -26,11 +27,13 @@ async function main(): Promise<void> {
   const purge = setInterval(() => void idempotency.purgeExpired().catch((err) => logger.warn({ err }, 'idempotency purge failed')), 10 * 60_000).unref();
 
   const webhooks = createRpcClient(pb.WebhooksServiceClient, { service: 'webhooks', address: config.WEBHOOKS_GRPC_URL, deadlineMs: config.GRPC_DEADLINE_MS });
-  const dependencies = { webhooks: new HealthChecker(config.WEBHOOKS_GRPC_URL) };
+  const catalog = createCatalogClients({ address: config.CATALOG_GRPC_URL, deadlineMs: config.GRPC_DEADLINE_MS });
+  const dependencies = { webhooks: new HealthChecker(config.WEBHOOKS_GRPC_URL), catalog: new HealthChecker(config.CATALOG_GRPC_URL) };
   const publicUrl = config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}`;
   const app = createApp({
     logger,
     webhooks,
+    catalog,
     keys,
     idempotency,
     rateLimits: {
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
     server.close(() => {
       clearTimeout(force);
       webhooks.close();
+      catalog.close();
       for (const h of Object.values(dependencies)) h.close();
       void Promise.allSettled([ds.destroy(), limiterPool.end()]).then(() => {
         logger.info('stopped');

@@ -76,6 +76,336 @@ export interface paths {
         patch: operations["patchWebhook"];
         trace?: never;
     };
+    "/api/v1/brands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List brands
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         *
+         *     Needs scope `brands:read` (or `admin`).
+         */
+        get: operations["listBrands"];
+        put?: never;
+        /**
+         * Create a brand
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `brands:write` (or `admin`).
+         */
+        post: operations["createBrand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/brands/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a brand
+         * @description Needs scope `brands:read` (or `admin`).
+         */
+        get: operations["getBrand"];
+        /**
+         * Replace a brand
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `brands:write` (or `admin`).
+         */
+        put: operations["replaceBrand"];
+        post?: never;
+        /**
+         * Delete a brand
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `brands:write` (or `admin`).
+         */
+        delete: operations["deleteBrand"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a brand
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `brands:write` (or `admin`).
+         */
+        patch: operations["patchBrand"];
+        trace?: never;
+    };
+    "/api/v1/category-trees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List category trees
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         *
+         *     Needs scope `category_trees:read` (or `admin`).
+         */
+        get: operations["listCategoryTrees"];
+        put?: never;
+        /**
+         * Create a category tree
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `category_trees:write` (or `admin`).
+         */
+        post: operations["createCategoryTree"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/category-trees/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a category tree
+         * @description Needs scope `category_trees:read` (or `admin`).
+         */
+        get: operations["getCategoryTree"];
+        /**
+         * Replace a category tree
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `category_trees:write` (or `admin`).
+         */
+        put: operations["replaceCategoryTree"];
+        post?: never;
+        /**
+         * Delete a category tree
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `category_trees:write` (or `admin`).
+         */
+        delete: operations["deleteCategoryTree"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a category tree
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `category_trees:write` (or `admin`).
+         */
+        patch: operations["patchCategoryTree"];
+        trace?: never;
+    };
+    "/api/v1/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List categories
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         *
+         *     Needs scope `categories:read` (or `admin`).
+         */
+        get: operations["listCategories"];
+        put?: never;
+        /**
+         * Create a category
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `categories:write` (or `admin`).
+         */
+        post: operations["createCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/categories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a category
+         * @description Needs scope `categories:read` (or `admin`).
+         */
+        get: operations["getCategory"];
+        /**
+         * Replace a category
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `categories:write` (or `admin`).
+         */
+        put: operations["replaceCategory"];
+        post?: never;
+        /**
+         * Delete a category
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `categories:write` (or `admin`).
+         */
+        delete: operations["deleteCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a category
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `categories:write` (or `admin`).
+         */
+        patch: operations["patchCategory"];
+        trace?: never;
+    };
+    "/api/v1/families": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List families
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         *
+         *     Needs scope `families:read` (or `admin`).
+         */
+        get: operations["listFamilies"];
+        put?: never;
+        /**
+         * Create a family
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `families:write` (or `admin`).
+         */
+        post: operations["createFamily"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/families/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a family
+         * @description Needs scope `families:read` (or `admin`).
+         */
+        get: operations["getFamily"];
+        /**
+         * Replace a family
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `families:write` (or `admin`).
+         */
+        put: operations["replaceFamily"];
+        post?: never;
+        /**
+         * Delete a family
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `families:write` (or `admin`).
+         */
+        delete: operations["deleteFamily"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a family
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `families:write` (or `admin`).
+         */
+        patch: operations["patchFamily"];
+        trace?: never;
+    };
+    "/api/v1/catalogs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List catalogs
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         *
+         *     Needs scope `catalogs:read` (or `admin`).
+         */
+        get: operations["listCatalogs"];
+        put?: never;
+        /**
+         * Create a catalog
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `catalogs:write` (or `admin`).
+         */
+        post: operations["createCatalog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalogs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a catalog
+         * @description Needs scope `catalogs:read` (or `admin`).
+         */
+        get: operations["getCatalog"];
+        /**
+         * Replace a catalog
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `catalogs:write` (or `admin`).
+         */
+        put: operations["replaceCatalog"];
+        post?: never;
+        /**
+         * Delete a catalog
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `catalogs:write` (or `admin`).
+         */
+        delete: operations["deleteCatalog"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a catalog
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `catalogs:write` (or `admin`).
+         */
+        patch: operations["patchCatalog"];
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -455,6 +785,972 @@ export interface components {
             /** @description Parameters added to every delivery body */
             body?: components["schemas"]["KeyValue"][];
             enabled?: boolean;
+        };
+        /** @description Brand */
+        Brand: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @example coffee_beans */
+            code: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            enabled: boolean;
+            tags: string[];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        /**
+         * @description Text per language code
+         * @example {
+         *       "pt": "Café",
+         *       "en": "Coffee"
+         *     }
+         */
+        Translate: {
+            [key: string]: string;
+        };
+        /** @description Brand, as written by a caller */
+        BrandInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name per language code; at least one
+             * @example {
+             *       "pt": "Café",
+             *       "en": "Coffee"
+             *     }
+             */
+            name: {
+                [key: string]: string;
+            };
+            description?: components["schemas"]["Translate"];
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+        };
+        /** @description A page of records (interface 2.15) */
+        BrandList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["Brand"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a brand */
+        BrandPatch: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            };
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            description?: {
+                [key: string]: string | null;
+            } | null;
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+        };
+        /** @description Category tree: the root categories hang from */
+        CategoryTree: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @example coffee_beans */
+            code: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            enabled: boolean;
+            tags: string[];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        /** @description Category tree: the root categories hang from, as written by a caller */
+        CategoryTreeInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name per language code; at least one
+             * @example {
+             *       "pt": "Café",
+             *       "en": "Coffee"
+             *     }
+             */
+            name: {
+                [key: string]: string;
+            };
+            description?: components["schemas"]["Translate"];
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+        };
+        /** @description A page of records (interface 2.15) */
+        CategoryTreeList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["CategoryTree"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a category tree: the root categories hang from */
+        CategoryTreePatch: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            };
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            description?: {
+                [key: string]: string | null;
+            } | null;
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+        };
+        /** @description Category: one node of a category tree */
+        Category: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @example coffee_beans */
+            code: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            enabled: boolean;
+            tags: string[];
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_tree_id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            parent_id?: string;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        /** @description Category: one node of a category tree, as written by a caller */
+        CategoryInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name per language code; at least one
+             * @example {
+             *       "pt": "Café",
+             *       "en": "Coffee"
+             *     }
+             */
+            name: {
+                [key: string]: string;
+            };
+            description?: components["schemas"]["Translate"];
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description The tree (must exist; the parent must be in it)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_tree_id: string;
+            /**
+             * @description The parent category (same tree, never the category itself or one of its descendants); absent at the top of the tree
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            parent_id?: string;
+        };
+        /** @description A page of records (interface 2.15) */
+        CategoryList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["CategoryListItem"][];
+        };
+        CategoryListItem: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @example coffee_beans */
+            code: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            enabled: boolean;
+            tags: string[];
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_tree_id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            parent_id?: string;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+            /** @description With expand=category_tree: the record category_tree_id names (null when it has none) */
+            category_tree?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                /** @example coffee_beans */
+                code: string;
+                name: components["schemas"]["Translate"];
+                description: components["schemas"]["Translate"];
+                enabled: boolean;
+                tags: string[];
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                created_by_name?: string;
+            } | null;
+            /** @description With expand=parent: the record parent_id names (null when it has none) */
+            parent?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                /** @example coffee_beans */
+                code: string;
+                name: components["schemas"]["Translate"];
+                description: components["schemas"]["Translate"];
+                enabled: boolean;
+                tags: string[];
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                category_tree_id: string;
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                parent_id?: string;
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                created_by_name?: string;
+            } | null;
+        };
+        /** @description JSON merge patch (RFC 7396) of a category: one node of a category tree */
+        CategoryPatch: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            };
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            description?: {
+                [key: string]: string | null;
+            } | null;
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_tree_id?: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            parent_id?: string | null;
+        };
+        /** @description Family: the attribute groups and attributes its products carry */
+        Family: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @example coffee_beans */
+            code: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            enabled: boolean;
+            tags: string[];
+            attribute_groups: string[];
+            attributes: components["schemas"]["FamilyAttribute"][];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        FamilyAttribute: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @description Products of the family must fill this attribute */
+            required: boolean;
+        };
+        /** @description Family: the attribute groups and attributes its products carry, as written by a caller */
+        FamilyInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name per language code; at least one
+             * @example {
+             *       "pt": "Café",
+             *       "en": "Coffee"
+             *     }
+             */
+            name: {
+                [key: string]: string;
+            };
+            description?: components["schemas"]["Translate"];
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+            /** @description Attribute group ids (their existence is checked once attribute groups exist) */
+            attribute_groups?: string[];
+            /** @description Attributes of the family (their existence is checked once attributes exist) */
+            attributes?: components["schemas"]["FamilyAttribute"][];
+        };
+        /** @description A page of records (interface 2.15) */
+        FamilyList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["Family"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a family: the attribute groups and attributes its products carry */
+        FamilyPatch: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            };
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            description?: {
+                [key: string]: string | null;
+            } | null;
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+            /** @description Attribute group ids (their existence is checked once attribute groups exist) */
+            attribute_groups?: string[] | null;
+            /** @description Attributes of the family (their existence is checked once attributes exist) */
+            attributes?: components["schemas"]["FamilyAttribute"][] | null;
+        };
+        /** @description Catalog: a selection of products and who may see it */
+        Catalog: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @example coffee_beans */
+            code: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            enabled: boolean;
+            tags: string[];
+            user_groups: string[];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        /** @description Catalog: a selection of products and who may see it, as written by a caller */
+        CatalogInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name per language code; at least one
+             * @example {
+             *       "pt": "Café",
+             *       "en": "Coffee"
+             *     }
+             */
+            name: {
+                [key: string]: string;
+            };
+            description?: components["schemas"]["Translate"];
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+            /** @description Users group ids that may see the catalog (checked for existence once users groups exist) */
+            user_groups?: string[];
+        };
+        /** @description A page of records (interface 2.15) */
+        CatalogList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["Catalog"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a catalog: a selection of products and who may see it */
+        CatalogPatch: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            };
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            description?: {
+                [key: string]: string | null;
+            } | null;
+            /** @description Whether the record is in use (default true) */
+            enabled?: boolean | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+            /** @description Users group ids that may see the catalog (checked for existence once users groups exist) */
+            user_groups?: string[] | null;
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -1445,6 +2741,2039 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBrands: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrandList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBrand: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrandInput"];
+            };
+        };
+        responses: {
+            /** @description The new brand */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brand"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBrand: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The brand */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brand"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceBrand: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrandInput"];
+            };
+        };
+        responses: {
+            /** @description The brand after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brand"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteBrand: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchBrand: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrandPatch"];
+            };
+        };
+        responses: {
+            /** @description The brand after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Brand"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCategoryTrees: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryTreeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCategoryTree: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryTreeInput"];
+            };
+        };
+        responses: {
+            /** @description The new category tree */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryTree"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCategoryTree: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category tree */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryTree"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceCategoryTree: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryTreeInput"];
+            };
+        };
+        responses: {
+            /** @description The category tree after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryTree"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCategoryTree: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchCategoryTree: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryTreePatch"];
+            };
+        };
+        responses: {
+            /** @description The category tree after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryTree"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCategories: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name, category_tree_id, parent_id */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Related records to embed: category_tree, parent */
+                expand?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+                /** @description Only records whose category_tree_id equals (on arrays: contains) */
+                category_tree_id?: string;
+                /** @description Only records whose category_tree_id is one of these comma-separated values */
+                category_tree_id_in?: string;
+                /** @description Only records whose category_tree_id is none of these comma-separated values */
+                category_tree_id_nin?: string;
+                /** @description Only records whose category_tree_id differs from */
+                category_tree_id_ne?: string;
+                /** @description Only records whose category_tree_id is set (true) or missing (false) */
+                category_tree_id_exists?: boolean;
+                /** @description Only records whose category_tree_id is greater than */
+                category_tree_id_gt?: string;
+                /** @description Only records whose category_tree_id is at least */
+                category_tree_id_gte?: string;
+                /** @description Only records whose category_tree_id is less than */
+                category_tree_id_lt?: string;
+                /** @description Only records whose category_tree_id is at most */
+                category_tree_id_lte?: string;
+                /** @description Only records whose parent_id equals (on arrays: contains) */
+                parent_id?: string;
+                /** @description Only records whose parent_id is one of these comma-separated values */
+                parent_id_in?: string;
+                /** @description Only records whose parent_id is none of these comma-separated values */
+                parent_id_nin?: string;
+                /** @description Only records whose parent_id differs from */
+                parent_id_ne?: string;
+                /** @description Only records whose parent_id is set (true) or missing (false) */
+                parent_id_exists?: boolean;
+                /** @description Only records whose parent_id is greater than */
+                parent_id_gt?: string;
+                /** @description Only records whose parent_id is at least */
+                parent_id_gte?: string;
+                /** @description Only records whose parent_id is less than */
+                parent_id_lt?: string;
+                /** @description Only records whose parent_id is at most */
+                parent_id_lte?: string;
+                /** @description Only the category with this _id and all its descendants */
+                categories_in_children?: string;
+                /** @description Only categories in any of these subtrees (comma-separated _ids) */
+                categories_in_children_in?: string;
+                /** @description Leave out these subtrees (comma-separated _ids) */
+                categories_in_children_nin?: string;
+                /** @description Leave out the category with this _id and all its descendants */
+                categories_in_children_ne?: string;
+                /** @description Only records whose categories_in_children is set (true) or missing (false) */
+                categories_in_children_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryInput"];
+            };
+        };
+        responses: {
+            /** @description The new category */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryInput"];
+            };
+        };
+        responses: {
+            /** @description The category after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CategoryPatch"];
+            };
+        };
+        responses: {
+            /** @description The category after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFamilies: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+                /** @description Only records whose attribute_groups equals (on arrays: contains) */
+                attribute_groups?: string;
+                /** @description Only records whose attribute_groups is one of these comma-separated values */
+                attribute_groups_in?: string;
+                /** @description Only records whose attribute_groups is none of these comma-separated values */
+                attribute_groups_nin?: string;
+                /** @description Only records whose attribute_groups differs from */
+                attribute_groups_ne?: string;
+                /** @description Only records whose attribute_groups is set (true) or missing (false) */
+                attribute_groups_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FamilyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFamily: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FamilyInput"];
+            };
+        };
+        responses: {
+            /** @description The new family */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Family"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFamily: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The family */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Family"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceFamily: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FamilyInput"];
+            };
+        };
+        responses: {
+            /** @description The family after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Family"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFamily: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchFamily: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FamilyPatch"];
+            };
+        };
+        responses: {
+            /** @description The family after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Family"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCatalogs: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+                /** @description Only records whose user_groups equals (on arrays: contains) */
+                user_groups?: string;
+                /** @description Only records whose user_groups is one of these comma-separated values */
+                user_groups_in?: string;
+                /** @description Only records whose user_groups is none of these comma-separated values */
+                user_groups_nin?: string;
+                /** @description Only records whose user_groups differs from */
+                user_groups_ne?: string;
+                /** @description Only records whose user_groups is set (true) or missing (false) */
+                user_groups_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCatalog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CatalogInput"];
+            };
+        };
+        responses: {
+            /** @description The new catalog */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Catalog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCatalog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalog */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Catalog"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceCatalog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CatalogInput"];
+            };
+        };
+        responses: {
+            /** @description The catalog after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Catalog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCatalog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchCatalog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CatalogPatch"];
+            };
+        };
+        responses: {
+            /** @description The catalog after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Catalog"];
                 };
             };
             400: components["responses"]["BadRequest"];

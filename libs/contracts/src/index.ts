@@ -1,4 +1,5 @@
 // Generated contracts (ts-proto), one namespace per proto package. Regenerate with `npm run proto:generate`.
 export * as common from './gen/pim/common/v1/common';
 export * as webhooks from './gen/pim/webhooks/v1/webhooks';
+export * as taxonomy from './gen/pim/catalog/v1/taxonomy';
 export * from './proto-files';

@@ -6,4 +6,5 @@ export const PROTO_ROOT = join(__dirname, '..', '..', '..', 'protos');
 /** The .proto file that defines each package's services, relative to PROTO_ROOT. */
 export const PROTO_FILES = {
   webhooks: 'pim/webhooks/v1/webhooks.proto',
+  taxonomy: 'pim/catalog/v1/taxonomy.proto',
 } as const;

@@ -1,3 +1,4 @@
 export * from './collections';
 export * from './common';
 export * from './webhooks';
+export * from './taxonomy';

@@ -8,6 +8,7 @@ import { createLogger } from '@pim/logging';
 import { HealthChecker, createRpcClient } from '@pim/rpc';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { createApp } from '../app';
+import { createCatalogClients } from '../routes/catalog/catalog.clients';
 import { SCHEMA, dataSourceOptions } from '../data-source';
 import { ApiKeyService } from '../auth/api-key.service';
 import { newToken } from '../auth/api-key.token';
@@ -18,6 +19,8 @@ import { RateLimiter } from '../rate-limit/rate-limit';
 export interface GatewayTestOptions {
   /** Where the webhooks app is; default: a closed port (calls answer 503). */
   webhooksAddress?: string;
+  /** Where the catalog app is; default: a closed port (calls answer 503). */
+  catalogAddress?: string;
   ratePerMinute?: number;
   anonymousRatePerMinute?: number;
   jsonBodyLimit?: string;
@@ -67,9 +70,11 @@ export async function gatewayTestContext(opts: GatewayTestOptions = {}): Promise
     pool.on('error', () => undefined); // idle connections dropped when the test database goes
     const webhooks = createRpcClient(pb.WebhooksServiceClient, { service: 'webhooks', address, deadlineMs: 2000 });
     const health = new HealthChecker(address);
+    const catalog = createCatalogClients({ address: opts.catalogAddress ?? '127.0.0.1:1', deadlineMs: 2000 });
     const app = createApp({
       logger: createLogger({ service: 'gateway-test', level: 'silent' }),
       webhooks,
+      catalog,
       keys: new ApiKeyService(ds),
       idempotency: new IdempotencyService(ds, { retentionMs: 24 * 3600_000, waitMs: 10_000 }),
       rateLimits: {
@@ -91,6 +96,7 @@ export async function gatewayTestContext(opts: GatewayTestOptions = {}): Promise
     await new Promise((r) => server.once('listening', r));
     closers.push(async () => {
       webhooks.close();
+      catalog.close();
       health.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -1,0 +1,35 @@
+import type { EntityManager } from 'typeorm';
+import { ConflictError } from '@pim/errors';
+import { categoryTreeListDecl, categoryTreeSchemas, type CategoryTreeView } from '@pim/resources';
+import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
+import { CategoryEntity } from '../category/category.entity';
+import { CategoryTreeEntity } from './category-tree.entity';
+
+/**
+ * A tree with live categories cannot be deleted (409 with their count). The tree's row lock,
+ * held by the delete, is the lock every category create in the tree takes first (FOR SHARE), so
+ * no category can appear in it between the count and the commit.
+ */
+async function refuseDeleteWithCategories(m: EntityManager, tree: CategoryTreeEntity): Promise<void> {
+  const n = await m.count(CategoryEntity, { where: { category_tree_id: tree._id, deleted: false } });
+  if (n > 0) {
+    throw new ConflictError(`Category tree '${tree.code}' still has ${n} live ${n === 1 ? 'category' : 'categories'}`, {
+      title: 'Category tree in use',
+      solution: `Delete its categories or move them to another tree first (GET /api/v1/categories?category_tree_id=${tree._id})`,
+      details: [{ field: '_id', message: `${n} live ${n === 1 ? 'category' : 'categories'} in this tree` }],
+    });
+  }
+}
+
+/** Category trees: the common taxonomy fields; deleting one needs it to be empty. */
+export const categoryTreeResource: TaxonomyResource<CategoryTreeEntity, CategoryTreeView> = {
+  collection: 'category_trees',
+  label: 'category tree',
+  path: '/api/v1/category-trees',
+  entity: CategoryTreeEntity,
+  schemas: categoryTreeSchemas,
+  listDecl: categoryTreeListDecl,
+  ownColumns: () => ({}),
+  ownView: () => ({}),
+  hooks: { beforeDelete: refuseDeleteWithCategories },
+};

@@ -1,0 +1,22 @@
+import { taxonomy as pb } from '@pim/contracts';
+import type { Logger } from '@pim/logging';
+import type { CategoryInput, CategoryView } from '@pim/resources';
+import type { ServiceRegistration } from '@pim/rpc';
+import { mirrorCodec, taxonomyHandlers } from '../taxonomy/taxonomy.grpc';
+import type { TaxonomyService } from '../taxonomy/taxonomy.service';
+import type { CategoryEntity } from './category.entity';
+
+/** gRPC handlers of pim.catalog.v1.CategoriesService. */
+export function categoriesGrpc(service: TaxonomyService<CategoryEntity, CategoryView, CategoryInput>, logger: Logger): ServiceRegistration {
+  const h = taxonomyHandlers(service, mirrorCodec<CategoryView, pb.Category, pb.CategoryInput>(), logger, { one: 'Category', many: 'Categories' });
+  const implementation: pb.CategoriesServiceServer = {
+    createCategory: h.create,
+    getCategory: h.get,
+    updateCategory: h.update,
+    patchCategory: h.patch,
+    deleteCategory: h.delete,
+    listCategories: h.list,
+    batchGetCategories: h.batchGet,
+  };
+  return { name: 'pim.catalog.v1.CategoriesService', definition: pb.CategoriesServiceService, implementation };
+}

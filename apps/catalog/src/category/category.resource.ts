@@ -1,0 +1,31 @@
+import { IN_CHILDREN_FILTER, categoryListDecl, categorySchemas, type CategoryInput, type CategoryView } from '@pim/resources';
+import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
+import { CategoryEntity } from './category.entity';
+import { lockCategoryWrite, moveSubtree, placeCategory, refuseDeleteWithChildren } from './category.tree';
+
+/**
+ * Categories: nodes of a tree. `categories_in_children=<id>` is a filter on the stored path
+ * (`path @> {id}`: the category and every descendant, one GIN lookup).
+ */
+export const categoryResource: TaxonomyResource<CategoryEntity, CategoryView, CategoryInput> = {
+  collection: 'categories',
+  label: 'category',
+  path: '/api/v1/categories',
+  entity: CategoryEntity,
+  schemas: categorySchemas,
+  listDecl: categoryListDecl,
+  listColumns: { [IN_CHILDREN_FILTER]: 'path' },
+  ownColumns: (input, prev) => ({
+    category_tree_id: input.category_tree_id,
+    parent_id: input.parent_id ?? null,
+    // placeCategory recomputes it when the category is (re)placed.
+    path: prev?.path ?? [],
+  }),
+  ownView: (c) => ({ category_tree_id: c.category_tree_id, ...(c.parent_id !== null ? { parent_id: c.parent_id } : {}) }),
+  hooks: {
+    lock: lockCategoryWrite,
+    beforeWrite: placeCategory,
+    afterWrite: moveSubtree,
+    beforeDelete: refuseDeleteWithChildren,
+  },
+};

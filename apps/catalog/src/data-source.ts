@@ -1,0 +1,22 @@
+import type { AppDataSourceOptions } from '@pim/db';
+import { OutboxEvent } from '@pim/events';
+import { BrandEntity } from './brand/brand.entity';
+import { CategoryTreeEntity } from './category-tree/category-tree.entity';
+import { CategoryEntity } from './category/category.entity';
+import { FamilyEntity } from './family/family.entity';
+import { CatalogEntity } from './catalog/catalog.entity';
+import { migrations } from './migrations';
+
+/** This app's schema. */
+export const SCHEMA = 'catalog';
+
+/** Persistence of the catalog app: its schema, entities and migrations. */
+export function dataSourceOptions(url: string): AppDataSourceOptions {
+  return {
+    url,
+    schema: SCHEMA,
+    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, OutboxEvent],
+    migrations,
+    applicationName: 'pim-catalog',
+  };
+}

@@ -1,0 +1,39 @@
+import type { DataSource } from 'typeorm';
+import type { Logger } from '@pim/logging';
+import type { ServiceRegistration } from '@pim/rpc';
+import { brandResource } from '../brand/brand.resource';
+import { brandsGrpc } from '../brand/brand.grpc';
+import { categoryTreeResource } from '../category-tree/category-tree.resource';
+import { categoryTreesGrpc } from '../category-tree/category-tree.grpc';
+import { categoryResource } from '../category/category.resource';
+import { categoriesGrpc } from '../category/category.grpc';
+import { familyResource } from '../family/family.resource';
+import { familiesGrpc } from '../family/family.grpc';
+import { catalogResource } from '../catalog/catalog.resource';
+import { catalogsGrpc } from '../catalog/catalog.grpc';
+import { TaxonomyService } from './taxonomy.service';
+
+/** The five taxonomy services over one DataSource. */
+export function taxonomyServices(ds: DataSource) {
+  return {
+    brands: new TaxonomyService(ds, brandResource),
+    categoryTrees: new TaxonomyService(ds, categoryTreeResource),
+    categories: new TaxonomyService(ds, categoryResource),
+    families: new TaxonomyService(ds, familyResource),
+    catalogs: new TaxonomyService(ds, catalogResource),
+  };
+}
+
+/** The taxonomy services of one DataSource, by resource. */
+export type TaxonomyServices = ReturnType<typeof taxonomyServices>;
+
+/** Their gRPC services (pim.catalog.v1), ready for GrpcApp. */
+export function taxonomyGrpc(services: TaxonomyServices, logger: Logger): ServiceRegistration[] {
+  return [
+    brandsGrpc(services.brands, logger),
+    categoryTreesGrpc(services.categoryTrees, logger),
+    categoriesGrpc(services.categories, logger),
+    familiesGrpc(services.families, logger),
+    catalogsGrpc(services.catalogs, logger),
+  ];
+}

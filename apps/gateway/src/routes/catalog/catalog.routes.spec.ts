@@ -1,0 +1,46 @@
+import { Api } from '../../http/route';
+import { buildDocument, createRegistry } from '../../openapi/document';
+import type { CatalogClients } from './catalog.clients';
+import { catalogRoutes } from './catalog.routes';
+
+// The OpenAPI document is built with stand-in dependencies that throw when touched.
+const untouchable = new Proxy({}, {
+  get: (_t, prop) => {
+    throw new Error(`catalog.${String(prop)} touched while declaring routes`);
+  },
+}) as CatalogClients;
+
+describe('catalog routes declaration', () => {
+  const api = new Api(createRegistry(), '/api/v1');
+  catalogRoutes(api, untouchable, { maxLimit: 100, defaultLimit: 25 });
+
+  it('declares the six routes of each resource without touching a client', () => {
+    expect(api.declared).toHaveLength(5 * 6);
+    const byPath = (p: string) => api.declared.filter((d) => d.path.startsWith(`/api/v1/${p}`)).map((d) => `${d.method} ${d.path}`).sort();
+    expect(byPath('category-trees')).toEqual([
+      'delete /api/v1/category-trees/:id',
+      'get /api/v1/category-trees',
+      'get /api/v1/category-trees/:id',
+      'patch /api/v1/category-trees/:id',
+      'post /api/v1/category-trees',
+      'put /api/v1/category-trees/:id',
+    ]);
+  });
+
+  it('needs <collection>:read for GETs and <collection>:write for writes', () => {
+    const collection: Record<string, string> = { brands: 'brands', 'category-trees': 'category_trees', categories: 'categories', families: 'families', catalogs: 'catalogs' };
+    for (const d of api.declared) {
+      const c = collection[d.path.split('/')[3]];
+      expect(d.scope).toBe(`${c}:${d.method === 'get' ? 'read' : 'write'}`);
+    }
+  });
+
+  it('gives every operation a unique id in the document', () => {
+    const registry = createRegistry();
+    catalogRoutes(new Api(registry, '/api/v1'), untouchable, { maxLimit: 100, defaultLimit: 25 });
+    const ops = Object.values(buildDocument(registry).paths ?? {}).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId));
+    expect(ops).toHaveLength(30);
+    expect(new Set(ops).size).toBe(30);
+    expect(ops).toEqual(expect.arrayContaining(['createCategoryTree', 'listCategories', 'patchFamily', 'deleteCatalog', 'replaceBrand']));
+  });
+});

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import {
+  IN_CHILDREN_FILTER,
+  brandListDecl,
+  brandSchemas,
+  catalogListDecl,
+  catalogSchemas,
+  categoryListDecl,
+  categorySchemas,
+  categoryTreeListDecl,
+  categoryTreeSchemas,
+  familyListDecl,
+  familySchemas,
+} from '@pim/resources';
+import type { Api } from '../../http/route';
+import type { CatalogClients, TaxonomyClient } from './catalog.clients';
+import type { BatchLoader } from './expand';
+import { brandCodec, catalogCodec, categoryCodec, categoryTreeCodec, familyCodec, type TaxonomyCodec } from './taxonomy.codecs';
+import { taxonomyRoutes, type TaxonomyRouteSpec } from './taxonomy.routes';
+
+/** Descriptions of the OpenAPI tags the catalog's taxonomy routes use. */
+export const CATALOG_TAG_DESCRIPTIONS: Record<string, string> = {
+  Brands: 'Brands of products',
+  'Category trees': 'Roots of category hierarchies; a tree with live categories cannot be deleted',
+  Categories: 'Nodes of a category tree: no cycles, moving one moves its subtree, categories_in_children selects a subtree',
+  Families: 'Attribute groups and attributes (with required) a kind of product carries',
+  Catalogs: 'Selections of products and the users groups that may see them',
+};
+
+const ID = /^[0-9a-f]{24}$/;
+const IDS = /^[0-9a-f]{24}(,[0-9a-f]{24})*$/;
+const EXAMPLE = '6740a1b2c3d4e5f601234567';
+
+/** The subtree filter in words (the generic filter wording would describe an array field). */
+const subtreeParams = {
+  [IN_CHILDREN_FILTER]: z.string().regex(ID).max(24).optional().meta({ description: 'Only the category with this _id and all its descendants', example: EXAMPLE }),
+  [`${IN_CHILDREN_FILTER}_in`]: z.string().regex(IDS).max(8000).optional().meta({ description: 'Only categories in any of these subtrees (comma-separated _ids)', example: EXAMPLE }),
+  [`${IN_CHILDREN_FILTER}_nin`]: z.string().regex(IDS).max(8000).optional().meta({ description: 'Leave out these subtrees (comma-separated _ids)', example: EXAMPLE }),
+  [`${IN_CHILDREN_FILTER}_ne`]: z.string().regex(ID).max(24).optional().meta({ description: 'Leave out the category with this _id and all its descendants', example: EXAMPLE }),
+};
+
+/** BatchGet through a client (looked up at call time), as records the API shows. */
+function loader<V extends { _id: string }, M, In, I>(client: () => TaxonomyClient<M, In>, codec: TaxonomyCodec<V, M, In, I>): BatchLoader {
+  return async (ids) => (await client().batchGet({ ids, codes: [] })).data.map((m) => codec.fromMessage(m));
+}
+
+/**
+ * Declares the taxonomy routes of the catalog app: /brands, /category-trees, /categories,
+ * /families, /catalogs. `clients` is only touched when a request arrives.
+ */
+export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLimit: number; defaultLimit: number }): void {
+  const brands = () => clients.brands;
+  const trees = () => clients.categoryTrees;
+  const categories = () => clients.categories;
+  const families = () => clients.families;
+  const catalogs = () => clients.catalogs;
+  const loaders: Record<string, BatchLoader> = {
+    brands: loader(brands, brandCodec),
+    category_trees: loader(trees, categoryTreeCodec),
+    categories: loader(categories, categoryCodec),
+    families: loader(families, familyCodec),
+    catalogs: loader(catalogs, catalogCodec),
+  };
+  const views = {
+    brands: brandSchemas.view,
+    category_trees: categoryTreeSchemas.view,
+    categories: categorySchemas.view,
+    families: familySchemas.view,
+    catalogs: catalogSchemas.view,
+  };
+  const declare = <V extends { _id: string; version: number }, M, In, I>(spec: TaxonomyRouteSpec<V, M, In, I>) => taxonomyRoutes(api, spec, limits, loaders, views);
+
+  declare({ path: '/brands', collection: 'brands', one: 'Brand', many: 'Brands', label: 'brand', labels: 'brands', tag: 'Brands', schemas: brandSchemas, listDecl: brandListDecl, client: brands, codec: brandCodec });
+  declare({
+    path: '/category-trees',
+    collection: 'category_trees',
+    one: 'CategoryTree',
+    many: 'CategoryTrees',
+    label: 'category tree',
+    labels: 'category trees',
+    tag: 'Category trees',
+    schemas: categoryTreeSchemas,
+    listDecl: categoryTreeListDecl,
+    client: trees,
+    codec: categoryTreeCodec,
+  });
+  declare({
+    path: '/categories',
+    collection: 'categories',
+    one: 'Category',
+    many: 'Categories',
+    label: 'category',
+    labels: 'categories',
+    tag: 'Categories',
+    schemas: categorySchemas,
+    listDecl: categoryListDecl,
+    listParams: subtreeParams,
+    client: categories,
+    codec: categoryCodec,
+  });
+  declare({ path: '/families', collection: 'families', one: 'Family', many: 'Families', label: 'family', labels: 'families', tag: 'Families', schemas: familySchemas, listDecl: familyListDecl, client: families, codec: familyCodec });
+  declare({ path: '/catalogs', collection: 'catalogs', one: 'Catalog', many: 'Catalogs', label: 'catalog', labels: 'catalogs', tag: 'Catalogs', schemas: catalogSchemas, listDecl: catalogListDecl, client: catalogs, codec: catalogCodec });
+}
