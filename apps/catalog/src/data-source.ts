@@ -5,6 +5,9 @@ import { CategoryTreeEntity } from './category-tree/category-tree.entity';
 import { CategoryEntity } from './category/category.entity';
 import { FamilyEntity } from './family/family.entity';
 import { CatalogEntity } from './catalog/catalog.entity';
+import { AttributeGroupEntity } from './attribute-group/attribute-group.entity';
+import { AttributeEntity } from './attribute/attribute.entity';
+import { AttributeOptionEntity } from './attribute-option/attribute-option.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -15,7 +18,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, OutboxEvent],
+    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, AttributeGroupEntity, AttributeEntity, AttributeOptionEntity, OutboxEvent],
     migrations,
     applicationName: 'pim-catalog',
   };

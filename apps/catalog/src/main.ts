@@ -8,6 +8,7 @@ import { PROTO_FILES, PROTO_ROOT } from '@pim/contracts';
 import { readConfig } from './config';
 import { dataSourceOptions } from './data-source';
 import { taxonomyGrpc, taxonomyServices } from './taxonomy/taxonomy.module';
+import { attributeServices, attributesGrpc } from './attribute/attributes.module';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -25,9 +26,9 @@ async function main(): Promise<void> {
 
   const app = new GrpcApp({
     logger,
-    services: taxonomyGrpc(taxonomyServices(ds), logger),
+    services: [...taxonomyGrpc(taxonomyServices(ds), logger), ...attributesGrpc(attributeServices(ds), logger)],
     protoRoot: PROTO_ROOT,
-    protoFiles: [PROTO_FILES.taxonomy],
+    protoFiles: [PROTO_FILES.taxonomy, PROTO_FILES.attributes],
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   });
   await app.listen(config.CATALOG_GRPC_PORT);

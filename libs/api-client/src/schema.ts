@@ -406,6 +406,204 @@ export interface paths {
         patch: operations["patchCatalog"];
         trace?: never;
     };
+    "/api/v1/attributes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List attributes
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over every language of name and description) as in every list.
+         *
+         *     Needs scope `attributes:read` (or `admin`).
+         */
+        get: operations["listAttributes"];
+        put?: never;
+        /**
+         * Create a attribute
+         * @description The key must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `attributes:write` (or `admin`).
+         */
+        post: operations["createAttribute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/attributes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a attribute
+         * @description Needs scope `attributes:read` (or `admin`).
+         */
+        get: operations["getAttribute"];
+        /**
+         * Replace a attribute
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `attributes:write` (or `admin`).
+         */
+        put: operations["replaceAttribute"];
+        post?: never;
+        /**
+         * Delete a attribute
+         * @description Soft delete: the record vanishes from gets and lists and its key becomes free.
+         *
+         *     Needs scope `attributes:write` (or `admin`).
+         */
+        delete: operations["deleteAttribute"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a attribute
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `attributes:write` (or `admin`).
+         */
+        patch: operations["patchAttribute"];
+        trace?: never;
+    };
+    "/api/v1/attributes/{id}/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List options of an attribute
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over every language of label) as in every list.
+         *
+         *     Needs scope `attribute_options:read` (or `admin`).
+         */
+        get: operations["listAttributeOptions"];
+        put?: never;
+        /**
+         * Create a attribute option
+         * @description The value must be free among live records of the collection with the same attribute (409 otherwise).
+         *
+         *     Needs scope `attribute_options:write` (or `admin`).
+         */
+        post: operations["createAttributeOption"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/attributes/{id}/options/{optionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a attribute option
+         * @description Needs scope `attribute_options:read` (or `admin`).
+         */
+        get: operations["getAttributeOption"];
+        /**
+         * Replace a attribute option
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `attribute_options:write` (or `admin`).
+         */
+        put: operations["replaceAttributeOption"];
+        post?: never;
+        /**
+         * Delete a attribute option
+         * @description Soft delete: the record vanishes from gets and lists and its value becomes free.
+         *
+         *     Needs scope `attribute_options:write` (or `admin`).
+         */
+        delete: operations["deleteAttributeOption"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a attribute option
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `attribute_options:write` (or `admin`).
+         */
+        patch: operations["patchAttributeOption"];
+        trace?: never;
+    };
+    "/api/v1/attribute-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List attribute groups
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over every language of name) as in every list.
+         *
+         *     Needs scope `attribute_groups:read` (or `admin`).
+         */
+        get: operations["listAttributeGroups"];
+        put?: never;
+        /**
+         * Create a attribute group
+         * @description The key must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `attribute_groups:write` (or `admin`).
+         */
+        post: operations["createAttributeGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/attribute-groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a attribute group
+         * @description Needs scope `attribute_groups:read` (or `admin`).
+         */
+        get: operations["getAttributeGroup"];
+        /**
+         * Replace a attribute group
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `attribute_groups:write` (or `admin`).
+         */
+        put: operations["replaceAttributeGroup"];
+        post?: never;
+        /**
+         * Delete a attribute group
+         * @description Soft delete: the record vanishes from gets and lists and its key becomes free.
+         *
+         *     Needs scope `attribute_groups:write` (or `admin`).
+         */
+        delete: operations["deleteAttributeGroup"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a attribute group
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `attribute_groups:write` (or `admin`).
+         */
+        patch: operations["patchAttributeGroup"];
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -1481,9 +1679,9 @@ export interface components {
              *     ]
              */
             tags?: string[];
-            /** @description Attribute group ids (their existence is checked once attribute groups exist) */
+            /** @description Live attribute group ids, each once */
             attribute_groups?: string[];
-            /** @description Attributes of the family (their existence is checked once attributes exist) */
+            /** @description Live attributes of the family, each once */
             attributes?: components["schemas"]["FamilyAttribute"][];
         };
         /** @description A page of records (interface 2.15) */
@@ -1584,9 +1782,9 @@ export interface components {
              *     ]
              */
             tags?: string[] | null;
-            /** @description Attribute group ids (their existence is checked once attribute groups exist) */
+            /** @description Live attribute group ids, each once */
             attribute_groups?: string[] | null;
-            /** @description Attributes of the family (their existence is checked once attributes exist) */
+            /** @description Live attributes of the family, each once */
             attributes?: components["schemas"]["FamilyAttribute"][] | null;
         };
         /** @description Catalog: a selection of products and who may see it */
@@ -1751,6 +1949,931 @@ export interface components {
             tags?: string[] | null;
             /** @description Users group ids that may see the catalog (checked for existence once users groups exist) */
             user_groups?: string[] | null;
+        };
+        /** @description Attribute (interface 2.2): a typed field of products */
+        Attribute: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            groups: components["schemas"]["AttributeLink"][];
+            categories: components["schemas"]["AttributeLink"][];
+            /**
+             * @description Unique among live attributes; product values are stored under it (attributes.<key>)
+             * @example voltage
+             */
+            key: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            /**
+             * @description The kind of values (default text; cannot change)
+             * @enum {string}
+             */
+            type: "text" | "textarea" | "number" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "price" | "metric" | "url" | "email" | "image" | "file";
+            type_config: components["schemas"]["AttributeTypeConfig"];
+            unique: boolean;
+            required: boolean;
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence: number;
+            /**
+             * @description What the attribute applies to: product (simple, kit, service, parents), sku (variations) or both (cannot change)
+             * @enum {string}
+             */
+            association: "sku" | "product" | "product_and_sku";
+            enabled: boolean;
+            protected_by_lgpd: boolean;
+            tags: string[];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        AttributeLink: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            required: boolean;
+        };
+        /**
+         * @description Settings of the attribute type (decisions.md §7); a key that does not belong to the type is refused
+         * @example {
+         *       "min_length": 1,
+         *       "max_length": 80,
+         *       "enable_ia_generation": false
+         *     }
+         */
+        AttributeTypeConfig: {
+            /**
+             * Format: int32
+             * @description text, textarea: fewest characters
+             */
+            min_length?: number;
+            /**
+             * Format: int32
+             * @description text, textarea: most characters (≥ min_length)
+             */
+            max_length?: number;
+            /** @description text, textarea: a regular expression (JavaScript syntax, Unicode mode) every value must match */
+            pattern?: string;
+            /** @description text, textarea: the value is Translate (one text per language) instead of one string */
+            localizable?: boolean;
+            /** @description number: smallest value; date: earliest date (YYYY-MM-DD); datetime: earliest instant (ISO 8601 with offset) */
+            min?: number | string;
+            /** @description number: largest value; date: latest date; datetime: latest instant (each ≥ min) */
+            max?: number | string;
+            /**
+             * @description number: integer or decimal (default decimal)
+             * @enum {string}
+             */
+            type?: "integer" | "decimal";
+            /**
+             * Format: int32
+             * @description number (decimal): most digits after the point
+             */
+            decimals?: number;
+            /** @description price: the ISO 4217 currencies a price may be in (absent: any) */
+            currencies?: string[];
+            /** @description metric: the units a measure may be in (required for metric) */
+            units?: string[];
+            /** @description any type: values may be generated by AI */
+            enable_ia_generation?: boolean;
+            /** @description any type: the instruction given to the AI that generates values */
+            prompt_ia_instruction?: string;
+        };
+        /** @description Attribute, as written by a caller; type_config is checked against the type */
+        AttributeInput: {
+            /** @description Live attribute groups the attribute belongs to, each once */
+            groups?: components["schemas"]["AttributeLinkInput"][];
+            /** @description Live categorys the attribute belongs to, each once */
+            categories?: components["schemas"]["AttributeLinkInput"][];
+            /**
+             * @description Unique among live attributes; product values are stored under it (attributes.<key>)
+             * @example voltage
+             */
+            key: string;
+            name?: components["schemas"]["Translate"];
+            description?: components["schemas"]["Translate"];
+            /**
+             * @description The kind of values (default text; cannot change)
+             * @enum {string}
+             */
+            type?: "text" | "textarea" | "number" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "price" | "metric" | "url" | "email" | "image" | "file";
+            type_config?: components["schemas"]["AttributeTypeConfig"];
+            /** @description No two products may hold the same value (default false; cannot change) */
+            unique?: boolean;
+            /** @description Every product it applies to must fill it (default false) */
+            required?: boolean;
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence?: number;
+            /**
+             * @description What the attribute applies to: product (simple, kit, service, parents), sku (variations) or both (cannot change)
+             * @enum {string}
+             */
+            association: "sku" | "product" | "product_and_sku";
+            /** @description Whether the attribute is in use (default true) */
+            enabled?: boolean;
+            /** @description Values are personal data under the data protection law (LGPD) */
+            protected_by_lgpd: boolean;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+        };
+        AttributeLinkInput: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @description Products in that group or category must fill the attribute (default false) */
+            required?: boolean;
+        };
+        /** @description A page of records (interface 2.15) */
+        AttributeList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["AttributeListItem"][];
+        };
+        AttributeListItem: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            groups: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                required: boolean;
+                /** @description With expand=groups: the record this link names (null when it is gone) */
+                group?: {
+                    /**
+                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                     * @example 6740a1b2c3d4e5f601234567
+                     */
+                    _id: string;
+                    /**
+                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                     * @example 6740a1b2c3d4e5f601234567
+                     */
+                    category_id?: string;
+                    /**
+                     * @description Unique among live attribute groups
+                     * @example technical_specs
+                     */
+                    key: string;
+                    name: components["schemas"]["Translate"];
+                    description: components["schemas"]["Translate"];
+                    /**
+                     * Format: int32
+                     * @description Position among its siblings (default 0)
+                     * @example 10
+                     */
+                    sequence: number;
+                    enabled: boolean;
+                    users_groups: components["schemas"]["AttributeGroupUsersGroup"][];
+                    tags: string[];
+                    /**
+                     * Format: int32
+                     * @description Incremented on every write; sent as ETag
+                     * @example 3
+                     */
+                    version: number;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T16:15:43.123Z
+                     */
+                    created_at: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T16:15:43.123Z
+                     */
+                    updated_at: string;
+                    created_by_name?: string;
+                } | null;
+            }[];
+            categories: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                required: boolean;
+                /** @description With expand=categories: the record this link names (null when it is gone) */
+                category?: {
+                    /**
+                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                     * @example 6740a1b2c3d4e5f601234567
+                     */
+                    _id: string;
+                    /** @example coffee_beans */
+                    code: string;
+                    name: components["schemas"]["Translate"];
+                    description: components["schemas"]["Translate"];
+                    enabled: boolean;
+                    tags: string[];
+                    /**
+                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                     * @example 6740a1b2c3d4e5f601234567
+                     */
+                    category_tree_id: string;
+                    /**
+                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                     * @example 6740a1b2c3d4e5f601234567
+                     */
+                    parent_id?: string;
+                    /**
+                     * Format: int32
+                     * @description Incremented on every write; sent as ETag
+                     * @example 3
+                     */
+                    version: number;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T16:15:43.123Z
+                     */
+                    created_at: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T16:15:43.123Z
+                     */
+                    updated_at: string;
+                    created_by_name?: string;
+                } | null;
+            }[];
+            /**
+             * @description Unique among live attributes; product values are stored under it (attributes.<key>)
+             * @example voltage
+             */
+            key: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            /**
+             * @description The kind of values (default text; cannot change)
+             * @enum {string}
+             */
+            type: "text" | "textarea" | "number" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "price" | "metric" | "url" | "email" | "image" | "file";
+            type_config: components["schemas"]["AttributeTypeConfig"];
+            unique: boolean;
+            required: boolean;
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence: number;
+            /**
+             * @description What the attribute applies to: product (simple, kit, service, parents), sku (variations) or both (cannot change)
+             * @enum {string}
+             */
+            association: "sku" | "product" | "product_and_sku";
+            enabled: boolean;
+            protected_by_lgpd: boolean;
+            tags: string[];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        AttributeGroupUsersGroup: {
+            /**
+             * @description A users group (its existence is checked once users groups exist)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Users of the group who may not access the attribute group
+             * @example [
+             *       "6740a1b2c3d4e5f601234567"
+             *     ]
+             */
+            not_allowed_users: string[];
+        };
+        /** @description JSON merge patch (RFC 7396) of an attribute */
+        AttributePatch: {
+            /** @description Live attribute groups the attribute belongs to, each once */
+            groups?: components["schemas"]["AttributeLinkInput"][] | null;
+            /** @description Live categorys the attribute belongs to, each once */
+            categories?: components["schemas"]["AttributeLinkInput"][] | null;
+            /**
+             * @description Unique among live attributes; product values are stored under it (attributes.<key>)
+             * @example voltage
+             */
+            key?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            } | null;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            description?: {
+                [key: string]: string | null;
+            } | null;
+            /**
+             * @description The kind of values (default text; cannot change)
+             * @enum {string|null}
+             */
+            type?: "text" | "textarea" | "number" | "boolean" | "date" | "datetime" | "select" | "multiselect" | "price" | "metric" | "url" | "email" | "image" | "file" | null;
+            /**
+             * @description Settings to set, or remove (null); the merged result is checked against the type
+             * @example {
+             *       "max_length": 80,
+             *       "pattern": null
+             *     }
+             */
+            type_config?: {
+                [key: string]: unknown;
+            } | null;
+            unique?: boolean | null;
+            required?: boolean | null;
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence?: number | null;
+            /**
+             * @description What the attribute applies to: product (simple, kit, service, parents), sku (variations) or both (cannot change)
+             * @enum {string}
+             */
+            association?: "sku" | "product" | "product_and_sku";
+            enabled?: boolean | null;
+            protected_by_lgpd?: boolean;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+        };
+        /** @description Option of a select or multiselect attribute (interface 2.4) */
+        AttributeOption: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description The attribute the option belongs to
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            attribute_id: string;
+            /**
+             * @description What product values hold; unique among the live options of the attribute
+             * @example red
+             */
+            value: string;
+            label: components["schemas"]["Translate"];
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence: number;
+            enabled: boolean;
+            tags: string[];
+            fields: string[];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        /** @description Option of a select or multiselect attribute, as written by a caller */
+        AttributeOptionInput: {
+            /**
+             * @description What product values hold; unique among the live options of the attribute
+             * @example red
+             */
+            value: string;
+            /**
+             * @description Label per language code; at least one
+             * @example {
+             *       "pt": "Vermelho",
+             *       "en": "Red"
+             *     }
+             */
+            label: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence?: number;
+            /** @description Whether the option may be chosen (default true) */
+            enabled?: boolean;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+            /** @description Ids of related fields (stored as given) */
+            fields?: string[];
+        };
+        /** @description A page of records (interface 2.15) */
+        AttributeOptionList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["AttributeOption"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of an attribute option */
+        AttributeOptionPatch: {
+            /**
+             * @description What product values hold; unique among the live options of the attribute
+             * @example red
+             */
+            value?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            label?: {
+                [key: string]: string | null;
+            };
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence?: number | null;
+            enabled?: boolean | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+            fields?: string[] | null;
+        };
+        /** @description Attribute group (interface 2.3) */
+        AttributeGroup: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_id?: string;
+            /**
+             * @description Unique among live attribute groups
+             * @example technical_specs
+             */
+            key: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence: number;
+            enabled: boolean;
+            users_groups: components["schemas"]["AttributeGroupUsersGroup"][];
+            tags: string[];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        /** @description Attribute group, as written by a caller */
+        AttributeGroupInput: {
+            /**
+             * @description A live category the group belongs to
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_id?: string;
+            /**
+             * @description Unique among live attribute groups
+             * @example technical_specs
+             */
+            key: string;
+            /**
+             * @description Name per language code; at least one
+             * @example {
+             *       "pt": "Café",
+             *       "en": "Coffee"
+             *     }
+             */
+            name: {
+                [key: string]: string;
+            };
+            description?: components["schemas"]["Translate"];
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence?: number;
+            /** @description Whether the group is in use (default true) */
+            enabled?: boolean;
+            /** @description Users groups that may access the group, with the users of each who may not */
+            users_groups?: components["schemas"]["AttributeGroupUsersGroup"][];
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+        };
+        /** @description A page of records (interface 2.15) */
+        AttributeGroupList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["AttributeGroupListItem"][];
+        };
+        AttributeGroupListItem: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_id?: string;
+            /**
+             * @description Unique among live attribute groups
+             * @example technical_specs
+             */
+            key: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence: number;
+            enabled: boolean;
+            users_groups: components["schemas"]["AttributeGroupUsersGroup"][];
+            tags: string[];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+            /** @description With expand=category: the record category_id names (null when it has none) */
+            category?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                /** @example coffee_beans */
+                code: string;
+                name: components["schemas"]["Translate"];
+                description: components["schemas"]["Translate"];
+                enabled: boolean;
+                tags: string[];
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                category_tree_id: string;
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                parent_id?: string;
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                created_by_name?: string;
+            } | null;
+        };
+        /** @description JSON merge patch (RFC 7396) of an attribute group */
+        AttributeGroupPatch: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_id?: string | null;
+            /**
+             * @description Unique among live attribute groups
+             * @example technical_specs
+             */
+            key?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            };
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            description?: {
+                [key: string]: string | null;
+            } | null;
+            /**
+             * Format: int32
+             * @description Position among its siblings (default 0)
+             * @example 10
+             */
+            sequence?: number | null;
+            enabled?: boolean | null;
+            /** @description Users groups that may access the group, with the users of each who may not */
+            users_groups?: components["schemas"]["AttributeGroupUsersGroup"][] | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -4774,6 +5897,1375 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Catalog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAttributes: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, key, type, unique, required, sequence, association, enabled, protected_by_lgpd, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: name, description */
+                _search?: string;
+                /** @description Related records to embed: groups, categories */
+                expand?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose key equals (on arrays: contains) */
+                key?: string;
+                /** @description Only records whose key is one of these comma-separated values */
+                key_in?: string;
+                /** @description Only records whose key is none of these comma-separated values */
+                key_nin?: string;
+                /** @description Only records whose key differs from */
+                key_ne?: string;
+                /** @description Only records whose key is set (true) or missing (false) */
+                key_exists?: boolean;
+                /** @description Only records whose type equals (on arrays: contains) */
+                type?: string;
+                /** @description Only records whose type is one of these comma-separated values */
+                type_in?: string;
+                /** @description Only records whose type is none of these comma-separated values */
+                type_nin?: string;
+                /** @description Only records whose type differs from */
+                type_ne?: string;
+                /** @description Only records whose type is set (true) or missing (false) */
+                type_exists?: boolean;
+                /** @description Only records whose unique equals (on arrays: contains) */
+                unique?: boolean;
+                /** @description Only records whose unique is one of these comma-separated values */
+                unique_in?: string;
+                /** @description Only records whose unique is none of these comma-separated values */
+                unique_nin?: string;
+                /** @description Only records whose unique differs from */
+                unique_ne?: boolean;
+                /** @description Only records whose unique is set (true) or missing (false) */
+                unique_exists?: boolean;
+                /** @description Only records whose required equals (on arrays: contains) */
+                required?: boolean;
+                /** @description Only records whose required is one of these comma-separated values */
+                required_in?: string;
+                /** @description Only records whose required is none of these comma-separated values */
+                required_nin?: string;
+                /** @description Only records whose required differs from */
+                required_ne?: boolean;
+                /** @description Only records whose required is set (true) or missing (false) */
+                required_exists?: boolean;
+                /** @description Only records whose sequence equals (on arrays: contains) */
+                sequence?: number;
+                /** @description Only records whose sequence is one of these comma-separated values */
+                sequence_in?: string;
+                /** @description Only records whose sequence is none of these comma-separated values */
+                sequence_nin?: string;
+                /** @description Only records whose sequence differs from */
+                sequence_ne?: number;
+                /** @description Only records whose sequence is set (true) or missing (false) */
+                sequence_exists?: boolean;
+                /** @description Only records whose sequence is greater than */
+                sequence_gt?: number;
+                /** @description Only records whose sequence is at least */
+                sequence_gte?: number;
+                /** @description Only records whose sequence is less than */
+                sequence_lt?: number;
+                /** @description Only records whose sequence is at most */
+                sequence_lte?: number;
+                /** @description Only records whose association equals (on arrays: contains) */
+                association?: string;
+                /** @description Only records whose association is one of these comma-separated values */
+                association_in?: string;
+                /** @description Only records whose association is none of these comma-separated values */
+                association_nin?: string;
+                /** @description Only records whose association differs from */
+                association_ne?: string;
+                /** @description Only records whose association is set (true) or missing (false) */
+                association_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose protected_by_lgpd equals (on arrays: contains) */
+                protected_by_lgpd?: boolean;
+                /** @description Only records whose protected_by_lgpd is one of these comma-separated values */
+                protected_by_lgpd_in?: string;
+                /** @description Only records whose protected_by_lgpd is none of these comma-separated values */
+                protected_by_lgpd_nin?: string;
+                /** @description Only records whose protected_by_lgpd differs from */
+                protected_by_lgpd_ne?: boolean;
+                /** @description Only records whose protected_by_lgpd is set (true) or missing (false) */
+                protected_by_lgpd_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only attributes linked to the attribute group with this _id */
+                group_ids?: string;
+                /** @description Only attributes linked to any of these attribute groups (comma-separated _ids) */
+                group_ids_in?: string;
+                /** @description Only attributes linked to none of these attribute groups */
+                group_ids_nin?: string;
+                /** @description Only attributes not linked to the attribute group with this _id */
+                group_ids_ne?: string;
+                /** @description Only records whose group_ids is set (true) or missing (false) */
+                group_ids_exists?: boolean;
+                /** @description Only attributes linked to the category with this _id */
+                category_ids?: string;
+                /** @description Only attributes linked to any of these categorys (comma-separated _ids) */
+                category_ids_in?: string;
+                /** @description Only attributes linked to none of these categorys */
+                category_ids_nin?: string;
+                /** @description Only attributes not linked to the category with this _id */
+                category_ids_ne?: string;
+                /** @description Only records whose category_ids is set (true) or missing (false) */
+                category_ids_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAttribute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeInput"];
+            };
+        };
+        responses: {
+            /** @description The new attribute */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attribute"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAttribute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attribute */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attribute"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceAttribute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeInput"];
+            };
+        };
+        responses: {
+            /** @description The attribute after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attribute"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAttribute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchAttribute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributePatch"];
+            };
+        };
+        responses: {
+            /** @description The attribute after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attribute"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAttributeOptions: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, attribute_id, value, sequence, enabled, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: label */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose attribute_id equals (on arrays: contains) */
+                attribute_id?: string;
+                /** @description Only records whose attribute_id is one of these comma-separated values */
+                attribute_id_in?: string;
+                /** @description Only records whose attribute_id is none of these comma-separated values */
+                attribute_id_nin?: string;
+                /** @description Only records whose attribute_id differs from */
+                attribute_id_ne?: string;
+                /** @description Only records whose attribute_id is set (true) or missing (false) */
+                attribute_id_exists?: boolean;
+                /** @description Only records whose attribute_id is greater than */
+                attribute_id_gt?: string;
+                /** @description Only records whose attribute_id is at least */
+                attribute_id_gte?: string;
+                /** @description Only records whose attribute_id is less than */
+                attribute_id_lt?: string;
+                /** @description Only records whose attribute_id is at most */
+                attribute_id_lte?: string;
+                /** @description Only records whose value equals (on arrays: contains) */
+                value?: string;
+                /** @description Only records whose value is one of these comma-separated values */
+                value_in?: string;
+                /** @description Only records whose value is none of these comma-separated values */
+                value_nin?: string;
+                /** @description Only records whose value differs from */
+                value_ne?: string;
+                /** @description Only records whose value is set (true) or missing (false) */
+                value_exists?: boolean;
+                /** @description Only records whose sequence equals (on arrays: contains) */
+                sequence?: number;
+                /** @description Only records whose sequence is one of these comma-separated values */
+                sequence_in?: string;
+                /** @description Only records whose sequence is none of these comma-separated values */
+                sequence_nin?: string;
+                /** @description Only records whose sequence differs from */
+                sequence_ne?: number;
+                /** @description Only records whose sequence is set (true) or missing (false) */
+                sequence_exists?: boolean;
+                /** @description Only records whose sequence is greater than */
+                sequence_gt?: number;
+                /** @description Only records whose sequence is at least */
+                sequence_gte?: number;
+                /** @description Only records whose sequence is less than */
+                sequence_lt?: number;
+                /** @description Only records whose sequence is at most */
+                sequence_lte?: number;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose fields equals (on arrays: contains) */
+                fields?: string;
+                /** @description Only records whose fields is one of these comma-separated values */
+                fields_in?: string;
+                /** @description Only records whose fields is none of these comma-separated values */
+                fields_nin?: string;
+                /** @description Only records whose fields differs from */
+                fields_ne?: string;
+                /** @description Only records whose fields is set (true) or missing (false) */
+                fields_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeOptionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAttributeOption: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeOptionInput"];
+            };
+        };
+        responses: {
+            /** @description The new attribute option */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeOption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAttributeOption: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+                /** @description Record id (24 lowercase hex) */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attribute option */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeOption"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceAttributeOption: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+                /** @description Record id (24 lowercase hex) */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeOptionInput"];
+            };
+        };
+        responses: {
+            /** @description The attribute option after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeOption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAttributeOption: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+                /** @description Record id (24 lowercase hex) */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchAttributeOption: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+                /** @description Record id (24 lowercase hex) */
+                optionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeOptionPatch"];
+            };
+        };
+        responses: {
+            /** @description The attribute option after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeOption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAttributeGroups: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, category_id, key, sequence, enabled, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: name */
+                _search?: string;
+                /** @description Related records to embed: category */
+                expand?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose category_id equals (on arrays: contains) */
+                category_id?: string;
+                /** @description Only records whose category_id is one of these comma-separated values */
+                category_id_in?: string;
+                /** @description Only records whose category_id is none of these comma-separated values */
+                category_id_nin?: string;
+                /** @description Only records whose category_id differs from */
+                category_id_ne?: string;
+                /** @description Only records whose category_id is set (true) or missing (false) */
+                category_id_exists?: boolean;
+                /** @description Only records whose category_id is greater than */
+                category_id_gt?: string;
+                /** @description Only records whose category_id is at least */
+                category_id_gte?: string;
+                /** @description Only records whose category_id is less than */
+                category_id_lt?: string;
+                /** @description Only records whose category_id is at most */
+                category_id_lte?: string;
+                /** @description Only records whose key equals (on arrays: contains) */
+                key?: string;
+                /** @description Only records whose key is one of these comma-separated values */
+                key_in?: string;
+                /** @description Only records whose key is none of these comma-separated values */
+                key_nin?: string;
+                /** @description Only records whose key differs from */
+                key_ne?: string;
+                /** @description Only records whose key is set (true) or missing (false) */
+                key_exists?: boolean;
+                /** @description Only records whose sequence equals (on arrays: contains) */
+                sequence?: number;
+                /** @description Only records whose sequence is one of these comma-separated values */
+                sequence_in?: string;
+                /** @description Only records whose sequence is none of these comma-separated values */
+                sequence_nin?: string;
+                /** @description Only records whose sequence differs from */
+                sequence_ne?: number;
+                /** @description Only records whose sequence is set (true) or missing (false) */
+                sequence_exists?: boolean;
+                /** @description Only records whose sequence is greater than */
+                sequence_gt?: number;
+                /** @description Only records whose sequence is at least */
+                sequence_gte?: number;
+                /** @description Only records whose sequence is less than */
+                sequence_lt?: number;
+                /** @description Only records whose sequence is at most */
+                sequence_lte?: number;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeGroupList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAttributeGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeGroupInput"];
+            };
+        };
+        responses: {
+            /** @description The new attribute group */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAttributeGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attribute group */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeGroup"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceAttributeGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeGroupInput"];
+            };
+        };
+        responses: {
+            /** @description The attribute group after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAttributeGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchAttributeGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeGroupPatch"];
+            };
+        };
+        responses: {
+            /** @description The attribute group after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttributeGroup"];
                 };
             };
             400: components["responses"]["BadRequest"];

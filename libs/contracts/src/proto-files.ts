@@ -7,4 +7,5 @@ export const PROTO_ROOT = join(__dirname, '..', '..', '..', 'protos');
 export const PROTO_FILES = {
   webhooks: 'pim/webhooks/v1/webhooks.proto',
   taxonomy: 'pim/catalog/v1/taxonomy.proto',
+  attributes: 'pim/catalog/v1/attributes.proto',
 } as const;

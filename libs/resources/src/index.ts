@@ -2,3 +2,4 @@ export * from './collections';
 export * from './common';
 export * from './webhooks';
 export * from './taxonomy';
+export * from './attributes';

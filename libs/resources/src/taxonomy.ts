@@ -22,14 +22,14 @@ export const translateSchema = z
   .meta({ id: 'Translate', description: 'Text per language code', example: { pt: 'Café', en: 'Coffee' } });
 
 /** A required Translate name: at least one language, each text non-empty. */
-const nameSchema = z
+export const nameSchema = z
   .record(languageCodeSchema, z.string().min(1).max(1_000))
   .refine((o) => Object.keys(o).length > 0, 'must have at least one language')
   .refine(fewLanguages, `must have at most ${MAX_LANGUAGES} languages`)
   .meta({ description: 'Name per language code; at least one', example: { pt: 'Café', en: 'Coffee' } });
 
 /** A merge patch of a Translate: a text sets a language, null removes it. */
-const translatePatchSchema = (text: z.ZodString) =>
+export const translatePatchSchema = (text: z.ZodString) =>
   z.record(languageCodeSchema, text.nullable()).meta({ description: 'Languages to set (text) or remove (null)', example: { en: 'Coffee', es: null } });
 
 const CODE = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
@@ -41,10 +41,11 @@ export const taxonomyCodeSchema = z
   .regex(CODE, 'must be letters, digits, _, - or . (starting with a letter, digit or _)')
   .meta({ description: 'Unique among the live records of the collection', example: 'coffee_beans' });
 
-const tagsSchema = z.array(z.string().min(1).max(100)).max(100).meta({ description: 'Free tags', example: ['organic'] });
+/** Free tags: at most 100, each 1 to 100 characters. */
+export const tagsSchema = z.array(z.string().min(1).max(100)).max(100).meta({ description: 'Free tags', example: ['organic'] });
 
 /** A list of ids in which each id appears once. */
-const idSetSchema = (what: string) =>
+export const idSetSchema = (what: string) =>
   z
     .array(objectIdSchema)
     .max(1_000)
@@ -135,9 +136,9 @@ const familyAttributesSchema = z
   .array(familyAttributeSchema)
   .max(1_000)
   .refine((a) => new Set(a.map((x) => x._id)).size === a.length, 'must name each attribute once')
-  .meta({ description: 'Attributes of the family (their existence is checked once attributes exist)' });
+  .meta({ description: 'Live attributes of the family, each once' });
 
-const attributeGroupsSchema = idSetSchema('attribute group').meta({ description: 'Attribute group ids (their existence is checked once attribute groups exist)' });
+const attributeGroupsSchema = idSetSchema('attribute group').meta({ description: 'Live attribute group ids, each once' });
 
 /** Family schemas: the attribute groups and attributes its products carry. */
 export const familySchemas = taxonomySchemas('Family', 'Family: the attribute groups and attributes its products carry', {

@@ -2,7 +2,8 @@ import { taxonomy as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { CatalogInput, CatalogView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { mirrorCodec, taxonomyHandlers } from '../taxonomy/taxonomy.grpc';
+import { mirrorCodec } from '../record/record.grpc';
+import { taxonomyHandlers } from '../taxonomy/taxonomy.grpc';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service';
 import type { CatalogEntity } from './catalog.entity';
 

@@ -1,11 +1,13 @@
 import { IN_CHILDREN_FILTER, categoryListDecl, categorySchemas, type CategoryInput, type CategoryView } from '@pim/resources';
 import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
 import { CategoryEntity } from './category.entity';
+import { refuseDeleteLinkedCategory } from '../attribute/attribute.rules';
 import { lockCategoryWrite, moveSubtree, placeCategory, refuseDeleteWithChildren } from './category.tree';
 
 /**
  * Categories: nodes of a tree. `categories_in_children=<id>` is a filter on the stored path
- * (`path @> {id}`: the category and every descendant, one GIN lookup).
+ * (`path @> {id}`: the category and every descendant, one GIN lookup). A category with live
+ * children, or that live attributes or attribute groups point at, cannot be deleted.
  */
 export const categoryResource: TaxonomyResource<CategoryEntity, CategoryView, CategoryInput> = {
   collection: 'categories',
@@ -26,6 +28,9 @@ export const categoryResource: TaxonomyResource<CategoryEntity, CategoryView, Ca
     lock: lockCategoryWrite,
     beforeWrite: placeCategory,
     afterWrite: moveSubtree,
-    beforeDelete: refuseDeleteWithChildren,
+    async beforeDelete(m, category) {
+      await refuseDeleteWithChildren(m, category);
+      await refuseDeleteLinkedCategory(m, category);
+    },
   },
 };

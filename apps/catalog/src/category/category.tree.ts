@@ -2,8 +2,8 @@ import { In, type EntityManager } from 'typeorm';
 import { ConflictError, ValidationError } from '@pim/errors';
 import { isId } from '@pim/ids';
 import { CategoryTreeEntity } from '../category-tree/category-tree.entity';
-import { RetryWrite } from '../taxonomy/taxonomy.service';
-import type { Emit, LockRequest } from '../taxonomy/taxonomy.resource';
+import { RetryWrite } from '../record/record.service';
+import type { Emit, LockRequest } from '../record/record.resource';
 import { CategoryEntity } from './category.entity';
 
 // Lock order of every category write: the tree row(s) first, then category rows. A create takes

@@ -2,12 +2,13 @@ import { taxonomy as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { FamilyInput, FamilyView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { taxonomyHandlers, viewToMessage, type TaxonomyCodec } from '../taxonomy/taxonomy.grpc';
+import { viewToMessage, type RecordCodec } from '../record/record.grpc';
+import { taxonomyHandlers } from '../taxonomy/taxonomy.grpc';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service';
 import type { FamilyEntity } from './family.entity';
 
 /** Family attributes carry `_id` in REST and `id` in protos (buf lint forbids a leading underscore). */
-const familyCodec: TaxonomyCodec<FamilyView, pb.Family, pb.FamilyInput> = {
+const familyCodec: RecordCodec<FamilyView, pb.Family, pb.FamilyInput> = {
   toMessage: (view) => ({ ...viewToMessage(view), attributes: view.attributes.map((a) => ({ id: a._id, required: a.required })) }),
   fromInput: (input) => ({ ...(input ?? {}), attributes: (input?.attributes ?? []).map((a) => ({ _id: a.id, required: a.required })) }),
 };

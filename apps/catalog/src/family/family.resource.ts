@@ -1,11 +1,28 @@
+import type { EntityManager } from 'typeorm';
 import { familyListDecl, familySchemas, type FamilyInput, type FamilyView } from '@pim/resources';
+import { requireLive } from '../record/record.references';
 import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
 import { FamilyEntity } from './family.entity';
 
 /**
- * Families: attribute groups and attributes (with `required`). Until the attributes slice exists
- * only the form of their ids is checked (and each appears once); existence checks come with it.
+ * A family's attribute groups and attributes must be live (400 naming each missing id); they
+ * stay share-locked until the write commits, so none can be deleted meanwhile (their deletes
+ * refuse while a live family names them).
  */
+async function requireMembers(m: EntityManager, family: FamilyEntity): Promise<void> {
+  await requireLive(
+    m,
+    { table: 'attribute_groups', label: 'attribute group', path: '/api/v1/attribute-groups' },
+    family.attribute_groups.map((id, i) => ({ field: `attribute_groups.${i}`, id })),
+  );
+  await requireLive(
+    m,
+    { table: 'attributes', label: 'attribute', path: '/api/v1/attributes' },
+    family.attributes.map((a, i) => ({ field: `attributes.${i}._id`, id: a._id })),
+  );
+}
+
+/** Families: attribute groups and attributes (with `required`), each a live record named once. */
 export const familyResource: TaxonomyResource<FamilyEntity, FamilyView, FamilyInput> = {
   collection: 'families',
   label: 'family',
@@ -15,4 +32,5 @@ export const familyResource: TaxonomyResource<FamilyEntity, FamilyView, FamilyIn
   listDecl: familyListDecl,
   ownColumns: (input) => ({ attribute_groups: input.attribute_groups ?? [], attributes: input.attributes ?? [] }),
   ownView: (f) => ({ attribute_groups: f.attribute_groups, attributes: f.attributes }),
+  hooks: { beforeWrite: requireMembers },
 };

@@ -1,4 +1,5 @@
 import { CreateTaxonomy1764633600000 } from './1764633600000-create-taxonomy';
+import { CreateAttributes1764720000000 } from './1764720000000-create-attributes';
 
 /** Every migration of the catalog schema, oldest first. */
-export const migrations = [CreateTaxonomy1764633600000];
+export const migrations = [CreateTaxonomy1764633600000, CreateAttributes1764720000000];

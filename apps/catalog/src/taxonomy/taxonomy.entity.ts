@@ -1,10 +1,8 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
+import { RecordEntity } from '../record/record.entity';
 
-/** Columns every taxonomy table has: the common fields (decisions.md §1) and the shared taxonomy fields. */
-export abstract class TaxonomyEntity {
-  @PrimaryColumn({ type: 'char', length: 24 })
-  _id!: string;
-
+/** Columns every taxonomy table has: the common record columns and the shared taxonomy fields. */
+export abstract class TaxonomyEntity extends RecordEntity {
   @Column({ type: 'text' })
   code!: string;
 
@@ -20,34 +18,6 @@ export abstract class TaxonomyEntity {
 
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   tags!: string[];
-
-  /**
-   * The code and every language of the name, one per line: what `_search` matches. One column
-   * lets one trigram index serve the whole search (an OR over code and a jsonb walk could not).
-   */
-  @Column({ type: 'text' })
-  search_text!: string;
-
-  @Column({ type: 'integer', default: 1 })
-  version!: number;
-
-  @Column({ type: 'timestamptz' })
-  created_at!: Date;
-
-  @Column({ type: 'timestamptz' })
-  updated_at!: Date;
-
-  @Column({ type: 'text', nullable: true })
-  created_by_name!: string | null;
-
-  @Column({ type: 'boolean', default: false })
-  deleted!: boolean;
-
-  @Column({ type: 'timestamptz', nullable: true })
-  deleted_at!: Date | null;
-
-  @Column({ type: 'text', nullable: true })
-  deleted_by!: string | null;
 }
 
 /**

@@ -6,8 +6,6 @@ import { GrpcApp, HealthChecker, createRpcClient } from '@pim/rpc';
 import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
 import { taxonomyGrpc } from './taxonomy.module';
 
-const GROUP = '6740a1b2c3d4e5f601234501';
-const ATTRIBUTE = '6740a1b2c3d4e5f601234502';
 const query = (extra: Partial<{ filters: { field: string; op: string; values: string[] }[]; sort: { field: string; direction: string }[] }> = {}) => ({
   page: 1, limit: 25, skip: 0, sort: [], filters: [], search: '', expand: [], ...extra,
 });
@@ -53,6 +51,8 @@ describe('pim.catalog.v1 taxonomy over gRPC', () => {
   });
 
   it('creates, reads, merge-patches (Struct with nulls) and deletes a family; the caller travels in metadata', async () => {
+    const GROUP = (await ctx.newAttributeGroup())._id;
+    const ATTRIBUTE = (await ctx.newAttribute())._id;
     const input: pb.FamilyInput = { code: 'shoes', name: { en: 'Shoes', pt: 'Sapatos' }, description: {}, tags: ['x'], attribute_groups: [GROUP], attributes: [{ id: ATTRIBUTE, required: true }] };
     const created = await runWithContext({ requestId: 'r1', actor: { user_name: 'Dora' } }, () => families.createFamily({ input }));
     expect(created.data).toMatchObject({ code: 'shoes', enabled: true, attributes: [{ id: ATTRIBUTE, required: true }], attribute_groups: [GROUP], version: 1, created_by_name: 'Dora' });

@@ -1,80 +1,15 @@
-import type { handleUnaryCall } from '@grpc/grpc-js';
-import type { common } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
-import type { ListQuery } from '@pim/query';
 import type { TaxonomyInput, TaxonomyView } from '@pim/resources';
-import { unary } from '@pim/rpc';
+import { recordHandlers, type RecordCodec, type RecordHandlers } from '../record/record.grpc';
 import type { TaxonomyEntity } from './taxonomy.entity';
 import type { TaxonomyService } from './taxonomy.service';
 
-/** How one resource's views and inputs cross gRPC. */
-export interface TaxonomyCodec<V, M, In> {
-  /** View → proto message (`_id` travels as `id`). */
-  toMessage(view: V): M;
-  /** Proto input → the plain object the service validates. */
-  fromInput(input: In | undefined): Record<string, unknown>;
-}
-
-/** View → message for a resource whose message mirrors the view field by field (`_id` → `id`). */
-export function viewToMessage<V extends { _id: string }>(view: V): Omit<V, '_id'> & { id: string } {
-  const { _id, ...rest } = view;
-  return { id: _id, ...rest };
-}
-
-/** The codec of a resource whose message and input mirror the REST shapes exactly. */
-export function mirrorCodec<V extends { _id: string }, M extends Omit<V, '_id'> & { id: string }, In extends object>(): TaxonomyCodec<V, M, In> {
-  return {
-    toMessage: (view) => viewToMessage(view) as M,
-    fromInput: (input) => ({ ...(input ?? {}) }),
-  };
-}
-
-/** Proto list query → the query lib's shape. */
-export function fromListQuery(q: common.ListQuery | undefined): ListQuery {
-  return {
-    page: q?.page ?? 1,
-    limit: q?.limit ?? 25,
-    skip: q?.skip ?? 0,
-    sort: (q?.sort ?? []).map((s) => ({ field: s.field, direction: s.direction === 'desc' ? 'desc' : 'asc' })),
-    search: q?.search || undefined,
-    filters: (q?.filters ?? []).map((f) => ({ field: f.field, op: f.op as ListQuery['filters'][number]['op'], values: f.values })),
-    expand: q?.expand ?? [],
-  };
-}
-
-/** The seven handlers of a taxonomy service, typed by its message (M) and input (In). */
-export interface TaxonomyHandlers<M, In> {
-  create: handleUnaryCall<{ input?: In }, { data: M }>;
-  get: handleUnaryCall<{ id: string }, { data: M }>;
-  update: handleUnaryCall<{ id: string; input?: In; expected_version?: number }, { data: M }>;
-  patch: handleUnaryCall<{ id: string; patch?: Record<string, unknown>; expected_version?: number }, { data: M }>;
-  delete: handleUnaryCall<{ id: string; expected_version?: number }, { data: M }>;
-  list: handleUnaryCall<{ query?: common.ListQuery }, { data: M[]; page_info: common.PageInfo }>;
-  batchGet: handleUnaryCall<{ ids: string[]; codes: string[] }, { data: M[] }>;
-}
-
-/**
- * Decode, call the service, encode — for the seven RPCs every taxonomy resource has. `names`
- * gives the RPC names for logs (`Brand`/`Brands` → CreateBrand, ListBrands...).
- */
+/** The seven handlers of a taxonomy service: its BatchGet reads by `ids` and `codes`. */
 export function taxonomyHandlers<E extends TaxonomyEntity, V extends TaxonomyView, I extends TaxonomyInput, M, In>(
   service: TaxonomyService<E, V, I>,
-  codec: TaxonomyCodec<V, M, In>,
+  codec: RecordCodec<V, M, In>,
   logger: Logger,
   names: { one: string; many: string },
-): TaxonomyHandlers<M, In> {
-  const { one, many } = names;
-  const encode = (v: V) => ({ data: codec.toMessage(v) });
-  return {
-    create: unary(logger, `Create${one}`, async (req) => encode(await service.create(codec.fromInput(req.input)))),
-    get: unary(logger, `Get${one}`, async (req) => encode(await service.get(req.id))),
-    update: unary(logger, `Update${one}`, async (req) => encode(await service.replace(req.id, codec.fromInput(req.input), req.expected_version))),
-    patch: unary(logger, `Patch${one}`, async (req) => encode(await service.patch(req.id, req.patch ?? {}, req.expected_version))),
-    delete: unary(logger, `Delete${one}`, async (req) => encode(await service.remove(req.id, req.expected_version))),
-    list: unary(logger, `List${many}`, async (req) => {
-      const r = await service.list(fromListQuery(req.query));
-      return { data: r.data.map((v) => codec.toMessage(v)), page_info: { total: r.total } };
-    }),
-    batchGet: unary(logger, `BatchGet${many}`, async (req) => ({ data: (await service.batchGet(req.ids ?? [], req.codes ?? [])).map((v) => codec.toMessage(v)) })),
-  };
+): RecordHandlers<M, In, { ids: string[]; codes: string[] }> {
+  return recordHandlers(service, codec, logger, names, (req) => req.codes ?? []);
 }

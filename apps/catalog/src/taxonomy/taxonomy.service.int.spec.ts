@@ -7,8 +7,8 @@ import { brandListDecl, catalogListDecl, familyListDecl } from '@pim/resources';
 import { createTestStream } from '@pim/testing';
 import { BrandEntity } from '../brand/brand.entity';
 import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
-import { storageDecl } from './taxonomy.resource';
-import { UNACCENT } from './taxonomy.service';
+import { storageDecl } from '../record/record.resource';
+import { UNACCENT } from '../record/record.service';
 
 const as = <T>(user: string, fn: () => Promise<T>) => runWithContext({ requestId: `req-${user}`, actor: { user_id: '6740a1b2c3d4e5f601234567', user_name: user } }, fn);
 const query = (decl: Parameters<typeof parseListQuery>[0], params: Record<string, string>): ListQuery => parseListQuery(decl, params);
@@ -185,20 +185,38 @@ describe('taxonomy services (real Postgres)', () => {
   });
 
   it('families keep attribute groups and attributes with required; catalogs keep users groups; both filter on them', async () => {
-    const g1 = '6740a1b2c3d4e5f601234501';
-    const g2 = '6740a1b2c3d4e5f601234502';
-    const family = await ctx.newFamily({ code: 'shoes', attribute_groups: [g1, g2], attributes: [{ _id: ID, required: true }] });
-    expect(family).toMatchObject({ attribute_groups: [g1, g2], attributes: [{ _id: ID, required: true }] });
+    const g1 = (await ctx.newAttributeGroup())._id;
+    const g2 = (await ctx.newAttributeGroup())._id;
+    const attribute = (await ctx.newAttribute())._id;
+    const family = await ctx.newFamily({ code: 'shoes', attribute_groups: [g1, g2], attributes: [{ _id: attribute, required: true }] });
+    expect(family).toMatchObject({ attribute_groups: [g1, g2], attributes: [{ _id: attribute, required: true }] });
     await ctx.newFamily({ code: 'shirts' });
     const byGroup = await ctx.services.families.list(query(familyListDecl, { attribute_groups: g2 }));
     expect(byGroup.data.map((f) => f.code)).toEqual(['shoes']);
-    const patched = await ctx.services.families.patch(family._id, { attributes: [{ _id: ID, required: false }], attribute_groups: null });
-    expect(patched).toMatchObject({ attribute_groups: [], attributes: [{ _id: ID, required: false }] });
+    const patched = await ctx.services.families.patch(family._id, { attributes: [{ _id: attribute, required: false }], attribute_groups: null });
+    expect(patched).toMatchObject({ attribute_groups: [], attributes: [{ _id: attribute, required: false }] });
 
     const catalog = await ctx.newCatalog({ code: 'b2b', user_groups: [g1] });
     expect(catalog.user_groups).toEqual([g1]);
     expect((await ctx.services.catalogs.list(query(catalogListDecl, { user_groups: g1 }))).data.map((x) => x.code)).toEqual(['b2b']);
     expect((await ctx.services.catalogs.list(query(catalogListDecl, { user_groups: g2 }))).total).toBe(0);
+  });
+
+  it('families name only live attribute groups and attributes (400 naming each missing id), which cannot be deleted while named (409)', async () => {
+    const group = await ctx.newAttributeGroup({ key: 'specs' });
+    const attribute = await ctx.newAttribute({ key: 'width' });
+    const missing = await ctx.newFamily({ attribute_groups: [group._id, ID], attributes: [{ _id: ID, required: true }] }).catch((e) => e);
+    expect(missing).toBeInstanceOf(ValidationError);
+    expect(missing.details).toEqual([{ field: 'attribute_groups.1', message: `no live attribute group has _id '${ID}'` }]);
+    const noAttribute = await ctx.newFamily({ attributes: [{ _id: attribute._id, required: true }, { _id: ID, required: false }] }).catch((e) => e);
+    expect(noAttribute.details).toEqual([{ field: 'attributes.1._id', message: `no live attribute has _id '${ID}'` }]);
+
+    const family = await ctx.newFamily({ attribute_groups: [group._id], attributes: [{ _id: attribute._id, required: true }] });
+    expect((await ctx.services.attributeGroups.remove(group._id).catch((e) => e)).message).toBe("The attribute group 'specs' is still used by 1 live family");
+    expect((await ctx.services.attributes.remove(attribute._id).catch((e) => e)).message).toBe("The attribute 'width' is still used by 1 live family");
+    await ctx.services.families.remove(family._id);
+    await expect(ctx.services.attributeGroups.remove(group._id)).resolves.toMatchObject({ key: 'specs' });
+    await expect(ctx.services.attributes.remove(attribute._id)).resolves.toMatchObject({ key: 'width' });
   });
 
   it('records exactly one event per write, in the transaction, with the record as the API shows it', async () => {

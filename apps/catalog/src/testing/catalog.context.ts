@@ -1,22 +1,47 @@
 import type { DataSource } from 'typeorm';
 import { createDataSource, migrate } from '@pim/db';
 import type { EventEnvelope } from '@pim/events';
-import type { BrandView, CatalogInput, CatalogView, CategoryInput, CategoryTreeView, CategoryView, FamilyInput, FamilyView, TaxonomyInput } from '@pim/resources';
+import type {
+  AttributeGroupInput,
+  AttributeGroupView,
+  AttributeInput,
+  AttributeOptionInput,
+  AttributeOptionView,
+  AttributeView,
+  BrandView,
+  CatalogInput,
+  CatalogView,
+  CategoryInput,
+  CategoryTreeView,
+  CategoryView,
+  FamilyInput,
+  FamilyView,
+  TaxonomyInput,
+} from '@pim/resources';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
 import { taxonomyServices, type TaxonomyServices } from '../taxonomy/taxonomy.module';
+import { attributeServices, type AttributeServices } from '../attribute/attributes.module';
+import { productUsage, type ProductUsage } from '../attribute/product-usage';
 
 /** A migrated database of this app's own, its services, and factories that return what they inserted. */
 export interface CatalogTestContext {
   db: TestDatabase;
   ds: DataSource;
-  services: TaxonomyServices;
+  services: TaxonomyServices & AttributeServices;
+  /** What the services ask about products; a test may stand in counts (reset() restores the real ones). */
+  usage: ProductUsage;
   newBrand(overrides?: Partial<TaxonomyInput>): Promise<BrandView>;
   newCategoryTree(overrides?: Partial<TaxonomyInput>): Promise<CategoryTreeView>;
   /** A category in the given tree (a new tree when none is given). */
   newCategory(overrides?: Partial<CategoryInput>): Promise<CategoryView>;
   newFamily(overrides?: Partial<FamilyInput>): Promise<FamilyView>;
   newCatalog(overrides?: Partial<CatalogInput>): Promise<CatalogView>;
+  newAttributeGroup(overrides?: Partial<AttributeGroupInput>): Promise<AttributeGroupView>;
+  /** A text attribute for products unless overridden. */
+  newAttribute(overrides?: Partial<AttributeInput>): Promise<AttributeView>;
+  /** An option of the attribute (a new select attribute when none is given). */
+  newOption(attributeId?: string, overrides?: Partial<AttributeOptionInput>): Promise<AttributeOptionView>;
   /** Every event in the outbox, oldest first. */
   events(): Promise<EventEnvelope[]>;
   /** Empties every table between tests. */
@@ -30,17 +55,21 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
   await migrate(dataSourceOptions(db.url));
   const ds = createDataSource(dataSourceOptions(db.url));
   await ds.initialize();
-  const services = taxonomyServices(ds);
+  const usage: ProductUsage = { ...productUsage };
+  const services = { ...taxonomyServices(ds), ...attributeServices(ds, usage) };
   let n = 0;
   const unique = (prefix: string) => `${prefix}_${++n}`;
   const base = (prefix: string) => {
     const code = unique(prefix);
     return { code, name: { en: `${prefix} ${code}` } };
   };
+  const newAttribute = (overrides: Partial<AttributeInput> = {}) =>
+    services.attributes.create({ key: unique('attribute'), association: 'product', protected_by_lgpd: false, ...overrides });
   return {
     db,
     ds,
     services,
+    usage,
     newBrand: (overrides = {}) => services.brands.create({ ...base('brand'), ...overrides }),
     newCategoryTree: (overrides = {}) => services.categoryTrees.create({ ...base('tree'), ...overrides }),
     async newCategory(overrides = {}) {
@@ -49,12 +78,25 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
     },
     newFamily: (overrides = {}) => services.families.create({ ...base('family'), ...overrides }),
     newCatalog: (overrides = {}) => services.catalogs.create({ ...base('catalog'), ...overrides }),
+    newAttributeGroup: (overrides = {}) => {
+      const { code, name } = base('group');
+      return services.attributeGroups.create({ key: code, name, ...overrides });
+    },
+    newAttribute,
+    async newOption(attributeId, overrides = {}) {
+      const attribute = attributeId ?? (await newAttribute({ type: 'select' }))._id;
+      const value = unique('option');
+      return services.attributeOptions.create(attribute, { value, label: { en: value }, ...overrides });
+    },
     async events() {
       const rows: { envelope: EventEnvelope }[] = await ds.query('SELECT envelope FROM catalog.outbox ORDER BY id');
       return rows.map((r) => r.envelope);
     },
     async reset() {
-      await ds.query('TRUNCATE catalog.brands, catalog.category_trees, catalog.categories, catalog.families, catalog.catalogs, catalog.outbox');
+      Object.assign(usage, productUsage);
+      await ds.query(
+        'TRUNCATE catalog.brands, catalog.category_trees, catalog.categories, catalog.families, catalog.catalogs, catalog.attribute_groups, catalog.attributes, catalog.attribute_options, catalog.outbox',
+      );
     },
     async close() {
       await ds.destroy();

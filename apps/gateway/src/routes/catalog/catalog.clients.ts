@@ -1,29 +1,34 @@
-import { taxonomy as pb, type common } from '@pim/contracts';
+import { attributes as apb, taxonomy as pb, type common } from '@pim/contracts';
 import { createRpcClient } from '@pim/rpc';
 
-/** The seven calls every taxonomy resource answers, whatever its generated client names them. */
-export interface TaxonomyClient<M, In> {
+/** The seven calls every catalog resource answers, whatever its generated client names them. */
+export interface RecordClient<M, In> {
   create(req: { input: In }): Promise<{ data?: M }>;
   get(req: { id: string }): Promise<{ data?: M }>;
   update(req: { id: string; input: In; expected_version?: number }): Promise<{ data?: M }>;
   patch(req: { id: string; patch: Record<string, unknown>; expected_version?: number }): Promise<{ data?: M }>;
   delete(req: { id: string; expected_version?: number }): Promise<{ data?: M }>;
   list(req: { query: common.ListQuery }): Promise<{ data: M[]; page_info?: common.PageInfo }>;
-  batchGet(req: { ids: string[]; codes: string[] }): Promise<{ data: M[] }>;
+  /** By ids and by handles (`codes`, `keys`, option `values`). */
+  batchGet(req: { ids: string[]; handles: string[] }): Promise<{ data: M[] }>;
 }
 
-/** The catalog app's taxonomy services as the gateway calls them. */
+/** The catalog app's services as the gateway calls them. */
 export interface CatalogClients {
-  brands: TaxonomyClient<pb.Brand, pb.BrandInput>;
-  categoryTrees: TaxonomyClient<pb.CategoryTree, pb.CategoryTreeInput>;
-  categories: TaxonomyClient<pb.Category, pb.CategoryInput>;
-  families: TaxonomyClient<pb.Family, pb.FamilyInput>;
-  catalogs: TaxonomyClient<pb.Catalog, pb.CatalogInput>;
+  brands: RecordClient<pb.Brand, pb.BrandInput>;
+  categoryTrees: RecordClient<pb.CategoryTree, pb.CategoryTreeInput>;
+  categories: RecordClient<pb.Category, pb.CategoryInput>;
+  families: RecordClient<pb.Family, pb.FamilyInput>;
+  catalogs: RecordClient<pb.Catalog, pb.CatalogInput>;
+  attributes: RecordClient<apb.Attribute, apb.AttributeInput>;
+  attributeGroups: RecordClient<apb.AttributeGroup, apb.AttributeGroupInput>;
+  /** The options of one attribute (every call names it). */
+  attributeOptions(attributeId: string): RecordClient<apb.AttributeOption, apb.AttributeOptionInput>;
   close(): void;
 }
 
 /**
- * Clients of the catalog app (one address, five services; grpc-js shares one connection between
+ * Clients of the catalog app (one address, eight services; grpc-js shares one connection between
  * them). Every call carries the deadline, request id and caller, and maps errors back.
  */
 export function createCatalogClients(opts: { address: string; deadlineMs: number }): CatalogClients {
@@ -33,6 +38,9 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
   const categories = createRpcClient(pb.CategoriesServiceClient, o);
   const families = createRpcClient(pb.FamiliesServiceClient, o);
   const catalogs = createRpcClient(pb.CatalogsServiceClient, o);
+  const attributes = createRpcClient(apb.AttributesServiceClient, o);
+  const groups = createRpcClient(apb.AttributeGroupsServiceClient, o);
+  const options = createRpcClient(apb.AttributeOptionsServiceClient, o);
   return {
     brands: {
       create: (r) => brands.createBrand(r),
@@ -41,7 +49,7 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       patch: (r) => brands.patchBrand(r),
       delete: (r) => brands.deleteBrand(r),
       list: (r) => brands.listBrands(r),
-      batchGet: (r) => brands.batchGetBrands(r),
+      batchGet: (r) => brands.batchGetBrands({ ids: r.ids, codes: r.handles }),
     },
     categoryTrees: {
       create: (r) => trees.createCategoryTree(r),
@@ -50,7 +58,7 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       patch: (r) => trees.patchCategoryTree(r),
       delete: (r) => trees.deleteCategoryTree(r),
       list: (r) => trees.listCategoryTrees(r),
-      batchGet: (r) => trees.batchGetCategoryTrees(r),
+      batchGet: (r) => trees.batchGetCategoryTrees({ ids: r.ids, codes: r.handles }),
     },
     categories: {
       create: (r) => categories.createCategory(r),
@@ -59,7 +67,7 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       patch: (r) => categories.patchCategory(r),
       delete: (r) => categories.deleteCategory(r),
       list: (r) => categories.listCategories(r),
-      batchGet: (r) => categories.batchGetCategories(r),
+      batchGet: (r) => categories.batchGetCategories({ ids: r.ids, codes: r.handles }),
     },
     families: {
       create: (r) => families.createFamily(r),
@@ -68,7 +76,7 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       patch: (r) => families.patchFamily(r),
       delete: (r) => families.deleteFamily(r),
       list: (r) => families.listFamilies(r),
-      batchGet: (r) => families.batchGetFamilies(r),
+      batchGet: (r) => families.batchGetFamilies({ ids: r.ids, codes: r.handles }),
     },
     catalogs: {
       create: (r) => catalogs.createCatalog(r),
@@ -77,10 +85,37 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       patch: (r) => catalogs.patchCatalog(r),
       delete: (r) => catalogs.deleteCatalog(r),
       list: (r) => catalogs.listCatalogs(r),
-      batchGet: (r) => catalogs.batchGetCatalogs(r),
+      batchGet: (r) => catalogs.batchGetCatalogs({ ids: r.ids, codes: r.handles }),
     },
+    attributes: {
+      create: (r) => attributes.createAttribute(r),
+      get: (r) => attributes.getAttribute(r),
+      update: (r) => attributes.updateAttribute(r),
+      patch: (r) => attributes.patchAttribute(r),
+      delete: (r) => attributes.deleteAttribute(r),
+      list: (r) => attributes.listAttributes(r),
+      batchGet: (r) => attributes.batchGetAttributes({ ids: r.ids, keys: r.handles }),
+    },
+    attributeGroups: {
+      create: (r) => groups.createAttributeGroup(r),
+      get: (r) => groups.getAttributeGroup(r),
+      update: (r) => groups.updateAttributeGroup(r),
+      patch: (r) => groups.patchAttributeGroup(r),
+      delete: (r) => groups.deleteAttributeGroup(r),
+      list: (r) => groups.listAttributeGroups(r),
+      batchGet: (r) => groups.batchGetAttributeGroups({ ids: r.ids, keys: r.handles }),
+    },
+    attributeOptions: (attribute_id) => ({
+      create: (r) => options.createAttributeOption({ attribute_id, ...r }),
+      get: (r) => options.getAttributeOption({ attribute_id, ...r }),
+      update: (r) => options.updateAttributeOption({ attribute_id, ...r }),
+      patch: (r) => options.patchAttributeOption({ attribute_id, ...r }),
+      delete: (r) => options.deleteAttributeOption({ attribute_id, ...r }),
+      list: (r) => options.listAttributeOptions({ attribute_id, ...r }),
+      batchGet: (r) => options.batchGetAttributeOptions({ ids: r.ids, attribute_id, values: r.handles }),
+    }),
     close() {
-      for (const c of [brands, trees, categories, families, catalogs]) c.close();
+      for (const c of [brands, trees, categories, families, catalogs, attributes, groups, options]) c.close();
     },
   };
 }

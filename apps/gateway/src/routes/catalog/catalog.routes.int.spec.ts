@@ -106,7 +106,8 @@ describe('catalog taxonomy routes over HTTP', () => {
   });
 
   it('round-trips family attributes with _id, and publishes every write as an event', async () => {
-    const attributes = [{ _id: '6740a1b2c3d4e5f601234502', required: true }];
+    const attribute = await h.request('POST', '/api/v1/attributes', { key: 'shoe_size', association: 'sku', protected_by_lgpd: false });
+    const attributes = [{ _id: attribute.json._id, required: true }];
     const family = await h.request('POST', '/api/v1/families', { code: 'shoes', name: { en: 'Shoes' }, attributes });
     expect(family.status).toBe(201);
     expect(family.json).toMatchObject({ attribute_groups: [], attributes });

@@ -10,12 +10,14 @@ const untouchable = new Proxy({}, {
   },
 }) as CatalogClients;
 
+const RESOURCES = 8;
+
 describe('catalog routes declaration', () => {
   const api = new Api(createRegistry(), '/api/v1');
   catalogRoutes(api, untouchable, { maxLimit: 100, defaultLimit: 25 });
 
   it('declares the six routes of each resource without touching a client', () => {
-    expect(api.declared).toHaveLength(5 * 6);
+    expect(api.declared).toHaveLength(RESOURCES * 6);
     const byPath = (p: string) => api.declared.filter((d) => d.path.startsWith(`/api/v1/${p}`)).map((d) => `${d.method} ${d.path}`).sort();
     expect(byPath('category-trees')).toEqual([
       'delete /api/v1/category-trees/:id',
@@ -25,12 +27,28 @@ describe('catalog routes declaration', () => {
       'post /api/v1/category-trees',
       'put /api/v1/category-trees/:id',
     ]);
+    expect(byPath('attributes/:id/options')).toEqual([
+      'delete /api/v1/attributes/:id/options/:optionId',
+      'get /api/v1/attributes/:id/options',
+      'get /api/v1/attributes/:id/options/:optionId',
+      'patch /api/v1/attributes/:id/options/:optionId',
+      'post /api/v1/attributes/:id/options',
+      'put /api/v1/attributes/:id/options/:optionId',
+    ]);
   });
 
   it('needs <collection>:read for GETs and <collection>:write for writes', () => {
-    const collection: Record<string, string> = { brands: 'brands', 'category-trees': 'category_trees', categories: 'categories', families: 'families', catalogs: 'catalogs' };
+    const collection: Record<string, string> = {
+      brands: 'brands',
+      'category-trees': 'category_trees',
+      categories: 'categories',
+      families: 'families',
+      catalogs: 'catalogs',
+      attributes: 'attributes',
+      'attribute-groups': 'attribute_groups',
+    };
     for (const d of api.declared) {
-      const c = collection[d.path.split('/')[3]];
+      const c = d.path.includes('/options') ? 'attribute_options' : collection[d.path.split('/')[3]];
       expect(d.scope).toBe(`${c}:${d.method === 'get' ? 'read' : 'write'}`);
     }
   });
@@ -39,8 +57,8 @@ describe('catalog routes declaration', () => {
     const registry = createRegistry();
     catalogRoutes(new Api(registry, '/api/v1'), untouchable, { maxLimit: 100, defaultLimit: 25 });
     const ops = Object.values(buildDocument(registry).paths ?? {}).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId));
-    expect(ops).toHaveLength(30);
-    expect(new Set(ops).size).toBe(30);
-    expect(ops).toEqual(expect.arrayContaining(['createCategoryTree', 'listCategories', 'patchFamily', 'deleteCatalog', 'replaceBrand']));
+    expect(ops).toHaveLength(RESOURCES * 6);
+    expect(new Set(ops).size).toBe(RESOURCES * 6);
+    expect(ops).toEqual(expect.arrayContaining(['createCategoryTree', 'listCategories', 'patchFamily', 'deleteCatalog', 'replaceBrand', 'listAttributeOptions', 'getAttributeGroup', 'patchAttribute']));
   });
 });

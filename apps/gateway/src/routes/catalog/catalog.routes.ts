@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   IN_CHILDREN_FILTER,
+  attributeGroupSchemas,
+  attributeSchemas,
   brandListDecl,
   brandSchemas,
   catalogListDecl,
@@ -13,18 +15,21 @@ import {
   familySchemas,
 } from '@pim/resources';
 import type { Api } from '../../http/route';
-import type { CatalogClients, TaxonomyClient } from './catalog.clients';
+import type { CatalogClients, RecordClient } from './catalog.clients';
 import type { BatchLoader } from './expand';
-import { brandCodec, catalogCodec, categoryCodec, categoryTreeCodec, familyCodec, type TaxonomyCodec } from './taxonomy.codecs';
-import { taxonomyRoutes, type TaxonomyRouteSpec } from './taxonomy.routes';
+import { brandCodec, catalogCodec, categoryCodec, categoryTreeCodec, familyCodec } from './taxonomy.codecs';
+import { attributeCodec, attributeGroupCodec } from './attributes.codecs';
+import { ATTRIBUTE_TAG_DESCRIPTIONS, attributeRoutes } from './attributes.routes';
+import { recordRoutes, type RecordCodec, type RecordRouteSpec } from './record.routes';
 
-/** Descriptions of the OpenAPI tags the catalog's taxonomy routes use. */
+/** Descriptions of the OpenAPI tags the catalog's routes use. */
 export const CATALOG_TAG_DESCRIPTIONS: Record<string, string> = {
   Brands: 'Brands of products',
   'Category trees': 'Roots of category hierarchies; a tree with live categories cannot be deleted',
   Categories: 'Nodes of a category tree: no cycles, moving one moves its subtree, categories_in_children selects a subtree',
   Families: 'Attribute groups and attributes (with required) a kind of product carries',
   Catalogs: 'Selections of products and the users groups that may see them',
+  ...ATTRIBUTE_TAG_DESCRIPTIONS,
 };
 
 const ID = /^[0-9a-f]{24}$/;
@@ -40,13 +45,14 @@ const subtreeParams = {
 };
 
 /** BatchGet through a client (looked up at call time), as records the API shows. */
-function loader<V extends { _id: string }, M, In, I>(client: () => TaxonomyClient<M, In>, codec: TaxonomyCodec<V, M, In, I>): BatchLoader {
-  return async (ids) => (await client().batchGet({ ids, codes: [] })).data.map((m) => codec.fromMessage(m));
+function loader<V extends { _id: string }, M, In, I>(client: () => RecordClient<M, In>, codec: RecordCodec<V, M, In, I>): BatchLoader {
+  return async (ids) => (await client().batchGet({ ids, handles: [] })).data.map((m) => codec.fromMessage(m));
 }
 
 /**
- * Declares the taxonomy routes of the catalog app: /brands, /category-trees, /categories,
- * /families, /catalogs. `clients` is only touched when a request arrives.
+ * Declares the routes of the catalog app: /brands, /category-trees, /categories, /families,
+ * /catalogs, /attributes (with /attributes/{id}/options) and /attribute-groups. `clients` is
+ * only touched when a request arrives.
  */
 export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLimit: number; defaultLimit: number }): void {
   const brands = () => clients.brands;
@@ -60,6 +66,8 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
     categories: loader(categories, categoryCodec),
     families: loader(families, familyCodec),
     catalogs: loader(catalogs, catalogCodec),
+    attributes: loader(() => clients.attributes, attributeCodec),
+    attribute_groups: loader(() => clients.attributeGroups, attributeGroupCodec),
   };
   const views = {
     brands: brandSchemas.view,
@@ -67,8 +75,10 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
     categories: categorySchemas.view,
     families: familySchemas.view,
     catalogs: catalogSchemas.view,
+    attributes: attributeSchemas.view,
+    attribute_groups: attributeGroupSchemas.view,
   };
-  const declare = <V extends { _id: string; version: number }, M, In, I>(spec: TaxonomyRouteSpec<V, M, In, I>) => taxonomyRoutes(api, spec, limits, loaders, views);
+  const declare = <V extends { _id: string; version: number }, M, In, I>(spec: RecordRouteSpec<V, M, In, I>) => recordRoutes(api, spec, limits, loaders, views);
 
   declare({ path: '/brands', collection: 'brands', one: 'Brand', many: 'Brands', label: 'brand', labels: 'brands', tag: 'Brands', schemas: brandSchemas, listDecl: brandListDecl, client: brands, codec: brandCodec });
   declare({
@@ -100,4 +110,5 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
   });
   declare({ path: '/families', collection: 'families', one: 'Family', many: 'Families', label: 'family', labels: 'families', tag: 'Families', schemas: familySchemas, listDecl: familyListDecl, client: families, codec: familyCodec });
   declare({ path: '/catalogs', collection: 'catalogs', one: 'Catalog', many: 'Catalogs', label: 'catalog', labels: 'catalogs', tag: 'Catalogs', schemas: catalogSchemas, listDecl: catalogListDecl, client: catalogs, codec: catalogCodec });
+  attributeRoutes(declare, clients);
 }

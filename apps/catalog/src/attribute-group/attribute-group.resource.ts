@@ -1,0 +1,63 @@
+import type { EntityManager } from 'typeorm';
+import { attributeGroupListDecl, attributeGroupSchemas, type AttributeGroupInput, type AttributeGroupView } from '@pim/resources';
+import { searchTextOf, type RecordResource } from '../record/record.resource';
+import { refuseInUse, requireLive } from '../record/record.references';
+import { AttributeEntity } from '../attribute/attribute.entity';
+import { FamilyEntity } from '../family/family.entity';
+import { AttributeGroupEntity } from './attribute-group.entity';
+
+/** A group's category must be a live category (400 naming it); it stays locked until the write commits. */
+async function checkCategory(m: EntityManager, next: AttributeGroupEntity): Promise<void> {
+  if (next.category_id === null) return;
+  await requireLive(m, { table: 'categories', label: 'category', path: '/api/v1/categories' }, [{ field: 'category_id', id: next.category_id }]);
+}
+
+/**
+ * A group that live attributes belong to, or live families name, cannot be deleted (409 with how
+ * many). Their writes hold a share lock on the groups they name, so none can join between the
+ * count and the commit.
+ */
+async function refuseDeleteInUse(m: EntityManager, group: AttributeGroupEntity): Promise<void> {
+  const attributes = await m.createQueryBuilder(AttributeEntity, 'a').where('a.deleted = false').andWhere('a.group_ids @> ARRAY[:id]::text[]', { id: group._id }).getCount();
+  const families = await m.createQueryBuilder(FamilyEntity, 'f').where('f.deleted = false').andWhere('f.attribute_groups @> ARRAY[:id]::text[]', { id: group._id }).getCount();
+  refuseInUse('attribute group', group.key, [
+    { count: attributes, one: 'attribute', many: 'attributes', where: `GET /api/v1/attributes?group_ids=${group._id}` },
+    { count: families, one: 'family', many: 'families', where: `GET /api/v1/families?attribute_groups=${group._id}` },
+  ]);
+}
+
+/**
+ * Attribute groups (interface 2.3): named by `key`, searched by name. `users_groups` live in the
+ * workflow app, which does not exist yet: only their form is checked (each group once).
+ */
+export const attributeGroupResource: RecordResource<AttributeGroupEntity, AttributeGroupView, AttributeGroupInput> = {
+  collection: 'attribute_groups',
+  label: 'attribute group',
+  path: '/api/v1/attribute-groups',
+  entity: AttributeGroupEntity,
+  schemas: attributeGroupSchemas,
+  listDecl: attributeGroupListDecl,
+  handle: 'key',
+  columns: (input) => ({
+    category_id: input.category_id ?? null,
+    key: input.key,
+    name: input.name,
+    description: input.description ?? {},
+    sequence: input.sequence ?? 0,
+    enabled: input.enabled ?? true,
+    users_groups: input.users_groups ?? [],
+    tags: input.tags ?? [],
+    search_text: searchTextOf(input.name),
+  }),
+  view: (g) => ({
+    ...(g.category_id !== null ? { category_id: g.category_id } : {}),
+    key: g.key,
+    name: g.name,
+    description: g.description,
+    sequence: g.sequence,
+    enabled: g.enabled,
+    users_groups: g.users_groups,
+    tags: g.tags,
+  }),
+  hooks: { beforeWrite: checkCategory, beforeDelete: refuseDeleteInUse },
+};

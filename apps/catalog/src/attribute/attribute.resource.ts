@@ -1,0 +1,92 @@
+import { DEFAULT_ATTRIBUTE_TYPE, attributeListDecl, attributeSchemas, type AttributeInput, type AttributeOptionInput, type AttributeOptionView, type AttributeView } from '@pim/resources';
+import { searchTextOf, type RecordResource } from '../record/record.resource';
+import { refuseInUse } from '../record/record.references';
+import type { RecordService } from '../record/record.service';
+import type { AttributeOptionEntity } from '../attribute-option/attribute-option.entity';
+import { FamilyEntity } from '../family/family.entity';
+import { AttributeEntity } from './attribute.entity';
+import { refuseImmutableChanges, requireLinks } from './attribute.rules';
+import type { ProductUsage } from './product-usage';
+
+const links = (given: { _id: string; required?: boolean }[] | undefined) => (given ?? []).map((l) => ({ _id: l._id, required: l.required ?? false }));
+
+/**
+ * Attributes (interface 2.2): named by `key`, searched by name and description. Links to groups
+ * and categories must be live; key, type, unique and association never change; deleting one is
+ * refused while families name it or products hold values of it, and deletes its options with it.
+ */
+export function attributeResource(
+  options: RecordService<AttributeOptionEntity, AttributeOptionView, AttributeOptionInput>,
+  usage: ProductUsage,
+): RecordResource<AttributeEntity, AttributeView, AttributeInput> {
+  return {
+    collection: 'attributes',
+    label: 'attribute',
+    path: '/api/v1/attributes',
+    entity: AttributeEntity,
+    schemas: attributeSchemas,
+    listDecl: attributeListDecl,
+    handle: 'key',
+    columns: (input) => {
+      const groups = links(input.groups);
+      const categories = links(input.categories);
+      const name = input.name ?? {};
+      const description = input.description ?? {};
+      return {
+        groups,
+        categories,
+        key: input.key,
+        name,
+        description,
+        type: input.type ?? DEFAULT_ATTRIBUTE_TYPE,
+        type_config: input.type_config ?? {},
+        unique: input.unique ?? false,
+        required: input.required ?? false,
+        sequence: input.sequence ?? 0,
+        association: input.association,
+        enabled: input.enabled ?? true,
+        protected_by_lgpd: input.protected_by_lgpd,
+        tags: input.tags ?? [],
+        group_ids: groups.map((g) => g._id),
+        category_ids: categories.map((c) => c._id),
+        search_text: searchTextOf(name, description),
+      };
+    },
+    view: (a) => ({
+      groups: a.groups,
+      categories: a.categories,
+      key: a.key,
+      name: a.name,
+      description: a.description,
+      type: a.type,
+      type_config: a.type_config,
+      unique: a.unique,
+      required: a.required,
+      sequence: a.sequence,
+      association: a.association,
+      enabled: a.enabled,
+      protected_by_lgpd: a.protected_by_lgpd,
+      tags: a.tags,
+    }),
+    hooks: {
+      async beforeWrite(m, next, prev) {
+        if (prev !== null) refuseImmutableChanges(next, prev);
+        await requireLinks(m, next);
+      },
+      async beforeDelete(m, attribute) {
+        const families = await m
+          .createQueryBuilder(FamilyEntity, 'f')
+          .where('f.deleted = false')
+          .andWhere(`f.attributes @> jsonb_build_array(jsonb_build_object('_id', CAST(:id AS text)))`, { id: attribute._id })
+          .getCount();
+        const products = await usage.productsWithAttribute(m, attribute);
+        refuseInUse('attribute', attribute.key, [
+          { count: families, one: 'family', many: 'families', where: 'GET /api/v1/families' },
+          { count: products, one: 'product', many: 'products', where: `GET /api/v1/products?attributes.${attribute.key}_exists=true` },
+        ]);
+      },
+      // Options hold no meaning without their attribute; the attribute's row lock keeps new ones out meanwhile.
+      afterDelete: async (m, attribute) => void (await options.within({ attribute_id: attribute._id }).removeAllWithin(m)),
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import type { EntityManager } from 'typeorm';
+import type { z } from 'zod';
+import { declareResource, type ResourceDecl } from '@pim/query';
+import type { RecordEntity } from './record.entity';
+
+/** What every record shows besides its own fields: `_id` first, then version and dates last. */
+export interface RecordView {
+  _id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  created_by_name?: string;
+}
+
+/** The parent a nested resource's records belong to (`{ attribute_id: '…' }`), fixed per call. */
+export type Scope = Record<string, string>;
+
+/** What a write is about, for a hook that must lock before the record's own row. */
+export type LockRequest =
+  | { kind: 'create'; input: Record<string, unknown>; scope: Scope }
+  /** `given`: the whole input of a replace, or the patch of a merge patch. */
+  | { kind: 'update'; id: string; given: Record<string, unknown>; scope: Scope }
+  | { kind: 'delete'; id: string; scope: Scope };
+
+/** Records the event of another record of the same collection (shown as the API shows it), in the running transaction. */
+export type Emit<E> = (action: 'updated', record: E) => Promise<void>;
+
+/** Rules of one resource that need the database; each runs inside the write's transaction. */
+export interface RecordHooks<E extends RecordEntity> {
+  /** Takes locks that must come before the record's row lock, so every writer locks in one order. */
+  lock?(m: EntityManager, request: LockRequest): Promise<void>;
+  /** Checks references and fills derived columns of the record about to be written (prev is null on create). */
+  beforeWrite?(m: EntityManager, next: E, prev: E | null): Promise<void>;
+  /** Writes that follow the record's own (moving a subtree), with their events. */
+  afterWrite?(m: EntityManager, next: E, prev: E, emit: Emit<E>): Promise<void>;
+  /** Refuses a delete that would leave live records pointing at this one (409). */
+  beforeDelete?(m: EntityManager, record: E): Promise<void>;
+  /** Writes that follow a delete (records of other collections deleted with it, with their events). */
+  afterDelete?(m: EntityManager, record: E): Promise<void>;
+}
+
+/**
+ * One resource of the catalog, declared once: its table, its public schemas and list fields, how
+ * its fields map to columns and back, and its database rules. The service, the gRPC handlers
+ * and the gateway routes are derived from declarations like this one.
+ */
+export interface RecordResource<E extends RecordEntity, V extends RecordView, I> {
+  /** The collection (events, list declaration, scopes): `brands`, `attribute_options`... */
+  collection: string;
+  /** The record in words, for messages: `brand`, `attribute option`. */
+  label: string;
+  /** The REST path of its list, for messages that tell the caller where to look. */
+  path: string;
+  entity: new () => E;
+  /** Object schemas: the input's keys are the writable fields a merge patch starts from. */
+  schemas: { input: z.ZodType<I> & { shape: z.ZodRawShape }; patch: z.ZodType };
+  /** The public list declaration (`@pim/resources`); the service derives its storage form from it. */
+  listDecl: ResourceDecl;
+  /** Columns the storage form maps a public field to, when they differ (a filter on a derived column). */
+  listColumns?: Record<string, string>;
+  /**
+   * The field (and column) that names a record for people and imports — `code`, `key`, `value` —
+   * unique among live records (of one parent, for a nested resource) through the index
+   * `UQ_<table>_<handle>_live`. BatchGet reads by it.
+   */
+  handle: keyof E & string;
+  /** The parent of a nested resource: its column (set from the scope, never from the input) and name. */
+  parent?: { column: keyof E & string; label: string };
+  /** Every writable column (derived ones and `search_text` included) from a validated input. */
+  columns(input: I, prev: E | null): Partial<E>;
+  /** The fields the API shows between `_id` and `version`, in the order it shows them. */
+  view(record: E): Omit<V, keyof RecordView>;
+  hooks?: RecordHooks<E>;
+}
+
+/** The field the storage declarations search in: one column holding every searchable text. */
+export const SEARCH_FIELD = 'search_text';
+
+/**
+ * The declaration the owner runs lists with: the public one, with `_search` moved from the
+ * public fields onto the single `search_text` column (indexed), and derived columns mapped.
+ */
+export function storageDecl(decl: ResourceDecl, columns: Record<string, string> = {}): ResourceDecl {
+  const fields = Object.fromEntries(
+    Object.entries(decl.fields).map(([name, f]) => [name, { ...f, searchable: false, column: columns[name] ?? f.column }]),
+  );
+  return declareResource({
+    collection: decl.collection,
+    defaultSort: decl.defaultSort,
+    fields: { ...fields, [SEARCH_FIELD]: { type: 'string', searchable: true, filterable: false, sortable: false } },
+  });
+}
+
+/** The search text of some fields: each string, and every language of each Translate, one per line. */
+export function searchTextOf(...values: (string | Record<string, string> | undefined)[]): string {
+  return values.flatMap((v) => (v === undefined ? [] : typeof v === 'string' ? [v] : Object.values(v))).join('\n');
+}

@@ -1,0 +1,281 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { In } from 'typeorm';
+import { NotFoundError, PreconditionFailedError, ValidationError, fromZodError } from '@pim/errors';
+import { isId, newId, requireId } from '@pim/ids';
+import { currentContext } from '@pim/logging';
+import { recordEvent } from '@pim/events';
+import { translatePgError } from '@pim/db';
+import { applyListQuery, validateListQuery, type ListQuery, type ResourceDecl } from '@pim/query';
+import { mergePatch } from './merge-patch';
+import type { RecordEntity } from './record.entity';
+import { storageDecl, type LockRequest, type RecordResource, type RecordView, type Scope } from './record.resource';
+
+/** The app whose events these are. */
+export const SOURCE = 'catalog';
+
+/** The IMMUTABLE unaccent wrapper the search indexes are built on (see the first migration). */
+export const UNACCENT = 'catalog.immutable_unaccent';
+
+/** Most ids and codes one BatchGet may ask for. */
+export const BATCH_GET_MAX = 1_000;
+
+/** Thrown by a hook when what it locked no longer matches the record; the whole write runs again. */
+export class RetryWrite extends Error {
+  constructor(reason: string) {
+    super(`write must be retried: ${reason}`);
+  }
+}
+
+const ATTEMPTS = 3;
+const DEADLOCK = '40P01';
+
+const isDeadlock = (err: unknown): boolean =>
+  (err as { driverError?: { code?: string } })?.driverError?.code === DEADLOCK || (err as { code?: string })?.code === DEADLOCK;
+
+/**
+ * The domain service of one resource: create, get, replace, merge-patch, soft delete, list and
+ * batch get. Every write is one transaction holding the record's row lock, the If-Match check,
+ * the resource's rules and the `<collection>.<action>` event in the outbox. A nested resource's
+ * service is used through `within(scope)`, which confines every call to one parent's records.
+ */
+export class RecordService<E extends RecordEntity, V extends RecordView, I> {
+  private readonly decl: ResourceDecl;
+  private readonly writable: string[];
+
+  constructor(
+    protected readonly ds: DataSource,
+    readonly resource: RecordResource<E, V, I>,
+    private readonly scope: Scope = {},
+  ) {
+    this.decl = storageDecl(resource.listDecl, resource.listColumns);
+    this.writable = Object.keys(resource.schemas.input.shape);
+  }
+
+  /** The same service confined to the records of one parent (`{ attribute_id }`). */
+  within(scope: Scope): RecordService<E, V, I> {
+    return new RecordService(this.ds, this.resource, { ...this.scope, ...scope });
+  }
+
+  /** The record as the API shows it: `_id`, its own fields, then version and dates. */
+  toView(e: E): V {
+    const view = {
+      _id: e._id,
+      ...this.resource.view(e),
+      version: e.version,
+      created_at: e.created_at.toISOString(),
+      updated_at: e.updated_at.toISOString(),
+      ...(e.created_by_name !== null ? { created_by_name: e.created_by_name } : {}),
+    };
+    return view as unknown as V;
+  }
+
+  /** Creates a record; its handle must be free among live records (of its parent). */
+  async create(raw: unknown): Promise<V> {
+    const input = this.parseInput(raw);
+    return this.transaction(input as Record<string, unknown>, async (m) => {
+      await this.resource.hooks?.lock?.(m, { kind: 'create', input: input as Record<string, unknown>, scope: this.scope });
+      const now = new Date();
+      const record = m.create(this.resource.entity, {
+        _id: newId(),
+        ...this.resource.columns(input, null),
+        ...this.scope,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+        created_by_name: currentContext()?.actor?.user_name ?? null,
+        deleted: false,
+        deleted_at: null,
+        deleted_by: null,
+      } as unknown as E);
+      await this.resource.hooks?.beforeWrite?.(m, record, null);
+      await m.insert(this.resource.entity, record as never);
+      const view = this.toView(record);
+      await this.emit(m, 'created', view);
+      return view;
+    });
+  }
+
+  /** One live record. */
+  async get(id: string): Promise<V> {
+    this.checkId(id);
+    const record = await this.ds.manager.findOne(this.resource.entity, { where: this.where(id) });
+    if (!record) throw this.notFound(id);
+    return this.toView(record);
+  }
+
+  /** Replaces every writable field; omitted optional fields return to their defaults. */
+  async replace(id: string, raw: unknown, expectedVersion?: number): Promise<V> {
+    this.checkId(id);
+    const input = this.parseInput(raw);
+    return this.update(id, input as Record<string, unknown>, expectedVersion, () => input);
+  }
+
+  /** Applies a JSON merge patch (RFC 7396) to the writable fields; the result must be a valid input. */
+  async patch(id: string, raw: unknown, expectedVersion?: number): Promise<V> {
+    this.checkId(id);
+    const parsed = this.resource.schemas.patch.safeParse(raw ?? {});
+    if (!parsed.success) throw fromZodError(parsed.error, { title: `Invalid ${this.resource.label} patch` });
+    const patch = parsed.data as Record<string, unknown>;
+    return this.update(id, patch, expectedVersion, (current) => {
+      const writable = Object.fromEntries(Object.entries(this.toView(current)).filter(([k]) => this.writable.includes(k)));
+      return this.parseInput(mergePatch(writable, patch));
+    });
+  }
+
+  /** Soft-deletes a record; its handle becomes free. The event carries its last state. */
+  async remove(id: string, expectedVersion?: number): Promise<V> {
+    this.checkId(id);
+    return this.transaction(null, async (m) => {
+      const record = await this.lockRecord(m, { kind: 'delete', id, scope: this.scope }, expectedVersion);
+      await this.resource.hooks?.beforeDelete?.(m, record);
+      const now = new Date();
+      record.deleted = true;
+      record.deleted_at = now;
+      record.deleted_by = currentContext()?.actor?.user_name ?? null;
+      record.version += 1;
+      record.updated_at = now;
+      await m.save(this.resource.entity, record as never);
+      const view = this.toView(record);
+      await this.emit(m, 'deleted', view);
+      await this.resource.hooks?.afterDelete?.(m, record);
+      return view;
+    });
+  }
+
+  /**
+   * Soft-deletes every live record of the scope inside a running transaction (a parent deleted
+   * with its children), one `deleted` event each; returns how many.
+   */
+  async removeAllWithin(m: EntityManager): Promise<number> {
+    if (Object.keys(this.scope).length === 0) throw new Error(`removeAllWithin on ${this.resource.collection} needs a scope`);
+    const now = new Date();
+    const updated = await m
+      .createQueryBuilder()
+      .update(this.resource.entity)
+      .set({ deleted: true, deleted_at: now, deleted_by: currentContext()?.actor?.user_name ?? null, updated_at: now, version: () => '"version" + 1' } as never)
+      .where({ ...this.scope, deleted: false })
+      .returning('_id')
+      .execute();
+    const ids = (updated.raw as { _id: string }[]).map((r) => r._id);
+    if (ids.length === 0) return 0;
+    const records = await m.find(this.resource.entity, { where: { _id: In(ids) } as never, order: { _id: 'ASC' } as never });
+    for (const record of records) await this.emit(m, 'deleted', this.toView(record));
+    return ids.length;
+  }
+
+  /** A page of live records (of the scope) and the total that match. */
+  async list(query: ListQuery): Promise<{ data: V[]; total: number }> {
+    const q = validateListQuery(this.decl, query);
+    const qb = this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
+    const [rows, total] = await applyListQuery(qb, this.decl, q, 't', { unaccent: UNACCENT }).getManyAndCount();
+    return { data: rows.map((r) => this.toView(r)), total };
+  }
+
+  /** Live records (of the scope) with one of the ids or handles (unknown ones are left out), ordered by `_id`. */
+  async batchGet(ids: string[], handles: string[]): Promise<V[]> {
+    if (ids.length + handles.length > BATCH_GET_MAX) {
+      throw new ValidationError(`At most ${BATCH_GET_MAX} ids and ${this.resource.handle}s can be read at once, got ${ids.length + handles.length}`, {
+        title: 'Too many ids',
+        solution: `Split the request into batches of at most ${BATCH_GET_MAX}`,
+      });
+    }
+    const bad = ids.flatMap((id, i) => (isId(id) ? [] : [{ field: `ids.${i}`, message: 'must be 24 lowercase hexadecimal characters' }]));
+    if (bad.length > 0) throw new ValidationError(`${bad.length} id(s) are malformed`, { title: 'Invalid id', details: bad });
+    if (ids.length === 0 && handles.length === 0) return [];
+    const rows = await this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'))
+      .andWhere(`(t._id = ANY(:ids) OR t.${this.resource.handle} = ANY(:handles))`, { ids: [...new Set(ids)], handles: [...new Set(handles)] })
+      .orderBy('t._id', 'ASC')
+      .getMany();
+    return rows.map((r) => this.toView(r));
+  }
+
+  private scoped<Q extends { andWhere(where: string, params: Record<string, unknown>): Q }>(qb: Q): Q {
+    return Object.entries(this.scope).reduce((q, [column, value], i) => q.andWhere(`t.${column} = :scope_${i}`, { [`scope_${i}`]: value }), qb);
+  }
+
+  private where(id: string): never {
+    return { _id: id, deleted: false, ...this.scope } as never;
+  }
+
+  private async update(id: string, given: Record<string, unknown>, expectedVersion: number | undefined, inputFor: (current: E) => I): Promise<V> {
+    return this.transaction(given, async (m) => {
+      const prev = await this.lockRecord(m, { kind: 'update', id, given, scope: this.scope }, expectedVersion);
+      const input = inputFor(prev);
+      const next: E = Object.assign(new this.resource.entity(), prev, this.resource.columns(input, prev));
+      await this.resource.hooks?.beforeWrite?.(m, next, prev);
+      next.version = prev.version + 1;
+      next.updated_at = new Date();
+      await m.save(this.resource.entity, next as never);
+      const view = this.toView(next);
+      await this.emit(m, 'updated', view);
+      await this.resource.hooks?.afterWrite?.(m, next, prev, (action, record) => this.emit(m, action, this.toView(record)));
+      return view;
+    });
+  }
+
+  /** Takes the resource's early locks, then the record's row lock, and checks If-Match under it. */
+  private async lockRecord(m: EntityManager, request: Exclude<LockRequest, { kind: 'create' }>, expectedVersion: number | undefined): Promise<E> {
+    await this.resource.hooks?.lock?.(m, request);
+    const record = await m.findOne(this.resource.entity, { where: this.where(request.id), lock: { mode: 'pessimistic_write' } });
+    if (!record) throw this.notFound(request.id);
+    if (expectedVersion !== undefined && expectedVersion !== record.version) {
+      throw new PreconditionFailedError(`The ${this.resource.label} is at version ${record.version}, not ${expectedVersion}`, {
+        details: [{ field: 'If-Match', message: `current version is ${record.version}` }],
+      });
+    }
+    return record;
+  }
+
+  /** Runs a write in a transaction, again when a hook asks for it or Postgres broke a deadlock. */
+  private async transaction<T>(given: Record<string, unknown> | null, work: (m: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ds.transaction(work);
+      } catch (err) {
+        if ((err instanceof RetryWrite || isDeadlock(err)) && attempt < ATTEMPTS) continue;
+        throw this.translate(err, given?.[this.resource.handle]);
+      }
+    }
+  }
+
+  private translate(err: unknown, taken: unknown): unknown {
+    const { label, handle, parent } = this.resource;
+    const among = `live ${label}${parent ? ` of the same ${parent.label}` : ''}`;
+    return translatePgError(err, {
+      [`UQ_${this.tableName()}_${handle}_live`]: {
+        message: typeof taken === 'string' ? `Another ${among} already has the ${handle} '${taken}'` : `Another ${among} already has this ${handle}`,
+        field: handle,
+      },
+    });
+  }
+
+  private tableName(): string {
+    return this.ds.getMetadata(this.resource.entity).tableName;
+  }
+
+  private parseInput(raw: unknown): I {
+    const r = this.resource.schemas.input.safeParse(raw);
+    if (!r.success) throw fromZodError(r.error, { title: `Invalid ${this.resource.label}` });
+    return r.data;
+  }
+
+  private checkId(id: string): void {
+    requireId(id, this.resource.label);
+  }
+
+  private notFound(id: string): NotFoundError {
+    const { label, parent } = this.resource;
+    const under = parent && this.scope[parent.column] ? ` in ${parent.label} '${this.scope[parent.column]}'` : '';
+    // A nested path names its parent as `{column}`: `/api/v1/attributes/{attribute_id}/options`.
+    const path = Object.entries(this.scope).reduce((p, [column, value]) => p.replace(`{${column}}`, value), this.resource.path);
+    return new NotFoundError(`No ${label} with _id '${id}'${under}`, {
+      title: `${label[0].toUpperCase()}${label.slice(1)} not found`,
+      solution: `List them with GET ${path} to find the right _id`,
+    });
+  }
+
+  private async emit(m: EntityManager, action: 'created' | 'updated' | 'deleted', data: V): Promise<void> {
+    const ctx = currentContext();
+    await recordEvent(m, { source: SOURCE, collection: this.resource.collection, action, data, actor: ctx?.actor, requestId: ctx?.requestId });
+  }
+}

@@ -1,0 +1,208 @@
+import { z, type ZodType } from 'zod';
+import { requireId } from '@pim/ids';
+import { buildEnvelope, expandables, parseListQuery, type ResourceDecl } from '@pim/query';
+import type { Api } from '../../http/route';
+import { etag, expectedVersion } from '../../http/conditional';
+import { listQuerySchema, toProtoListQuery } from '../../http/list';
+import { envelopeSchema } from '../../openapi/envelope';
+import type { RecordClient } from './catalog.clients';
+import { expandRecords, type BatchLoader, type LinkExpansions } from './expand';
+
+/** How one resource crosses between REST (views, bodies) and gRPC (messages, inputs). */
+export interface RecordCodec<V, M, In, I> {
+  /** Proto message → the API's record (`id` is `_id` in REST). */
+  fromMessage(m: M): V;
+  /** The API's validated body → proto input (omitted lists and maps sent empty: their default). */
+  toInput(body: I): In;
+}
+
+/** One catalog resource as the gateway serves it; its six routes are derived from it. */
+export interface RecordRouteSpec<V extends { _id: string; version: number }, M, In, I> {
+  /** REST path of the list: `/brands`, `/attributes/:id/options` (a nested list names its parent `:id`). */
+  path: string;
+  /** Path parameter of one record under `path` (default `id`; `optionId` under `/attributes/:id/options`). */
+  idParam?: string;
+  /** The parent `:id` of a nested path names, in words (`attribute`). */
+  parent?: string;
+  /** The collection: scopes `<collection>:read|write`. */
+  collection: string;
+  /** Names for operation ids and schemas: `Brand`/`Brands` → createBrand, listBrands, BrandList. */
+  one: string;
+  many: string;
+  /** The record in words, one and many: `brand`/`brands`, `category tree`/`category trees`. */
+  label: string;
+  labels: string;
+  tag: string;
+  /** The field unique among live records, for descriptions (default `code`). */
+  handle?: string;
+  /** What `_search` looks in, for descriptions (default `code and every language of name`). */
+  searches?: string;
+  schemas: { input: z.ZodType<I>; patch: ZodType; view: z.ZodObject };
+  listDecl: ResourceDecl;
+  /** OpenAPI descriptions of list parameters that the generic wording would get wrong. */
+  listParams?: Record<string, ZodType>;
+  /** Expand names whose records go into the links of the view field of the same name (`groups` → `groups[].group`). */
+  links?: LinkExpansions;
+  /**
+   * Looked up when a request arrives (with its path parameters, for a nested resource), so routes
+   * can be declared (for the OpenAPI document) without a connection.
+   */
+  client: (params: Record<string, string>) => Omit<RecordClient<M, In>, 'batchGet'>;
+  codec: RecordCodec<V, M, In, I>;
+}
+
+const ifMatchHeader = z.object({
+  'if-match': z.string().max(32).optional().meta({ description: 'Write only if the record is still at this ETag', example: '"3"' }),
+});
+const etagHeaders = z.object({ ETag: z.string().max(32).meta({ description: 'Version of the record', example: '"3"' }) });
+
+/** The view with the records a list may expand: beside their ids, or inside the links they come from. */
+function listItemSchema(view: z.ZodObject, one: string, decl: ResourceDecl, links: LinkExpansions, schemasByCollection: Record<string, z.ZodObject>): z.ZodObject {
+  const expansions = expandables(decl);
+  if (expansions.length === 0) return view;
+  const extra = Object.fromEntries(
+    expansions.map((e) => {
+      const related = schemasByCollection[e.collection];
+      const key = links[e.as];
+      if (key === undefined) return [e.as, related.nullable().optional().meta({ description: `With expand=${e.as}: the record ${e.field} names (null when it has none)` })];
+      const link = (view.shape[e.as] as z.ZodArray<z.ZodObject>).element.extend({
+        [key]: related.nullable().optional().meta({ description: `With expand=${e.as}: the record this link names (null when it is gone)` }),
+      });
+      return [e.as, z.array(link).max(1_000)];
+    }),
+  );
+  return view.extend(extra).meta({ id: `${one}ListItem` });
+}
+
+/** Declares POST, GET (list), GET/PUT/PATCH/DELETE by id of one catalog resource. */
+export function recordRoutes<V extends { _id: string; version: number }, M, In, I>(
+  api: Api,
+  spec: RecordRouteSpec<V, M, In, I>,
+  limits: { maxLimit: number; defaultLimit: number },
+  loaders: Record<string, BatchLoader>,
+  schemasByCollection: Record<string, z.ZodObject>,
+): void {
+  const { path, collection, one, many, label, codec, listDecl } = spec;
+  const idParam = spec.idParam ?? 'id';
+  const handle = spec.handle ?? 'code';
+  const links = spec.links ?? {};
+  const tags = [spec.tag];
+  const read = `${collection}:read` as const;
+  const write = `${collection}:write` as const;
+  const item = `${path}/:${idParam}`;
+  const recordId = (params: Record<string, string>) => requireId(params[idParam], label);
+  const fromMessage = (m: M | undefined): V => {
+    if (!m) throw new Error(`catalog answered without a ${label}`);
+    return codec.fromMessage(m);
+  };
+  const ok = (status: number, record: V) => ({ status, body: record, headers: { ETag: etag(record.version) } });
+  // A nested resource's parent id is checked here, so a malformed one is a 400 before any call.
+  const client = (params: Record<string, string>) => {
+    if (spec.parent !== undefined) requireId(params.id, spec.parent, 'id');
+    return spec.client(params);
+  };
+
+  const list = envelopeSchema(`${one}List`, listItemSchema(spec.schemas.view, one, listDecl, links, schemasByCollection), limits.maxLimit);
+  const listQuery = listQuerySchema(listDecl, limits.maxLimit).extend(spec.listParams ?? {});
+
+  api.route({
+    method: 'post',
+    path,
+    operationId: `create${one}`,
+    scope: write,
+    summary: `Create a ${label}`,
+    description: `The ${handle} must be free among live records of the collection${spec.parent ? ` with the same ${spec.parent}` : ''} (409 otherwise).`,
+    tags,
+    body: spec.schemas.input,
+    responses: { 201: { description: `The new ${label}`, schema: spec.schemas.view, headers: etagHeaders } },
+    handler: async ({ body, params, path: at }) => {
+      const record = fromMessage((await client(params).create({ input: codec.toInput(body as I) })).data);
+      const r = ok(201, record);
+      return { ...r, headers: { ...r.headers, Location: `${at}/${record._id}` } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path,
+    operationId: `list${many}`,
+    scope: read,
+    summary: `List ${spec.labels}`,
+    description: `Pagination, sorting, filters and \`_search\` (case- and accent-insensitive, over ${spec.searches ?? 'code and every language of name'}) as in every list.`,
+    tags,
+    query: listQuery,
+    responses: { 200: { description: 'A page of records', schema: list } },
+    handler: async ({ query, params, path: at, principal }) => {
+      const q = parseListQuery(listDecl, query, limits);
+      const r = await client(params).list({ query: toProtoListQuery(q) });
+      const data = await expandRecords(listDecl, r.data.map(fromMessage), q.expand, loaders, principal, links);
+      return { status: 200, body: buildEnvelope({ query: q, total: r.page_info?.total ?? 0, data, path: at, raw: query, decl: listDecl }) };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: item,
+    operationId: `get${one}`,
+    scope: read,
+    summary: `Get a ${label}`,
+    tags,
+    responses: { 200: { description: `The ${label}`, schema: spec.schemas.view, headers: etagHeaders } },
+    handler: async ({ params }) => ok(200, fromMessage((await client(params).get({ id: recordId(params) })).data)),
+  });
+
+  api.route({
+    method: 'put',
+    path: item,
+    operationId: `replace${one}`,
+    scope: write,
+    summary: `Replace a ${label}`,
+    description: 'Replaces every writable field; omitted optional fields return to their defaults.',
+    tags,
+    body: spec.schemas.input,
+    requestHeaders: ifMatchHeader,
+    errors: [409, 412],
+    responses: { 200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders } },
+    handler: async ({ params, body, headers }) => {
+      const id = recordId(params);
+      const r = await client(params).update({ id, input: codec.toInput(body as I), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      return ok(200, fromMessage(r.data));
+    },
+  });
+
+  api.route({
+    method: 'patch',
+    path: item,
+    operationId: `patch${one}`,
+    scope: write,
+    summary: `Patch a ${label}`,
+    description: 'JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.',
+    tags,
+    body: spec.schemas.patch,
+    requestHeaders: ifMatchHeader,
+    errors: [409, 412],
+    responses: { 200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders } },
+    handler: async ({ params, body, headers }) => {
+      const id = recordId(params);
+      const r = await client(params).patch({ id, patch: body as Record<string, unknown>, expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      return ok(200, fromMessage(r.data));
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: item,
+    operationId: `delete${one}`,
+    scope: write,
+    summary: `Delete a ${label}`,
+    description: `Soft delete: the record vanishes from gets and lists and its ${handle} becomes free.`,
+    tags,
+    requestHeaders: ifMatchHeader,
+    errors: [409, 412],
+    responses: { 204: { description: 'Deleted' } },
+    handler: async ({ params, headers }) => {
+      await client(params).delete({ id: recordId(params), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      return { status: 204 };
+    },
+  });
+}

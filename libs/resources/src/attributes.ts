@@ -1,0 +1,512 @@
+import { z } from 'zod';
+import { code as currencyCode } from 'currency-codes';
+import { declareResource, type FieldDecl } from '@pim/query';
+import { dateTimeSchema, objectIdSchema } from './common';
+import { idSetSchema, nameSchema, tagsSchema, taxonomyCodeSchema, translatePatchSchema, translateSchema } from './taxonomy';
+
+// Attributes (interface 2.2), attribute options (2.4) and attribute groups (2.3). Types and
+// their settings follow decisions.md §7; the rules that tie a type to its settings live in the
+// input schema, so the gateway and the catalog refuse the same bodies with the same messages.
+
+/** The 14 attribute types (decisions.md §7). */
+export const ATTRIBUTE_TYPES = [
+  'text',
+  'textarea',
+  'number',
+  'boolean',
+  'date',
+  'datetime',
+  'select',
+  'multiselect',
+  'price',
+  'metric',
+  'url',
+  'email',
+  'image',
+  'file',
+] as const;
+
+/** One of the 14 attribute types. */
+export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
+
+/** What an attribute applies to: `product` (simple, kit, service, parents), `sku` (variations), or both. */
+export const ATTRIBUTE_ASSOCIATIONS = ['sku', 'product', 'product_and_sku'] as const;
+
+/** One of the attribute associations. */
+export type AttributeAssociation = (typeof ATTRIBUTE_ASSOCIATIONS)[number];
+
+/** The type of an attribute created without one. */
+export const DEFAULT_ATTRIBUTE_TYPE: AttributeType = 'text';
+
+/** Types whose values may be declared unique across products (one value names one product). */
+export const UNIQUE_TYPES: readonly AttributeType[] = ['text', 'number', 'date', 'datetime', 'url', 'email'];
+
+/** Types whose values are option values of the attribute. */
+export const OPTION_TYPES: readonly AttributeType[] = ['select', 'multiselect'];
+
+/** type_config keys any type may carry. */
+const COMMON_CONFIG_KEYS = ['enable_ia_generation', 'prompt_ia_instruction'] as const;
+
+const TEXT_KEYS = ['min_length', 'max_length', 'pattern', 'localizable'] as const;
+
+/** The type_config keys each type accepts beside the common ones; any other key is refused. */
+export const TYPE_CONFIG_KEYS: Record<AttributeType, readonly string[]> = {
+  text: TEXT_KEYS,
+  textarea: TEXT_KEYS,
+  number: ['min', 'max', 'type', 'decimals'],
+  boolean: [],
+  date: ['min', 'max'],
+  datetime: ['min', 'max'],
+  select: [],
+  multiselect: [],
+  price: ['currencies'],
+  metric: ['units'],
+  url: [],
+  email: [],
+  image: [],
+  file: [],
+};
+
+/** A calendar date, `2024-01-31` (date attributes and their bounds). */
+export const isoDateSchema = z.iso.date().meta({ description: 'A calendar date (YYYY-MM-DD)', example: '2024-01-31', maxLength: 10 });
+
+/** An instant with its offset, `2024-01-31T12:00:00Z` or `…-03:00` (datetime attributes and their bounds). */
+export const isoDateTimeSchema = z.iso
+  .datetime({ offset: true })
+  .meta({ description: 'An ISO 8601 date and time with Z or an offset', example: '2024-01-31T12:00:00.000Z', maxLength: 35 });
+
+/** Whether a code is an ISO 4217 currency code. */
+export function isCurrencyCode(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && currencyCode(code) !== undefined;
+}
+
+const currencySchema = z
+  .string()
+  .max(3)
+  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code such as BRL')
+  .refine(isCurrencyCode, 'must be an ISO 4217 currency code such as BRL')
+  .meta({ example: 'BRL' });
+
+const unitSchema = z.string().min(1).max(30).regex(/^\S(.*\S)?$/, 'must not start or end with spaces').meta({ example: 'kg' });
+
+const unique = <T>(items: T[]) => new Set(items).size === items.length;
+
+/** The settings of an attribute's type; which keys a type accepts is checked with the type. */
+export const typeConfigSchema = z
+  .strictObject({
+    min_length: z.number().int().min(0).max(1_000_000).optional().meta({ description: 'text, textarea: fewest characters', format: 'int32' }),
+    max_length: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'text, textarea: most characters (≥ min_length)', format: 'int32' }),
+    pattern: z.string().max(500).optional().meta({ description: 'text, textarea: a regular expression (JavaScript syntax, Unicode mode) every value must match' }),
+    localizable: z.boolean().optional().meta({ description: 'text, textarea: the value is Translate (one text per language) instead of one string' }),
+    min: z
+      .union([z.number(), z.string().max(35)])
+      .optional()
+      .meta({ description: 'number: smallest value; date: earliest date (YYYY-MM-DD); datetime: earliest instant (ISO 8601 with offset)' }),
+    max: z
+      .union([z.number(), z.string().max(35)])
+      .optional()
+      .meta({ description: 'number: largest value; date: latest date; datetime: latest instant (each ≥ min)' }),
+    type: z.enum(['integer', 'decimal']).optional().meta({ description: 'number: integer or decimal (default decimal)' }),
+    decimals: z.number().int().min(0).max(10).optional().meta({ description: 'number (decimal): most digits after the point', format: 'int32' }),
+    currencies: z
+      .array(currencySchema)
+      .min(1)
+      .max(200)
+      .refine(unique, 'must name each currency once')
+      .optional()
+      .meta({ description: 'price: the ISO 4217 currencies a price may be in (absent: any)' }),
+    units: z
+      .array(unitSchema)
+      .min(1)
+      .max(100)
+      .refine(unique, 'must name each unit once')
+      .optional()
+      .meta({ description: 'metric: the units a measure may be in (required for metric)' }),
+    enable_ia_generation: z.boolean().optional().meta({ description: 'any type: values may be generated by AI' }),
+    prompt_ia_instruction: z.string().max(4_000).optional().meta({ description: 'any type: the instruction given to the AI that generates values' }),
+  })
+  .meta({
+    id: 'AttributeTypeConfig',
+    description: 'Settings of the attribute type (decisions.md §7); a key that does not belong to the type is refused',
+    example: { min_length: 1, max_length: 80, enable_ia_generation: false },
+  });
+
+/** An attribute's type settings. */
+export type TypeConfig = z.infer<typeof typeConfigSchema>;
+
+/** A type_config patch: keys set or (null) removed. */
+const typeConfigPatchSchema = z
+  .record(z.string().max(40), z.unknown())
+  .meta({ description: 'Settings to set, or remove (null); the merged result is checked against the type', example: { max_length: 80, pattern: null } });
+
+/** Why a regular expression does not compile, or undefined when it does. */
+export function patternProblem(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern, 'u');
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+type Issue = { path: (string | number)[]; message: string };
+
+function boundsProblems(type: AttributeType, config: TypeConfig): Issue[] {
+  const issues: Issue[] = [];
+  const at = (key: string, message: string) => issues.push({ path: ['type_config', key], message });
+  const { min, max } = config;
+  const check = (value: unknown, key: 'min' | 'max') => {
+    if (value === undefined) return true;
+    if (type === 'number' && typeof value !== 'number') return at(key, 'must be a number for number attributes'), false;
+    if (type === 'number' && config.type === 'integer' && !Number.isInteger(value)) return at(key, 'must be a whole number for integer attributes'), false;
+    if (type === 'date' && !isoDateSchema.safeParse(value).success) return at(key, 'must be a date such as 2024-01-31 for date attributes'), false;
+    if (type === 'datetime' && !isoDateTimeSchema.safeParse(value).success) {
+      return at(key, 'must be an ISO 8601 date and time with Z or an offset, such as 2024-01-31T12:00:00Z'), false;
+    }
+    return true;
+  };
+  const okMin = check(min, 'min');
+  const okMax = check(max, 'max');
+  if (okMin && okMax && min !== undefined && max !== undefined) {
+    const below = type === 'datetime' ? Date.parse(max as string) < Date.parse(min as string) : (max as number | string) < (min as number | string);
+    if (below) at('max', `must be ≥ min (${min})`);
+  }
+  return issues;
+}
+
+/**
+ * The rules that tie type_config (and `unique`) to the type: keys of another type are refused,
+ * bounds must be ordered and of the type's kind, a pattern must compile, metric needs units.
+ * Each problem names its key (`type_config.max_length`).
+ */
+export function typeConfigProblems(a: { type?: AttributeType; type_config?: TypeConfig; unique?: boolean }): Issue[] {
+  const type = a.type ?? DEFAULT_ATTRIBUTE_TYPE;
+  const config = a.type_config ?? {};
+  const issues: Issue[] = [];
+  const at = (key: string, message: string) => issues.push({ path: ['type_config', key], message });
+  const allowed = [...TYPE_CONFIG_KEYS[type], ...COMMON_CONFIG_KEYS];
+  for (const key of Object.keys(config)) {
+    if (!allowed.includes(key)) at(key, `is not a setting of ${type} attributes (they take ${allowed.join(', ')})`);
+  }
+  if (issues.length > 0) return issues;
+  if (type === 'text' || type === 'textarea') {
+    if (config.min_length !== undefined && config.max_length !== undefined && config.max_length < config.min_length) {
+      at('max_length', `must be ≥ min_length (${config.min_length})`);
+    }
+    if (config.pattern !== undefined) {
+      const problem = patternProblem(config.pattern);
+      if (problem) at('pattern', `must be a valid regular expression: ${problem}`);
+    }
+  }
+  if (type === 'number' || type === 'date' || type === 'datetime') issues.push(...boundsProblems(type, config));
+  if (type === 'number' && config.type === 'integer' && (config.decimals ?? 0) > 0) at('decimals', 'must be 0 or absent for integer attributes');
+  if (type === 'metric' && config.units === undefined) at('units', 'is required for metric attributes (the units a measure may be in)');
+  if (a.unique === true && !UNIQUE_TYPES.includes(type)) {
+    issues.push({ path: ['unique'], message: `cannot be true for ${type} attributes (only ${UNIQUE_TYPES.join(', ')})` });
+  } else if (a.unique === true && config.localizable === true) {
+    issues.push({ path: ['unique'], message: 'cannot be true for a localizable attribute' });
+  }
+  return issues;
+}
+
+/** The key of an attribute: what product values are stored under (`attributes.<key>`). */
+export const attributeKeySchema = z
+  .string()
+  .max(100)
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be letters, digits and _ (not starting with a digit)')
+  .meta({ description: 'Unique among live attributes; product values are stored under it (attributes.<key>)', example: 'voltage' });
+
+const sequenceSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(2_147_483_647)
+  .meta({ description: 'Position among its siblings (default 0)', format: 'int32', example: 10 });
+
+/** A link from an attribute to a group or category: `_id` and whether products there must fill it. */
+export const attributeLinkSchema = z
+  .strictObject({
+    _id: objectIdSchema,
+    required: z.boolean().optional().meta({ description: 'Products in that group or category must fill the attribute (default false)' }),
+  })
+  .meta({ id: 'AttributeLinkInput' });
+
+/** A link as the API shows it (`required` always present). */
+export const attributeLinkViewSchema = z.strictObject({ _id: objectIdSchema, required: z.boolean() }).meta({ id: 'AttributeLink' });
+
+const linksSchema = (what: string) =>
+  z
+    .array(attributeLinkSchema)
+    .max(1_000)
+    .refine((links) => unique(links.map((l) => l._id)), `must name each ${what} once`)
+    .meta({ description: `Live ${what}s the attribute belongs to, each once` });
+
+const versionSchema = z.number().int().meta({ description: 'Incremented on every write; sent as ETag', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 });
+
+/** Fields every record shows after its own. */
+const viewTail = {
+  version: versionSchema,
+  created_at: dateTimeSchema,
+  updated_at: dateTimeSchema,
+  created_by_name: z.string().max(200).optional(),
+};
+
+const typeSchema = z.enum(ATTRIBUTE_TYPES).meta({ description: 'The kind of values (default text; cannot change)' });
+const associationSchema = z.enum(ATTRIBUTE_ASSOCIATIONS).meta({ description: 'What the attribute applies to: product (simple, kit, service, parents), sku (variations) or both (cannot change)' });
+
+const attributeInputShape = {
+  groups: linksSchema('attribute group').optional(),
+  categories: linksSchema('category').optional(),
+  key: attributeKeySchema,
+  name: translateSchema.optional(),
+  description: translateSchema.optional(),
+  type: typeSchema.optional(),
+  type_config: typeConfigSchema.optional(),
+  unique: z.boolean().optional().meta({ description: 'No two products may hold the same value (default false; cannot change)' }),
+  required: z.boolean().optional().meta({ description: 'Every product it applies to must fill it (default false)' }),
+  sequence: sequenceSchema.optional(),
+  association: associationSchema,
+  enabled: z.boolean().optional().meta({ description: 'Whether the attribute is in use (default true)' }),
+  protected_by_lgpd: z.boolean().meta({ description: 'Values are personal data under the data protection law (LGPD)' }),
+  tags: tagsSchema.optional(),
+};
+
+/** Attribute schemas: what a caller writes, patches and reads. */
+export const attributeSchemas = {
+  input: z
+    .strictObject(attributeInputShape)
+    .superRefine((a, ctx) => {
+      for (const issue of typeConfigProblems(a)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    })
+    .meta({ id: 'AttributeInput', description: 'Attribute, as written by a caller; type_config is checked against the type' }),
+  patch: z
+    .strictObject({
+      groups: linksSchema('attribute group').nullable().optional(),
+      categories: linksSchema('category').nullable().optional(),
+      key: attributeKeySchema.optional(),
+      name: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
+      description: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
+      type: typeSchema.nullable().optional(),
+      type_config: typeConfigPatchSchema.nullable().optional(),
+      unique: z.boolean().nullable().optional(),
+      required: z.boolean().nullable().optional(),
+      sequence: sequenceSchema.nullable().optional(),
+      association: associationSchema.optional(),
+      enabled: z.boolean().nullable().optional(),
+      protected_by_lgpd: z.boolean().optional(),
+      tags: tagsSchema.nullable().optional(),
+    })
+    .meta({ id: 'AttributePatch', description: 'JSON merge patch (RFC 7396) of an attribute' }),
+  view: z
+    .strictObject({
+      _id: objectIdSchema,
+      groups: z.array(attributeLinkViewSchema).max(1_000),
+      categories: z.array(attributeLinkViewSchema).max(1_000),
+      key: attributeKeySchema,
+      name: translateSchema,
+      description: translateSchema,
+      type: typeSchema,
+      type_config: typeConfigSchema,
+      unique: z.boolean(),
+      required: z.boolean(),
+      sequence: sequenceSchema,
+      association: associationSchema,
+      enabled: z.boolean(),
+      protected_by_lgpd: z.boolean(),
+      tags: z.array(z.string().max(100)).max(100),
+      ...viewTail,
+    })
+    .meta({ id: 'Attribute', description: 'Attribute (interface 2.2): a typed field of products' }),
+};
+
+/** An attribute as the API shows it. */
+export type AttributeView = z.infer<typeof attributeSchemas.view>;
+/** Writable fields of an attribute. */
+export type AttributeInput = z.infer<typeof attributeSchemas.input>;
+
+/** An option's value: what a product's select or multiselect value holds. */
+export const optionValueSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((v) => !/\p{Cc}/u.test(v), 'must not contain control characters')
+  .meta({ pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$', description: 'What product values hold; unique among the live options of the attribute', example: 'red' });
+
+const labelSchema = nameSchema.meta({ description: 'Label per language code; at least one', example: { pt: 'Vermelho', en: 'Red' } });
+
+/** Attribute option schemas; the attribute comes from the path, never from the body. */
+export const attributeOptionSchemas = {
+  input: z
+    .strictObject({
+      value: optionValueSchema,
+      label: labelSchema,
+      sequence: sequenceSchema.optional(),
+      enabled: z.boolean().optional().meta({ description: 'Whether the option may be chosen (default true)' }),
+      tags: tagsSchema.optional(),
+      fields: idSetSchema('field').optional().meta({ description: 'Ids of related fields (stored as given)' }),
+    })
+    .meta({ id: 'AttributeOptionInput', description: 'Option of a select or multiselect attribute, as written by a caller' }),
+  patch: z
+    .strictObject({
+      value: optionValueSchema.optional(),
+      label: translatePatchSchema(z.string().min(1).max(1_000)).optional(),
+      sequence: sequenceSchema.nullable().optional(),
+      enabled: z.boolean().nullable().optional(),
+      tags: tagsSchema.nullable().optional(),
+      fields: idSetSchema('field').nullable().optional(),
+    })
+    .meta({ id: 'AttributeOptionPatch', description: 'JSON merge patch (RFC 7396) of an attribute option' }),
+  view: z
+    .strictObject({
+      _id: objectIdSchema,
+      attribute_id: objectIdSchema.meta({ description: 'The attribute the option belongs to' }),
+      value: optionValueSchema,
+      label: translateSchema,
+      sequence: sequenceSchema,
+      enabled: z.boolean(),
+      tags: z.array(z.string().max(100)).max(100),
+      fields: z.array(objectIdSchema).max(1_000),
+      ...viewTail,
+    })
+    .meta({ id: 'AttributeOption', description: 'Option of a select or multiselect attribute (interface 2.4)' }),
+};
+
+/** An attribute option as the API shows it. */
+export type AttributeOptionView = z.infer<typeof attributeOptionSchemas.view>;
+/** Writable fields of an attribute option. */
+export type AttributeOptionInput = z.infer<typeof attributeOptionSchemas.input>;
+
+/** A users group's access to an attribute group: the users of that group who may not access it. */
+export const usersGroupAccessSchema = z
+  .strictObject({
+    _id: objectIdSchema.meta({ description: 'A users group (its existence is checked once users groups exist)' }),
+    not_allowed_users: z.array(z.string().min(1).max(200)).max(1_000).meta({ description: 'Users of the group who may not access the attribute group', example: ['6740a1b2c3d4e5f601234567'] }),
+  })
+  .meta({ id: 'AttributeGroupUsersGroup' });
+
+const usersGroupsSchema = z
+  .array(usersGroupAccessSchema)
+  .max(1_000)
+  .refine((groups) => unique(groups.map((g) => g._id)), 'must name each users group once')
+  .meta({ description: 'Users groups that may access the group, with the users of each who may not' });
+
+const groupKeySchema = taxonomyCodeSchema.meta({ description: 'Unique among live attribute groups', example: 'technical_specs' });
+
+/** Attribute group schemas. */
+export const attributeGroupSchemas = {
+  input: z
+    .strictObject({
+      category_id: objectIdSchema.optional().meta({ description: 'A live category the group belongs to' }),
+      key: groupKeySchema,
+      name: nameSchema,
+      description: translateSchema.optional(),
+      sequence: sequenceSchema.optional(),
+      enabled: z.boolean().optional().meta({ description: 'Whether the group is in use (default true)' }),
+      users_groups: usersGroupsSchema.optional(),
+      tags: tagsSchema.optional(),
+    })
+    .meta({ id: 'AttributeGroupInput', description: 'Attribute group, as written by a caller' }),
+  patch: z
+    .strictObject({
+      category_id: objectIdSchema.nullable().optional(),
+      key: groupKeySchema.optional(),
+      name: translatePatchSchema(z.string().min(1).max(1_000)).optional(),
+      description: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
+      sequence: sequenceSchema.nullable().optional(),
+      enabled: z.boolean().nullable().optional(),
+      users_groups: usersGroupsSchema.nullable().optional(),
+      tags: tagsSchema.nullable().optional(),
+    })
+    .meta({ id: 'AttributeGroupPatch', description: 'JSON merge patch (RFC 7396) of an attribute group' }),
+  view: z
+    .strictObject({
+      _id: objectIdSchema,
+      category_id: objectIdSchema.optional(),
+      key: groupKeySchema,
+      name: translateSchema,
+      description: translateSchema,
+      sequence: sequenceSchema,
+      enabled: z.boolean(),
+      users_groups: z.array(usersGroupAccessSchema).max(1_000),
+      tags: z.array(z.string().max(100)).max(100),
+      ...viewTail,
+    })
+    .meta({ id: 'AttributeGroup', description: 'Attribute group (interface 2.3)' }),
+};
+
+/** An attribute group as the API shows it. */
+export type AttributeGroupView = z.infer<typeof attributeGroupSchemas.view>;
+/** Writable fields of an attribute group. */
+export type AttributeGroupInput = z.infer<typeof attributeGroupSchemas.input>;
+
+const recordTail: Record<string, FieldDecl> = {
+  version: { type: 'number' },
+  created_at: { type: 'date' },
+  updated_at: { type: 'date' },
+  created_by_name: { type: 'string' },
+};
+
+/** The attributes filter on linked groups (`group_ids=<id>`); `expand=groups` embeds each group in its link. */
+export const GROUP_IDS_FILTER = 'group_ids';
+/** The attributes filter on linked categories (`category_ids=<id>`); `expand=categories` embeds each category in its link. */
+export const CATEGORY_IDS_FILTER = 'category_ids';
+
+/**
+ * Fields of the attributes list. `_search` covers name and description (the interface's
+ * searchable fields). `group_ids` and `category_ids` are filters on the ids of the links, not
+ * fields of the record; they also carry `expand=groups,categories`.
+ */
+export const attributeListDecl = declareResource({
+  collection: 'attributes',
+  fields: {
+    _id: { type: 'id' },
+    key: { type: 'string', required: true },
+    name: { type: 'translate', searchable: true },
+    description: { type: 'translate', searchable: true },
+    type: { type: 'string' },
+    type_config: { type: 'object' },
+    unique: { type: 'boolean' },
+    required: { type: 'boolean' },
+    sequence: { type: 'number' },
+    association: { type: 'string', required: true },
+    enabled: { type: 'boolean' },
+    protected_by_lgpd: { type: 'boolean', required: true },
+    tags: { type: 'string[]' },
+    [GROUP_IDS_FILTER]: { type: 'id[]', expand: { as: 'groups', collection: 'attribute_groups' } },
+    [CATEGORY_IDS_FILTER]: { type: 'id[]', expand: { as: 'categories', collection: 'categories' } },
+    ...recordTail,
+  },
+});
+
+/** Fields of an attribute's options list; `_search` covers label. */
+export const attributeOptionListDecl = declareResource({
+  collection: 'attribute_options',
+  fields: {
+    _id: { type: 'id' },
+    attribute_id: { type: 'id' },
+    value: { type: 'string', required: true },
+    label: { type: 'translate', required: true, searchable: true },
+    sequence: { type: 'number' },
+    enabled: { type: 'boolean' },
+    tags: { type: 'string[]' },
+    fields: { type: 'id[]' },
+    ...recordTail,
+  },
+});
+
+/** Fields of the attribute groups list; `_search` covers name; `expand=category`. */
+export const attributeGroupListDecl = declareResource({
+  collection: 'attribute_groups',
+  fields: {
+    _id: { type: 'id' },
+    category_id: { type: 'id', expand: { as: 'category', collection: 'categories' } },
+    key: { type: 'string', required: true },
+    name: { type: 'translate', required: true, searchable: true },
+    description: { type: 'translate' },
+    sequence: { type: 'number' },
+    enabled: { type: 'boolean' },
+    users_groups: { type: 'array' },
+    tags: { type: 'string[]' },
+    ...recordTail,
+  },
+});
