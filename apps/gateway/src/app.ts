@@ -13,6 +13,7 @@ import { requestContext } from './http/request-context';
 import { buildDocument, createRegistry, type ApiDocument } from './openapi/document';
 import { gatewayConfigSchema } from './config';
 import { webhookRoutes, type WebhooksClient } from './routes/webhooks';
+import { deliveryRoutes } from './routes/deliveries';
 import { catalogRoutes } from './routes/catalog/catalog.routes';
 import type { CatalogClients } from './routes/catalog/catalog.clients';
 import { collectionRoutes } from './routes/collections';
@@ -54,6 +55,7 @@ export type RouteDeps = Pick<GatewayDeps, 'webhooks' | 'catalog' | 'keys' | 'max
 export function declareRoutes(api: Api, deps: RouteDeps): void {
   const limits = { maxLimit: deps.maxLimit, defaultLimit: deps.defaultLimit };
   webhookRoutes(api, deps.webhooks, limits);
+  deliveryRoutes(api, deps.webhooks, limits);
   catalogRoutes(api, deps.catalog, limits);
   collectionRoutes(api);
   apiKeyRoutes(api, deps.keys, limits);

@@ -1,11 +1,70 @@
 import { z } from 'zod';
-import { baseSchema, flag, loadConfig, port } from '@pim/config';
+import { baseSchema, flag, loadConfig, port, positiveInt } from '@pim/config';
+import { parseAllowList } from './ssrf/address.policy';
+import { parseSchedule } from './delivery/retry.schedule';
+
+const DEFAULT_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 /** Environment of the webhooks app. */
 export const webhooksConfigSchema = baseSchema.extend({
   WEBHOOKS_GRPC_PORT: port(50057),
   PIM_SUBJECT_PREFIX: z.string().regex(/^([a-z0-9_-]+\.)?$/i, 'must be empty or end with a dot').default(''),
+  /** Run the outbox relay (publishes this app's own events) in this process. */
   OUTBOX_RELAY: flag(true),
+  /** Longest pause of the relay after repeated publish failures (NATS away). */
+  OUTBOX_MAX_BACKOFF_MS: positiveInt(30_000),
+  /** Run the fan-out consumer (events → deliveries) in this process. */
+  WEBHOOKS_FANOUT: flag(true),
+  /** Run the delivery worker (deliveries → HTTP) in this process. */
+  WEBHOOKS_DELIVERY: flag(true),
+  /** Durable JetStream consumer shared by every replica's fan-out. */
+  WEBHOOKS_FANOUT_CONSUMER: z.string().regex(/^[A-Za-z0-9_-]+$/).default('webhooks-fanout'),
+  /** How long JetStream waits for the fan-out's ack before handing an event out again (set when the consumer is created). */
+  WEBHOOKS_FANOUT_ACK_WAIT_MS: positiveInt(30_000),
+  /** Delays before each retry: durations with ms, s, m or h, comma-separated. */
+  WEBHOOKS_RETRY_SCHEDULE: z
+    .string()
+    .default(DEFAULT_SCHEDULE)
+    .transform((v, ctx) => {
+      try {
+        return parseSchedule(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Each retry delay is spread by ±this fraction so receivers are not hit in waves. */
+  WEBHOOKS_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.2),
+  /** Time-out of one delivery request, connect to end of body (decisions.md §9). */
+  WEBHOOKS_TIMEOUT_MS: positiveInt(10_000),
+  /** Requests in flight per process. */
+  WEBHOOKS_CONCURRENCY: positiveInt(64),
+  /** Requests in flight to one webhook across every replica. */
+  WEBHOOKS_PER_WEBHOOK_CONCURRENCY: positiveInt(16),
+  /** How long a claimed delivery stays reserved without a renewal. */
+  WEBHOOKS_LEASE_MS: positiveInt(30_000),
+  /** Claim polling when no notification arrives. */
+  WEBHOOKS_POLL_MS: positiveInt(1_000),
+  /** CIDR ranges delivery may reach although they are private, e.g. 127.0.0.0/8,::1/128. */
+  WEBHOOKS_ALLOWED_TARGETS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      try {
+        return parseAllowList(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** How long the previous secret keeps signing after a rotation. */
+  WEBHOOKS_SECRET_OVERLAP_MS: positiveInt(24 * 3_600_000),
+  /** Bytes of a receiver's answer kept in the delivery log. */
+  WEBHOOKS_RESPONSE_BODY_MAX: positiveInt(2_048),
+  /** Finished deliveries, their attempts and events are kept this long; at least 8, so the inbox outlives the stream's 7 days. */
+  WEBHOOKS_RETENTION_DAYS: z.coerce.number().int().min(8).default(30),
+  /** Prometheus metrics on http://0.0.0.0:<port>/metrics; 0 turns them off. */
+  WEBHOOKS_METRICS_PORT: port(9464),
 });
 
 /** Parsed environment of the webhooks app. */

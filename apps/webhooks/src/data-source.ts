@@ -1,6 +1,8 @@
 import type { AppDataSourceOptions } from '@pim/db';
 import { OutboxEvent } from '@pim/events';
 import { WebhookEntity } from './webhook/webhook.entity';
+import { InboxEvent } from './inbox/inbox.entity';
+import { DeliveryAttemptEntity, DeliveryEntity } from './delivery/delivery.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -8,5 +10,5 @@ export const SCHEMA = 'webhooks';
 
 /** Persistence of the webhooks app: its schema, entities and migrations. */
 export function dataSourceOptions(url: string): AppDataSourceOptions {
-  return { url, schema: SCHEMA, entities: [WebhookEntity, OutboxEvent], migrations, applicationName: 'pim-webhooks' };
+  return { url, schema: SCHEMA, entities: [WebhookEntity, OutboxEvent, InboxEvent, DeliveryEntity, DeliveryAttemptEntity], migrations, applicationName: 'pim-webhooks' };
 }

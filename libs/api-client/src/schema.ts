@@ -76,6 +76,158 @@ export interface paths {
         patch: operations["patchWebhook"];
         trace?: never;
     };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deliveries of a webhook
+         * @description The delivery log: one record per event sent to this webhook, with its status (`pending`, `succeeded`, `failed`, `cancelled`), attempts, next attempt and the outcome of the last attempt (status code, truncated answer, duration). Pagination, sorting and filters as in every list; newest first by default.
+         *
+         *     Needs scope `webhooks:read` (or `admin`).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery with every attempt
+         * @description Needs scope `webhooks:read` (or `admin`).
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Queues the delivery for an attempt now, whatever its state, with a fresh retry schedule; the receiver gets the same `webhook-id`. Refused with 409 while an attempt of it is in flight.
+         *
+         *     Needs scope `webhooks:write` (or `admin`).
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every failed delivery since a date
+         * @description Queues again, with a fresh retry schedule, every `failed` delivery of this webhook created at or after `since`.
+         *
+         *     Needs scope `webhooks:write` (or `admin`).
+         */
+        post: operations["recoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event
+         * @description Queues a `webhooks.test` event for this webhook only, signed like every delivery; follow it in the delivery log. Refused with 409 when the webhook has no url or is disabled.
+         *
+         *     Needs scope `webhooks:write` (or `admin`).
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Creates a new signing secret, returned only here. During the overlap window (24 h by default) deliveries carry two signatures, one per secret, so a receiver can switch secrets without rejecting events.
+         *
+         *     Needs scope `webhooks:write` (or `admin`).
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every event type with the schema of its data
+         * @description The event catalog: every `type` a webhook can receive, with a JSON Schema of the `data` member of its payload. A delivery body is `{ "type", "timestamp", "data", ...webhook.body }`.
+         *
+         *     Needs scope `authenticated`.
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/brands": {
         parameters: {
             query?: never;
@@ -983,6 +1135,364 @@ export interface components {
             /** @description Parameters added to every delivery body */
             body?: components["schemas"]["KeyValue"][];
             enabled?: boolean;
+        };
+        /** @description A page of records (interface 2.15) */
+        DeliveryList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["Delivery"][];
+        };
+        /** @description One event to one webhook: its state and its last attempt */
+        Delivery: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            webhook_id: string;
+            /**
+             * @description The event id; sent as `webhook-id` on every attempt
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            event_id: string;
+            /** @example products.updated */
+            event_type: string;
+            /**
+             * @description pending (waiting for its next attempt), succeeded, failed (retries exhausted, 410 Gone) or cancelled (its webhook was deleted)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "cancelled";
+            /**
+             * Format: int32
+             * @description Attempts made so far
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (pending only)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            next_attempt_at?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_attempt_at?: string;
+            /**
+             * Format: int32
+             * @description HTTP status of the last attempt, if the receiver answered
+             * @example 200
+             */
+            last_status_code?: number;
+            /**
+             * @description The start of the receiver’s last answer (truncated)
+             * @example ok
+             */
+            last_response_body?: string;
+            /**
+             * Format: int32
+             * @description Duration of the last attempt in milliseconds
+             * @example 42
+             */
+            last_duration_ms?: number;
+            /**
+             * @description Why the last attempt failed, when it did
+             * @example receiver answered 500
+             */
+            last_error?: string;
+            /**
+             * @description Request id of the API call that caused the event
+             * @example 0b6f1d2e-5a43-4c1b-9d7e-3f2a1c0b9e8d
+             */
+            request_id?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            completed_at?: string;
+        };
+        DeliveryDetail: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            webhook_id: string;
+            /**
+             * @description The event id; sent as `webhook-id` on every attempt
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            event_id: string;
+            /** @example products.updated */
+            event_type: string;
+            /**
+             * @description pending (waiting for its next attempt), succeeded, failed (retries exhausted, 410 Gone) or cancelled (its webhook was deleted)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "cancelled";
+            /**
+             * Format: int32
+             * @description Attempts made so far
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (pending only)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            next_attempt_at?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_attempt_at?: string;
+            /**
+             * Format: int32
+             * @description HTTP status of the last attempt, if the receiver answered
+             * @example 200
+             */
+            last_status_code?: number;
+            /**
+             * @description The start of the receiver’s last answer (truncated)
+             * @example ok
+             */
+            last_response_body?: string;
+            /**
+             * Format: int32
+             * @description Duration of the last attempt in milliseconds
+             * @example 42
+             */
+            last_duration_ms?: number;
+            /**
+             * @description Why the last attempt failed, when it did
+             * @example receiver answered 500
+             */
+            last_error?: string;
+            /**
+             * @description Request id of the API call that caused the event
+             * @example 0b6f1d2e-5a43-4c1b-9d7e-3f2a1c0b9e8d
+             */
+            request_id?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            completed_at?: string;
+            /** @description Every attempt, oldest first */
+            attempt_log: components["schemas"]["DeliveryAttempt"][];
+        };
+        DeliveryAttempt: {
+            /**
+             * Format: int32
+             * @description Attempt number, from 1
+             * @example 1
+             */
+            number: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            started_at: string;
+            /**
+             * Format: int32
+             * @description Duration in milliseconds
+             * @example 42
+             */
+            duration_ms?: number;
+            /** @enum {string} */
+            outcome: "success" | "http_error" | "rate_limited" | "gone" | "timeout" | "network_error" | "blocked" | "interrupted";
+            /**
+             * Format: int32
+             * @description HTTP status, if the receiver answered
+             * @example 200
+             */
+            status_code?: number;
+            /**
+             * @description The start of the answer (truncated)
+             * @example ok
+             */
+            response_body?: string;
+            /**
+             * @description Why the attempt failed, when it did
+             * @example receiver answered 500
+             */
+            error?: string;
+            /**
+             * Format: uri
+             * @description Where it was sent
+             * @example https://example.com/hooks/pim
+             */
+            url?: string;
+        };
+        RecoverResult: {
+            /**
+             * Format: int32
+             * @description Deliveries queued again
+             * @example 12
+             */
+            recovered: number;
+        };
+        /** @description The webhook with its new signing secret, shown only in this response */
+        RotatedSecret: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @example products */
+            collection: string;
+            /**
+             * Format: uri
+             * @example https://example.com/hooks/pim
+             */
+            url?: string;
+            /** @description Headers sent with every delivery */
+            headers: components["schemas"]["KeyValue"][];
+            /** @description Parameters added to every delivery body */
+            body: components["schemas"]["KeyValue"][];
+            enabled: boolean;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the webhook
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+            /**
+             * @description Signing secret (whsec_…); shown only in this response
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then every delivery also carries a signature made with the previous secret, so receivers can switch without losing events
+             * @example 2026-11-23T16:15:43.123Z
+             */
+            previous_secret_expires_at: string;
+        };
+        EventTypeList: {
+            data: components["schemas"]["EventType"][];
+        };
+        EventType: {
+            /** @example products.updated */
+            type: string;
+            /** @example products */
+            collection: string;
+            /** @example updated */
+            action: string;
+            /** @example catalog */
+            app: string;
+            /** @example A record of products was changed (data: the record after the change) */
+            description: string;
+            /**
+             * @description JSON Schema (draft 2020-12) of the event `data`
+             * @example {
+             *       "type": "object"
+             *     }
+             */
+            schema: {
+                [key: string]: unknown;
+            };
         };
         /** @description Brand */
         Brand: {
@@ -3874,6 +4384,491 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_status_code, request_id, created_at, updated_at, completed_at */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: event_type */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose event_id equals (on arrays: contains) */
+                event_id?: string;
+                /** @description Only records whose event_id is one of these comma-separated values */
+                event_id_in?: string;
+                /** @description Only records whose event_id is none of these comma-separated values */
+                event_id_nin?: string;
+                /** @description Only records whose event_id differs from */
+                event_id_ne?: string;
+                /** @description Only records whose event_id is set (true) or missing (false) */
+                event_id_exists?: boolean;
+                /** @description Only records whose event_id is greater than */
+                event_id_gt?: string;
+                /** @description Only records whose event_id is at least */
+                event_id_gte?: string;
+                /** @description Only records whose event_id is less than */
+                event_id_lt?: string;
+                /** @description Only records whose event_id is at most */
+                event_id_lte?: string;
+                /** @description Only records whose event_type equals (on arrays: contains) */
+                event_type?: string;
+                /** @description Only records whose event_type is one of these comma-separated values */
+                event_type_in?: string;
+                /** @description Only records whose event_type is none of these comma-separated values */
+                event_type_nin?: string;
+                /** @description Only records whose event_type differs from */
+                event_type_ne?: string;
+                /** @description Only records whose event_type is set (true) or missing (false) */
+                event_type_exists?: boolean;
+                /** @description Only records whose status equals (on arrays: contains) */
+                status?: string;
+                /** @description Only records whose status is one of these comma-separated values */
+                status_in?: string;
+                /** @description Only records whose status is none of these comma-separated values */
+                status_nin?: string;
+                /** @description Only records whose status differs from */
+                status_ne?: string;
+                /** @description Only records whose status is set (true) or missing (false) */
+                status_exists?: boolean;
+                /** @description Only records whose attempts equals (on arrays: contains) */
+                attempts?: number;
+                /** @description Only records whose attempts is one of these comma-separated values */
+                attempts_in?: string;
+                /** @description Only records whose attempts is none of these comma-separated values */
+                attempts_nin?: string;
+                /** @description Only records whose attempts differs from */
+                attempts_ne?: number;
+                /** @description Only records whose attempts is set (true) or missing (false) */
+                attempts_exists?: boolean;
+                /** @description Only records whose attempts is greater than */
+                attempts_gt?: number;
+                /** @description Only records whose attempts is at least */
+                attempts_gte?: number;
+                /** @description Only records whose attempts is less than */
+                attempts_lt?: number;
+                /** @description Only records whose attempts is at most */
+                attempts_lte?: number;
+                /** @description Only records whose next_attempt_at equals (on arrays: contains) */
+                next_attempt_at?: string;
+                /** @description Only records whose next_attempt_at is one of these comma-separated values */
+                next_attempt_at_in?: string;
+                /** @description Only records whose next_attempt_at is none of these comma-separated values */
+                next_attempt_at_nin?: string;
+                /** @description Only records whose next_attempt_at differs from */
+                next_attempt_at_ne?: string;
+                /** @description Only records whose next_attempt_at is set (true) or missing (false) */
+                next_attempt_at_exists?: boolean;
+                /** @description Only records whose next_attempt_at is greater than */
+                next_attempt_at_gt?: string;
+                /** @description Only records whose next_attempt_at is at least */
+                next_attempt_at_gte?: string;
+                /** @description Only records whose next_attempt_at is less than */
+                next_attempt_at_lt?: string;
+                /** @description Only records whose next_attempt_at is at most */
+                next_attempt_at_lte?: string;
+                /** @description Only records whose last_attempt_at equals (on arrays: contains) */
+                last_attempt_at?: string;
+                /** @description Only records whose last_attempt_at is one of these comma-separated values */
+                last_attempt_at_in?: string;
+                /** @description Only records whose last_attempt_at is none of these comma-separated values */
+                last_attempt_at_nin?: string;
+                /** @description Only records whose last_attempt_at differs from */
+                last_attempt_at_ne?: string;
+                /** @description Only records whose last_attempt_at is set (true) or missing (false) */
+                last_attempt_at_exists?: boolean;
+                /** @description Only records whose last_attempt_at is greater than */
+                last_attempt_at_gt?: string;
+                /** @description Only records whose last_attempt_at is at least */
+                last_attempt_at_gte?: string;
+                /** @description Only records whose last_attempt_at is less than */
+                last_attempt_at_lt?: string;
+                /** @description Only records whose last_attempt_at is at most */
+                last_attempt_at_lte?: string;
+                /** @description Only records whose last_status_code equals (on arrays: contains) */
+                last_status_code?: number;
+                /** @description Only records whose last_status_code is one of these comma-separated values */
+                last_status_code_in?: string;
+                /** @description Only records whose last_status_code is none of these comma-separated values */
+                last_status_code_nin?: string;
+                /** @description Only records whose last_status_code differs from */
+                last_status_code_ne?: number;
+                /** @description Only records whose last_status_code is set (true) or missing (false) */
+                last_status_code_exists?: boolean;
+                /** @description Only records whose last_status_code is greater than */
+                last_status_code_gt?: number;
+                /** @description Only records whose last_status_code is at least */
+                last_status_code_gte?: number;
+                /** @description Only records whose last_status_code is less than */
+                last_status_code_lt?: number;
+                /** @description Only records whose last_status_code is at most */
+                last_status_code_lte?: number;
+                /** @description Only records whose request_id equals (on arrays: contains) */
+                request_id?: string;
+                /** @description Only records whose request_id is one of these comma-separated values */
+                request_id_in?: string;
+                /** @description Only records whose request_id is none of these comma-separated values */
+                request_id_nin?: string;
+                /** @description Only records whose request_id differs from */
+                request_id_ne?: string;
+                /** @description Only records whose request_id is set (true) or missing (false) */
+                request_id_exists?: boolean;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose completed_at equals (on arrays: contains) */
+                completed_at?: string;
+                /** @description Only records whose completed_at is one of these comma-separated values */
+                completed_at_in?: string;
+                /** @description Only records whose completed_at is none of these comma-separated values */
+                completed_at_nin?: string;
+                /** @description Only records whose completed_at differs from */
+                completed_at_ne?: string;
+                /** @description Only records whose completed_at is set (true) or missing (false) */
+                completed_at_exists?: boolean;
+                /** @description Only records whose completed_at is greater than */
+                completed_at_gt?: string;
+                /** @description Only records whose completed_at is at least */
+                completed_at_gte?: string;
+                /** @description Only records whose completed_at is less than */
+                completed_at_lt?: string;
+                /** @description Only records whose completed_at is at most */
+                completed_at_lte?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+                /** @description Record id (24 lowercase hex) */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery and its attempts, oldest first */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+                /** @description Record id (24 lowercase hex) */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query: {
+                /** @description Failed deliveries created at or after this date are queued again */
+                since: string;
+            };
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many deliveries were queued again */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery, queued */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook with its new secret */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every event type */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

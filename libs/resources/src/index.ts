@@ -3,3 +3,4 @@ export * from './common';
 export * from './webhooks';
 export * from './taxonomy';
 export * from './attributes';
+export * from './deliveries';

@@ -3,13 +3,15 @@ import { createDataSource, migrate } from '@pim/db';
 import { COLLECTIONS, type WebhookInput, type WebhookView } from '@pim/resources';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
-import { WebhookService } from '../webhook/webhook.service';
+import { WebhookService, type WebhookServiceOptions } from '../webhook/webhook.service';
+import { DeliveryService } from '../delivery/delivery.service';
 
-/** A migrated database of this app's own, its service, and factories that return what they inserted. */
+/** A migrated database of this app's own, its services, and factories that return what they inserted. */
 export interface WebhooksTestContext {
   db: TestDatabase;
   ds: DataSource;
   service: WebhookService;
+  deliveries: DeliveryService;
   /** Inserts a webhook (on a collection no live webhook uses, unless one is given) and returns it with its secret. */
   newWebhook(overrides?: Partial<WebhookInput>): Promise<{ webhook: WebhookView; secret: string }>;
   /** Empties the tables between tests. */
@@ -17,13 +19,14 @@ export interface WebhooksTestContext {
   close(): Promise<void>;
 }
 
-/** Builds the context for one test file. */
-export async function webhooksTestContext(): Promise<WebhooksTestContext> {
+/** Builds the context for one test file; `options` configure the webhook service (address policy...). */
+export async function webhooksTestContext(options: WebhookServiceOptions = {}): Promise<WebhooksTestContext> {
   const db = await createTestDatabase('webhooks');
   await migrate(dataSourceOptions(db.url));
   const ds = createDataSource(dataSourceOptions(db.url));
   await ds.initialize();
-  const service = new WebhookService(ds);
+  const service = new WebhookService(ds, options);
+  const deliveries = new DeliveryService(ds);
   const freeCollection = async (): Promise<string> => {
     const rows: { collection: string }[] = await ds.query('SELECT collection FROM webhooks.webhooks WHERE deleted = false');
     const used = new Set(rows.map((r) => r.collection));
@@ -35,11 +38,12 @@ export async function webhooksTestContext(): Promise<WebhooksTestContext> {
     db,
     ds,
     service,
+    deliveries,
     async newWebhook(overrides = {}) {
       return service.create({ collection: overrides.collection ?? (await freeCollection()), url: 'https://receiver.example/hook', ...overrides });
     },
     async reset() {
-      await ds.query('TRUNCATE webhooks.webhooks, webhooks.outbox');
+      await ds.query('TRUNCATE webhooks.delivery_attempts, webhooks.deliveries, webhooks.inbox, webhooks.webhooks, webhooks.outbox');
     },
     async close() {
       await ds.destroy();

@@ -33,6 +33,13 @@ export class WebhookEntity {
   @Column({ type: 'text' })
   secret!: string;
 
+  /** The secret before the last rotation; it keeps signing until previous_secret_expires_at. */
+  @Column({ type: 'text', nullable: true })
+  previous_secret!: string | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  previous_secret_expires_at!: Date | null;
+
   @Column({ type: 'integer', default: 1 })
   version!: number;
 

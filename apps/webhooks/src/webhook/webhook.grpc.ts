@@ -1,26 +1,12 @@
 import { webhooks as pb } from '@pim/contracts';
 import { unary, type ServiceRegistration } from '@pim/rpc';
 import type { Logger } from '@pim/logging';
-import type { ListQuery } from '@pim/query';
-import type { WebhookView } from '@pim/resources';
-import type { common } from '@pim/contracts';
+import { fromListQuery, toMessage } from './webhook.messages';
 import { WebhookService } from './webhook.service';
+import type { DeliveryService } from '../delivery/delivery.service';
+import { deliveryHandlers } from '../delivery/delivery.grpc';
 
-/** View → proto message (`_id` travels as `id`). */
-export function toMessage(v: WebhookView): pb.Webhook {
-  return {
-    id: v._id,
-    collection: v.collection,
-    url: v.url,
-    headers: v.headers,
-    body: v.body,
-    enabled: v.enabled,
-    version: v.version,
-    created_at: v.created_at,
-    updated_at: v.updated_at,
-    created_by_name: v.created_by_name,
-  };
-}
+export { fromListQuery, toMessage };
 
 /** Proto input → the plain object the service validates (absent optionals stay absent). */
 function fromInput(i: pb.WebhookInput | undefined): Record<string, unknown> {
@@ -33,21 +19,8 @@ function fromInput(i: pb.WebhookInput | undefined): Record<string, unknown> {
   return out;
 }
 
-/** Proto list query → the query lib's shape. */
-export function fromListQuery(q: common.ListQuery | undefined): ListQuery {
-  return {
-    page: q?.page ?? 1,
-    limit: q?.limit ?? 25,
-    skip: q?.skip ?? 0,
-    sort: (q?.sort ?? []).map((s) => ({ field: s.field, direction: s.direction === 'desc' ? 'desc' : 'asc' })),
-    search: q?.search || undefined,
-    filters: (q?.filters ?? []).map((f) => ({ field: f.field, op: f.op as ListQuery['filters'][number]['op'], values: f.values })),
-    expand: q?.expand ?? [],
-  };
-}
-
 /** gRPC handlers of pim.webhooks.v1.WebhooksService: decode, call the service, encode. */
-export function webhooksGrpc(service: WebhookService, logger: Logger): ServiceRegistration {
+export function webhooksGrpc(service: WebhookService, deliveries: DeliveryService, logger: Logger): ServiceRegistration {
   const implementation: pb.WebhooksServiceServer = {
     upsertWebhook: unary(logger, 'UpsertWebhook', async (req: pb.UpsertWebhookRequest) => {
       const r = await service.upsert(fromInput(req.webhook), req.expected_version);
@@ -71,6 +44,7 @@ export function webhooksGrpc(service: WebhookService, logger: Logger): ServiceRe
       const r = await service.list(fromListQuery(req.query));
       return { data: r.data.map(toMessage), page_info: { total: r.total } };
     }),
+    ...deliveryHandlers(deliveries, service, logger),
   };
   return { name: 'pim.webhooks.v1.WebhooksService', definition: pb.WebhooksServiceService, implementation };
 }

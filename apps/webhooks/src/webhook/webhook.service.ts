@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { NotFoundError, PreconditionFailedError, fromZodError, ConflictError } from '@pim/errors';
+import { NotFoundError, PreconditionFailedError, ValidationError, fromZodError, ConflictError, type ErrorDetail } from '@pim/errors';
 import { newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { recordEvent } from '@pim/events';
@@ -13,7 +13,9 @@ import {
   type WebhookInput,
   type WebhookView,
 } from '@pim/resources';
-import { WebhookEntity } from './webhook.entity';
+import { WebhookEntity, type KeyValuePair } from './webhook.entity';
+import { AddressPolicy, isIpLiteral } from '../ssrf/address.policy';
+import { RESERVED_BODY_KEYS } from '../delivery/delivery.sender';
 
 const SOURCE = 'webhooks';
 const COLLECTION = 'webhooks';
@@ -49,6 +51,16 @@ function parseInput(raw: unknown): WebhookInput {
   return r.data;
 }
 
+/** Options of the webhook service. */
+export interface WebhookServiceOptions {
+  /** Refuses IP-literal URLs delivery could never reach (the same policy delivery applies). Default: public addresses only. */
+  policy?: AddressPolicy;
+  /** How long the previous secret keeps signing after a rotation. Default 24 h. */
+  secretOverlapMs?: number;
+}
+
+const DEFAULT_OVERLAP_MS = 24 * 3_600_000;
+
 const checkId = (id: string) => requireId(id, 'webhook');
 
 function checkVersion(w: WebhookEntity, expected: number | undefined): void {
@@ -61,11 +73,45 @@ function checkVersion(w: WebhookEntity, expected: number | undefined): void {
 
 /** Webhook configuration: every write is one transaction with its event in the outbox. */
 export class WebhookService {
-  constructor(private readonly ds: DataSource) {}
+  private readonly policy: AddressPolicy;
+  private readonly overlapMs: number;
+
+  constructor(
+    private readonly ds: DataSource,
+    opts: WebhookServiceOptions = {},
+  ) {
+    this.policy = opts.policy ?? new AddressPolicy();
+    this.overlapMs = opts.secretOverlapMs ?? DEFAULT_OVERLAP_MS;
+  }
+
+  /**
+   * Rules beyond the shape: an IP-literal (or localhost) URL must be one delivery may reach, and
+   * body pairs may not replace the payload's own keys.
+   */
+  private checkTarget(url: string | null | undefined, body: KeyValuePair[] | undefined): void {
+    const details: ErrorDetail[] = [];
+    if (url) {
+      const host = new URL(url).hostname;
+      const literal = isIpLiteral(host) ? host : /^(.+\.)?localhost\.?$/i.test(host) ? '127.0.0.1' : null;
+      const verdict = literal ? this.policy.check(literal) : ({ allowed: true } as const);
+      if (!verdict.allowed) details.push({ field: 'url', message: verdict.reason });
+    }
+    (body ?? []).forEach((pair, i) => {
+      if (RESERVED_BODY_KEYS.includes(pair.key)) details.push({ field: `body.${i}.key`, message: `'${pair.key}' is part of every payload; choose another key` });
+    });
+    if (details.length > 0) {
+      throw new ValidationError(details.map((d) => `${d.field}: ${d.message}`).join('; '), {
+        title: 'Invalid webhook',
+        solution: 'Point the webhook at a public address (or ask the operator to allow the range) and rename reserved body keys',
+        details,
+      });
+    }
+  }
 
   /** Creates the webhook of `input.collection`, or writes the given fields onto the live one. */
   async upsert(raw: unknown, expectedVersion?: number): Promise<{ webhook: WebhookView; created: boolean; secret?: string }> {
     const input = parseInput(raw);
+    this.checkTarget(input.url, input.body);
     // Two racing upserts of one collection: the loser's insert hits the unique index; it retries as an update.
     for (let attempt = 0; ; attempt++) {
       try {
@@ -100,6 +146,7 @@ export class WebhookService {
   /** Creates a webhook; its collection must not have a live one. */
   async create(raw: unknown): Promise<{ webhook: WebhookView; secret: string }> {
     const input = parseInput(raw);
+    this.checkTarget(input.url, input.body);
     try {
       return await this.ds.transaction((m) => this.insert(m, input));
     } catch (err) {
@@ -119,6 +166,7 @@ export class WebhookService {
   async replace(id: string, raw: unknown, expectedVersion?: number): Promise<WebhookView> {
     checkId(id);
     const input = parseInput(raw);
+    this.checkTarget(input.url, input.body);
     return this.mutate(id, expectedVersion, (w) => ({
       ...w,
       collection: input.collection,
@@ -135,6 +183,7 @@ export class WebhookService {
     const r = webhookPatchSchema.safeParse(patch ?? {});
     if (!r.success) throw fromZodError(r.error, { title: 'Invalid webhook patch' });
     const p = r.data;
+    this.checkTarget(p.url, p.body);
     return this.mutate(id, expectedVersion, (w) => ({
       ...w,
       collection: p.collection ?? w.collection,
@@ -159,9 +208,49 @@ export class WebhookService {
       w.version += 1;
       w.updated_at = now;
       await m.save(WebhookEntity, w);
+      // Nothing more goes to a deleted webhook; an attempt in flight loses its lease and only logs itself.
+      await m.query(
+        `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL,
+                completed_at = now(), updated_at = now()
+          WHERE webhook_id = $1 AND status = 'pending'`,
+        [id],
+      );
       const view = toView(w);
       await this.emit(m, 'deleted', view);
       return view;
+    });
+  }
+
+  /**
+   * Replaces the signing secret. The previous one keeps signing (a second signature in
+   * `webhook-signature`) until the overlap ends, so receivers can switch without losing events.
+   */
+  async rotateSecret(id: string, expectedVersion?: number): Promise<{ webhook: WebhookView; secret: string; previousSecretExpiresAt: Date }> {
+    checkId(id);
+    return this.ds.transaction(async (m) => {
+      const w = await m.findOne(WebhookEntity, { where: { _id: id, deleted: false }, lock: { mode: 'pessimistic_write' } });
+      if (!w) throw notFound(id);
+      checkVersion(w, expectedVersion);
+      const expires = new Date(Date.now() + this.overlapMs);
+      w.previous_secret = w.secret;
+      w.previous_secret_expires_at = expires;
+      w.secret = newSigningSecret();
+      const webhook = await this.write(m, w, 'updated');
+      return { webhook, secret: w.secret, previousSecretExpiresAt: expires };
+    });
+  }
+
+  /** Disables a webhook whose receiver answered 410 Gone (a system change: no actor). Returns false if it already was. */
+  async disableGone(id: string): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const w = await m.findOne(WebhookEntity, { where: { _id: id, deleted: false }, lock: { mode: 'pessimistic_write' } });
+      if (!w || !w.enabled) return false;
+      w.enabled = false;
+      w.version += 1;
+      w.updated_at = new Date();
+      await m.save(WebhookEntity, w);
+      await recordEvent(m, { source: SOURCE, collection: COLLECTION, action: 'updated', data: toView(w), actor: null });
+      return true;
     });
   }
 
@@ -200,6 +289,8 @@ export class WebhookService {
       body: input.body ?? [],
       enabled: input.enabled ?? true,
       secret: newSigningSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
       version: 1,
       created_at: now,
       updated_at: now,

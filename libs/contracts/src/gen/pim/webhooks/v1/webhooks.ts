@@ -127,6 +127,116 @@ export interface ListWebhooksResponse {
   page_info?: PageInfo | undefined;
 }
 
+/** One event to one webhook: its state, attempt count and the outcome of the last attempt. */
+export interface Delivery {
+  /** The delivery id (`_id` in the REST API). */
+  id: string;
+  webhook_id: string;
+  /** The event id; sent as `webhook-id` on every attempt. */
+  event_id: string;
+  event_type: string;
+  /** pending, succeeded, failed or cancelled. */
+  status: string;
+  attempts: number;
+  /** ISO 8601 UTC; set while the delivery is pending. */
+  next_attempt_at?: string | undefined;
+  last_attempt_at?: string | undefined;
+  last_status_code?:
+    | number
+    | undefined;
+  /** The receiver's answer, truncated. */
+  last_response_body?: string | undefined;
+  last_duration_ms?: number | undefined;
+  last_error?:
+    | string
+    | undefined;
+  /** Request id of the API call that caused the event. */
+  request_id?: string | undefined;
+  created_at: string;
+  updated_at: string;
+  completed_at?: string | undefined;
+}
+
+/** One HTTP attempt of a delivery. */
+export interface DeliveryAttempt {
+  number: number;
+  started_at: string;
+  duration_ms?:
+    | number
+    | undefined;
+  /** success, http_error, rate_limited, gone, timeout, network_error, blocked or interrupted. */
+  outcome: string;
+  status_code?: number | undefined;
+  response_body?: string | undefined;
+  error?: string | undefined;
+  url?: string | undefined;
+}
+
+export interface ListDeliveriesRequest {
+  webhook_id: string;
+  query?: ListQuery | undefined;
+}
+
+export interface ListDeliveriesResponse {
+  data: Delivery[];
+  page_info?: PageInfo | undefined;
+}
+
+export interface GetDeliveryRequest {
+  webhook_id: string;
+  delivery_id: string;
+}
+
+export interface GetDeliveryResponse {
+  delivery?:
+    | Delivery
+    | undefined;
+  /** Every attempt, oldest first. */
+  attempts: DeliveryAttempt[];
+}
+
+export interface RedeliverDeliveryRequest {
+  webhook_id: string;
+  delivery_id: string;
+}
+
+export interface RedeliverDeliveryResponse {
+  delivery?: Delivery | undefined;
+}
+
+export interface RecoverDeliveriesRequest {
+  webhook_id: string;
+  /** ISO 8601 date: failed deliveries created at or after it are queued again. */
+  since: string;
+}
+
+export interface RecoverDeliveriesResponse {
+  recovered: number;
+}
+
+export interface SendTestEventRequest {
+  webhook_id: string;
+}
+
+export interface SendTestEventResponse {
+  delivery?: Delivery | undefined;
+}
+
+export interface RotateSecretRequest {
+  webhook_id: string;
+  expected_version?: number | undefined;
+}
+
+export interface RotateSecretResponse {
+  webhook?:
+    | Webhook
+    | undefined;
+  /** The new signing secret (`whsec_…`), shown once. */
+  secret: string;
+  /** Until then deliveries carry a signature with the previous secret too. */
+  previous_secret_expires_at: string;
+}
+
 function createBaseWebhook(): Webhook {
   return {
     id: "",
@@ -1654,6 +1764,1614 @@ export const ListWebhooksResponse: MessageFns<ListWebhooksResponse> = {
   },
 };
 
+function createBaseDelivery(): Delivery {
+  return {
+    id: "",
+    webhook_id: "",
+    event_id: "",
+    event_type: "",
+    status: "",
+    attempts: 0,
+    next_attempt_at: undefined,
+    last_attempt_at: undefined,
+    last_status_code: undefined,
+    last_response_body: undefined,
+    last_duration_ms: undefined,
+    last_error: undefined,
+    request_id: undefined,
+    created_at: "",
+    updated_at: "",
+    completed_at: undefined,
+  };
+}
+
+export const Delivery: MessageFns<Delivery> = {
+  encode(message: Delivery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.webhook_id !== "") {
+      writer.uint32(18).string(message.webhook_id);
+    }
+    if (message.event_id !== "") {
+      writer.uint32(26).string(message.event_id);
+    }
+    if (message.event_type !== "") {
+      writer.uint32(34).string(message.event_type);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(48).int32(message.attempts);
+    }
+    if (message.next_attempt_at !== undefined) {
+      writer.uint32(58).string(message.next_attempt_at);
+    }
+    if (message.last_attempt_at !== undefined) {
+      writer.uint32(66).string(message.last_attempt_at);
+    }
+    if (message.last_status_code !== undefined) {
+      writer.uint32(72).int32(message.last_status_code);
+    }
+    if (message.last_response_body !== undefined) {
+      writer.uint32(82).string(message.last_response_body);
+    }
+    if (message.last_duration_ms !== undefined) {
+      writer.uint32(88).int32(message.last_duration_ms);
+    }
+    if (message.last_error !== undefined) {
+      writer.uint32(98).string(message.last_error);
+    }
+    if (message.request_id !== undefined) {
+      writer.uint32(106).string(message.request_id);
+    }
+    if (message.created_at !== "") {
+      writer.uint32(114).string(message.created_at);
+    }
+    if (message.updated_at !== "") {
+      writer.uint32(122).string(message.updated_at);
+    }
+    if (message.completed_at !== undefined) {
+      writer.uint32(130).string(message.completed_at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Delivery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDelivery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.webhook_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.event_id = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.event_type = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.attempts = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.next_attempt_at = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.last_attempt_at = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.last_status_code = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.last_response_body = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.last_duration_ms = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.last_error = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.created_at = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.updated_at = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.completed_at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Delivery {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      webhook_id: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      event_id: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      event_type: isSet(object.eventType)
+        ? globalThis.String(object.eventType)
+        : isSet(object.event_type)
+        ? globalThis.String(object.event_type)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      attempts: isSet(object.attempts) ? globalThis.Number(object.attempts) : 0,
+      next_attempt_at: isSet(object.nextAttemptAt)
+        ? globalThis.String(object.nextAttemptAt)
+        : isSet(object.next_attempt_at)
+        ? globalThis.String(object.next_attempt_at)
+        : undefined,
+      last_attempt_at: isSet(object.lastAttemptAt)
+        ? globalThis.String(object.lastAttemptAt)
+        : isSet(object.last_attempt_at)
+        ? globalThis.String(object.last_attempt_at)
+        : undefined,
+      last_status_code: isSet(object.lastStatusCode)
+        ? globalThis.Number(object.lastStatusCode)
+        : isSet(object.last_status_code)
+        ? globalThis.Number(object.last_status_code)
+        : undefined,
+      last_response_body: isSet(object.lastResponseBody)
+        ? globalThis.String(object.lastResponseBody)
+        : isSet(object.last_response_body)
+        ? globalThis.String(object.last_response_body)
+        : undefined,
+      last_duration_ms: isSet(object.lastDurationMs)
+        ? globalThis.Number(object.lastDurationMs)
+        : isSet(object.last_duration_ms)
+        ? globalThis.Number(object.last_duration_ms)
+        : undefined,
+      last_error: isSet(object.lastError)
+        ? globalThis.String(object.lastError)
+        : isSet(object.last_error)
+        ? globalThis.String(object.last_error)
+        : undefined,
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
+      created_at: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updated_at: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+      completed_at: isSet(object.completedAt)
+        ? globalThis.String(object.completedAt)
+        : isSet(object.completed_at)
+        ? globalThis.String(object.completed_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Delivery): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.webhook_id !== "") {
+      obj.webhookId = message.webhook_id;
+    }
+    if (message.event_id !== "") {
+      obj.eventId = message.event_id;
+    }
+    if (message.event_type !== "") {
+      obj.eventType = message.event_type;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.attempts !== 0) {
+      obj.attempts = Math.round(message.attempts);
+    }
+    if (message.next_attempt_at !== undefined) {
+      obj.nextAttemptAt = message.next_attempt_at;
+    }
+    if (message.last_attempt_at !== undefined) {
+      obj.lastAttemptAt = message.last_attempt_at;
+    }
+    if (message.last_status_code !== undefined) {
+      obj.lastStatusCode = Math.round(message.last_status_code);
+    }
+    if (message.last_response_body !== undefined) {
+      obj.lastResponseBody = message.last_response_body;
+    }
+    if (message.last_duration_ms !== undefined) {
+      obj.lastDurationMs = Math.round(message.last_duration_ms);
+    }
+    if (message.last_error !== undefined) {
+      obj.lastError = message.last_error;
+    }
+    if (message.request_id !== undefined) {
+      obj.requestId = message.request_id;
+    }
+    if (message.created_at !== "") {
+      obj.createdAt = message.created_at;
+    }
+    if (message.updated_at !== "") {
+      obj.updatedAt = message.updated_at;
+    }
+    if (message.completed_at !== undefined) {
+      obj.completedAt = message.completed_at;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Delivery>, I>>(base?: I): Delivery {
+    return Delivery.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Delivery>, I>>(object: I): Delivery {
+    const message = createBaseDelivery();
+    message.id = object.id ?? "";
+    message.webhook_id = object.webhook_id ?? "";
+    message.event_id = object.event_id ?? "";
+    message.event_type = object.event_type ?? "";
+    message.status = object.status ?? "";
+    message.attempts = object.attempts ?? 0;
+    message.next_attempt_at = object.next_attempt_at ?? undefined;
+    message.last_attempt_at = object.last_attempt_at ?? undefined;
+    message.last_status_code = object.last_status_code ?? undefined;
+    message.last_response_body = object.last_response_body ?? undefined;
+    message.last_duration_ms = object.last_duration_ms ?? undefined;
+    message.last_error = object.last_error ?? undefined;
+    message.request_id = object.request_id ?? undefined;
+    message.created_at = object.created_at ?? "";
+    message.updated_at = object.updated_at ?? "";
+    message.completed_at = object.completed_at ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeliveryAttempt(): DeliveryAttempt {
+  return {
+    number: 0,
+    started_at: "",
+    duration_ms: undefined,
+    outcome: "",
+    status_code: undefined,
+    response_body: undefined,
+    error: undefined,
+    url: undefined,
+  };
+}
+
+export const DeliveryAttempt: MessageFns<DeliveryAttempt> = {
+  encode(message: DeliveryAttempt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== 0) {
+      writer.uint32(8).int32(message.number);
+    }
+    if (message.started_at !== "") {
+      writer.uint32(18).string(message.started_at);
+    }
+    if (message.duration_ms !== undefined) {
+      writer.uint32(24).int32(message.duration_ms);
+    }
+    if (message.outcome !== "") {
+      writer.uint32(34).string(message.outcome);
+    }
+    if (message.status_code !== undefined) {
+      writer.uint32(40).int32(message.status_code);
+    }
+    if (message.response_body !== undefined) {
+      writer.uint32(50).string(message.response_body);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(58).string(message.error);
+    }
+    if (message.url !== undefined) {
+      writer.uint32(66).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeliveryAttempt {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeliveryAttempt();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.number = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.started_at = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.duration_ms = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.outcome = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.status_code = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.response_body = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeliveryAttempt {
+    return {
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      started_at: isSet(object.startedAt)
+        ? globalThis.String(object.startedAt)
+        : isSet(object.started_at)
+        ? globalThis.String(object.started_at)
+        : "",
+      duration_ms: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : undefined,
+      outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
+      status_code: isSet(object.statusCode)
+        ? globalThis.Number(object.statusCode)
+        : isSet(object.status_code)
+        ? globalThis.Number(object.status_code)
+        : undefined,
+      response_body: isSet(object.responseBody)
+        ? globalThis.String(object.responseBody)
+        : isSet(object.response_body)
+        ? globalThis.String(object.response_body)
+        : undefined,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : undefined,
+    };
+  },
+
+  toJSON(message: DeliveryAttempt): unknown {
+    const obj: any = {};
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.started_at !== "") {
+      obj.startedAt = message.started_at;
+    }
+    if (message.duration_ms !== undefined) {
+      obj.durationMs = Math.round(message.duration_ms);
+    }
+    if (message.outcome !== "") {
+      obj.outcome = message.outcome;
+    }
+    if (message.status_code !== undefined) {
+      obj.statusCode = Math.round(message.status_code);
+    }
+    if (message.response_body !== undefined) {
+      obj.responseBody = message.response_body;
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    if (message.url !== undefined) {
+      obj.url = message.url;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeliveryAttempt>, I>>(base?: I): DeliveryAttempt {
+    return DeliveryAttempt.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeliveryAttempt>, I>>(object: I): DeliveryAttempt {
+    const message = createBaseDeliveryAttempt();
+    message.number = object.number ?? 0;
+    message.started_at = object.started_at ?? "";
+    message.duration_ms = object.duration_ms ?? undefined;
+    message.outcome = object.outcome ?? "";
+    message.status_code = object.status_code ?? undefined;
+    message.response_body = object.response_body ?? undefined;
+    message.error = object.error ?? undefined;
+    message.url = object.url ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListDeliveriesRequest(): ListDeliveriesRequest {
+  return { webhook_id: "", query: undefined };
+}
+
+export const ListDeliveriesRequest: MessageFns<ListDeliveriesRequest> = {
+  encode(message: ListDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhook_id !== "") {
+      writer.uint32(10).string(message.webhook_id);
+    }
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhook_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeliveriesRequest {
+    return {
+      webhook_id: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined,
+    };
+  },
+
+  toJSON(message: ListDeliveriesRequest): unknown {
+    const obj: any = {};
+    if (message.webhook_id !== "") {
+      obj.webhookId = message.webhook_id;
+    }
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDeliveriesRequest>, I>>(base?: I): ListDeliveriesRequest {
+    return ListDeliveriesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDeliveriesRequest>, I>>(object: I): ListDeliveriesRequest {
+    const message = createBaseListDeliveriesRequest();
+    message.webhook_id = object.webhook_id ?? "";
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListDeliveriesResponse(): ListDeliveriesResponse {
+  return { data: [], page_info: undefined };
+}
+
+export const ListDeliveriesResponse: MessageFns<ListDeliveriesResponse> = {
+  encode(message: ListDeliveriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Delivery.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page_info !== undefined) {
+      PageInfo.encode(message.page_info, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeliveriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeliveriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Delivery.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page_info = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeliveriesResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Delivery.fromJSON(e)) : [],
+      page_info: isSet(object.pageInfo)
+        ? PageInfo.fromJSON(object.pageInfo)
+        : isSet(object.page_info)
+        ? PageInfo.fromJSON(object.page_info)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListDeliveriesResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Delivery.toJSON(e));
+    }
+    if (message.page_info !== undefined) {
+      obj.pageInfo = PageInfo.toJSON(message.page_info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDeliveriesResponse>, I>>(base?: I): ListDeliveriesResponse {
+    return ListDeliveriesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDeliveriesResponse>, I>>(object: I): ListDeliveriesResponse {
+    const message = createBaseListDeliveriesResponse();
+    message.data = object.data?.map((e) => Delivery.fromPartial(e)) || [];
+    message.page_info = (object.page_info !== undefined && object.page_info !== null)
+      ? PageInfo.fromPartial(object.page_info)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetDeliveryRequest(): GetDeliveryRequest {
+  return { webhook_id: "", delivery_id: "" };
+}
+
+export const GetDeliveryRequest: MessageFns<GetDeliveryRequest> = {
+  encode(message: GetDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhook_id !== "") {
+      writer.uint32(10).string(message.webhook_id);
+    }
+    if (message.delivery_id !== "") {
+      writer.uint32(18).string(message.delivery_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDeliveryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDeliveryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhook_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.delivery_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDeliveryRequest {
+    return {
+      webhook_id: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      delivery_id: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetDeliveryRequest): unknown {
+    const obj: any = {};
+    if (message.webhook_id !== "") {
+      obj.webhookId = message.webhook_id;
+    }
+    if (message.delivery_id !== "") {
+      obj.deliveryId = message.delivery_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetDeliveryRequest>, I>>(base?: I): GetDeliveryRequest {
+    return GetDeliveryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetDeliveryRequest>, I>>(object: I): GetDeliveryRequest {
+    const message = createBaseGetDeliveryRequest();
+    message.webhook_id = object.webhook_id ?? "";
+    message.delivery_id = object.delivery_id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetDeliveryResponse(): GetDeliveryResponse {
+  return { delivery: undefined, attempts: [] };
+}
+
+export const GetDeliveryResponse: MessageFns<GetDeliveryResponse> = {
+  encode(message: GetDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.delivery !== undefined) {
+      Delivery.encode(message.delivery, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.attempts) {
+      DeliveryAttempt.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDeliveryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDeliveryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.delivery = Delivery.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.attempts.push(DeliveryAttempt.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDeliveryResponse {
+    return {
+      delivery: isSet(object.delivery) ? Delivery.fromJSON(object.delivery) : undefined,
+      attempts: globalThis.Array.isArray(object?.attempts)
+        ? object.attempts.map((e: any) => DeliveryAttempt.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetDeliveryResponse): unknown {
+    const obj: any = {};
+    if (message.delivery !== undefined) {
+      obj.delivery = Delivery.toJSON(message.delivery);
+    }
+    if (message.attempts?.length) {
+      obj.attempts = message.attempts.map((e) => DeliveryAttempt.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetDeliveryResponse>, I>>(base?: I): GetDeliveryResponse {
+    return GetDeliveryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetDeliveryResponse>, I>>(object: I): GetDeliveryResponse {
+    const message = createBaseGetDeliveryResponse();
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? Delivery.fromPartial(object.delivery)
+      : undefined;
+    message.attempts = object.attempts?.map((e) => DeliveryAttempt.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRedeliverDeliveryRequest(): RedeliverDeliveryRequest {
+  return { webhook_id: "", delivery_id: "" };
+}
+
+export const RedeliverDeliveryRequest: MessageFns<RedeliverDeliveryRequest> = {
+  encode(message: RedeliverDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhook_id !== "") {
+      writer.uint32(10).string(message.webhook_id);
+    }
+    if (message.delivery_id !== "") {
+      writer.uint32(18).string(message.delivery_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RedeliverDeliveryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRedeliverDeliveryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhook_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.delivery_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RedeliverDeliveryRequest {
+    return {
+      webhook_id: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      delivery_id: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RedeliverDeliveryRequest): unknown {
+    const obj: any = {};
+    if (message.webhook_id !== "") {
+      obj.webhookId = message.webhook_id;
+    }
+    if (message.delivery_id !== "") {
+      obj.deliveryId = message.delivery_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RedeliverDeliveryRequest>, I>>(base?: I): RedeliverDeliveryRequest {
+    return RedeliverDeliveryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RedeliverDeliveryRequest>, I>>(object: I): RedeliverDeliveryRequest {
+    const message = createBaseRedeliverDeliveryRequest();
+    message.webhook_id = object.webhook_id ?? "";
+    message.delivery_id = object.delivery_id ?? "";
+    return message;
+  },
+};
+
+function createBaseRedeliverDeliveryResponse(): RedeliverDeliveryResponse {
+  return { delivery: undefined };
+}
+
+export const RedeliverDeliveryResponse: MessageFns<RedeliverDeliveryResponse> = {
+  encode(message: RedeliverDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.delivery !== undefined) {
+      Delivery.encode(message.delivery, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RedeliverDeliveryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRedeliverDeliveryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.delivery = Delivery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RedeliverDeliveryResponse {
+    return { delivery: isSet(object.delivery) ? Delivery.fromJSON(object.delivery) : undefined };
+  },
+
+  toJSON(message: RedeliverDeliveryResponse): unknown {
+    const obj: any = {};
+    if (message.delivery !== undefined) {
+      obj.delivery = Delivery.toJSON(message.delivery);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RedeliverDeliveryResponse>, I>>(base?: I): RedeliverDeliveryResponse {
+    return RedeliverDeliveryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RedeliverDeliveryResponse>, I>>(object: I): RedeliverDeliveryResponse {
+    const message = createBaseRedeliverDeliveryResponse();
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? Delivery.fromPartial(object.delivery)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRecoverDeliveriesRequest(): RecoverDeliveriesRequest {
+  return { webhook_id: "", since: "" };
+}
+
+export const RecoverDeliveriesRequest: MessageFns<RecoverDeliveriesRequest> = {
+  encode(message: RecoverDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhook_id !== "") {
+      writer.uint32(10).string(message.webhook_id);
+    }
+    if (message.since !== "") {
+      writer.uint32(18).string(message.since);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoverDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoverDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhook_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.since = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecoverDeliveriesRequest {
+    return {
+      webhook_id: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      since: isSet(object.since) ? globalThis.String(object.since) : "",
+    };
+  },
+
+  toJSON(message: RecoverDeliveriesRequest): unknown {
+    const obj: any = {};
+    if (message.webhook_id !== "") {
+      obj.webhookId = message.webhook_id;
+    }
+    if (message.since !== "") {
+      obj.since = message.since;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecoverDeliveriesRequest>, I>>(base?: I): RecoverDeliveriesRequest {
+    return RecoverDeliveriesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecoverDeliveriesRequest>, I>>(object: I): RecoverDeliveriesRequest {
+    const message = createBaseRecoverDeliveriesRequest();
+    message.webhook_id = object.webhook_id ?? "";
+    message.since = object.since ?? "";
+    return message;
+  },
+};
+
+function createBaseRecoverDeliveriesResponse(): RecoverDeliveriesResponse {
+  return { recovered: 0 };
+}
+
+export const RecoverDeliveriesResponse: MessageFns<RecoverDeliveriesResponse> = {
+  encode(message: RecoverDeliveriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recovered !== 0) {
+      writer.uint32(8).int32(message.recovered);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoverDeliveriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoverDeliveriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.recovered = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecoverDeliveriesResponse {
+    return { recovered: isSet(object.recovered) ? globalThis.Number(object.recovered) : 0 };
+  },
+
+  toJSON(message: RecoverDeliveriesResponse): unknown {
+    const obj: any = {};
+    if (message.recovered !== 0) {
+      obj.recovered = Math.round(message.recovered);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecoverDeliveriesResponse>, I>>(base?: I): RecoverDeliveriesResponse {
+    return RecoverDeliveriesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecoverDeliveriesResponse>, I>>(object: I): RecoverDeliveriesResponse {
+    const message = createBaseRecoverDeliveriesResponse();
+    message.recovered = object.recovered ?? 0;
+    return message;
+  },
+};
+
+function createBaseSendTestEventRequest(): SendTestEventRequest {
+  return { webhook_id: "" };
+}
+
+export const SendTestEventRequest: MessageFns<SendTestEventRequest> = {
+  encode(message: SendTestEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhook_id !== "") {
+      writer.uint32(10).string(message.webhook_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTestEventRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendTestEventRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhook_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendTestEventRequest {
+    return {
+      webhook_id: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SendTestEventRequest): unknown {
+    const obj: any = {};
+    if (message.webhook_id !== "") {
+      obj.webhookId = message.webhook_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendTestEventRequest>, I>>(base?: I): SendTestEventRequest {
+    return SendTestEventRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendTestEventRequest>, I>>(object: I): SendTestEventRequest {
+    const message = createBaseSendTestEventRequest();
+    message.webhook_id = object.webhook_id ?? "";
+    return message;
+  },
+};
+
+function createBaseSendTestEventResponse(): SendTestEventResponse {
+  return { delivery: undefined };
+}
+
+export const SendTestEventResponse: MessageFns<SendTestEventResponse> = {
+  encode(message: SendTestEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.delivery !== undefined) {
+      Delivery.encode(message.delivery, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendTestEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendTestEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.delivery = Delivery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendTestEventResponse {
+    return { delivery: isSet(object.delivery) ? Delivery.fromJSON(object.delivery) : undefined };
+  },
+
+  toJSON(message: SendTestEventResponse): unknown {
+    const obj: any = {};
+    if (message.delivery !== undefined) {
+      obj.delivery = Delivery.toJSON(message.delivery);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendTestEventResponse>, I>>(base?: I): SendTestEventResponse {
+    return SendTestEventResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendTestEventResponse>, I>>(object: I): SendTestEventResponse {
+    const message = createBaseSendTestEventResponse();
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? Delivery.fromPartial(object.delivery)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRotateSecretRequest(): RotateSecretRequest {
+  return { webhook_id: "", expected_version: undefined };
+}
+
+export const RotateSecretRequest: MessageFns<RotateSecretRequest> = {
+  encode(message: RotateSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhook_id !== "") {
+      writer.uint32(10).string(message.webhook_id);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(16).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhook_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateSecretRequest {
+    return {
+      webhook_id: isSet(object.webhookId)
+        ? globalThis.String(object.webhookId)
+        : isSet(object.webhook_id)
+        ? globalThis.String(object.webhook_id)
+        : "",
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RotateSecretRequest): unknown {
+    const obj: any = {};
+    if (message.webhook_id !== "") {
+      obj.webhookId = message.webhook_id;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateSecretRequest>, I>>(base?: I): RotateSecretRequest {
+    return RotateSecretRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateSecretRequest>, I>>(object: I): RotateSecretRequest {
+    const message = createBaseRotateSecretRequest();
+    message.webhook_id = object.webhook_id ?? "";
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRotateSecretResponse(): RotateSecretResponse {
+  return { webhook: undefined, secret: "", previous_secret_expires_at: "" };
+}
+
+export const RotateSecretResponse: MessageFns<RotateSecretResponse> = {
+  encode(message: RotateSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.webhook !== undefined) {
+      Webhook.encode(message.webhook, writer.uint32(10).fork()).join();
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    if (message.previous_secret_expires_at !== "") {
+      writer.uint32(26).string(message.previous_secret_expires_at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.webhook = Webhook.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.previous_secret_expires_at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateSecretResponse {
+    return {
+      webhook: isSet(object.webhook) ? Webhook.fromJSON(object.webhook) : undefined,
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      previous_secret_expires_at: isSet(object.previousSecretExpiresAt)
+        ? globalThis.String(object.previousSecretExpiresAt)
+        : isSet(object.previous_secret_expires_at)
+        ? globalThis.String(object.previous_secret_expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateSecretResponse): unknown {
+    const obj: any = {};
+    if (message.webhook !== undefined) {
+      obj.webhook = Webhook.toJSON(message.webhook);
+    }
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    if (message.previous_secret_expires_at !== "") {
+      obj.previousSecretExpiresAt = message.previous_secret_expires_at;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateSecretResponse>, I>>(base?: I): RotateSecretResponse {
+    return RotateSecretResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateSecretResponse>, I>>(object: I): RotateSecretResponse {
+    const message = createBaseRotateSecretResponse();
+    message.webhook = (object.webhook !== undefined && object.webhook !== null)
+      ? Webhook.fromPartial(object.webhook)
+      : undefined;
+    message.secret = object.secret ?? "";
+    message.previous_secret_expires_at = object.previous_secret_expires_at ?? "";
+    return message;
+  },
+};
+
 /** Webhook configuration (interface.md §2.14) with the common fields of decisions.md §1. */
 export type WebhooksServiceService = typeof WebhooksServiceService;
 export const WebhooksServiceService = {
@@ -1733,6 +3451,74 @@ export const WebhooksServiceService = {
       Buffer.from(ListWebhooksResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListWebhooksResponse => ListWebhooksResponse.decode(value),
   },
+  /** Lists the deliveries of one webhook (the delivery log) through the shared list query. */
+  listDeliveries: {
+    path: "/pim.webhooks.v1.WebhooksService/ListDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDeliveriesRequest): Buffer =>
+      Buffer.from(ListDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDeliveriesRequest => ListDeliveriesRequest.decode(value),
+    responseSerialize: (value: ListDeliveriesResponse): Buffer =>
+      Buffer.from(ListDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDeliveriesResponse => ListDeliveriesResponse.decode(value),
+  },
+  /** Reads one delivery with every attempt. */
+  getDelivery: {
+    path: "/pim.webhooks.v1.WebhooksService/GetDelivery" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetDeliveryRequest): Buffer => Buffer.from(GetDeliveryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetDeliveryRequest => GetDeliveryRequest.decode(value),
+    responseSerialize: (value: GetDeliveryResponse): Buffer => Buffer.from(GetDeliveryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetDeliveryResponse => GetDeliveryResponse.decode(value),
+  },
+  /** Queues a delivery again now (any state but one being sent right now). */
+  redeliverDelivery: {
+    path: "/pim.webhooks.v1.WebhooksService/RedeliverDelivery" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RedeliverDeliveryRequest): Buffer =>
+      Buffer.from(RedeliverDeliveryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RedeliverDeliveryRequest => RedeliverDeliveryRequest.decode(value),
+    responseSerialize: (value: RedeliverDeliveryResponse): Buffer =>
+      Buffer.from(RedeliverDeliveryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RedeliverDeliveryResponse => RedeliverDeliveryResponse.decode(value),
+  },
+  /** Queues again every failed delivery of a webhook created since a date. */
+  recoverDeliveries: {
+    path: "/pim.webhooks.v1.WebhooksService/RecoverDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecoverDeliveriesRequest): Buffer =>
+      Buffer.from(RecoverDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecoverDeliveriesRequest => RecoverDeliveriesRequest.decode(value),
+    responseSerialize: (value: RecoverDeliveriesResponse): Buffer =>
+      Buffer.from(RecoverDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecoverDeliveriesResponse => RecoverDeliveriesResponse.decode(value),
+  },
+  /** Queues a signed `webhooks.test` event for one webhook. */
+  sendTestEvent: {
+    path: "/pim.webhooks.v1.WebhooksService/SendTestEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendTestEventRequest): Buffer => Buffer.from(SendTestEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendTestEventRequest => SendTestEventRequest.decode(value),
+    responseSerialize: (value: SendTestEventResponse): Buffer =>
+      Buffer.from(SendTestEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendTestEventResponse => SendTestEventResponse.decode(value),
+  },
+  /** Replaces the signing secret; the old one keeps signing during an overlap window. */
+  rotateSecret: {
+    path: "/pim.webhooks.v1.WebhooksService/RotateSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateSecretRequest): Buffer => Buffer.from(RotateSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateSecretRequest => RotateSecretRequest.decode(value),
+    responseSerialize: (value: RotateSecretResponse): Buffer =>
+      Buffer.from(RotateSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateSecretResponse => RotateSecretResponse.decode(value),
+  },
 } as const;
 
 export interface WebhooksServiceServer extends UntypedServiceImplementation {
@@ -1750,6 +3536,18 @@ export interface WebhooksServiceServer extends UntypedServiceImplementation {
   deleteWebhook: handleUnaryCall<DeleteWebhookRequest, DeleteWebhookResponse>;
   /** Lists webhooks through the shared list query. */
   listWebhooks: handleUnaryCall<ListWebhooksRequest, ListWebhooksResponse>;
+  /** Lists the deliveries of one webhook (the delivery log) through the shared list query. */
+  listDeliveries: handleUnaryCall<ListDeliveriesRequest, ListDeliveriesResponse>;
+  /** Reads one delivery with every attempt. */
+  getDelivery: handleUnaryCall<GetDeliveryRequest, GetDeliveryResponse>;
+  /** Queues a delivery again now (any state but one being sent right now). */
+  redeliverDelivery: handleUnaryCall<RedeliverDeliveryRequest, RedeliverDeliveryResponse>;
+  /** Queues again every failed delivery of a webhook created since a date. */
+  recoverDeliveries: handleUnaryCall<RecoverDeliveriesRequest, RecoverDeliveriesResponse>;
+  /** Queues a signed `webhooks.test` event for one webhook. */
+  sendTestEvent: handleUnaryCall<SendTestEventRequest, SendTestEventResponse>;
+  /** Replaces the signing secret; the old one keeps signing during an overlap window. */
+  rotateSecret: handleUnaryCall<RotateSecretRequest, RotateSecretResponse>;
 }
 
 export interface WebhooksServiceClient extends Client {
@@ -1864,6 +3662,102 @@ export interface WebhooksServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListWebhooksResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists the deliveries of one webhook (the delivery log) through the shared list query. */
+  listDeliveries(
+    request: ListDeliveriesRequest,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listDeliveries(
+    request: ListDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listDeliveries(
+    request: ListDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads one delivery with every attempt. */
+  getDelivery(
+    request: GetDeliveryRequest,
+    callback: (error: ServiceError | null, response: GetDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  getDelivery(
+    request: GetDeliveryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  getDelivery(
+    request: GetDeliveryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  /** Queues a delivery again now (any state but one being sent right now). */
+  redeliverDelivery(
+    request: RedeliverDeliveryRequest,
+    callback: (error: ServiceError | null, response: RedeliverDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  redeliverDelivery(
+    request: RedeliverDeliveryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RedeliverDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  redeliverDelivery(
+    request: RedeliverDeliveryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RedeliverDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  /** Queues again every failed delivery of a webhook created since a date. */
+  recoverDeliveries(
+    request: RecoverDeliveriesRequest,
+    callback: (error: ServiceError | null, response: RecoverDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  recoverDeliveries(
+    request: RecoverDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecoverDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  recoverDeliveries(
+    request: RecoverDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecoverDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  /** Queues a signed `webhooks.test` event for one webhook. */
+  sendTestEvent(
+    request: SendTestEventRequest,
+    callback: (error: ServiceError | null, response: SendTestEventResponse) => void,
+  ): ClientUnaryCall;
+  sendTestEvent(
+    request: SendTestEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendTestEventResponse) => void,
+  ): ClientUnaryCall;
+  sendTestEvent(
+    request: SendTestEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendTestEventResponse) => void,
+  ): ClientUnaryCall;
+  /** Replaces the signing secret; the old one keeps signing during an overlap window. */
+  rotateSecret(
+    request: RotateSecretRequest,
+    callback: (error: ServiceError | null, response: RotateSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateSecret(
+    request: RotateSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateSecret(
+    request: RotateSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateSecretResponse) => void,
   ): ClientUnaryCall;
 }
 

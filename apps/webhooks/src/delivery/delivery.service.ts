@@ -1,0 +1,181 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { ConflictError, NotFoundError, ValidationError } from '@pim/errors';
+import { buildEnvelope } from '@pim/events';
+import { newId, requireId } from '@pim/ids';
+import { currentContext } from '@pim/logging';
+import { applyListQuery, validateListQuery, type ListQuery } from '@pim/query';
+import { deliveryListDecl, TEST_EVENT_TYPE, type DeliveryAttemptView, type DeliveryView } from '@pim/resources';
+import { WebhookEntity } from '../webhook/webhook.entity';
+import { FanoutRecorder } from '../fanout/fanout.recorder';
+import { DeliveryAttemptEntity, DeliveryEntity } from './delivery.entity';
+import { DELIVERIES_CHANNEL } from './delivery.queue';
+
+/** A delivery row as the API shows it. */
+export function toDeliveryView(d: DeliveryEntity): DeliveryView {
+  const v: DeliveryView = {
+    _id: d._id,
+    webhook_id: d.webhook_id,
+    event_id: d.event_id,
+    event_type: d.event_type,
+    status: d.status,
+    attempts: d.attempts,
+    created_at: d.created_at.toISOString(),
+    updated_at: d.updated_at.toISOString(),
+  };
+  if (d.next_attempt_at && d.status === 'pending') v.next_attempt_at = d.next_attempt_at.toISOString();
+  if (d.last_attempt_at) v.last_attempt_at = d.last_attempt_at.toISOString();
+  if (d.last_status_code !== null) v.last_status_code = d.last_status_code;
+  if (d.last_response_body !== null) v.last_response_body = d.last_response_body;
+  if (d.last_duration_ms !== null) v.last_duration_ms = d.last_duration_ms;
+  if (d.last_error !== null) v.last_error = d.last_error;
+  if (d.request_id !== null) v.request_id = d.request_id;
+  if (d.completed_at) v.completed_at = d.completed_at.toISOString();
+  return v;
+}
+
+/** An attempt row as the API shows it. */
+export function toAttemptView(a: DeliveryAttemptEntity): DeliveryAttemptView {
+  const v: DeliveryAttemptView = { number: a.number, started_at: a.started_at.toISOString(), outcome: a.outcome };
+  if (a.duration_ms !== null) v.duration_ms = a.duration_ms;
+  if (a.status_code !== null) v.status_code = a.status_code;
+  if (a.response_body !== null) v.response_body = a.response_body;
+  if (a.error !== null) v.error = a.error;
+  if (a.url !== null) v.url = a.url;
+  return v;
+}
+
+const webhookNotFound = (id: string) =>
+  new NotFoundError(`No webhook with _id '${id}'`, { title: 'Webhook not found', solution: 'List webhooks with GET /api/v1/webhooks to find the right _id' });
+
+const deliveryNotFound = (webhookId: string, id: string) =>
+  new NotFoundError(`Webhook '${webhookId}' has no delivery with _id '${id}'`, {
+    title: 'Delivery not found',
+    solution: `List the deliveries with GET /api/v1/webhooks/${webhookId}/deliveries`,
+  });
+
+/** The delivery log and the actions on it: list, get, redeliver, recover, test. */
+export class DeliveryService {
+  private readonly recorder: FanoutRecorder;
+
+  constructor(private readonly ds: DataSource) {
+    this.recorder = new FanoutRecorder(ds);
+  }
+
+  /** A page of one webhook's deliveries (newest first unless sorted otherwise). */
+  async list(webhookId: string, query: ListQuery): Promise<{ data: DeliveryView[]; total: number }> {
+    requireId(webhookId, 'webhook');
+    const q = validateListQuery(deliveryListDecl, query);
+    await this.liveWebhook(this.ds.manager, webhookId);
+    const qb = this.ds.manager.createQueryBuilder(DeliveryEntity, 'd').where('d.webhook_id = :webhookId', { webhookId });
+    const [rows, total] = await applyListQuery(qb, deliveryListDecl, q, 'd').getManyAndCount();
+    return { data: rows.map(toDeliveryView), total };
+  }
+
+  /** One delivery with every attempt, oldest first. */
+  async get(webhookId: string, deliveryId: string): Promise<{ delivery: DeliveryView; attempts: DeliveryAttemptView[] }> {
+    requireId(webhookId, 'webhook');
+    requireId(deliveryId, 'delivery', 'deliveryId');
+    await this.liveWebhook(this.ds.manager, webhookId);
+    const d = await this.ds.manager.findOne(DeliveryEntity, { where: { _id: deliveryId, webhook_id: webhookId } });
+    if (!d) throw deliveryNotFound(webhookId, deliveryId);
+    const attempts = await this.ds.manager.find(DeliveryAttemptEntity, { where: { delivery_id: deliveryId }, order: { number: 'ASC', started_at: 'ASC' } });
+    return { delivery: toDeliveryView(d), attempts: attempts.map(toAttemptView) };
+  }
+
+  /**
+   * Queues a delivery again now, whatever its state, with a fresh retry schedule; refused while
+   * an attempt of it is running (that attempt decides first).
+   */
+  async redeliver(webhookId: string, deliveryId: string): Promise<DeliveryView> {
+    requireId(webhookId, 'webhook');
+    requireId(deliveryId, 'delivery', 'deliveryId');
+    return this.ds.transaction(async (m) => {
+      await this.liveWebhook(m, webhookId);
+      const d = await m.findOne(DeliveryEntity, { where: { _id: deliveryId, webhook_id: webhookId }, lock: { mode: 'pessimistic_write' } });
+      if (!d) throw deliveryNotFound(webhookId, deliveryId);
+      if (d.lease_token !== null && d.lease_expires_at !== null && d.lease_expires_at.getTime() > Date.now()) {
+        throw new ConflictError('This delivery is being sent right now', {
+          title: 'Delivery in progress',
+          solution: 'Wait for the attempt to finish (at most the webhook time-out), then redeliver',
+        });
+      }
+      await m.update(
+        DeliveryEntity,
+        { _id: deliveryId },
+        {
+          status: 'pending',
+          next_attempt_at: () => 'now()',
+          retry_base: () => 'attempts',
+          lease_token: null,
+          lease_expires_at: null,
+          completed_at: null,
+          updated_at: () => 'now()',
+        },
+      );
+      await m.query('SELECT pg_notify($1, \'\')', [DELIVERIES_CHANNEL]);
+      return toDeliveryView(await m.findOneOrFail(DeliveryEntity, { where: { _id: deliveryId } }));
+    });
+  }
+
+  /** Queues again every failed delivery of the webhook created at or after `since`; returns how many. */
+  async recover(webhookId: string, since: string): Promise<number> {
+    requireId(webhookId, 'webhook');
+    const at = Date.parse(since);
+    if (!since || Number.isNaN(at)) {
+      throw new ValidationError(`'${since}' is not a date`, {
+        title: 'Invalid since',
+        solution: 'Give since as an ISO 8601 date, e.g. 2026-11-22T00:00:00Z',
+        details: [{ field: 'since', message: 'must be an ISO 8601 date' }],
+      });
+    }
+    return this.ds.transaction(async (m) => {
+      await this.liveWebhook(m, webhookId);
+      const result = await m.query(
+        `UPDATE deliveries SET status = 'pending', next_attempt_at = now(), retry_base = attempts, completed_at = NULL, updated_at = now()
+          WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2`,
+        [webhookId, new Date(at).toISOString()],
+      );
+      const n = Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+      if (n > 0) await m.query('SELECT pg_notify($1, \'\')', [DELIVERIES_CHANNEL]);
+      return n;
+    });
+  }
+
+  /** Queues a `webhooks.test` event for this webhook only; it is signed and logged like any delivery. */
+  async sendTest(webhookId: string): Promise<DeliveryView> {
+    requireId(webhookId, 'webhook');
+    return this.ds.transaction(async (m) => {
+      const w = await this.liveWebhook(m, webhookId);
+      if (!w.url) {
+        throw new ConflictError('This webhook has no url to send to', { title: 'No url', solution: 'Set the webhook url first (PATCH /api/v1/webhooks/{id})' });
+      }
+      if (!w.enabled) {
+        throw new ConflictError('This webhook is disabled; it sends nothing, tests included', {
+          title: 'Webhook disabled',
+          solution: 'Enable it first (PATCH /api/v1/webhooks/{id} with {"enabled": true})',
+        });
+      }
+      const ctx = currentContext();
+      const envelope = buildEnvelope({
+        id: newId(),
+        source: 'webhooks',
+        collection: 'webhooks',
+        action: 'test',
+        data: { webhook_id: w._id, message: 'A test event from the PIM platform: this webhook is reachable and its signature can be checked.' },
+        occurredAt: new Date(),
+        actor: ctx?.actor ?? null,
+        requestId: ctx?.requestId,
+      });
+      if (envelope.type !== TEST_EVENT_TYPE) throw new Error(`unexpected test event type ${envelope.type}`);
+      await this.recorder.recordIn(m, [envelope], 1, w._id);
+      const d = await m.findOneOrFail(DeliveryEntity, { where: { webhook_id: w._id, event_id: envelope.id } });
+      return toDeliveryView(d);
+    });
+  }
+
+  private async liveWebhook(m: EntityManager, id: string): Promise<WebhookEntity> {
+    const w = await m.findOne(WebhookEntity, { where: { _id: id, deleted: false } });
+    if (!w) throw webhookNotFound(id);
+    return w;
+  }
+}

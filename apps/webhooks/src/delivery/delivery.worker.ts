@@ -1,0 +1,337 @@
+import type { DataSource } from 'typeorm';
+import { Client, type ClientConfig } from 'pg';
+import { quoteIdent } from '@pim/db';
+import { runWithContext, type Logger } from '@pim/logging';
+import type { WebhookMetrics } from '../metrics/metrics';
+import { DELIVERIES_CHANNEL, DeliveryQueue, nextState, type Completion } from './delivery.queue';
+import type { AttemptResult, ClaimedDelivery, DeliverySender } from './delivery.sender';
+import { nextDelay } from './retry.schedule';
+
+/** How a delivery worker runs. */
+export interface DeliveryWorkerOptions {
+  dataSource: DataSource;
+  sender: DeliverySender;
+  logger: Logger;
+  metrics?: WebhookMetrics;
+  /** Requests in flight in this process. */
+  concurrency: number;
+  /** Requests in flight to one webhook across every replica. */
+  perWebhookConcurrency: number;
+  leaseMs: number;
+  /** Longest sleep without a notification. */
+  pollMs: number;
+  /** Delay before each retry (ms). */
+  schedule: number[];
+  jitter: number;
+  /** Called once a receiver answered 410 Gone, to disable its webhook. */
+  onGone?: (webhookId: string) => Promise<void>;
+  /** Retention of finished deliveries (days); the purge runs hourly. 0: never purge. */
+  retentionDays?: number;
+  /** Claimed deliveries per query. Default 100. */
+  claimBatch?: number;
+  /** Time in-flight requests get to finish on stop(). Default 10 s. */
+  stopGraceMs?: number;
+}
+
+interface InFlight {
+  delivery: ClaimedDelivery;
+  /** Local time before which the lease is surely still ours (our clock, measured before the DB set it). */
+  deadline: number;
+  abort: AbortController;
+  done?: Promise<void>;
+}
+
+/** Raised into an in-flight request when its lease cannot be kept. */
+class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+}
+
+const PURGE_EVERY_MS = 3_600_000;
+// Outcomes that arrive within this long of each other are written in one transaction.
+const FLUSH_DELAY_MS = 2;
+const LISTEN_RETRY_MS = 5_000;
+const MAX_BACKOFF_MS = 30_000;
+
+function pgConfigFrom(ds: DataSource): ClientConfig {
+  const o = ds.options as unknown as { url?: string; applicationName?: string };
+  return { connectionString: o.url, application_name: `${o.applicationName ?? 'pim'}-deliveries-listen`, connectionTimeoutMillis: 5_000, keepAlive: true };
+}
+
+/**
+ * Claims due deliveries (any replica; leases renewed while a request runs), sends them with
+ * bounded concurrency, and records each outcome and the next attempt. An attempt's outcome is
+ * written only while its lease is still held, so an attempt never overwrites another worker's.
+ */
+export class DeliveryWorker {
+  private readonly queue: DeliveryQueue;
+  private readonly inflight = new Map<string, InFlight>();
+  private completions: Completion[] = [];
+  private flushing: Promise<void> | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private woken = false;
+  private wakeSleeper: (() => void) | null = null;
+  private listener: Client | null = null;
+  private nextListenAttempt = 0;
+  private lastPurge = 0;
+  private failures = 0;
+  private readonly claimBatch: number;
+  private readonly margin: number;
+  private readonly minClaim: number;
+
+  constructor(private readonly opts: DeliveryWorkerOptions) {
+    this.queue = new DeliveryQueue(opts.dataSource);
+    this.claimBatch = opts.claimBatch ?? 100;
+    // A request is aborted this long before the lease would run out without a renewal.
+    this.margin = Math.min(2_000, Math.round(opts.leaseMs / 5));
+    this.minClaim = Math.max(1, Math.min(this.claimBatch, Math.ceil(opts.concurrency / 4)));
+  }
+
+  /** Starts claiming in the background. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.stopping = false;
+    await this.ensureListener();
+    const renewEvery = Math.max(50, Math.floor(this.opts.leaseMs / 3));
+    this.renewTimer = setInterval(() => void this.renew(), renewEvery);
+    this.running = this.loop().catch((err) => this.opts.logger.error({ err }, 'delivery loop ended unexpectedly'));
+  }
+
+  /** Wakes the claim loop now (new deliveries were committed). */
+  wake(): void {
+    this.woken = true;
+    this.wakeSleeper?.();
+  }
+
+  /** Stops claiming, lets requests in flight finish (aborting them after the grace period), records them. */
+  async stop(): Promise<void> {
+    if (!this.running) {
+      await this.queue.close().catch(() => undefined);
+      return;
+    }
+    this.stopping = true;
+    this.wake();
+    await this.running;
+    this.running = null;
+    const grace = this.opts.stopGraceMs ?? 10_000;
+    const all = Promise.all([...this.inflight.values()].map((f) => f.done));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), grace)))]);
+    clearTimeout(timer);
+    if (timedOut) {
+      for (const f of this.inflight.values()) f.abort.abort(new LeaseLostError('the worker is shutting down'));
+      await all;
+    }
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = null;
+    await this.flush();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    await this.closeListener();
+    await this.queue.close().catch(() => undefined);
+  }
+
+  /** Requests in flight in this process (for tests and metrics). */
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      // Reset on every turn: a wake-up that arrives while we work makes the next sleep return at once.
+      this.woken = false;
+      const free = this.opts.concurrency - this.inflight.size;
+      let nextDueAt: Date | null = null;
+      let claimed = 0;
+      // Near capacity, wait for a few slots rather than claiming them one at a time.
+      const want = this.inflight.size > 0 && free < this.minClaim ? 0 : Math.min(free, this.claimBatch);
+      if (want > 0) {
+        try {
+          const claimStarted = Date.now();
+          const r = await this.queue.claim(want, this.opts.perWebhookConcurrency, this.opts.leaseMs);
+          this.opts.metrics?.queueSeconds.observe({ op: 'claim' }, (Date.now() - claimStarted) / 1000);
+          this.opts.metrics?.queueBatch.observe({ op: 'claim' }, r.deliveries.length);
+          this.failures = 0;
+          nextDueAt = r.nextDueAt;
+          claimed = r.deliveries.length;
+          for (const d of r.deliveries) this.launch(d, claimStarted + this.opts.leaseMs);
+        } catch (err) {
+          this.failures += 1;
+          this.opts.logger.error({ err }, 'claiming deliveries failed; will retry');
+        }
+      }
+      if (this.stopping) break;
+      if (claimed > 0 && claimed === want) continue;
+      await this.maybePurge();
+      await this.ensureListener();
+      if (this.stopping) break;
+      let wait = this.opts.pollMs;
+      if (this.failures > 0) wait = Math.min(MAX_BACKOFF_MS, this.opts.pollMs * 2 ** Math.min(this.failures, 10));
+      else if (nextDueAt) wait = Math.max(0, Math.min(wait, nextDueAt.getTime() - Date.now() + 1));
+      await this.sleep(wait, this.failures === 0);
+    }
+  }
+
+  private launch(d: ClaimedDelivery, deadline: number): void {
+    const entry: InFlight = { delivery: d, deadline, abort: new AbortController() };
+    this.inflight.set(d.id, entry);
+    if (d.attempt === 1) this.opts.metrics?.firstAttemptLag.observe(Math.max(0, Date.now() - d.occurredAt.getTime()) / 1000);
+    entry.done = runWithContext({ requestId: d.requestId ?? `delivery-${d.id}` }, async () => {
+      let result: AttemptResult;
+      if (Date.now() >= entry.deadline - this.margin) {
+        // The claim took so long that the lease may already be someone else's: do not send.
+        result = { outcome: 'interrupted', startedAt: new Date(), durationMs: 0, error: 'not sent: the lease was about to run out before the request started' };
+      } else {
+        result = await this.opts.sender.send(d, entry.abort.signal);
+      }
+      this.finish(d, result);
+    }).catch((err) => this.opts.logger.error({ err, delivery_id: d.id }, 'delivery attempt crashed'));
+  }
+
+  private finish(d: ClaimedDelivery, result: AttemptResult): void {
+    const delayFor = (failed: number) => nextDelay(this.opts.schedule, failed, this.opts.jitter);
+    const state = nextState(result, d.attemptsSinceQueued, delayFor);
+    this.opts.metrics?.observeAttempt(result.outcome, result.durationMs);
+    if (state.status !== 'pending') this.opts.metrics?.finished.inc({ status: state.status });
+    const level = result.outcome === 'success' ? 'debug' : 'info';
+    this.opts.logger[level](
+      {
+        delivery_id: d.id,
+        webhook_id: d.webhookId,
+        event_id: d.eventId,
+        event_type: d.eventType,
+        attempt: d.attempt,
+        outcome: result.outcome,
+        status_code: result.statusCode,
+        duration_ms: result.durationMs,
+        error: result.error,
+        next_attempt_at: state.nextAttemptAt?.toISOString(),
+        status: state.status,
+      },
+      'delivery attempt',
+    );
+    this.completions.push({ delivery: d, result, url: d.url, status: state.status, nextAttemptAt: state.nextAttemptAt });
+    if (result.outcome === 'gone' && this.opts.onGone) {
+      this.opts.onGone(d.webhookId).catch((err) => this.opts.logger.error({ err, webhook_id: d.webhookId }, 'disabling a gone webhook failed'));
+    }
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer || this.flushing) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      void this.flush();
+    }, FLUSH_DELAY_MS);
+  }
+
+  private flush(): Promise<void> {
+    // A running flush keeps draining until nothing is left, so later outcomes ride along.
+    this.flushing ??= this.drain().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  private async drain(): Promise<void> {
+    let tries = 0;
+    while (this.completions.length > 0) {
+      const batch = this.completions.splice(0, 500);
+      try {
+        const began = Date.now();
+        const lost = await this.queue.complete(batch);
+        this.opts.metrics?.queueSeconds.observe({ op: 'record' }, (Date.now() - began) / 1000);
+        this.opts.metrics?.queueBatch.observe({ op: 'record' }, batch.length);
+        for (const id of lost) this.opts.logger.warn({ delivery_id: id }, 'lease was lost before the outcome was recorded; the attempt is logged, the delivery is left to its new holder');
+        for (const c of batch) this.inflight.delete(c.delivery.id);
+        tries = 0;
+        this.wake();
+      } catch (err) {
+        tries += 1;
+        this.opts.logger.error({ err, count: batch.length }, 'recording delivery outcomes failed; will retry');
+        if (this.stopping && tries > 3) {
+          // The leases run out and another replica sends these again: a duplicate, never a loss.
+          for (const c of batch) this.inflight.delete(c.delivery.id);
+          continue;
+        }
+        // Keep the outcomes (renew keeps their leases alive) and try again shortly.
+        this.completions.unshift(...batch);
+        await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(tries, 8))));
+      }
+    }
+  }
+
+  private async renew(): Promise<void> {
+    const held = [...this.inflight.values()];
+    if (held.length === 0) return;
+    const started = Date.now();
+    try {
+      const lost = await this.queue.renew(held.map((f) => ({ id: f.delivery.id, token: f.delivery.token })), this.opts.leaseMs);
+      for (const f of held) {
+        if (lost.has(f.delivery.id)) f.abort.abort(new LeaseLostError('another worker holds this delivery now'));
+        else f.deadline = started + this.opts.leaseMs;
+      }
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'renewing delivery leases failed');
+      const now = Date.now();
+      for (const f of held) if (now >= f.deadline - this.margin) f.abort.abort(new LeaseLostError('the lease could not be renewed'));
+    }
+  }
+
+  private async maybePurge(): Promise<void> {
+    const days = this.opts.retentionDays ?? 0;
+    if (days <= 0 || Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = Date.now();
+    try {
+      const n = await this.queue.purge(days);
+      if (n > 0) this.opts.logger.info({ deleted: n }, 'purged old deliveries and events');
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'purging old deliveries failed; will retry later');
+    }
+  }
+
+  private sleep(ms: number, wakeable: boolean): Promise<void> {
+    if (wakeable && this.woken) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.wakeSleeper === done) this.wakeSleeper = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeSleeper = wakeable ? done : () => (this.stopping ? done() : undefined);
+    });
+  }
+
+  private async ensureListener(): Promise<void> {
+    if (this.listener || this.stopping || Date.now() < this.nextListenAttempt) return;
+    const client = new Client(pgConfigFrom(this.opts.dataSource));
+    const lost = (err?: unknown) => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      this.nextListenAttempt = Date.now() + LISTEN_RETRY_MS;
+      if (!this.stopping) this.opts.logger.warn({ err }, 'delivery worker lost its LISTEN connection; polling until it is back');
+      client.end().catch(() => undefined);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', () => this.wake());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${quoteIdent(DELIVERIES_CHANNEL)}`);
+      this.listener = client;
+      this.woken = true;
+    } catch (err) {
+      this.nextListenAttempt = Date.now() + LISTEN_RETRY_MS;
+      this.opts.logger.warn({ err }, 'delivery worker could not LISTEN; polling instead');
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  private async closeListener(): Promise<void> {
+    const client = this.listener;
+    this.listener = null;
+    if (client) await client.end().catch(() => undefined);
+  }
+}
