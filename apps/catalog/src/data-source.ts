@@ -8,6 +8,7 @@ import { CatalogEntity } from './catalog/catalog.entity';
 import { AttributeGroupEntity } from './attribute-group/attribute-group.entity';
 import { AttributeEntity } from './attribute/attribute.entity';
 import { AttributeOptionEntity } from './attribute-option/attribute-option.entity';
+import { ProductEntity } from './product/product.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -18,7 +19,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, AttributeGroupEntity, AttributeEntity, AttributeOptionEntity, OutboxEvent],
+    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, AttributeGroupEntity, AttributeEntity, AttributeOptionEntity, ProductEntity, OutboxEvent],
     migrations,
     applicationName: 'pim-catalog',
   };

@@ -9,6 +9,7 @@ import { readConfig } from './config';
 import { dataSourceOptions } from './data-source';
 import { taxonomyGrpc, taxonomyServices } from './taxonomy/taxonomy.module';
 import { attributeServices, attributesGrpc } from './attribute/attributes.module';
+import { productServices, productsGrpc } from './product/products.module';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -26,9 +27,9 @@ async function main(): Promise<void> {
 
   const app = new GrpcApp({
     logger,
-    services: [...taxonomyGrpc(taxonomyServices(ds), logger), ...attributesGrpc(attributeServices(ds), logger)],
+    services: [...taxonomyGrpc(taxonomyServices(ds), logger), ...attributesGrpc(attributeServices(ds), logger), ...productsGrpc(productServices(ds), logger)],
     protoRoot: PROTO_ROOT,
-    protoFiles: [PROTO_FILES.taxonomy, PROTO_FILES.attributes],
+    protoFiles: [PROTO_FILES.taxonomy, PROTO_FILES.attributes, PROTO_FILES.products],
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   });
   await app.listen(config.CATALOG_GRPC_PORT);

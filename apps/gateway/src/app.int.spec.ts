@@ -31,6 +31,14 @@ describe('gateway: HTTP hardening and error objects', () => {
     expectErrorObject(r.json, 413, 'PayloadTooLargeError');
   });
 
+  it('lets bulk routes take bodies over the ordinary limit', async () => {
+    const items = Array.from({ length: 20 }, (_, i) => ({ code: `P-${i}`, name: { pt: 'x'.repeat(100) }, type: 'simple' }));
+    const r = await ctx.request('POST', '/api/v1/products/bulk', { items });
+    expect(JSON.stringify({ items }).length).toBeGreaterThan(1024);
+    expect(r.status).not.toBe(413);
+    expect(r.status).toBe(503); // parsed and validated, then the (absent) catalog app is asked
+  });
+
   it('answers a non-JSON content type with 415', async () => {
     const r = await ctx.request('POST', '/api/v1/webhooks', 'collection=products', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(r.status).toBe(415);

@@ -40,6 +40,8 @@ export interface GatewayDeps {
   /** gRPC health of each app behind the gateway, for /readyz. */
   dependencies: Record<string, HealthChecker>;
   jsonBodyLimit: string;
+  /** Body limit of bulk routes (decisions.md §9: 16 MiB). */
+  bulkBodyLimit?: string;
   maxLimit: number;
   defaultLimit: number;
   publicUrl: string;
@@ -98,6 +100,17 @@ function requestTimeout(ms: number): RequestHandler {
     res.once('close', () => clearTimeout(timer));
     next();
   };
+}
+
+/** Paths (under the API base) whose bodies may reach the bulk limit. */
+export const BULK_PATHS = ['/products/bulk'];
+
+/** JSON body parsing with the ordinary limit, or the bulk limit on bulk routes. */
+function jsonBody(limit: string, bulkLimit: string): RequestHandler {
+  const type = ['application/json', 'application/*+json'];
+  const ordinary = express.json({ limit, type });
+  const bulk = express.json({ limit: bulkLimit, type });
+  return (req, res, next) => (BULK_PATHS.includes(req.path) ? bulk : ordinary)(req, res, next);
 }
 
 /** The express application: middleware, routes, OpenAPI document and docs page. */
@@ -159,7 +172,7 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
     requestTimeout(deps.requestTimeoutMs),
     gate({ keys: deps.keys, perKey: deps.rateLimits.perKey, perIp: deps.rateLimits.perIp }),
     requireJson(),
-    express.json({ limit: deps.jsonBodyLimit, type: ['application/json', 'application/*+json'] }),
+    jsonBody(deps.jsonBodyLimit, deps.bulkBodyLimit ?? '16mb'),
     api.router,
   );
   app.use(notFoundHandler());

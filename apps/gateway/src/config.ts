@@ -10,6 +10,8 @@ export const gatewayConfigSchema = baseSchema.extend({
   WEBHOOKS_GRPC_URL: z.string().min(1).default('127.0.0.1:50057'),
   CATALOG_GRPC_URL: z.string().min(1).default('127.0.0.1:50051'),
   JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb, 512kb or 1048576b').default('1mb'),
+  /** Body limit of bulk routes (POST /products/bulk). */
+  BULK_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 16mb, 512kb or 1048576b').default('16mb'),
   PAGE_SIZE_MAX: positiveInt(100),
   PAGE_SIZE_DEFAULT: positiveInt(25),
   /** An admin key that must exist (created at start if missing); `npm start` generates one on first start. */

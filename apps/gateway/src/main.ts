@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     },
     dependencies,
     jsonBodyLimit: config.JSON_BODY_LIMIT,
+    bulkBodyLimit: config.BULK_BODY_LIMIT,
     maxLimit: config.PAGE_SIZE_MAX,
     defaultLimit: config.PAGE_SIZE_DEFAULT,
     publicUrl,

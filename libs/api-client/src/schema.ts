@@ -756,6 +756,94 @@ export interface paths {
         patch: operations["patchAttributeGroup"];
         trace?: never;
     };
+    "/api/v1/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List products
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type) as in every list.
+         *
+         *     Needs scope `products:read` (or `admin`).
+         */
+        get: operations["listProducts"];
+        put?: never;
+        /**
+         * Create a product
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `products:write` (or `admin`).
+         */
+        post: operations["createProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/products/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product
+         * @description Needs scope `products:read` (or `admin`).
+         */
+        get: operations["getProduct"];
+        /**
+         * Replace a product
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `products:write` (or `admin`).
+         */
+        put: operations["replaceProduct"];
+        post?: never;
+        /**
+         * Delete a product
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `products:write` (or `admin`).
+         */
+        delete: operations["deleteProduct"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a product
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `products:write` (or `admin`).
+         */
+        patch: operations["patchProduct"];
+        trace?: never;
+    };
+    "/api/v1/products/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upsert up to 1,000 products by code
+         * @description Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated` or `failed` with its error object), and one bad item never fails the others. One event per stored product.
+         *
+         *     Needs scope `products:write` (or `admin`).
+         */
+        post: operations["bulkUpsertProducts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -3384,6 +3472,647 @@ export interface components {
              *     ]
              */
             tags?: string[] | null;
+        };
+        /** @description Product (interface 2.5) with its computed completeness */
+        Product: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            family_id?: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            brand_id?: string;
+            fulfilled?: number;
+            categories: string[];
+            category_trees: string[];
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id?: string;
+            catalogs: components["schemas"]["ProductCatalog"][];
+            attribute_groups: string[];
+            /** @description The definitions of the applicable attributes the values were checked against, by key */
+            attributes_schema_snapshot: {
+                [key: string]: unknown;
+            };
+            /** @description The options the select and multiselect values named, by key: [{value, label}] */
+            attributes_options_snapshot: {
+                [key: string]: unknown;
+            };
+            code: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            image?: string;
+            images: string[];
+            attributes: {
+                [key: string]: unknown;
+            };
+            enabled: boolean;
+            tags: string[];
+            /**
+             * @description simple, variation (a SKU: product_id names its parent), kit or service
+             * @enum {string}
+             */
+            type: "simple" | "variation" | "kit" | "service";
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_approval?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_approval_at?: string;
+            published: boolean;
+            last_publishment_id?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_published_at?: string;
+            publishments: components["schemas"]["ProductPublishment"][];
+            completeness: components["schemas"]["ProductCompleteness"];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        ProductCatalog: {
+            /**
+             * @description A live catalog
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @description Users groups that may access the product in this catalog */
+            user_groups: string[];
+        };
+        ProductPublishment: {
+            /** @example shop */
+            channel: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            published_at: string;
+            /** @example PUBLISHED */
+            status: string;
+        };
+        /**
+         * @description Per language of name and description: percentage of required applicable attributes filled
+         * @example {
+         *       "pt": 100,
+         *       "en": 50
+         *     }
+         */
+        ProductCompleteness: {
+            [key: string]: number;
+        };
+        /** @description Product, as written by a caller */
+        ProductInput: {
+            /**
+             * @description A live family
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            family_id?: string;
+            /**
+             * @description A live brand
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            brand_id?: string;
+            /**
+             * @description Quantity already fulfilled or processed
+             * @example 0
+             */
+            fulfilled?: number;
+            /** @description Live category ids, each once */
+            categories?: string[];
+            /** @description Live category tree ids, each once */
+            category_trees?: string[];
+            /**
+             * @description Another live product; required for a variation (its parent, which is not a variation)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id?: string;
+            /** @description Catalogs the product is published in, each once */
+            catalogs?: components["schemas"]["ProductCatalog"][];
+            /** @description Live attribute group ids, each once */
+            attribute_groups?: string[];
+            /**
+             * @description Unique among live products
+             * @example SKU-1001
+             */
+            code: string;
+            /**
+             * @description Name per language code; at least one
+             * @example {
+             *       "pt": "Café",
+             *       "en": "Coffee"
+             *     }
+             */
+            name: {
+                [key: string]: string;
+            };
+            description?: components["schemas"]["Translate"];
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/p/1.jpg
+             */
+            image?: string;
+            images?: string[];
+            /**
+             * @description Values keyed by attribute key; each is checked against its attribute (type, type_config, options, association, unique, required)
+             * @example {
+             *       "voltage": 220
+             *     }
+             */
+            attributes?: {
+                [key: string]: unknown;
+            };
+            /** @description Active (default true) */
+            enabled?: boolean;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description simple, variation (a SKU: product_id names its parent), kit or service
+             * @enum {string}
+             */
+            type: "simple" | "variation" | "kit" | "service";
+            /**
+             * @description Approval flow the product belongs to
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_approval?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_approval_at?: string;
+            /** @description Published (default false) */
+            published?: boolean;
+            /** @description Identifier or timestamp of the last publish action */
+            last_publishment_id?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_published_at?: string;
+            publishments?: components["schemas"]["ProductPublishment"][];
+        };
+        /** @description A page of records (interface 2.15) */
+        ProductList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["ProductListItem"][];
+        };
+        ProductListItem: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            family_id?: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            brand_id?: string;
+            fulfilled?: number;
+            categories: string[];
+            category_trees: string[];
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id?: string;
+            catalogs: components["schemas"]["ProductCatalog"][];
+            attribute_groups: string[];
+            /** @description The definitions of the applicable attributes the values were checked against, by key */
+            attributes_schema_snapshot: {
+                [key: string]: unknown;
+            };
+            /** @description The options the select and multiselect values named, by key: [{value, label}] */
+            attributes_options_snapshot: {
+                [key: string]: unknown;
+            };
+            code: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
+            image?: string;
+            images: string[];
+            attributes: {
+                [key: string]: unknown;
+            };
+            enabled: boolean;
+            tags: string[];
+            /**
+             * @description simple, variation (a SKU: product_id names its parent), kit or service
+             * @enum {string}
+             */
+            type: "simple" | "variation" | "kit" | "service";
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_approval?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_approval_at?: string;
+            published: boolean;
+            last_publishment_id?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_published_at?: string;
+            publishments: components["schemas"]["ProductPublishment"][];
+            completeness: components["schemas"]["ProductCompleteness"];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+            /** @description With expand=family: the record family_id names (null when it has none) */
+            family?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                /** @example coffee_beans */
+                code: string;
+                name: components["schemas"]["Translate"];
+                description: components["schemas"]["Translate"];
+                enabled: boolean;
+                tags: string[];
+                attribute_groups: string[];
+                attributes: components["schemas"]["FamilyAttribute"][];
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                created_by_name?: string;
+            } | null;
+            /** @description With expand=brand: the record brand_id names (null when it has none) */
+            brand?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                /** @example coffee_beans */
+                code: string;
+                name: components["schemas"]["Translate"];
+                description: components["schemas"]["Translate"];
+                enabled: boolean;
+                tags: string[];
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                created_by_name?: string;
+            } | null;
+            /** @description With expand=product: the record product_id names (null when it has none) */
+            product?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                family_id?: string;
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                brand_id?: string;
+                fulfilled?: number;
+                categories: string[];
+                category_trees: string[];
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                product_id?: string;
+                catalogs: components["schemas"]["ProductCatalog"][];
+                attribute_groups: string[];
+                /** @description The definitions of the applicable attributes the values were checked against, by key */
+                attributes_schema_snapshot: {
+                    [key: string]: unknown;
+                };
+                /** @description The options the select and multiselect values named, by key: [{value, label}] */
+                attributes_options_snapshot: {
+                    [key: string]: unknown;
+                };
+                code: string;
+                name: components["schemas"]["Translate"];
+                description: components["schemas"]["Translate"];
+                image?: string;
+                images: string[];
+                attributes: {
+                    [key: string]: unknown;
+                };
+                enabled: boolean;
+                tags: string[];
+                /**
+                 * @description simple, variation (a SKU: product_id names its parent), kit or service
+                 * @enum {string}
+                 */
+                type: "simple" | "variation" | "kit" | "service";
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                product_approval?: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                last_approval_at?: string;
+                published: boolean;
+                last_publishment_id?: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                last_published_at?: string;
+                publishments: components["schemas"]["ProductPublishment"][];
+                completeness: components["schemas"]["ProductCompleteness"];
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                created_by_name?: string;
+            } | null;
+        };
+        /** @description JSON merge patch (RFC 7396) of a product */
+        ProductPatch: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            family_id?: string | null;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            brand_id?: string | null;
+            /**
+             * @description Quantity already fulfilled or processed
+             * @example 0
+             */
+            fulfilled?: number | null;
+            categories?: string[] | null;
+            category_trees?: string[] | null;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id?: string | null;
+            /** @description Catalogs the product is published in, each once */
+            catalogs?: components["schemas"]["ProductCatalog"][] | null;
+            attribute_groups?: string[] | null;
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            };
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            description?: {
+                [key: string]: string | null;
+            } | null;
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/p/1.jpg
+             */
+            image?: string | null;
+            images?: string[] | null;
+            /** @description Values to set, or remove (null), by attribute key */
+            attributes?: {
+                [key: string]: unknown;
+            } | null;
+            enabled?: boolean | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+            /**
+             * @description simple, variation (a SKU: product_id names its parent), kit or service
+             * @enum {string}
+             */
+            type?: "simple" | "variation" | "kit" | "service";
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_approval?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_approval_at?: string | null;
+            published?: boolean | null;
+            last_publishment_id?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            last_published_at?: string | null;
+            publishments?: components["schemas"]["ProductPublishment"][] | null;
+        };
+        ProductBulkResult: {
+            data: components["schemas"]["ProductBulkItemResult"][];
+        };
+        ProductBulkItemResult: {
+            /** Format: int32 */
+            index: number;
+            code?: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id?: string;
+            /** @enum {string} */
+            status: "created" | "updated" | "failed";
+            /** @description Why the item was not stored */
+            error?: {
+                /** Format: int32 */
+                code: number;
+                kind: string;
+                name: string;
+                title: string;
+                message: string;
+                solution: string;
+                details?: {
+                    field: string;
+                    message: string;
+                }[];
+            };
+        };
+        ProductBulkUpsert: {
+            /** @description Up to 1000 product inputs; each is upserted by code */
+            items: {
+                [key: string]: unknown;
+            }[];
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -8269,6 +8998,668 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProducts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, family_id, brand_id, fulfilled, product_id, code, image, enabled, type, product_approval, last_approval_at, published, last_publishment_id, last_published_at, completeness_min, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Related records to embed: family, brand, product */
+                expand?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose family_id equals (on arrays: contains) */
+                family_id?: string;
+                /** @description Only records whose family_id is one of these comma-separated values */
+                family_id_in?: string;
+                /** @description Only records whose family_id is none of these comma-separated values */
+                family_id_nin?: string;
+                /** @description Only records whose family_id differs from */
+                family_id_ne?: string;
+                /** @description Only records whose family_id is set (true) or missing (false) */
+                family_id_exists?: boolean;
+                /** @description Only records whose family_id is greater than */
+                family_id_gt?: string;
+                /** @description Only records whose family_id is at least */
+                family_id_gte?: string;
+                /** @description Only records whose family_id is less than */
+                family_id_lt?: string;
+                /** @description Only records whose family_id is at most */
+                family_id_lte?: string;
+                /** @description Only records whose brand_id equals (on arrays: contains) */
+                brand_id?: string;
+                /** @description Only records whose brand_id is one of these comma-separated values */
+                brand_id_in?: string;
+                /** @description Only records whose brand_id is none of these comma-separated values */
+                brand_id_nin?: string;
+                /** @description Only records whose brand_id differs from */
+                brand_id_ne?: string;
+                /** @description Only records whose brand_id is set (true) or missing (false) */
+                brand_id_exists?: boolean;
+                /** @description Only records whose brand_id is greater than */
+                brand_id_gt?: string;
+                /** @description Only records whose brand_id is at least */
+                brand_id_gte?: string;
+                /** @description Only records whose brand_id is less than */
+                brand_id_lt?: string;
+                /** @description Only records whose brand_id is at most */
+                brand_id_lte?: string;
+                /** @description Only records whose fulfilled equals (on arrays: contains) */
+                fulfilled?: number;
+                /** @description Only records whose fulfilled is one of these comma-separated values */
+                fulfilled_in?: string;
+                /** @description Only records whose fulfilled is none of these comma-separated values */
+                fulfilled_nin?: string;
+                /** @description Only records whose fulfilled differs from */
+                fulfilled_ne?: number;
+                /** @description Only records whose fulfilled is set (true) or missing (false) */
+                fulfilled_exists?: boolean;
+                /** @description Only records whose fulfilled is greater than */
+                fulfilled_gt?: number;
+                /** @description Only records whose fulfilled is at least */
+                fulfilled_gte?: number;
+                /** @description Only records whose fulfilled is less than */
+                fulfilled_lt?: number;
+                /** @description Only records whose fulfilled is at most */
+                fulfilled_lte?: number;
+                /** @description Only records whose categories equals (on arrays: contains) */
+                categories?: string;
+                /** @description Only records whose categories is one of these comma-separated values */
+                categories_in?: string;
+                /** @description Only records whose categories is none of these comma-separated values */
+                categories_nin?: string;
+                /** @description Only records whose categories differs from */
+                categories_ne?: string;
+                /** @description Only records whose categories is set (true) or missing (false) */
+                categories_exists?: boolean;
+                /** @description Only records whose category_trees equals (on arrays: contains) */
+                category_trees?: string;
+                /** @description Only records whose category_trees is one of these comma-separated values */
+                category_trees_in?: string;
+                /** @description Only records whose category_trees is none of these comma-separated values */
+                category_trees_nin?: string;
+                /** @description Only records whose category_trees differs from */
+                category_trees_ne?: string;
+                /** @description Only records whose category_trees is set (true) or missing (false) */
+                category_trees_exists?: boolean;
+                /** @description Only records whose product_id equals (on arrays: contains) */
+                product_id?: string;
+                /** @description Only records whose product_id is one of these comma-separated values */
+                product_id_in?: string;
+                /** @description Only records whose product_id is none of these comma-separated values */
+                product_id_nin?: string;
+                /** @description Only records whose product_id differs from */
+                product_id_ne?: string;
+                /** @description Only records whose product_id is set (true) or missing (false) */
+                product_id_exists?: boolean;
+                /** @description Only records whose product_id is greater than */
+                product_id_gt?: string;
+                /** @description Only records whose product_id is at least */
+                product_id_gte?: string;
+                /** @description Only records whose product_id is less than */
+                product_id_lt?: string;
+                /** @description Only records whose product_id is at most */
+                product_id_lte?: string;
+                /** @description Only records whose attribute_groups equals (on arrays: contains) */
+                attribute_groups?: string;
+                /** @description Only records whose attribute_groups is one of these comma-separated values */
+                attribute_groups_in?: string;
+                /** @description Only records whose attribute_groups is none of these comma-separated values */
+                attribute_groups_nin?: string;
+                /** @description Only records whose attribute_groups differs from */
+                attribute_groups_ne?: string;
+                /** @description Only records whose attribute_groups is set (true) or missing (false) */
+                attribute_groups_exists?: boolean;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose image equals (on arrays: contains) */
+                image?: string;
+                /** @description Only records whose image is one of these comma-separated values */
+                image_in?: string;
+                /** @description Only records whose image is none of these comma-separated values */
+                image_nin?: string;
+                /** @description Only records whose image differs from */
+                image_ne?: string;
+                /** @description Only records whose image is set (true) or missing (false) */
+                image_exists?: boolean;
+                /** @description Only records whose images equals (on arrays: contains) */
+                images?: string;
+                /** @description Only records whose images is one of these comma-separated values */
+                images_in?: string;
+                /** @description Only records whose images is none of these comma-separated values */
+                images_nin?: string;
+                /** @description Only records whose images differs from */
+                images_ne?: string;
+                /** @description Only records whose images is set (true) or missing (false) */
+                images_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose type equals (on arrays: contains) */
+                type?: string;
+                /** @description Only records whose type is one of these comma-separated values */
+                type_in?: string;
+                /** @description Only records whose type is none of these comma-separated values */
+                type_nin?: string;
+                /** @description Only records whose type differs from */
+                type_ne?: string;
+                /** @description Only records whose type is set (true) or missing (false) */
+                type_exists?: boolean;
+                /** @description Only records whose product_approval equals (on arrays: contains) */
+                product_approval?: string;
+                /** @description Only records whose product_approval is one of these comma-separated values */
+                product_approval_in?: string;
+                /** @description Only records whose product_approval is none of these comma-separated values */
+                product_approval_nin?: string;
+                /** @description Only records whose product_approval differs from */
+                product_approval_ne?: string;
+                /** @description Only records whose product_approval is set (true) or missing (false) */
+                product_approval_exists?: boolean;
+                /** @description Only records whose product_approval is greater than */
+                product_approval_gt?: string;
+                /** @description Only records whose product_approval is at least */
+                product_approval_gte?: string;
+                /** @description Only records whose product_approval is less than */
+                product_approval_lt?: string;
+                /** @description Only records whose product_approval is at most */
+                product_approval_lte?: string;
+                /** @description Only records whose last_approval_at equals (on arrays: contains) */
+                last_approval_at?: string;
+                /** @description Only records whose last_approval_at is one of these comma-separated values */
+                last_approval_at_in?: string;
+                /** @description Only records whose last_approval_at is none of these comma-separated values */
+                last_approval_at_nin?: string;
+                /** @description Only records whose last_approval_at differs from */
+                last_approval_at_ne?: string;
+                /** @description Only records whose last_approval_at is set (true) or missing (false) */
+                last_approval_at_exists?: boolean;
+                /** @description Only records whose last_approval_at is greater than */
+                last_approval_at_gt?: string;
+                /** @description Only records whose last_approval_at is at least */
+                last_approval_at_gte?: string;
+                /** @description Only records whose last_approval_at is less than */
+                last_approval_at_lt?: string;
+                /** @description Only records whose last_approval_at is at most */
+                last_approval_at_lte?: string;
+                /** @description Only records whose published equals (on arrays: contains) */
+                published?: boolean;
+                /** @description Only records whose published is one of these comma-separated values */
+                published_in?: string;
+                /** @description Only records whose published is none of these comma-separated values */
+                published_nin?: string;
+                /** @description Only records whose published differs from */
+                published_ne?: boolean;
+                /** @description Only records whose published is set (true) or missing (false) */
+                published_exists?: boolean;
+                /** @description Only records whose last_publishment_id equals (on arrays: contains) */
+                last_publishment_id?: string;
+                /** @description Only records whose last_publishment_id is one of these comma-separated values */
+                last_publishment_id_in?: string;
+                /** @description Only records whose last_publishment_id is none of these comma-separated values */
+                last_publishment_id_nin?: string;
+                /** @description Only records whose last_publishment_id differs from */
+                last_publishment_id_ne?: string;
+                /** @description Only records whose last_publishment_id is set (true) or missing (false) */
+                last_publishment_id_exists?: boolean;
+                /** @description Only records whose last_published_at equals (on arrays: contains) */
+                last_published_at?: string;
+                /** @description Only records whose last_published_at is one of these comma-separated values */
+                last_published_at_in?: string;
+                /** @description Only records whose last_published_at is none of these comma-separated values */
+                last_published_at_nin?: string;
+                /** @description Only records whose last_published_at differs from */
+                last_published_at_ne?: string;
+                /** @description Only records whose last_published_at is set (true) or missing (false) */
+                last_published_at_exists?: boolean;
+                /** @description Only records whose last_published_at is greater than */
+                last_published_at_gt?: string;
+                /** @description Only records whose last_published_at is at least */
+                last_published_at_gte?: string;
+                /** @description Only records whose last_published_at is less than */
+                last_published_at_lt?: string;
+                /** @description Only records whose last_published_at is at most */
+                last_published_at_lte?: string;
+                /** @description Only records whose completeness_min equals (on arrays: contains) */
+                completeness_min?: number;
+                /** @description Only records whose completeness_min is one of these comma-separated values */
+                completeness_min_in?: string;
+                /** @description Only records whose completeness_min is none of these comma-separated values */
+                completeness_min_nin?: string;
+                /** @description Only records whose completeness_min differs from */
+                completeness_min_ne?: number;
+                /** @description Only records whose completeness_min is set (true) or missing (false) */
+                completeness_min_exists?: boolean;
+                /** @description Only records whose completeness_min is greater than */
+                completeness_min_gt?: number;
+                /** @description Only records whose completeness_min is at least */
+                completeness_min_gte?: number;
+                /** @description Only records whose completeness_min is less than */
+                completeness_min_lt?: number;
+                /** @description Only records whose completeness_min is at most */
+                completeness_min_lte?: number;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductInput"];
+            };
+        };
+        responses: {
+            /** @description The new product */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductInput"];
+            };
+        };
+        responses: {
+            /** @description The product after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductPatch"];
+            };
+        };
+        responses: {
+            /** @description The product after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    bulkUpsertProducts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductBulkUpsert"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in the order given */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductBulkResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -3,4 +3,5 @@ export * as common from './gen/pim/common/v1/common';
 export * as webhooks from './gen/pim/webhooks/v1/webhooks';
 export * as taxonomy from './gen/pim/catalog/v1/taxonomy';
 export * as attributes from './gen/pim/catalog/v1/attributes';
+export * as products from './gen/pim/catalog/v1/products';
 export * from './proto-files';

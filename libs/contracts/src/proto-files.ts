@@ -8,4 +8,5 @@ export const PROTO_FILES = {
   webhooks: 'pim/webhooks/v1/webhooks.proto',
   taxonomy: 'pim/catalog/v1/taxonomy.proto',
   attributes: 'pim/catalog/v1/attributes.proto',
+  products: 'pim/catalog/v1/products.proto',
 } as const;

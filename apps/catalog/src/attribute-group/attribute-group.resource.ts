@@ -4,6 +4,7 @@ import { searchTextOf, type RecordResource } from '../record/record.resource';
 import { refuseInUse, requireLive } from '../record/record.references';
 import { AttributeEntity } from '../attribute/attribute.entity';
 import { FamilyEntity } from '../family/family.entity';
+import { productsNaming } from '../product/product.usage';
 import { AttributeGroupEntity } from './attribute-group.entity';
 
 /** A group's category must be a live category (400 naming it); it stays locked until the write commits. */
@@ -13,16 +14,18 @@ async function checkCategory(m: EntityManager, next: AttributeGroupEntity): Prom
 }
 
 /**
- * A group that live attributes belong to, or live families name, cannot be deleted (409 with how
+ * A group that live attributes belong to, or live families or products name, cannot be deleted (409 with how
  * many). Their writes hold a share lock on the groups they name, so none can join between the
  * count and the commit.
  */
 async function refuseDeleteInUse(m: EntityManager, group: AttributeGroupEntity): Promise<void> {
   const attributes = await m.createQueryBuilder(AttributeEntity, 'a').where('a.deleted = false').andWhere('a.group_ids @> ARRAY[:id]::text[]', { id: group._id }).getCount();
   const families = await m.createQueryBuilder(FamilyEntity, 'f').where('f.deleted = false').andWhere('f.attribute_groups @> ARRAY[:id]::text[]', { id: group._id }).getCount();
+  const products = await productsNaming(m, 'attribute_groups', group._id);
   refuseInUse('attribute group', group.key, [
     { count: attributes, one: 'attribute', many: 'attributes', where: `GET /api/v1/attributes?group_ids=${group._id}` },
     { count: families, one: 'family', many: 'families', where: `GET /api/v1/families?attribute_groups=${group._id}` },
+    { count: products, one: 'product', many: 'products', where: `GET /api/v1/products?attribute_groups=${group._id}` },
   ]);
 }
 

@@ -8,8 +8,7 @@ export interface UsedAttribute {
 
 /**
  * How many live products use an attribute or one of its option values: what refuses deleting
- * them (and renaming an option's value) while products hold them. Products come in the next
- * slice of the catalog, which owns these queries.
+ * them (and renaming an option's value) while products hold them. The products slice owns these queries.
  */
 export interface ProductUsage {
   /** Live products holding a value of the attribute. */
@@ -18,26 +17,19 @@ export interface ProductUsage {
   productsWithOption(m: EntityManager, attribute: UsedAttribute, value: string): Promise<number>;
 }
 
-async function productsTableExists(m: EntityManager): Promise<boolean> {
-  const [{ exists }] = await m.query(`SELECT to_regclass('catalog.products') IS NOT NULL AS "exists"`);
-  return exists === true;
-}
-
 /**
- * The usage counts: 0 until the products table exists. The queries below assume what the
- * products slice is to build (a `products` table with `deleted` and an `attributes` jsonb object
- * keyed by attribute key); that slice owns them and adjusts them to its table and indexes.
+ * The usage counts, over live products' `attributes` (keyed by attribute key). Both questions are
+ * containment tests that the products' GIN index on `attributes` answers.
  */
 export const productUsage: ProductUsage = {
   async productsWithAttribute(m, attribute) {
-    if (!(await productsTableExists(m))) return 0;
     const [{ n }] = await m.query(`SELECT count(*)::int AS n FROM "products" WHERE "deleted" = false AND "attributes" ? $1`, [attribute.key]);
     return n;
   },
   async productsWithOption(m, attribute, value) {
-    if (!(await productsTableExists(m))) return 0;
     const [{ n }] = await m.query(
-      `SELECT count(*)::int AS n FROM "products" WHERE "deleted" = false AND ("attributes" -> $1 = to_jsonb($2::text) OR "attributes" -> $1 @> jsonb_build_array($2::text))`,
+      `SELECT count(*)::int AS n FROM "products" WHERE "deleted" = false
+        AND ("attributes" @> jsonb_build_object($1::text, $2::text) OR "attributes" @> jsonb_build_object($1::text, jsonb_build_array($2::text)))`,
       [attribute.key, value],
     );
     return n;

@@ -1,5 +1,6 @@
 import { catalogListDecl, catalogSchemas, type CatalogInput, type CatalogView } from '@pim/resources';
 import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
+import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { CatalogEntity } from './catalog.entity';
 
 /**
@@ -15,4 +16,5 @@ export const catalogResource: TaxonomyResource<CatalogEntity, CatalogView, Catal
   listDecl: catalogListDecl,
   ownColumns: (input) => ({ user_groups: input.user_groups ?? [] }),
   ownView: (c) => ({ user_groups: c.user_groups }),
+  hooks: { beforeDelete: refuseDeleteNamedByProducts('catalog', 'catalogs') },
 };

@@ -3,6 +3,7 @@ import { ConflictError } from '@pim/errors';
 import { categoryTreeListDecl, categoryTreeSchemas, type CategoryTreeView } from '@pim/resources';
 import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
 import { CategoryEntity } from '../category/category.entity';
+import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { CategoryTreeEntity } from './category-tree.entity';
 
 /**
@@ -31,5 +32,10 @@ export const categoryTreeResource: TaxonomyResource<CategoryTreeEntity, Category
   listDecl: categoryTreeListDecl,
   ownColumns: () => ({}),
   ownView: () => ({}),
-  hooks: { beforeDelete: refuseDeleteWithCategories },
+  hooks: {
+    async beforeDelete(m, tree) {
+      await refuseDeleteWithCategories(m, tree);
+      await refuseDeleteNamedByProducts('category tree', 'category_trees')(m, tree);
+    },
+  },
 };

@@ -3,11 +3,12 @@ import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
 import { CategoryEntity } from './category.entity';
 import { refuseDeleteLinkedCategory } from '../attribute/attribute.rules';
 import { lockCategoryWrite, moveSubtree, placeCategory, refuseDeleteWithChildren } from './category.tree';
+import { refuseDeleteNamedByProducts } from '../product/product.usage';
 
 /**
  * Categories: nodes of a tree. `categories_in_children=<id>` is a filter on the stored path
  * (`path @> {id}`: the category and every descendant, one GIN lookup). A category with live
- * children, or that live attributes or attribute groups point at, cannot be deleted.
+ * children, or that live attributes, attribute groups or products point at, cannot be deleted.
  */
 export const categoryResource: TaxonomyResource<CategoryEntity, CategoryView, CategoryInput> = {
   collection: 'categories',
@@ -31,6 +32,7 @@ export const categoryResource: TaxonomyResource<CategoryEntity, CategoryView, Ca
     async beforeDelete(m, category) {
       await refuseDeleteWithChildren(m, category);
       await refuseDeleteLinkedCategory(m, category);
+      await refuseDeleteNamedByProducts('category', 'categories')(m, category);
     },
   },
 };

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { familyListDecl, familySchemas, type FamilyInput, type FamilyView } from '@pim/resources';
 import { requireLive } from '../record/record.references';
 import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
+import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { FamilyEntity } from './family.entity';
 
 /**
@@ -32,5 +33,5 @@ export const familyResource: TaxonomyResource<FamilyEntity, FamilyView, FamilyIn
   listDecl: familyListDecl,
   ownColumns: (input) => ({ attribute_groups: input.attribute_groups ?? [], attributes: input.attributes ?? [] }),
   ownView: (f) => ({ attribute_groups: f.attribute_groups, attributes: f.attributes }),
-  hooks: { beforeWrite: requireMembers },
+  hooks: { beforeWrite: requireMembers, beforeDelete: refuseDeleteNamedByProducts('family', 'family_id') },
 };

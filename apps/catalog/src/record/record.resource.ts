@@ -1,6 +1,6 @@
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import type { z } from 'zod';
-import { declareResource, type ResourceDecl } from '@pim/query';
+import { declareResource, type Filter, type ResourceDecl } from '@pim/query';
 import type { RecordEntity } from './record.entity';
 
 /** What every record shows besides its own fields: `_id` first, then version and dates last. */
@@ -71,6 +71,12 @@ export interface RecordResource<E extends RecordEntity, V extends RecordView, I>
   /** The fields the API shows between `_id` and `version`, in the order it shows them. */
   view(record: E): Omit<V, keyof RecordView>;
   hooks?: RecordHooks<E>;
+  /**
+   * Filters on nested values that the list declaration cannot name (`attributes.<key>`): filters
+   * whose field starts with `prefix` skip the declaration's checks and are applied by `apply`
+   * (which checks them itself) to the query on alias `t`.
+   */
+  nestedFilters?: { prefix: string; apply(m: EntityManager, qb: SelectQueryBuilder<E>, filters: Filter[]): Promise<void> };
 }
 
 /** The field the storage declarations search in: one column holding every searchable text. */

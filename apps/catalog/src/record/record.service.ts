@@ -165,8 +165,11 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   /** A page of live records (of the scope) and the total that match. */
   async list(query: ListQuery): Promise<{ data: V[]; total: number }> {
-    const q = validateListQuery(this.decl, query);
+    const nested = this.resource.nestedFilters;
+    const own = nested ? (query.filters ?? []).filter((f) => f.field.startsWith(nested.prefix)) : [];
+    const q = validateListQuery(this.decl, { ...query, filters: (query.filters ?? []).filter((f) => !own.includes(f)) });
     const qb = this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
+    if (nested && own.length > 0) await nested.apply(this.ds.manager, qb, own);
     const [rows, total] = await applyListQuery(qb, this.decl, q, 't', { unaccent: UNACCENT }).getManyAndCount();
     return { data: rows.map((r) => this.toView(r)), total };
   }

@@ -16,6 +16,8 @@ import type {
   CategoryView,
   FamilyInput,
   FamilyView,
+  ProductInput,
+  ProductView,
   TaxonomyInput,
 } from '@pim/resources';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
@@ -23,12 +25,13 @@ import { dataSourceOptions } from '../data-source';
 import { taxonomyServices, type TaxonomyServices } from '../taxonomy/taxonomy.module';
 import { attributeServices, type AttributeServices } from '../attribute/attributes.module';
 import { productUsage, type ProductUsage } from '../attribute/product-usage';
+import { productServices, type ProductServices } from '../product/products.module';
 
 /** A migrated database of this app's own, its services, and factories that return what they inserted. */
 export interface CatalogTestContext {
   db: TestDatabase;
   ds: DataSource;
-  services: TaxonomyServices & AttributeServices;
+  services: TaxonomyServices & AttributeServices & ProductServices;
   /** What the services ask about products; a test may stand in counts (reset() restores the real ones). */
   usage: ProductUsage;
   newBrand(overrides?: Partial<TaxonomyInput>): Promise<BrandView>;
@@ -42,6 +45,8 @@ export interface CatalogTestContext {
   newAttribute(overrides?: Partial<AttributeInput>): Promise<AttributeView>;
   /** An option of the attribute (a new select attribute when none is given). */
   newOption(attributeId?: string, overrides?: Partial<AttributeOptionInput>): Promise<AttributeOptionView>;
+  /** A simple product with a fresh code and an English name unless overridden. */
+  newProduct(overrides?: Partial<ProductInput>): Promise<ProductView>;
   /** Every event in the outbox, oldest first. */
   events(): Promise<EventEnvelope[]>;
   /** Empties every table between tests. */
@@ -56,7 +61,7 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
   const ds = createDataSource(dataSourceOptions(db.url));
   await ds.initialize();
   const usage: ProductUsage = { ...productUsage };
-  const services = { ...taxonomyServices(ds), ...attributeServices(ds, usage) };
+  const services = { ...taxonomyServices(ds), ...attributeServices(ds, usage), ...productServices(ds) };
   let n = 0;
   const unique = (prefix: string) => `${prefix}_${++n}`;
   const base = (prefix: string) => {
@@ -88,6 +93,7 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
       const value = unique('option');
       return services.attributeOptions.create(attribute, { value, label: { en: value }, ...overrides });
     },
+    newProduct: (overrides = {}) => services.products.create({ ...base('product'), type: 'simple', ...overrides }),
     async events() {
       const rows: { envelope: EventEnvelope }[] = await ds.query('SELECT envelope FROM catalog.outbox ORDER BY id');
       return rows.map((r) => r.envelope);
@@ -95,7 +101,7 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
     async reset() {
       Object.assign(usage, productUsage);
       await ds.query(
-        'TRUNCATE catalog.brands, catalog.category_trees, catalog.categories, catalog.families, catalog.catalogs, catalog.attribute_groups, catalog.attributes, catalog.attribute_options, catalog.outbox',
+        'TRUNCATE catalog.brands, catalog.category_trees, catalog.categories, catalog.families, catalog.catalogs, catalog.attribute_groups, catalog.attributes, catalog.attribute_options, catalog.products, catalog.outbox',
       );
     },
     async close() {

@@ -1,4 +1,4 @@
-import { attributes as apb, taxonomy as pb, type common } from '@pim/contracts';
+import { attributes as apb, products as ppb, taxonomy as pb, type common } from '@pim/contracts';
 import { createRpcClient } from '@pim/rpc';
 
 /** The seven calls every catalog resource answers, whatever its generated client names them. */
@@ -24,11 +24,14 @@ export interface CatalogClients {
   attributeGroups: RecordClient<apb.AttributeGroup, apb.AttributeGroupInput>;
   /** The options of one attribute (every call names it). */
   attributeOptions(attributeId: string): RecordClient<apb.AttributeOption, apb.AttributeOptionInput>;
+  products: RecordClient<ppb.Product, ppb.ProductInput>;
+  /** Upserts up to 1,000 products (REST-shaped items) by code; one result per item. */
+  bulkUpsertProducts(req: { items: Record<string, unknown>[] }): Promise<{ data: ppb.ProductBulkItemResult[] }>;
   close(): void;
 }
 
 /**
- * Clients of the catalog app (one address, eight services; grpc-js shares one connection between
+ * Clients of the catalog app (one address, nine services; grpc-js shares one connection between
  * them). Every call carries the deadline, request id and caller, and maps errors back.
  */
 export function createCatalogClients(opts: { address: string; deadlineMs: number }): CatalogClients {
@@ -41,6 +44,7 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
   const attributes = createRpcClient(apb.AttributesServiceClient, o);
   const groups = createRpcClient(apb.AttributeGroupsServiceClient, o);
   const options = createRpcClient(apb.AttributeOptionsServiceClient, o);
+  const products = createRpcClient(ppb.ProductsServiceClient, o);
   return {
     brands: {
       create: (r) => brands.createBrand(r),
@@ -114,8 +118,18 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       list: (r) => options.listAttributeOptions({ attribute_id, ...r }),
       batchGet: (r) => options.batchGetAttributeOptions({ ids: r.ids, attribute_id, values: r.handles }),
     }),
+    products: {
+      create: (r) => products.createProduct(r),
+      get: (r) => products.getProduct(r),
+      update: (r) => products.updateProduct(r),
+      patch: (r) => products.patchProduct(r),
+      delete: (r) => products.deleteProduct(r),
+      list: (r) => products.listProducts(r),
+      batchGet: (r) => products.batchGetProducts({ ids: r.ids, codes: r.handles }),
+    },
+    bulkUpsertProducts: (r) => products.bulkUpsertProducts(r),
     close() {
-      for (const c of [brands, trees, categories, families, catalogs, attributes, groups, options]) c.close();
+      for (const c of [brands, trees, categories, families, catalogs, attributes, groups, options, products]) c.close();
     },
   };
 }

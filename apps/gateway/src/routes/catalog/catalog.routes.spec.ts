@@ -10,14 +10,16 @@ const untouchable = new Proxy({}, {
   },
 }) as CatalogClients;
 
-const RESOURCES = 8;
+const RESOURCES = 9;
+/** Six per resource, and POST /products/bulk. */
+const ROUTES = RESOURCES * 6 + 1;
 
 describe('catalog routes declaration', () => {
   const api = new Api(createRegistry(), '/api/v1');
   catalogRoutes(api, untouchable, { maxLimit: 100, defaultLimit: 25 });
 
   it('declares the six routes of each resource without touching a client', () => {
-    expect(api.declared).toHaveLength(RESOURCES * 6);
+    expect(api.declared).toHaveLength(ROUTES);
     const byPath = (p: string) => api.declared.filter((d) => d.path.startsWith(`/api/v1/${p}`)).map((d) => `${d.method} ${d.path}`).sort();
     expect(byPath('category-trees')).toEqual([
       'delete /api/v1/category-trees/:id',
@@ -35,6 +37,15 @@ describe('catalog routes declaration', () => {
       'post /api/v1/attributes/:id/options',
       'put /api/v1/attributes/:id/options/:optionId',
     ]);
+    expect(byPath('products')).toEqual([
+      'delete /api/v1/products/:id',
+      'get /api/v1/products',
+      'get /api/v1/products/:id',
+      'patch /api/v1/products/:id',
+      'post /api/v1/products',
+      'post /api/v1/products/bulk',
+      'put /api/v1/products/:id',
+    ]);
   });
 
   it('needs <collection>:read for GETs and <collection>:write for writes', () => {
@@ -46,6 +57,7 @@ describe('catalog routes declaration', () => {
       catalogs: 'catalogs',
       attributes: 'attributes',
       'attribute-groups': 'attribute_groups',
+      products: 'products',
     };
     for (const d of api.declared) {
       const c = d.path.includes('/options') ? 'attribute_options' : collection[d.path.split('/')[3]];
@@ -57,8 +69,8 @@ describe('catalog routes declaration', () => {
     const registry = createRegistry();
     catalogRoutes(new Api(registry, '/api/v1'), untouchable, { maxLimit: 100, defaultLimit: 25 });
     const ops = Object.values(buildDocument(registry).paths ?? {}).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId));
-    expect(ops).toHaveLength(RESOURCES * 6);
-    expect(new Set(ops).size).toBe(RESOURCES * 6);
-    expect(ops).toEqual(expect.arrayContaining(['createCategoryTree', 'listCategories', 'patchFamily', 'deleteCatalog', 'replaceBrand', 'listAttributeOptions', 'getAttributeGroup', 'patchAttribute']));
+    expect(ops).toHaveLength(ROUTES);
+    expect(new Set(ops).size).toBe(ROUTES);
+    expect(ops).toEqual(expect.arrayContaining(['createCategoryTree', 'listCategories', 'patchFamily', 'deleteCatalog', 'replaceBrand', 'listAttributeOptions', 'getAttributeGroup', 'patchAttribute', 'listProducts', 'bulkUpsertProducts']));
   });
 });

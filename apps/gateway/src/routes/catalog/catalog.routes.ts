@@ -13,6 +13,7 @@ import {
   categoryTreeSchemas,
   familyListDecl,
   familySchemas,
+  productSchemas,
 } from '@pim/resources';
 import type { Api } from '../../http/route';
 import type { CatalogClients, RecordClient } from './catalog.clients';
@@ -21,6 +22,8 @@ import { brandCodec, catalogCodec, categoryCodec, categoryTreeCodec, familyCodec
 import { attributeCodec, attributeGroupCodec } from './attributes.codecs';
 import { ATTRIBUTE_TAG_DESCRIPTIONS, attributeRoutes } from './attributes.routes';
 import { recordRoutes, type RecordCodec, type RecordRouteSpec } from './record.routes';
+import { PRODUCT_TAG_DESCRIPTIONS, productRoutes } from './products.routes';
+import { productCodec } from './products.codecs';
 
 /** Descriptions of the OpenAPI tags the catalog's routes use. */
 export const CATALOG_TAG_DESCRIPTIONS: Record<string, string> = {
@@ -30,6 +33,7 @@ export const CATALOG_TAG_DESCRIPTIONS: Record<string, string> = {
   Families: 'Attribute groups and attributes (with required) a kind of product carries',
   Catalogs: 'Selections of products and the users groups that may see them',
   ...ATTRIBUTE_TAG_DESCRIPTIONS,
+  ...PRODUCT_TAG_DESCRIPTIONS,
 };
 
 const ID = /^[0-9a-f]{24}$/;
@@ -51,7 +55,7 @@ function loader<V extends { _id: string }, M, In, I>(client: () => RecordClient<
 
 /**
  * Declares the routes of the catalog app: /brands, /category-trees, /categories, /families,
- * /catalogs, /attributes (with /attributes/{id}/options) and /attribute-groups. `clients` is
+ * /catalogs, /attributes (with /attributes/{id}/options), /attribute-groups and /products (with /products/bulk). `clients` is
  * only touched when a request arrives.
  */
 export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLimit: number; defaultLimit: number }): void {
@@ -68,6 +72,7 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
     catalogs: loader(catalogs, catalogCodec),
     attributes: loader(() => clients.attributes, attributeCodec),
     attribute_groups: loader(() => clients.attributeGroups, attributeGroupCodec),
+    products: loader(() => clients.products, productCodec),
   };
   const views = {
     brands: brandSchemas.view,
@@ -77,6 +82,7 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
     catalogs: catalogSchemas.view,
     attributes: attributeSchemas.view,
     attribute_groups: attributeGroupSchemas.view,
+    products: productSchemas.view,
   };
   const declare = <V extends { _id: string; version: number }, M, In, I>(spec: RecordRouteSpec<V, M, In, I>) => recordRoutes(api, spec, limits, loaders, views);
 
@@ -111,4 +117,5 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
   declare({ path: '/families', collection: 'families', one: 'Family', many: 'Families', label: 'family', labels: 'families', tag: 'Families', schemas: familySchemas, listDecl: familyListDecl, client: families, codec: familyCodec });
   declare({ path: '/catalogs', collection: 'catalogs', one: 'Catalog', many: 'Catalogs', label: 'catalog', labels: 'catalogs', tag: 'Catalogs', schemas: catalogSchemas, listDecl: catalogListDecl, client: catalogs, codec: catalogCodec });
   attributeRoutes(declare, clients);
+  productRoutes(api, declare, clients);
 }

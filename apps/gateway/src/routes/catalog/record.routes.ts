@@ -7,6 +7,7 @@ import { listQuerySchema, toProtoListQuery } from '../../http/list';
 import { envelopeSchema } from '../../openapi/envelope';
 import type { RecordClient } from './catalog.clients';
 import { expandRecords, type BatchLoader, type LinkExpansions } from './expand';
+import { splitNestedFilters } from './nested-filters';
 
 /** How one resource crosses between REST (views, bodies) and gRPC (messages, inputs). */
 export interface RecordCodec<V, M, In, I> {
@@ -41,6 +42,8 @@ export interface RecordRouteSpec<V extends { _id: string; version: number }, M, 
   listDecl: ResourceDecl;
   /** OpenAPI descriptions of list parameters that the generic wording would get wrong. */
   listParams?: Record<string, ZodType>;
+  /** Prefix of nested filters the owner checks itself (`attributes.` → `attributes.<key>=v`), passed through as filters. */
+  nestedFilters?: string;
   /** Expand names whose records go into the links of the view field of the same name (`groups` → `groups[].group`). */
   links?: LinkExpansions;
   /**
@@ -133,7 +136,9 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     query: listQuery,
     responses: { 200: { description: 'A page of records', schema: list } },
     handler: async ({ query, params, path: at, principal }) => {
-      const q = parseListQuery(listDecl, query, limits);
+      const { rest, nested } = splitNestedFilters(query, spec.nestedFilters);
+      const parsed = parseListQuery(listDecl, rest, limits);
+      const q = { ...parsed, filters: [...parsed.filters, ...nested] };
       const r = await client(params).list({ query: toProtoListQuery(q) });
       const data = await expandRecords(listDecl, r.data.map(fromMessage), q.expand, loaders, principal, links);
       return { status: 200, body: buildEnvelope({ query: q, total: r.page_info?.total ?? 0, data, path: at, raw: query, decl: listDecl }) };

@@ -1,0 +1,165 @@
+import { In, type DataSource, type EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { ValidationError, fromZodError, type ErrorObject } from '@pim/errors';
+import { newId } from '@pim/ids';
+import { currentContext } from '@pim/logging';
+import { OutboxEvent, buildEnvelope, outboxChannel, schemaOf, subjectFor, type EventEnvelope } from '@pim/events';
+import { BULK_MAX_ITEMS, productSchemas, type BulkItemResult, type ProductInput, type ProductView } from '@pim/resources';
+import { SOURCE, type RecordService } from '../record/record.service';
+import { ProductEntity } from './product.entity';
+import { checkProduct, type BatchClaims } from './product.rules';
+import { loadWorld, lockStrings } from './product.world';
+import { CODE_LOCK, productColumns, productProblemsError } from './product.resource';
+
+const ATTEMPTS = 3;
+const DEADLOCK = '40P01';
+
+/** Columns a bulk upsert writes (every column of the table; `_id` is the conflict's survivor). */
+const COLUMNS = [
+  '_id', 'search_text', 'version', 'created_at', 'updated_at', 'created_by_name', 'deleted', 'deleted_at', 'deleted_by',
+  'family_id', 'brand_id', 'fulfilled', 'categories', 'category_trees', 'product_id', 'catalogs', 'attribute_groups',
+  'attributes_schema_snapshot', 'attributes_options_snapshot', 'code', 'name', 'description', 'image', 'images', 'attributes',
+  'enabled', 'tags', 'type', 'product_approval', 'last_approval_at', 'published', 'last_publishment_id', 'last_published_at',
+  'publishments', 'completeness', 'completeness_min',
+];
+const LIST = COLUMNS.map((c) => `"${c}"`).join(', ');
+const SET = COLUMNS.filter((c) => c !== '_id').map((c) => `"${c}" = EXCLUDED."${c}"`).join(', ');
+
+/** The error of an item as its result shows it (no request id: the response carries one). */
+const itemError = (err: { toObject(): ErrorObject }) => {
+  const { request_id: _, ...rest } = err.toObject();
+  return rest;
+};
+
+interface Pending {
+  index: number;
+  input: ProductInput;
+}
+
+/**
+ * Bulk upsert by `code` (decisions.md §2), set based: the whole batch's records, attributes,
+ * options and unique values are read in a fixed number of queries, every item is checked in
+ * memory, then the good ones are written with one INSERT … ON CONFLICT and their events with
+ * one outbox INSERT. A bad item fails alone; the others commit together.
+ */
+export class ProductBulkUpsert {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly products: RecordService<ProductEntity, ProductView, ProductInput>,
+  ) {}
+
+  /** One result per item, in the order given. */
+  async upsert(items: unknown[]): Promise<BulkItemResult[]> {
+    if (items.length > BULK_MAX_ITEMS) {
+      throw new ValidationError(`At most ${BULK_MAX_ITEMS} products can be upserted at once, got ${items.length}`, {
+        title: 'Too many items',
+        solution: `Split the items into batches of at most ${BULK_MAX_ITEMS}`,
+        details: [{ field: 'items', message: `must have at most ${BULK_MAX_ITEMS} items` }],
+      });
+    }
+    const results: BulkItemResult[] = new Array(items.length);
+    const pending: Pending[] = [];
+    const firstAt = new Map<string, number>();
+    items.forEach((raw, index) => {
+      const parsed = productSchemas.input.safeParse(raw);
+      const code = typeof (raw as { code?: unknown })?.code === 'string' ? ((raw as { code: string }).code) : undefined;
+      if (!parsed.success) {
+        results[index] = { index, ...(code !== undefined ? { code } : {}), status: 'failed', error: itemError(fromZodError(parsed.error, { title: 'Invalid product' })) };
+        return;
+      }
+      const earlier = firstAt.get(parsed.data.code);
+      if (earlier !== undefined) {
+        const err = new ValidationError(`The code '${parsed.data.code}' appears earlier in the batch (item ${earlier})`, {
+          title: 'Duplicate code in batch',
+          solution: 'Send each code once per batch',
+          details: [{ field: 'code', message: `repeats item ${earlier}` }],
+        });
+        results[index] = { index, code: parsed.data.code, status: 'failed', error: itemError(err) };
+        return;
+      }
+      firstAt.set(parsed.data.code, index);
+      pending.push({ index, input: parsed.data });
+    });
+    if (pending.length > 0) {
+      for (const r of await this.write(pending)) results[r.index] = r;
+    }
+    return results;
+  }
+
+  private async write(pending: Pending[]): Promise<BulkItemResult[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ds.transaction((m) => this.writeIn(m, pending));
+      } catch (err) {
+        const code = (err as { driverError?: { code?: string }; code?: string })?.driverError?.code ?? (err as { code?: string })?.code;
+        if (code === DEADLOCK && attempt < ATTEMPTS) continue;
+        throw err;
+      }
+    }
+  }
+
+  private async writeIn(m: EntityManager, pending: Pending[]): Promise<BulkItemResult[]> {
+    const codes = pending.map((p) => p.input.code);
+    // Same lock as single writes take, so a code is never created twice between the read and the insert.
+    await lockStrings(m, CODE_LOCK, codes);
+    const existing = await m.find(ProductEntity, { where: { code: In(codes), deleted: false }, lock: { mode: 'pessimistic_write' }, order: { _id: 'ASC' } });
+    const prevByCode = new Map(existing.map((p) => [p.code, p]));
+    const now = new Date();
+    const actor = currentContext()?.actor?.user_name ?? null;
+    const drafts = pending.map(({ input }) => {
+      const prev = prevByCode.get(input.code);
+      const next = Object.assign(new ProductEntity(), prev ?? {}, productColumns(input));
+      if (prev) {
+        next.version = prev.version + 1;
+      } else {
+        Object.assign(next, { _id: newId(), version: 1, created_at: now, created_by_name: actor, deleted: false, deleted_at: null, deleted_by: null });
+      }
+      next.updated_at = now;
+      return next;
+    });
+
+    const world = await loadWorld(m, drafts);
+    const claims: BatchClaims = new Map();
+    const results: BulkItemResult[] = [];
+    const good: { entity: ProductEntity; action: 'created' | 'updated' }[] = [];
+    drafts.forEach((draft, i) => {
+      const { index } = pending[i];
+      const check = checkProduct(draft, world, claims);
+      if (!check.ok) {
+        results.push({ index, code: draft.code, status: 'failed', error: itemError(productProblemsError(draft.code, check.problems)) });
+        return;
+      }
+      Object.assign(draft, check.derived);
+      const action = prevByCode.has(draft.code) ? 'updated' : 'created';
+      good.push({ entity: draft, action });
+      results.push({ index, code: draft.code, _id: draft._id, status: action });
+    });
+    if (good.length === 0) return results;
+
+    const rows = good.map(({ entity }) => Object.fromEntries(COLUMNS.map((c) => [c, (entity as unknown as Record<string, unknown>)[c] ?? null])));
+    await m.query(
+      `INSERT INTO "products" (${LIST}) SELECT ${LIST} FROM jsonb_populate_recordset(NULL::"products", $1::jsonb)
+        ON CONFLICT ("code") WHERE "deleted" = false DO UPDATE SET ${SET}`,
+      [JSON.stringify(rows)],
+    );
+    await this.emitAll(m, good.map(({ entity, action }) => ({ action, view: this.products.toView(entity) })), now);
+    return results;
+  }
+
+  /** One event per stored product, written to the outbox in one statement, and one wake-up for the relay. */
+  private async emitAll(m: EntityManager, events: { action: 'created' | 'updated'; view: ProductView }[], occurredAt: Date): Promise<void> {
+    const ctx = currentContext();
+    const rows = events.map(({ action, view }) => {
+      const envelope = buildEnvelope({ id: newId(), source: SOURCE, collection: 'products', action, data: view, occurredAt, actor: ctx?.actor ?? null, requestId: ctx?.requestId });
+      return {
+        id: envelope.id,
+        type: envelope.type,
+        subject: subjectFor('', SOURCE, 'products', action),
+        envelope: envelope as QueryDeepPartialEntity<EventEnvelope>,
+        occurred_at: occurredAt,
+      };
+    });
+    await m.insert(OutboxEvent, rows);
+    await m.query("SELECT pg_notify($1, '')", [outboxChannel(schemaOf(m.connection.options))]);
+  }
+}

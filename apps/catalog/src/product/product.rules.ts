@@ -1,0 +1,160 @@
+import type { ErrorDetail } from '@pim/errors';
+import { validateAttributeValue } from '../attribute/attribute.values';
+import { uniqueKey, type AttributeDef, type ProductDraft, type ProductWorld } from './product.world';
+
+/** What a product's write derives from its values: the snapshots and its completeness. */
+export interface ProductDerived {
+  attributes: Record<string, unknown>;
+  attributes_schema_snapshot: Record<string, unknown>;
+  attributes_options_snapshot: Record<string, unknown>;
+  completeness: Record<string, number>;
+  completeness_min: number;
+}
+
+/** The outcome of checking one product: every problem at once, or what to store. */
+export type ProductCheck = { ok: true; derived: ProductDerived } | { ok: false; problems: ErrorDetail[] };
+
+/** Unique values claimed by earlier items of the same batch: value key → the claiming code. */
+export type BatchClaims = Map<string, string>;
+
+const isLocalized = (a: AttributeDef) => (a.type === 'text' || a.type === 'textarea') && a.type_config.localizable === true;
+
+/** Whether a value counts as filled (in one language, for a localizable attribute). */
+function filled(a: AttributeDef, value: unknown, language?: string): boolean {
+  if (value === null || value === undefined) return false;
+  if (isLocalized(a)) {
+    const texts = value as Record<string, unknown>;
+    const asked = language === undefined ? Object.values(texts) : [texts[language]];
+    return asked.some((t) => typeof t === 'string' && t.trim().length > 0);
+  }
+  if (typeof value === 'string') return value.trim().length > 0;
+  if (Array.isArray(value)) return value.length > 0;
+  return true;
+}
+
+/** Whether an attribute's association admits the product's type (decisions.md §7). */
+const fitsType = (a: AttributeDef, variation: boolean) => a.association === 'product_and_sku' || (a.association === 'sku') === variation;
+
+function referenceProblems(p: ProductDraft, w: ProductWorld): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const missing = (field: string, label: string, id: string) => problems.push({ field, message: `no live ${label} has _id '${id}'` });
+  if (p.family_id !== null && !w.families.has(p.family_id)) missing('family_id', 'family', p.family_id);
+  if (p.brand_id !== null && !w.live.brands.has(p.brand_id)) missing('brand_id', 'brand', p.brand_id);
+  p.categories.forEach((id, i) => w.live.categories.has(id) || missing(`categories.${i}`, 'category', id));
+  p.category_trees.forEach((id, i) => w.live.category_trees.has(id) || missing(`category_trees.${i}`, 'category tree', id));
+  p.catalogs.forEach((c, i) => w.live.catalogs.has(c._id) || missing(`catalogs.${i}._id`, 'catalog', c._id));
+  p.attribute_groups.forEach((id, i) => w.live.attribute_groups.has(id) || missing(`attribute_groups.${i}`, 'attribute group', id));
+  if (p.product_id !== null) {
+    const parent = w.parents.get(p.product_id);
+    if (p.product_id === p._id) problems.push({ field: 'product_id', message: 'must name another product, not the product itself' });
+    else if (parent === undefined) missing('product_id', 'product', p.product_id);
+    else if (p.type === 'variation' && parent === 'variation') problems.push({ field: 'product_id', message: `names a variation; a variation's parent must not be a variation` });
+  } else if (p.type === 'variation') {
+    problems.push({ field: 'product_id', message: 'is required for a variation: the _id of its parent product' });
+  }
+  return problems;
+}
+
+/**
+ * The attributes that apply to a product — those linked to its attribute groups (its own and
+ * its family's), to its categories, or named by its family — each with whether it must be
+ * filled there (on the attribute, or on one of the links the product has).
+ */
+function applicable(p: ProductDraft, w: ProductWorld): Map<string, { a: AttributeDef; required: boolean }> {
+  const family = p.family_id !== null ? w.families.get(p.family_id) : undefined;
+  const groups = new Set([...p.attribute_groups, ...(family?.attribute_groups ?? [])]);
+  const categories = new Set(p.categories);
+  const byFamily = new Map((family?.attributes ?? []).map((a) => [a._id, a.required]));
+  const out = new Map<string, { a: AttributeDef; required: boolean }>();
+  for (const a of w.attributesByKey.values()) {
+    const inGroups = a.groups.filter((l) => groups.has(l._id));
+    const inCategories = a.categories.filter((l) => categories.has(l._id));
+    const inFamily = byFamily.get(a._id);
+    if (inGroups.length === 0 && inCategories.length === 0 && inFamily === undefined) continue;
+    const required = a.required || inFamily === true || inGroups.some((l) => l.required) || inCategories.some((l) => l.required);
+    out.set(a.key, { a, required });
+  }
+  return out;
+}
+
+/**
+ * Checks one product against its world: references, variation parent, and every attribute
+ * value (known, applicable, association vs type, type and type_config, options, unique,
+ * required). Pure: a bulk write checks its whole batch in memory. `claims` carries the unique
+ * values of earlier items of the batch; this product's are added when it passes.
+ */
+export function checkProduct(p: ProductDraft, w: ProductWorld, claims: BatchClaims = new Map()): ProductCheck {
+  const problems = referenceProblems(p, w);
+  const variation = p.type === 'variation';
+  const apply = applicable(p, w);
+  const attributes = Object.fromEntries(Object.entries(p.attributes).filter(([, v]) => v !== null && v !== undefined));
+  const optionsSnapshot: Record<string, { value: string; label: Record<string, string> }[]> = {};
+  const claimed: string[] = [];
+  for (const [key, value] of Object.entries(attributes)) {
+    const field = `attributes.${key}`;
+    const known = w.attributesByKey.get(key);
+    const link = apply.get(key);
+    if (!known) {
+      problems.push({ field, message: 'is not an attribute: no live attribute has this key' });
+      continue;
+    }
+    if (!link) {
+      problems.push({ field, message: "does not apply to this product: it is not linked to the product's attribute groups, categories or family" });
+      continue;
+    }
+    const a = link.a;
+    if (!fitsType(a, variation)) {
+      problems.push({ field, message: `applies to ${a.association === 'sku' ? 'variations' : 'products that are not variations'} only (association ${a.association}), and this product is a ${p.type}` });
+      continue;
+    }
+    const options = w.options.get(a._id);
+    const valueProblems = validateAttributeValue({ type: a.type, type_config: a.type_config, options: options?.keys() }, value, field);
+    if (valueProblems.length > 0) {
+      problems.push(...valueProblems);
+      continue;
+    }
+    if (options) {
+      const used = Array.isArray(value) ? (value as string[]) : [value as string];
+      optionsSnapshot[key] = used.map((v) => ({ value: v, label: options.get(v) ?? {} }));
+    }
+    if (a.unique) {
+      const k = uniqueKey(key, value);
+      const holder = w.taken.get(k);
+      const earlier = claims.get(k);
+      if (holder && holder._id !== p._id && holder.code !== p.code) problems.push({ field, message: `must be unique: product '${holder.code}' already holds ${JSON.stringify(value)}` });
+      else if (earlier !== undefined && earlier !== p.code) problems.push({ field, message: `must be unique: product '${earlier}' earlier in the batch holds ${JSON.stringify(value)}` });
+      else claimed.push(k);
+    }
+  }
+  const required = [...apply.values()].filter(({ a, required: r }) => r && fitsType(a, variation)).map(({ a }) => a);
+  for (const a of required) {
+    if (!filled(a, attributes[a.key])) problems.push({ field: `attributes.${a.key}`, message: 'is required for this product and has no value' });
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  for (const k of claimed) claims.set(k, p.code);
+
+  const languages = [...new Set([...Object.keys(p.name), ...Object.keys(p.description)])].sort();
+  const completeness = Object.fromEntries(
+    languages.map((language) => {
+      if (required.length === 0) return [language, 100];
+      const done = required.filter((a) => filled(a, attributes[a.key], isLocalized(a) ? language : undefined)).length;
+      return [language, Math.floor((100 * done) / required.length)];
+    }),
+  );
+  const schemaSnapshot = Object.fromEntries(
+    [...apply.values()]
+      .filter(({ a }) => fitsType(a, variation))
+      .sort((x, y) => x.a.key.localeCompare(y.a.key))
+      .map(({ a, required: r }) => [a.key, { _id: a._id, name: a.name, type: a.type, type_config: a.type_config, unique: a.unique, required: r, association: a.association }]),
+  );
+  return {
+    ok: true,
+    derived: {
+      attributes,
+      attributes_schema_snapshot: schemaSnapshot,
+      attributes_options_snapshot: optionsSnapshot,
+      completeness,
+      completeness_min: Math.min(100, ...Object.values(completeness)),
+    },
+  };
+}

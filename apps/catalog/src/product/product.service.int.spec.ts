@@ -1,0 +1,343 @@
+import 'reflect-metadata';
+import { ConflictError, PreconditionFailedError, ValidationError } from '@pim/errors';
+import { parseListQuery } from '@pim/query';
+import { productListDecl, type AttributeInput, type AttributeView, type ProductInput } from '@pim/resources';
+import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
+
+const MISSING = '6740a1b2c3d4e5f601234567';
+const MISSING2 = '6740a1b2c3d4e5f601234568';
+
+// Products against the real Postgres: references, attribute values by type, association,
+// unique, required, snapshots, completeness, search, events and the set-based bulk upsert.
+describe('products (real Postgres)', () => {
+  let ctx: CatalogTestContext;
+
+  beforeAll(async () => {
+    ctx = await catalogTestContext();
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  beforeEach(async () => {
+    await ctx.reset();
+  });
+
+  const products = () => ctx.services.products;
+  const list = async (params: Record<string, string>) => (await products().list(parseListQuery(productListDecl, { sort: 'code', ...params }))).data.map((p) => p.code);
+  const problemsOf = async (work: Promise<unknown>) => {
+    const err = await work.catch((e) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    return (err as ValidationError).details ?? [];
+  };
+
+  /** A group with one attribute of every type (select/multiselect with options red, blue). */
+  async function everyType(): Promise<{ group: string; attrs: Record<string, AttributeView> }> {
+    const group = (await ctx.newAttributeGroup())._id;
+    const link = { groups: [{ _id: group }] };
+    const specs: Record<string, Partial<AttributeInput>> = {
+      a_text: { type: 'text', type_config: { max_length: 5 } },
+      a_textarea: { type: 'textarea', type_config: { localizable: true } },
+      a_number: { type: 'number', type_config: { type: 'integer', min: 0 } },
+      a_boolean: { type: 'boolean' },
+      a_date: { type: 'date', type_config: { min: '2020-01-01' } },
+      a_datetime: { type: 'datetime' },
+      a_select: { type: 'select' },
+      a_multiselect: { type: 'multiselect' },
+      a_price: { type: 'price', type_config: { currencies: ['BRL', 'USD'] } },
+      a_metric: { type: 'metric', type_config: { units: ['kg', 'g'] } },
+      a_url: { type: 'url' },
+      a_email: { type: 'email' },
+      a_image: { type: 'image' },
+      a_file: { type: 'file' },
+    };
+    const attrs: Record<string, AttributeView> = {};
+    for (const [key, spec] of Object.entries(specs)) attrs[key] = await ctx.newAttribute({ key, association: 'product_and_sku', ...link, ...spec });
+    for (const key of ['a_select', 'a_multiselect']) {
+      for (const value of ['red', 'blue']) await ctx.newOption(attrs[key]._id, { value, label: { en: value } });
+    }
+    return { group, attrs };
+  }
+
+  it('refuses a bad value of each of the 14 types with every key listed, and round-trips a valid product exactly', async () => {
+    const { group } = await everyType();
+    const bad = {
+      a_text: 'too long',
+      a_textarea: 'not a translate',
+      a_number: 1.5,
+      a_boolean: 'yes',
+      a_date: '2019-12-31',
+      a_datetime: '2024-01-31',
+      a_select: 'green',
+      a_multiselect: ['red', 'red'],
+      a_price: { amount: 10, currency: 'EUR' },
+      a_metric: { amount: 1, unit: 'lb' },
+      a_url: 'ftp://x',
+      a_email: 'nobody',
+      a_image: 'not a url',
+      a_file: 42,
+    };
+    const details = await problemsOf(ctx.newProduct({ code: 'bad', attribute_groups: [group], attributes: bad }));
+    const keys = new Set(details.map((d) => d.field.split('.').slice(0, 2).join('.')));
+    expect([...keys].sort()).toEqual(Object.keys(bad).map((k) => `attributes.${k}`).sort());
+
+    const good = {
+      a_text: 'abc',
+      a_textarea: { pt: 'Descrição', en: 'Description' },
+      a_number: 12,
+      a_boolean: false,
+      a_date: '2024-01-31',
+      a_datetime: '2024-01-31T12:00:00-03:00',
+      a_select: 'red',
+      a_multiselect: ['blue', 'red'],
+      a_price: { amount: 19.9, currency: 'BRL' },
+      a_metric: { amount: 1.25, unit: 'kg' },
+      a_url: 'https://example.com/p',
+      a_email: 'ana@example.com',
+      a_image: 'https://cdn.example.com/1.jpg',
+      a_file: 'https://cdn.example.com/1.pdf',
+    };
+    const input: ProductInput = {
+      code: 'good',
+      name: { pt: 'Café', en: 'Coffee' },
+      description: { pt: 'Torrado' },
+      type: 'simple',
+      attribute_groups: [group],
+      attributes: good,
+      last_published_at: '2026-01-02T03:04:05.006Z',
+      publishments: [{ channel: 'shop', published_at: '2026-01-02T03:04:05.006Z', status: 'PUBLISHED' }],
+      fulfilled: 2.5,
+    };
+    const created = await products().create(input);
+    expect(created).toMatchObject({ ...input, enabled: true, published: false, categories: [], version: 1, completeness: { en: 100, pt: 100 } });
+    expect(created.attributes).toEqual(good);
+    expect(await products().get(created._id)).toEqual(created);
+    expect(Object.keys(created.attributes_schema_snapshot).sort()).toEqual(Object.keys(good).sort());
+    expect(created.attributes_options_snapshot).toEqual({
+      a_select: [{ value: 'red', label: { en: 'red' } }],
+      a_multiselect: [
+        { value: 'blue', label: { en: 'blue' } },
+        { value: 'red', label: { en: 'red' } },
+      ],
+    });
+    const events = await ctx.events();
+    expect(events.at(-1)).toMatchObject({ type: 'products.created', data: created });
+  });
+
+  it('names every missing reference and its field in one 400', async () => {
+    const brand = await ctx.newBrand();
+    const category = await ctx.newCategory();
+    const details = await problemsOf(
+      ctx.newProduct({
+        family_id: MISSING,
+        brand_id: brand._id,
+        categories: [category._id, MISSING],
+        category_trees: [MISSING],
+        catalogs: [{ _id: MISSING2, user_groups: [] }],
+        attribute_groups: [MISSING],
+        product_id: MISSING2,
+      }),
+    );
+    expect(details.map((d) => d.field).sort()).toEqual(['attribute_groups.0', 'catalogs.0._id', 'categories.1', 'category_trees.0', 'family_id', 'product_id']);
+    expect(details.find((d) => d.field === 'categories.1')?.message).toBe(`no live category has _id '${MISSING}'`);
+  });
+
+  it('keeps variations under a live non-variation parent and attributes to their association', async () => {
+    const group = (await ctx.newAttributeGroup())._id;
+    await ctx.newAttribute({ key: 'for_products', association: 'product', groups: [{ _id: group }] });
+    await ctx.newAttribute({ key: 'for_skus', association: 'sku', groups: [{ _id: group }] });
+    await ctx.newAttribute({ key: 'for_both', association: 'product_and_sku', groups: [{ _id: group }] });
+
+    expect((await problemsOf(ctx.newProduct({ type: 'variation' }))).map((d) => d.field)).toEqual(['product_id']);
+    const parent = await ctx.newProduct({ code: 'parent', attribute_groups: [group], attributes: { for_products: 'p', for_both: 'b' } });
+    const sku = await ctx.newProduct({ code: 'sku', type: 'variation', product_id: parent._id, attribute_groups: [group], attributes: { for_skus: 's', for_both: 'b' } });
+    expect(sku.product_id).toBe(parent._id);
+    expect((await problemsOf(ctx.newProduct({ type: 'variation', product_id: sku._id }))).map((d) => d.message)).toEqual([
+      "names a variation; a variation's parent must not be a variation",
+    ]);
+    const wrong = await problemsOf(ctx.newProduct({ attribute_groups: [group], attributes: { for_skus: 'x' } }));
+    expect(wrong).toEqual([{ field: 'attributes.for_skus', message: 'applies to variations only (association sku), and this product is a simple' }]);
+    const wrongSku = await problemsOf(ctx.newProduct({ type: 'variation', product_id: parent._id, attribute_groups: [group], attributes: { for_products: 'x' } }));
+    expect(wrongSku.map((d) => d.field)).toEqual(['attributes.for_products']);
+
+    const refused = await products().remove(parent._id).catch((e) => e);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused.message).toBe("The product 'parent' is still used by 1 live product");
+  });
+
+  it('refuses unknown and inapplicable keys, taken unique values and missing required ones, all at once', async () => {
+    const group = (await ctx.newAttributeGroup())._id;
+    const category = (await ctx.newCategory())._id;
+    const other = (await ctx.newAttributeGroup())._id;
+    await ctx.newAttribute({ key: 'ean', unique: true, groups: [{ _id: group }] });
+    await ctx.newAttribute({ key: 'elsewhere', groups: [{ _id: other }] });
+    await ctx.newAttribute({ key: 'by_link', categories: [{ _id: category, required: true }] });
+    const familyAttr = await ctx.newAttribute({ key: 'by_family' });
+    const family = (await ctx.newFamily({ attributes: [{ _id: familyAttr._id, required: true }] }))._id;
+
+    const first = await ctx.newProduct({ code: 'first', attribute_groups: [group], attributes: { ean: '789' } });
+    const details = await problemsOf(
+      ctx.newProduct({ code: 'second', attribute_groups: [group], categories: [category], family_id: family, attributes: { ean: '789', ghost: 1, elsewhere: 'x' } }),
+    );
+    expect(details).toEqual(
+      expect.arrayContaining([
+        { field: 'attributes.ean', message: 'must be unique: product \'first\' already holds "789"' },
+        { field: 'attributes.ghost', message: 'is not an attribute: no live attribute has this key' },
+        { field: 'attributes.elsewhere', message: "does not apply to this product: it is not linked to the product's attribute groups, categories or family" },
+        { field: 'attributes.by_link', message: 'is required for this product and has no value' },
+        { field: 'attributes.by_family', message: 'is required for this product and has no value' },
+      ]),
+    );
+    expect(details).toHaveLength(5);
+    // A product keeps its own unique value on a rewrite; If-Match guards it.
+    await expect(products().patch(first._id, { name: { es: 'Primero' } }, 1)).resolves.toMatchObject({ version: 2, attributes: { ean: '789' } });
+    await expect(products().patch(first._id, { tags: ['x'] }, 1)).rejects.toBeInstanceOf(PreconditionFailedError);
+  });
+
+  it('computes completeness per language of name and description and filters on its lowest value', async () => {
+    const group = (await ctx.newAttributeGroup())._id;
+    await ctx.newAttribute({ key: 'plain', required: true, groups: [{ _id: group }] });
+    await ctx.newAttribute({ key: 'story', type: 'textarea', type_config: { localizable: true }, groups: [{ _id: group, required: true }] });
+    const half = await ctx.newProduct({ code: 'half', name: { pt: 'Meio', en: 'Half' }, attribute_groups: [group], attributes: { plain: 'x', story: { pt: 'história' } } });
+    expect(half.completeness).toEqual({ en: 50, pt: 100 });
+    const full = await ctx.newProduct({ code: 'full', name: { pt: 'Cheio' }, attribute_groups: [group], attributes: { plain: 'x', story: { pt: 'história' } } });
+    expect(full.completeness).toEqual({ pt: 100 });
+    expect(await list({ completeness_min_lt: '100' })).toEqual(['half']);
+    expect(await list({ completeness_min: '100' })).toEqual(['full']);
+  });
+
+  it('searches code and every language of name, ignoring case and accents', async () => {
+    await ctx.newProduct({ code: 'p1', name: { pt: 'Café' } });
+    await ctx.newProduct({ code: 'p2', name: { en: 'Tea' } });
+    expect(await list({ _search: 'cafe' })).toEqual(['p1']);
+    expect(await list({ _search: 'P2' })).toEqual(['p2']);
+  });
+
+  it('counts products holding an attribute or an option value, refusing their deletes', async () => {
+    const group = (await ctx.newAttributeGroup())._id;
+    const color = await ctx.newAttribute({ key: 'color', type: 'multiselect', groups: [{ _id: group }] });
+    const red = await ctx.newOption(color._id, { value: 'red' });
+    await ctx.newOption(color._id, { value: 'blue' });
+    await ctx.newProduct({ attribute_groups: [group], attributes: { color: ['red'] } });
+    await ctx.newProduct({ attribute_groups: [group], attributes: { color: ['blue', 'red'] } });
+    const refused = await ctx.services.attributeOptions.remove(color._id, red._id).catch((e) => e);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused.message).toBe("Cannot delete option 'red' of attribute 'color': 2 live products use it");
+    const attribute = await ctx.services.attributes.remove(color._id).catch((e) => e);
+    expect(attribute).toBeInstanceOf(ConflictError);
+    expect(attribute.message).toContain('2 live products');
+  });
+
+  it('refuses to delete the brand, family, categories, trees, catalogs and attribute groups live products name', async () => {
+    const brand = await ctx.newBrand();
+    const family = await ctx.newFamily();
+    const tree = await ctx.newCategoryTree();
+    const category = await ctx.newCategory({ category_tree_id: tree._id });
+    const catalog = await ctx.newCatalog();
+    const group = await ctx.newAttributeGroup();
+    const product = await ctx.newProduct({
+      brand_id: brand._id,
+      family_id: family._id,
+      categories: [category._id],
+      category_trees: [tree._id],
+      catalogs: [{ _id: catalog._id, user_groups: [] }],
+      attribute_groups: [group._id],
+    });
+    const s = ctx.services;
+    const refusals = await Promise.all([
+      s.brands.remove(brand._id).catch((e) => e),
+      s.families.remove(family._id).catch((e) => e),
+      s.categories.remove(category._id).catch((e) => e),
+      s.catalogs.remove(catalog._id).catch((e) => e),
+      s.attributeGroups.remove(group._id).catch((e) => e),
+    ]);
+    for (const err of refusals) {
+      expect(err).toBeInstanceOf(ConflictError);
+      expect(err.message).toContain('1 live product');
+    }
+    await products().remove(product._id);
+    await expect(s.brands.remove(brand._id)).resolves.toMatchObject({ _id: brand._id });
+    await expect(s.categories.remove(category._id)).resolves.toMatchObject({ _id: category._id });
+    await expect(s.categoryTrees.remove(tree._id)).resolves.toMatchObject({ _id: tree._id });
+    expect((await ctx.events()).filter((e) => e.type === 'products.deleted')).toHaveLength(1);
+  });
+
+  it('filters on attributes.<key> by the attribute\'s type', async () => {
+    const group = (await ctx.newAttributeGroup())._id;
+    const color = await ctx.newAttribute({ key: 'color', type: 'multiselect', groups: [{ _id: group }] });
+    for (const value of ['red', 'blue']) await ctx.newOption(color._id, { value });
+    await ctx.newAttribute({ key: 'weight', type: 'number', groups: [{ _id: group }] });
+    await ctx.newAttribute({ key: 'title', type: 'text', type_config: { localizable: true }, groups: [{ _id: group }] });
+    const add = (code: string, attributes: Record<string, unknown>) => ctx.newProduct({ code, attribute_groups: [group], attributes });
+    await add('a', { color: ['red'], weight: 1, title: { pt: 'Azul' } });
+    await add('b', { color: ['blue', 'red'], weight: 5 });
+    await add('c', { weight: 10 });
+    const by = async (...filters: { field: string; op: string; values: string[] }[]) => {
+      const q = parseListQuery(productListDecl, { sort: 'code' });
+      return (await products().list({ ...q, filters: filters as typeof q.filters })).data.map((p) => p.code);
+    };
+    expect(await by({ field: 'attributes.color', op: 'eq', values: ['red'] })).toEqual(['a', 'b']);
+    expect(await by({ field: 'attributes.color', op: 'in', values: ['blue', 'green'] })).toEqual(['b']);
+    expect(await by({ field: 'attributes.weight', op: 'gte', values: ['5'] })).toEqual(['b', 'c']);
+    expect(await by({ field: 'attributes.weight', op: 'eq', values: ['10'] })).toEqual(['c']);
+    expect(await by({ field: 'attributes.color', op: 'exists', values: ['false'] })).toEqual(['c']);
+    expect(await by({ field: 'attributes.title', op: 'eq', values: ['Azul'] })).toEqual(['a']);
+    const details = await problemsOf(by({ field: 'attributes.weight', op: 'eq', values: ['heavy'] }, { field: 'attributes.ghost', op: 'eq', values: ['x'] }));
+    expect(details).toEqual([
+      { field: 'attributes.weight', message: 'must be a number for a number attribute' },
+      { field: 'attributes.ghost', message: 'names no live attribute key' },
+    ]);
+  });
+
+  describe('bulk upsert', () => {
+    it('stores 990 of 1,000 items with 10 item errors, one event each, and updates by code on the next run', async () => {
+      const group = (await ctx.newAttributeGroup())._id;
+      await ctx.newAttribute({ key: 'weight', type: 'number', groups: [{ _id: group }] });
+      const items: unknown[] = Array.from({ length: 1_000 }, (_, i) => ({
+        code: `bulk-${i}`,
+        name: { en: `Product ${i}` },
+        type: 'simple',
+        attribute_groups: [group],
+        attributes: { weight: i },
+      }));
+      const badAt = [3, 100, 200, 300, 400, 500, 600, 700, 800, 999];
+      badAt.forEach((i, n) => {
+        items[i] = n % 2 === 0 ? { ...(items[i] as object), attributes: { weight: 'heavy' } } : { code: `bulk-${i}`, type: 'simple' };
+      });
+      const results = await ctx.services.productBulk.upsert(items);
+      expect(results).toHaveLength(1_000);
+      expect(results.filter((r) => r.status === 'created')).toHaveLength(990);
+      const failed = results.filter((r) => r.status === 'failed');
+      expect(failed.map((r) => r.index)).toEqual(badAt);
+      expect(failed[0].error).toMatchObject({ code: 400, details: [{ field: 'attributes.weight', message: 'must be a number' }] });
+      expect(failed[1].error).toMatchObject({ code: 400, details: [{ field: 'name' }] });
+      const [{ n }] = await ctx.ds.query('SELECT count(*)::int AS n FROM catalog.products');
+      expect(n).toBe(990);
+      const events = await ctx.events();
+      expect(events.filter((e) => e.type === 'products.created')).toHaveLength(990);
+      const stored = await products().get(results[0]._id!);
+      expect(events.find((e) => (e.data as { _id: string })._id === stored._id)?.data).toEqual(stored);
+
+      const again = await ctx.services.productBulk.upsert([
+        { code: 'bulk-0', name: { en: 'Renamed' }, type: 'simple', attribute_groups: [group], attributes: { weight: 1 } },
+        { code: 'bulk-new', name: { en: 'New' }, type: 'simple' },
+        { code: 'bulk-new', name: { en: 'Twice' }, type: 'simple' },
+      ]);
+      expect(again.map((r) => r.status)).toEqual(['updated', 'created', 'failed']);
+      expect(again[0]._id).toBe(stored._id);
+      expect(await products().get(stored._id)).toMatchObject({ version: 2, name: { en: 'Renamed' }, created_at: stored.created_at });
+      expect((await ctx.events()).filter((e) => e.type === 'products.updated')).toHaveLength(1);
+    });
+
+    it('checks unique values across the batch and the stored products', async () => {
+      const group = (await ctx.newAttributeGroup())._id;
+      await ctx.newAttribute({ key: 'ean', unique: true, groups: [{ _id: group }] });
+      await ctx.newProduct({ code: 'held', attribute_groups: [group], attributes: { ean: '1' } });
+      const item = (code: string, ean: string) => ({ code, name: { en: code }, type: 'simple', attribute_groups: [group], attributes: { ean } });
+      const results = await ctx.services.productBulk.upsert([item('a', '1'), item('b', '2'), item('c', '2'), item('held', '1')]);
+      expect(results.map((r) => r.status)).toEqual(['failed', 'created', 'failed', 'updated']);
+      expect(results[2].error?.details).toEqual([{ field: 'attributes.ean', message: 'must be unique: product \'b\' earlier in the batch holds "2"' }]);
+    });
+  });
+});

@@ -1,0 +1,21 @@
+import type { DataSource } from 'typeorm';
+import type { Logger } from '@pim/logging';
+import type { ServiceRegistration } from '@pim/rpc';
+import { RecordService } from '../record/record.service';
+import { ProductBulkUpsert } from './product.bulk';
+import { productResource } from './product.resource';
+import { productsGrpc as productsServiceGrpc } from './product.grpc';
+
+/** The products service and its bulk upsert over one DataSource. */
+export function productServices(ds: DataSource) {
+  const products = new RecordService(ds, productResource);
+  return { products, productBulk: new ProductBulkUpsert(ds, products) };
+}
+
+/** The product services of one DataSource. */
+export type ProductServices = ReturnType<typeof productServices>;
+
+/** Their gRPC service (pim.catalog.v1.ProductsService), ready for GrpcApp. */
+export function productsGrpc(services: ProductServices, logger: Logger): ServiceRegistration[] {
+  return [productsServiceGrpc(services.products, services.productBulk, logger)];
+}

@@ -1,0 +1,58 @@
+import { productBulkSchemas, productListDecl, productSchemas, type BulkItemResult } from '@pim/resources';
+import type { Api } from '../../http/route';
+import type { CatalogClients } from './catalog.clients';
+import type { RecordRouteSpec } from './record.routes';
+import { productCodec } from './products.codecs';
+
+/** Descriptions of the OpenAPI tags the product routes use. */
+export const PRODUCT_TAG_DESCRIPTIONS: Record<string, string> = {
+  Products: 'Products with typed attribute values checked against the attributes that apply (groups, categories, family), snapshots and completeness',
+};
+
+type Declare = <V extends { _id: string; version: number }, M, In, I>(spec: RecordRouteSpec<V, M, In, I>) => void;
+
+/**
+ * Declares /products (the six record routes) and POST /products/bulk. The bulk route passes
+ * each item to the catalog as given: items are checked there one by one, so a bad item fails
+ * alone instead of failing the request.
+ */
+export function productRoutes(api: Api, declare: Declare, clients: CatalogClients): void {
+  declare({
+    path: '/products',
+    collection: 'products',
+    one: 'Product',
+    many: 'Products',
+    label: 'product',
+    labels: 'products',
+    tag: 'Products',
+    schemas: productSchemas,
+    listDecl: productListDecl,
+    nestedFilters: 'attributes.',
+    searches: 'code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute\'s type',
+    client: () => clients.products,
+    codec: productCodec,
+  });
+
+  api.route({
+    method: 'post',
+    path: '/products/bulk',
+    operationId: 'bulkUpsertProducts',
+    scope: 'products:write',
+    summary: 'Upsert up to 1,000 products by code',
+    description:
+      'Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated` or `failed` with its error object), and one bad item never fails the others. One event per stored product.',
+    tags: ['Products'],
+    body: productBulkSchemas.body,
+    responses: { 200: { description: 'One result per item, in the order given', schema: productBulkSchemas.result } },
+    handler: async ({ body }) => {
+      const r = await clients.bulkUpsertProducts({ items: body.items });
+      const data: BulkItemResult[] = r.data.map(({ id, error, ...rest }) => ({
+        ...rest,
+        ...(id !== undefined ? { _id: id } : {}),
+        status: rest.status as BulkItemResult['status'],
+        ...(error !== undefined ? { error: error as BulkItemResult['error'] } : {}),
+      }));
+      return { status: 200, body: { data } };
+    },
+  });
+}
