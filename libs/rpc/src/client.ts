@@ -31,6 +31,10 @@ export function createRpcClient<C extends Client>(Ctor: ClientCtor<C>, opts: Rpc
   const raw = new Ctor(opts.address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.max_receive_message_length': 32 * 1024 * 1024,
+    // A restarted app must be reachable again within a second or two, not after grpc-js's
+    // default back-off (up to two minutes) has run out.
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 2_000,
   });
   const proxy = new Proxy({} as Record<string | symbol, unknown>, {
     get(_t, prop) {

@@ -10,7 +10,7 @@ export class HealthChecker {
   private readonly client: Client;
 
   constructor(address: string) {
-    this.client = new HealthClient(address, credentials.createInsecure());
+    this.client = new HealthClient(address, credentials.createInsecure(), { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 2_000 });
   }
 
   /** 'SERVING', 'NOT_SERVING', 'UNKNOWN' or 'UNREACHABLE' (no answer before the deadline). */
