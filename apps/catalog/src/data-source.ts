@@ -9,6 +9,7 @@ import { AttributeGroupEntity } from './attribute-group/attribute-group.entity';
 import { AttributeEntity } from './attribute/attribute.entity';
 import { AttributeOptionEntity } from './attribute-option/attribute-option.entity';
 import { ProductEntity } from './product/product.entity';
+import { ProductRelationEntity } from './relation/relation.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -19,7 +20,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, AttributeGroupEntity, AttributeEntity, AttributeOptionEntity, ProductEntity, OutboxEvent],
+    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, AttributeGroupEntity, AttributeEntity, AttributeOptionEntity, ProductEntity, ProductRelationEntity, OutboxEvent],
     migrations,
     applicationName: 'pim-catalog',
   };

@@ -10,6 +10,7 @@ import { dataSourceOptions } from './data-source';
 import { taxonomyGrpc, taxonomyServices } from './taxonomy/taxonomy.module';
 import { attributeServices, attributesGrpc } from './attribute/attributes.module';
 import { productServices, productsGrpc } from './product/products.module';
+import { relationServices, relationsGrpc } from './relation/relations.module';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -27,9 +28,9 @@ async function main(): Promise<void> {
 
   const app = new GrpcApp({
     logger,
-    services: [...taxonomyGrpc(taxonomyServices(ds), logger), ...attributesGrpc(attributeServices(ds), logger), ...productsGrpc(productServices(ds), logger)],
+    services: [...taxonomyGrpc(taxonomyServices(ds), logger), ...attributesGrpc(attributeServices(ds), logger), ...productsGrpc(productServices(ds), logger), ...relationsGrpc(relationServices(ds), logger)],
     protoRoot: PROTO_ROOT,
-    protoFiles: [PROTO_FILES.taxonomy, PROTO_FILES.attributes, PROTO_FILES.products],
+    protoFiles: [PROTO_FILES.taxonomy, PROTO_FILES.attributes, PROTO_FILES.products, PROTO_FILES.relations],
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   });
   await app.listen(config.CATALOG_GRPC_PORT);

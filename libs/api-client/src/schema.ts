@@ -844,6 +844,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/product-relations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List product relations
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over nothing (no field of a relation is searchable; filter by product_id and type)) as in every list.
+         *
+         *     Needs scope `product_relations:read` (or `admin`).
+         */
+        get: operations["listProductRelations"];
+        put?: never;
+        /**
+         * Create a product relation
+         * @description The product_id and type must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `product_relations:write` (or `admin`).
+         */
+        post: operations["createProductRelation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/product-relations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product relation
+         * @description Needs scope `product_relations:read` (or `admin`).
+         */
+        get: operations["getProductRelation"];
+        /**
+         * Replace a product relation
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `product_relations:write` (or `admin`).
+         */
+        put: operations["replaceProductRelation"];
+        post?: never;
+        /**
+         * Delete a product relation
+         * @description Soft delete: the record vanishes from gets and lists and its product_id and type becomes free.
+         *
+         *     Needs scope `product_relations:write` (or `admin`).
+         */
+        delete: operations["deleteProductRelation"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a product relation
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `product_relations:write` (or `admin`).
+         */
+        patch: operations["patchProductRelation"];
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -3765,15 +3831,76 @@ export interface components {
              */
             brand_id?: string;
             fulfilled?: number;
-            categories: string[];
-            category_trees: string[];
+            /** @description The ids; with expand=categories, the records they name in the same order (an id whose record is gone stays as {_id}) */
+            categories: (string | components["schemas"]["Category"] | {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+            })[];
+            /** @description The ids; with expand=category_trees, the records they name in the same order (an id whose record is gone stays as {_id}) */
+            category_trees: (string | components["schemas"]["CategoryTree"] | {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+            })[];
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
              * @example 6740a1b2c3d4e5f601234567
              */
             product_id?: string;
-            catalogs: components["schemas"]["ProductCatalog"][];
-            attribute_groups: string[];
+            catalogs: {
+                /**
+                 * @description A live catalog
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                /** @description Users groups that may access the product in this catalog */
+                user_groups: string[];
+                /** @description With expand=catalogs: the record this link names (null when it is gone) */
+                catalog?: {
+                    /**
+                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                     * @example 6740a1b2c3d4e5f601234567
+                     */
+                    _id: string;
+                    /** @example coffee_beans */
+                    code: string;
+                    name: components["schemas"]["Translate"];
+                    description: components["schemas"]["Translate"];
+                    enabled: boolean;
+                    tags: string[];
+                    user_groups: string[];
+                    /**
+                     * Format: int32
+                     * @description Incremented on every write; sent as ETag
+                     * @example 3
+                     */
+                    version: number;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T16:15:43.123Z
+                     */
+                    created_at: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T16:15:43.123Z
+                     */
+                    updated_at: string;
+                    created_by_name?: string;
+                } | null;
+            }[];
+            /** @description The ids; with expand=attribute_groups, the records they name in the same order (an id whose record is gone stays as {_id}) */
+            attribute_groups: (string | components["schemas"]["AttributeGroup"] | {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+            })[];
             /** @description The definitions of the applicable attributes the values were checked against, by key */
             attributes_schema_snapshot: {
                 [key: string]: unknown;
@@ -4113,6 +4240,347 @@ export interface components {
             items: {
                 [key: string]: unknown;
             }[];
+        };
+        /** @description Product relation (interface 2.8): only the list its type names is present */
+        ProductRelation: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description What the relation holds; the list of the same name carries its items
+             * @enum {string}
+             */
+            type: "association" | "kit_products" | "kit_services" | "eligible_service_products" | "ineligible_service_products" | "eligible_service_categories" | "ineligible_service_categories";
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id: string;
+            kit_products?: components["schemas"]["ProductRelationKitProduct"][];
+            kit_services?: components["schemas"]["ProductRelationKitService"][];
+            association?: components["schemas"]["ProductRelationProduct"][];
+            eligible_service_products?: components["schemas"]["ProductRelationProduct"][];
+            ineligible_service_products?: components["schemas"]["ProductRelationProduct"][];
+            eligible_service_categories?: components["schemas"]["ProductRelationCategory"][];
+            ineligible_service_categories?: components["schemas"]["ProductRelationTreeCategory"][];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+        };
+        /** @description A live product that is not a service, and how many the kit holds */
+        ProductRelationKitProduct: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+            /**
+             * @description How many, above zero
+             * @example 2
+             */
+            quantity: number;
+        };
+        /** @description A live service product, and how many the kit holds */
+        ProductRelationKitService: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+            /**
+             * @description How many, above zero
+             * @example 2
+             */
+            quantity: number;
+        };
+        /** @description A live product */
+        ProductRelationProduct: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+        };
+        /** @description A live category */
+        ProductRelationCategory: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+        };
+        /** @description A live category and its tree */
+        ProductRelationTreeCategory: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+            /**
+             * @description The tree of the category
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_tree_id: string;
+        };
+        /** @description Product relation, as written by a caller: type, product_id and the list type names */
+        ProductRelationInput: {
+            /**
+             * @description What the relation holds; the list of the same name carries its items
+             * @enum {string}
+             */
+            type: "association" | "kit_products" | "kit_services" | "eligible_service_products" | "ineligible_service_products" | "eligible_service_categories" | "ineligible_service_categories";
+            /**
+             * @description A live product; one live relation per product and type
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id: string;
+            /** @description Required when type is kit_products (and only then); each id once */
+            kit_products?: components["schemas"]["ProductRelationKitProduct"][];
+            /** @description Required when type is kit_services (and only then); each id once */
+            kit_services?: components["schemas"]["ProductRelationKitService"][];
+            /** @description Required when type is association (and only then); each id once */
+            association?: components["schemas"]["ProductRelationProduct"][];
+            /** @description Required when type is eligible_service_products (and only then); each id once */
+            eligible_service_products?: components["schemas"]["ProductRelationProduct"][];
+            /** @description Required when type is ineligible_service_products (and only then); each id once */
+            ineligible_service_products?: components["schemas"]["ProductRelationProduct"][];
+            /** @description Required when type is eligible_service_categories (and only then); each id once */
+            eligible_service_categories?: components["schemas"]["ProductRelationCategory"][];
+            /** @description Required when type is ineligible_service_categories (and only then); each id once */
+            ineligible_service_categories?: components["schemas"]["ProductRelationTreeCategory"][];
+        };
+        /** @description A page of records (interface 2.15) */
+        ProductRelationList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["ProductRelationListItem"][];
+        };
+        ProductRelationListItem: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description What the relation holds; the list of the same name carries its items
+             * @enum {string}
+             */
+            type: "association" | "kit_products" | "kit_services" | "eligible_service_products" | "ineligible_service_products" | "eligible_service_categories" | "ineligible_service_categories";
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id: string;
+            kit_products?: components["schemas"]["ProductRelationKitProduct"][];
+            kit_services?: components["schemas"]["ProductRelationKitService"][];
+            association?: components["schemas"]["ProductRelationProduct"][];
+            eligible_service_products?: components["schemas"]["ProductRelationProduct"][];
+            ineligible_service_products?: components["schemas"]["ProductRelationProduct"][];
+            eligible_service_categories?: components["schemas"]["ProductRelationCategory"][];
+            ineligible_service_categories?: components["schemas"]["ProductRelationTreeCategory"][];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            created_by_name?: string;
+            /** @description With expand=product: the record product_id names (null when it has none) */
+            product?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                family_id?: string;
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                brand_id?: string;
+                fulfilled?: number;
+                categories: string[];
+                category_trees: string[];
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                product_id?: string;
+                catalogs: components["schemas"]["ProductCatalog"][];
+                attribute_groups: string[];
+                /** @description The definitions of the applicable attributes the values were checked against, by key */
+                attributes_schema_snapshot: {
+                    [key: string]: unknown;
+                };
+                /** @description The options the select and multiselect values named, by key: [{value, label}] */
+                attributes_options_snapshot: {
+                    [key: string]: unknown;
+                };
+                code: string;
+                name: components["schemas"]["Translate"];
+                description: components["schemas"]["Translate"];
+                image?: string;
+                images: string[];
+                attributes: {
+                    [key: string]: unknown;
+                };
+                enabled: boolean;
+                tags: string[];
+                /**
+                 * @description simple, variation (a SKU: product_id names its parent), kit or service
+                 * @enum {string}
+                 */
+                type: "simple" | "variation" | "kit" | "service";
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                product_approval?: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                last_approval_at?: string;
+                published: boolean;
+                last_publishment_id?: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                last_published_at?: string;
+                publishments: components["schemas"]["ProductPublishment"][];
+                completeness: components["schemas"]["ProductCompleteness"];
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                created_by_name?: string;
+            } | null;
+        };
+        /** @description JSON merge patch (RFC 7396) of a product relation; the result must be a valid input */
+        ProductRelationPatch: {
+            /**
+             * @description What the relation holds; the list of the same name carries its items
+             * @enum {string}
+             */
+            type?: "association" | "kit_products" | "kit_services" | "eligible_service_products" | "ineligible_service_products" | "eligible_service_categories" | "ineligible_service_categories";
+            /**
+             * @description A live product; one live relation per product and type
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id?: string;
+            /** @description Required when type is kit_products (and only then); each id once */
+            kit_products?: components["schemas"]["ProductRelationKitProduct"][] | null;
+            /** @description Required when type is kit_services (and only then); each id once */
+            kit_services?: components["schemas"]["ProductRelationKitService"][] | null;
+            /** @description Required when type is association (and only then); each id once */
+            association?: components["schemas"]["ProductRelationProduct"][] | null;
+            /** @description Required when type is eligible_service_products (and only then); each id once */
+            eligible_service_products?: components["schemas"]["ProductRelationProduct"][] | null;
+            /** @description Required when type is ineligible_service_products (and only then); each id once */
+            ineligible_service_products?: components["schemas"]["ProductRelationProduct"][] | null;
+            /** @description Required when type is eligible_service_categories (and only then); each id once */
+            eligible_service_categories?: components["schemas"]["ProductRelationCategory"][] | null;
+            /** @description Required when type is ineligible_service_categories (and only then); each id once */
+            ineligible_service_categories?: components["schemas"]["ProductRelationTreeCategory"][] | null;
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -9018,7 +9486,7 @@ export interface operations {
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
-                /** @description Related records to embed: family, brand, product */
+                /** @description Related records to embed: family, brand, categories, category_trees, product, catalogs, attribute_groups */
                 expand?: string;
                 /** @description Only records whose _id equals (on arrays: contains) */
                 _id?: string;
@@ -9660,6 +10128,397 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProductRelations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, type, product_id, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Related records to embed: product */
+                expand?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose type equals (on arrays: contains) */
+                type?: string;
+                /** @description Only records whose type is one of these comma-separated values */
+                type_in?: string;
+                /** @description Only records whose type is none of these comma-separated values */
+                type_nin?: string;
+                /** @description Only records whose type differs from */
+                type_ne?: string;
+                /** @description Only records whose type is set (true) or missing (false) */
+                type_exists?: boolean;
+                /** @description Only records whose product_id equals (on arrays: contains) */
+                product_id?: string;
+                /** @description Only records whose product_id is one of these comma-separated values */
+                product_id_in?: string;
+                /** @description Only records whose product_id is none of these comma-separated values */
+                product_id_nin?: string;
+                /** @description Only records whose product_id differs from */
+                product_id_ne?: string;
+                /** @description Only records whose product_id is set (true) or missing (false) */
+                product_id_exists?: boolean;
+                /** @description Only records whose product_id is greater than */
+                product_id_gt?: string;
+                /** @description Only records whose product_id is at least */
+                product_id_gte?: string;
+                /** @description Only records whose product_id is less than */
+                product_id_lt?: string;
+                /** @description Only records whose product_id is at most */
+                product_id_lte?: string;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductRelationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createProductRelation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductRelationInput"];
+            };
+        };
+        responses: {
+            /** @description The new product relation */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductRelation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProductRelation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product relation */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductRelation"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceProductRelation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductRelationInput"];
+            };
+        };
+        responses: {
+            /** @description The product relation after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductRelation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteProductRelation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchProductRelation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductRelationPatch"];
+            };
+        };
+        responses: {
+            /** @description The product relation after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductRelation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -4,4 +4,5 @@ export * as webhooks from './gen/pim/webhooks/v1/webhooks';
 export * as taxonomy from './gen/pim/catalog/v1/taxonomy';
 export * as attributes from './gen/pim/catalog/v1/attributes';
 export * as products from './gen/pim/catalog/v1/products';
+export * as relations from './gen/pim/catalog/v1/relations';
 export * from './proto-files';

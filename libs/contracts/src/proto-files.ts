@@ -9,4 +9,5 @@ export const PROTO_FILES = {
   taxonomy: 'pim/catalog/v1/taxonomy.proto',
   attributes: 'pim/catalog/v1/attributes.proto',
   products: 'pim/catalog/v1/products.proto',
+  relations: 'pim/catalog/v1/relations.proto',
 } as const;

@@ -39,6 +39,18 @@ describe('declareResource', () => {
     ]);
   });
 
+  it('lets a list of ids or of links expand in place under its own name', () => {
+    const d = declare({
+      categories: { type: 'id[]', expand: { as: 'categories', collection: 'categories' } },
+      catalogs: { type: 'array', expand: { as: 'catalogs', collection: 'catalogs' } },
+    });
+    expect(expandables(d)).toEqual([
+      { as: 'categories', field: 'categories', collection: 'categories' },
+      { as: 'catalogs', field: 'catalogs', collection: 'catalogs' },
+    ]);
+    expect(d.fields.catalogs).toMatchObject({ filterable: false, sortable: false });
+  });
+
   it('gives each type its operators', () => {
     expect(opsFor('string')).toEqual(['eq', 'in', 'nin', 'ne', 'exists']);
     expect(opsFor('number')).toEqual(['eq', 'in', 'nin', 'ne', 'exists', 'gt', 'gte', 'lt', 'lte']);
@@ -60,6 +72,9 @@ describe('declareResource', () => {
     ['a searchable number', () => declare({ n: { type: 'number', searchable: true } }), /cannot be searchable/],
     ['an expand on a string', () => declare({ brand: { type: 'string', expand: { as: 'b', collection: 'brands' } } }), /not of type id/],
     ['an expand named like a field', () => declare({ code: { type: 'string' }, brand_id: { type: 'id', expand: { as: 'code', collection: 'brands' } } }), /also a field name/],
+    ['an id expanded in place', () => declare({ brand_id: { type: 'id', expand: { as: 'brand_id', collection: 'brands' } } }), /cannot expand in place/],
+    ['an array of links expanded under another name', () => declare({ links: { type: 'array', expand: { as: 'records', collection: 'r' } } }), /only in place/],
+    ['an expand named like another field expanding in place', () => declare({ tags: { type: 'id[]', expand: { as: 'tags', collection: 't' } }, tag_ids: { type: 'id[]', expand: { as: 'tags', collection: 't' } } }), /also a field name/],
     ['an expand name used twice', () => declare({ a_id: { type: 'id', expand: { as: 'x', collection: 'a' } }, b_id: { type: 'id', expand: { as: 'x', collection: 'b' } } }), /used twice/],
     ['no _id', () => declareResource({ collection: 'c', fields: { created_at: { type: 'date' } } }), /must declare '_id'/],
     ['a default sort on a missing field', () => declareResource({ collection: 'c', fields: { _id: { type: 'id' } } }), /defaultSort '-created_at' names 'created_at'/],

@@ -38,7 +38,11 @@ export interface FieldDecl {
   sortable?: boolean;
   /** DB column name when it differs from the field name. */
   column?: string;
-  /** The related record embedded beside this id (`brand_id` → `brand` from `brands`). */
+  /**
+   * The related record embedded beside this id (`brand_id` → `brand` from `brands`). A list of ids
+   * (`id[]`) or of `{_id, …}` links (`array`) may expand in place, `as` being its own name
+   * (`categories` → `categories`): the reader decides how the records go into the list.
+   */
   expand?: { as: string; collection: string };
 }
 
@@ -146,9 +150,14 @@ export function declareResource(decl: ResourceDecl): ResourceDecl {
     }
     if (f.expand !== undefined) {
       const { as, collection } = f.expand;
-      if (f.type !== 'id' && f.type !== 'id[]') fail(`field '${name}' expands but is not of type id or id[]`);
+      const inPlace = as === name;
+      if (f.type !== 'id' && f.type !== 'id[]' && !(f.type === 'array' && inPlace)) {
+        fail(`field '${name}' expands but is not of type id or id[] (an array of links expands only in place)`);
+      }
       if (typeof as !== 'string' || !FIELD_NAME.test(as)) fail(`field '${name}' expands as an invalid name`);
-      if (names.has(as)) fail(`expand name '${as}' of field '${name}' is also a field name`);
+      // In place only for lists: an id turned into an object would change what the field is.
+      if (inPlace && f.type === 'id') fail(`field '${name}' of type id cannot expand in place (name it like the record, e.g. brand_id → brand)`);
+      if (!inPlace && names.has(as)) fail(`expand name '${as}' of field '${name}' is also a field name`);
       if (expandNames.has(as)) fail(`expand name '${as}' is used twice`);
       if (typeof collection !== 'string' || collection.length === 0) fail(`field '${name}' expands from an empty collection`);
       expandNames.add(as);

@@ -5,3 +5,4 @@ export * from './deliveries';
 export * from './taxonomy';
 export * from './attributes';
 export * from './products';
+export * from './relations';

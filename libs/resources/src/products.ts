@@ -204,6 +204,9 @@ export const COMPLETENESS_MIN_FILTER = 'completeness_min';
 /**
  * Fields of the products list: `_search` covers code and every language of name;
  * `completeness_min` is the lowest completeness over the product's languages, stored on write.
+ * `expand=brand,family,product` embed beside the id; `categories`, `category_trees` and
+ * `attribute_groups` expand in place (the ids become the records); `catalogs` links get their
+ * record inside (`catalogs[].catalog`), as they carry `user_groups` of their own.
  */
 export const productListDecl = declareResource({
   collection: 'products',
@@ -212,11 +215,11 @@ export const productListDecl = declareResource({
     family_id: { type: 'id', expand: { as: 'family', collection: 'families' } },
     brand_id: { type: 'id', expand: { as: 'brand', collection: 'brands' } },
     fulfilled: { type: 'number' },
-    categories: { type: 'id[]' },
-    category_trees: { type: 'id[]' },
+    categories: { type: 'id[]', expand: { as: 'categories', collection: 'categories' } },
+    category_trees: { type: 'id[]', expand: { as: 'category_trees', collection: 'category_trees' } },
     product_id: { type: 'id', expand: { as: 'product', collection: 'products' } },
-    catalogs: { type: 'array' },
-    attribute_groups: { type: 'id[]' },
+    catalogs: { type: 'array', expand: { as: 'catalogs', collection: 'catalogs' } },
+    attribute_groups: { type: 'id[]', expand: { as: 'attribute_groups', collection: 'attribute_groups' } },
     code: { type: 'string', required: true, searchable: true },
     name: { type: 'translate', required: true, searchable: true },
     description: { type: 'translate' },

@@ -3,8 +3,10 @@ import {
   Server,
   ServerCredentials,
   status,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   type ServerUnaryCall,
+  type ServerWritableStream,
   type sendUnaryData,
   type ServiceDefinition,
   type UntypedServiceImplementation,
@@ -43,6 +45,64 @@ export function unary<Req, Res>(
           const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
           logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
           callback(toGrpcError(pim) as never, null);
+        },
+      );
+    });
+  };
+}
+
+const callContext = (ctx: RequestContext, deadline: ReturnType<ServerUnaryCall<unknown, unknown>['getDeadline']>): CallContext => ({
+  ...ctx,
+  deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline as number) : undefined,
+});
+
+/** Thrown by `send` once the caller has gone, so the producer stops. */
+export class StreamCancelledError extends Error {
+  constructor(method: string) {
+    super(`${method}: the caller cancelled the stream`);
+  }
+}
+
+/**
+ * Wraps a producer as a grpc-js server-streaming handler, with unary's context and error
+ * mapping. `send` waits while the client's buffer is full (so a producer holds one batch at a
+ * time) and throws StreamCancelledError once the caller has cancelled; the stream ends when the
+ * producer resolves, or with the mapped error status when it fails.
+ */
+export function serverStream<Req, Res>(
+  logger: Logger,
+  method: string,
+  fn: (req: Req, send: (res: Res) => Promise<void>, ctx: CallContext) => Promise<void>,
+): handleServerStreamingCall<Req, Res> {
+  return (call: ServerWritableStream<Req, Res>) => {
+    const ctx = metadataToContext(call.metadata, randomUUID);
+    const send = async (res: Res): Promise<void> => {
+      if (call.cancelled) throw new StreamCancelledError(method);
+      if (!call.write(res)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            call.off('drain', done);
+            call.off('cancelled', done);
+            resolve();
+          };
+          call.on('drain', done);
+          call.on('cancelled', done);
+        });
+      }
+      if (call.cancelled) throw new StreamCancelledError(method);
+    };
+    runWithContext(ctx, () => {
+      fn(call.request, send, callContext(ctx, call.getDeadline())).then(
+        () => call.end(),
+        (err: unknown) => {
+          if (err instanceof StreamCancelledError || call.cancelled) {
+            logger.info({ method }, `${method}: cancelled by the caller`);
+            return;
+          }
+          const pim = toPimError(err);
+          const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
+          logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
+          call.emit('error', toGrpcError(pim));
         },
       );
     });

@@ -4,11 +4,13 @@ import { CategoryEntity } from './category.entity';
 import { refuseDeleteLinkedCategory } from '../attribute/attribute.rules';
 import { lockCategoryWrite, moveSubtree, placeCategory, refuseDeleteWithChildren } from './category.tree';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
+import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
 
 /**
  * Categories: nodes of a tree. `categories_in_children=<id>` is a filter on the stored path
  * (`path @> {id}`: the category and every descendant, one GIN lookup). A category with live
- * children, or that live attributes, attribute groups or products point at, cannot be deleted.
+ * children, or that live attributes, attribute groups, products or product relations point at,
+ * cannot be deleted.
  */
 export const categoryResource: TaxonomyResource<CategoryEntity, CategoryView, CategoryInput> = {
   collection: 'categories',
@@ -33,6 +35,7 @@ export const categoryResource: TaxonomyResource<CategoryEntity, CategoryView, Ca
       await refuseDeleteWithChildren(m, category);
       await refuseDeleteLinkedCategory(m, category);
       await refuseDeleteNamedByProducts('category', 'categories')(m, category);
+      await refuseDeleteNamedByRelations('category')(m, category);
     },
   },
 };

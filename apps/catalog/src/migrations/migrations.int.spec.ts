@@ -3,7 +3,7 @@ import { createDataSource, migrate } from '@pim/db';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
 
-const ALL = ['CreateTaxonomy1764633600000', 'CreateAttributes1764720000000', 'CreateProducts1764806400000'];
+const ALL = ['CreateTaxonomy1764633600000', 'CreateAttributes1764720000000', 'CreateProducts1764806400000', 'CreateProductRelations1764892800000'];
 const TAXONOMY_TABLES = ['brands', 'catalogs', 'categories', 'category_trees', 'families', 'migrations', 'outbox'];
 
 // The migrations up, down and up again on a real database.
@@ -25,14 +25,16 @@ describe('catalog migrations', () => {
     try {
       const tables = async () =>
         (await ds.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'catalog' ORDER BY 1`)).map((r: { table_name: string }) => r.table_name);
-      expect(await tables()).toEqual(['attribute_groups', 'attribute_options', 'attributes', 'products', ...TAXONOMY_TABLES].sort());
+      expect(await tables()).toEqual(['attribute_groups', 'attribute_options', 'attributes', 'product_relations', 'products', ...TAXONOMY_TABLES].sort());
       const [{ folded }] = await ds.query(`SELECT catalog.immutable_unaccent('Crème Brûlée') AS folded`);
       expect(folded).toBe('Creme Brulee');
       const gin: { indexname: string }[] = await ds.query(`SELECT indexname FROM pg_indexes WHERE schemaname = 'catalog' AND indexdef LIKE '%USING gin%' ORDER BY 1`);
       expect(gin.map((i) => i.indexname)).toEqual(
-        expect.arrayContaining(['IDX_brands_search', 'IDX_categories_path', 'IDX_categories_tags', 'IDX_attributes_search', 'IDX_attributes_group_ids', 'IDX_attribute_options_search', 'IDX_products_search', 'IDX_products_attributes']),
+        expect.arrayContaining(['IDX_brands_search', 'IDX_categories_path', 'IDX_categories_tags', 'IDX_attributes_search', 'IDX_attributes_group_ids', 'IDX_attribute_options_search', 'IDX_products_search', 'IDX_products_attributes', 'IDX_product_relations_items']),
       );
 
+      await ds.undoLastMigration({ transaction: 'each' });
+      expect(await tables()).toEqual(['attribute_groups', 'attribute_options', 'attributes', 'products', ...TAXONOMY_TABLES].sort());
       await ds.undoLastMigration({ transaction: 'each' });
       expect(await tables()).toEqual(['attribute_groups', 'attribute_options', 'attributes', ...TAXONOMY_TABLES].sort());
       await ds.undoLastMigration({ transaction: 'each' });

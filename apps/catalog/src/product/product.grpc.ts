@@ -1,8 +1,9 @@
 import { products as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { ProductInput, ProductView } from '@pim/resources';
-import { unary, type ServiceRegistration } from '@pim/rpc';
-import { idsIn, idsOut, recordHandlers, viewToMessage, type RecordCodec } from '../record/record.grpc';
+import { ValidationError } from '@pim/errors';
+import { serverStream, unary, type ServiceRegistration } from '@pim/rpc';
+import { fromListQuery, idsIn, idsOut, recordHandlers, viewToMessage, type RecordCodec } from '../record/record.grpc';
 import type { RecordService } from '../record/record.service';
 import type { ProductBulkUpsert } from './product.bulk';
 import type { ProductEntity } from './product.entity';
@@ -15,6 +16,18 @@ const productCodec: RecordCodec<ProductView, pb.Product, pb.ProductInput> = {
     return { ...plain, catalogs: idsIn(input?.catalogs) };
   },
 };
+
+/** Products per ScanProducts message unless the caller asks otherwise, and the most it may ask. */
+export const SCAN_BATCH_DEFAULT = 500;
+export const SCAN_BATCH_MAX = 1_000;
+
+function batchSizeOf(requested: number | undefined): number {
+  if (requested === undefined) return SCAN_BATCH_DEFAULT;
+  if (!Number.isInteger(requested) || requested < 1 || requested > SCAN_BATCH_MAX) {
+    throw new ValidationError(`batch_size must be a whole number from 1 to ${SCAN_BATCH_MAX}, got ${requested}`, { details: [{ field: 'batch_size', message: `must be 1 to ${SCAN_BATCH_MAX}` }] });
+  }
+  return requested;
+}
 
 /** gRPC handlers of pim.catalog.v1.ProductsService. */
 export function productsGrpc(service: RecordService<ProductEntity, ProductView, ProductInput>, bulk: ProductBulkUpsert, logger: Logger): ServiceRegistration {
@@ -30,6 +43,21 @@ export function productsGrpc(service: RecordService<ProductEntity, ProductView, 
     bulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: pb.BulkUpsertProductsRequest) => ({
       data: (await bulk.upsert(req.items ?? [])).map(({ _id, ...r }) => ({ ...r, ...(_id !== undefined ? { id: _id } : {}) })),
     })),
+    scanProducts: serverStream(logger, 'ScanProducts', async (req: pb.ScanProductsRequest, send) => {
+      const size = batchSizeOf(req.batch_size);
+      const { filters, search } = fromListQuery(req.query);
+      for await (const batch of service.scan({ filters, search }, size)) await send({ data: batch.map((v) => productCodec.toMessage(v)) });
+    }),
+    updateProductPublication: unary(logger, 'UpdateProductPublication', async (req: pb.UpdateProductPublicationRequest) => {
+      // A merge patch of the four fields alone: the product's other fields and rules stay as they are.
+      const patch = {
+        published: req.published,
+        last_published_at: req.last_published_at ?? null,
+        last_publishment_id: req.last_publishment_id ?? null,
+        publishments: req.publishments ?? [],
+      };
+      return { data: productCodec.toMessage(await service.patch(req.id, patch, req.expected_version)) };
+    }),
   };
   return { name: 'pim.catalog.v1.ProductsService', definition: pb.ProductsServiceService, implementation };
 }

@@ -7,6 +7,7 @@ import { ProductEntity } from './product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
 import { loadWorld, lockStrings, type ProductWorld } from './product.world';
 import { ATTRIBUTE_FILTER_PREFIX, applyAttributeFilters } from './product.filters';
+import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
 
 /** The advisory-lock namespace of product codes: single writes and bulk upserts lock a code alike. */
 export const CODE_LOCK = 'catalog.products.code';
@@ -112,7 +113,7 @@ async function lockCodes(m: EntityManager, request: LockRequest): Promise<void> 
  * Products (interface 2.5): named by `code`, searched by code and name. Every write checks the
  * references and the attribute values against the attributes that apply (see product.rules)
  * and stores the snapshots and completeness; a product that live variations name as their
- * parent cannot be deleted.
+ * parent, or that live relations name, cannot be deleted.
  */
 export const productResource: RecordResource<ProductEntity, ProductView, ProductInput> = {
   collection: 'products',
@@ -133,6 +134,7 @@ export const productResource: RecordResource<ProductEntity, ProductView, Product
     async beforeDelete(m, product) {
       const [{ n }]: { n: number }[] = await m.query(`SELECT count(*)::int AS n FROM "products" WHERE "product_id" = $1 AND "deleted" = false`, [product._id]);
       refuseInUse('product', product.code, [{ count: n, one: 'product', many: 'products', where: `GET /api/v1/products?product_id=${product._id}` }]);
+      await refuseDeleteNamedByRelations('product')(m, product);
     },
   },
 };

@@ -5,7 +5,7 @@ import { isId, newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { recordEvent } from '@pim/events';
 import { translatePgError } from '@pim/db';
-import { applyListQuery, validateListQuery, type ListQuery, type ResourceDecl } from '@pim/query';
+import { applyListQuery, validateListQuery, type Filter, type ListQuery, type ResourceDecl } from '@pim/query';
 import { mergePatch } from './merge-patch';
 import type { RecordEntity } from './record.entity';
 import { storageDecl, type LockRequest, type RecordResource, type RecordView, type Scope } from './record.resource';
@@ -161,6 +161,28 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const records = await m.find(this.resource.entity, { where: { _id: In(ids) } as never, order: { _id: 'ASC' } as never });
     for (const record of records) await this.emit(m, 'deleted', this.toView(record));
     return ids.length;
+  }
+
+  /**
+   * Every live record (of the scope) matching the query's filters and search, in `_id` order,
+   * `batchSize` at a time: each batch is one keyset query (`_id > last`, no OFFSET, no count), so
+   * memory stays at one batch however many match. The query's sort, window and expand are ignored.
+   */
+  async *scan(query: Pick<ListQuery, 'filters' | 'search'>, batchSize: number): AsyncGenerator<V[]> {
+    const nested = this.resource.nestedFilters;
+    const own = nested ? (query.filters ?? []).filter((f) => f.field.startsWith(nested.prefix)) : [];
+    const rest = (query.filters ?? []).filter((f) => !own.includes(f));
+    let after: string | undefined;
+    for (;;) {
+      const filters: Filter[] = after === undefined ? rest : [...rest, { field: '_id', op: 'gt', values: [after] }];
+      const q = validateListQuery(this.decl, { page: 1, limit: batchSize, skip: 0, sort: [{ field: '_id', direction: 'asc' }], filters, search: query.search, expand: [] }, { maxLimit: batchSize });
+      const qb = this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
+      if (nested && own.length > 0) await nested.apply(this.ds.manager, qb, own);
+      const rows = await applyListQuery(qb, this.decl, q, 't', { unaccent: UNACCENT }).getMany();
+      if (rows.length > 0) yield rows.map((r) => this.toView(r));
+      if (rows.length < batchSize) return;
+      after = rows[rows.length - 1]._id;
+    }
   }
 
   /** A page of live records (of the scope) and the total that match. */

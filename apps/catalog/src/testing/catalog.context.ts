@@ -26,12 +26,13 @@ import { taxonomyServices, type TaxonomyServices } from '../taxonomy/taxonomy.mo
 import { attributeServices, type AttributeServices } from '../attribute/attributes.module';
 import { productUsage, type ProductUsage } from '../attribute/product-usage';
 import { productServices, type ProductServices } from '../product/products.module';
+import { relationServices, type RelationServices } from '../relation/relations.module';
 
 /** A migrated database of this app's own, its services, and factories that return what they inserted. */
 export interface CatalogTestContext {
   db: TestDatabase;
   ds: DataSource;
-  services: TaxonomyServices & AttributeServices & ProductServices;
+  services: TaxonomyServices & AttributeServices & ProductServices & RelationServices;
   /** What the services ask about products; a test may stand in counts (reset() restores the real ones). */
   usage: ProductUsage;
   newBrand(overrides?: Partial<TaxonomyInput>): Promise<BrandView>;
@@ -61,7 +62,7 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
   const ds = createDataSource(dataSourceOptions(db.url));
   await ds.initialize();
   const usage: ProductUsage = { ...productUsage };
-  const services = { ...taxonomyServices(ds), ...attributeServices(ds, usage), ...productServices(ds) };
+  const services = { ...taxonomyServices(ds), ...attributeServices(ds, usage), ...productServices(ds), ...relationServices(ds) };
   let n = 0;
   const unique = (prefix: string) => `${prefix}_${++n}`;
   const base = (prefix: string) => {
@@ -101,7 +102,7 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
     async reset() {
       Object.assign(usage, productUsage);
       await ds.query(
-        'TRUNCATE catalog.brands, catalog.category_trees, catalog.categories, catalog.families, catalog.catalogs, catalog.attribute_groups, catalog.attributes, catalog.attribute_options, catalog.products, catalog.outbox',
+        'TRUNCATE catalog.brands, catalog.category_trees, catalog.categories, catalog.families, catalog.catalogs, catalog.attribute_groups, catalog.attributes, catalog.attribute_options, catalog.products, catalog.product_relations, catalog.outbox',
       );
     },
     async close() {

@@ -1,4 +1,4 @@
-import { attributes as apb, products as ppb, taxonomy as pb, type common } from '@pim/contracts';
+import { attributes as apb, products as ppb, relations as rpb, taxonomy as pb, type common } from '@pim/contracts';
 import { createRpcClient } from '@pim/rpc';
 
 /** The seven calls every catalog resource answers, whatever its generated client names them. */
@@ -27,11 +27,13 @@ export interface CatalogClients {
   products: RecordClient<ppb.Product, ppb.ProductInput>;
   /** Upserts up to 1,000 products (REST-shaped items) by code; one result per item. */
   bulkUpsertProducts(req: { items: Record<string, unknown>[] }): Promise<{ data: ppb.ProductBulkItemResult[] }>;
+  /** Handles are keys `<product_id>:<type>`. */
+  productRelations: RecordClient<rpb.ProductRelation, rpb.ProductRelationInput>;
   close(): void;
 }
 
 /**
- * Clients of the catalog app (one address, nine services; grpc-js shares one connection between
+ * Clients of the catalog app (one address, ten services; grpc-js shares one connection between
  * them). Every call carries the deadline, request id and caller, and maps errors back.
  */
 export function createCatalogClients(opts: { address: string; deadlineMs: number }): CatalogClients {
@@ -45,6 +47,7 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
   const groups = createRpcClient(apb.AttributeGroupsServiceClient, o);
   const options = createRpcClient(apb.AttributeOptionsServiceClient, o);
   const products = createRpcClient(ppb.ProductsServiceClient, o);
+  const relations = createRpcClient(rpb.ProductRelationsServiceClient, o);
   return {
     brands: {
       create: (r) => brands.createBrand(r),
@@ -128,8 +131,17 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       batchGet: (r) => products.batchGetProducts({ ids: r.ids, codes: r.handles }),
     },
     bulkUpsertProducts: (r) => products.bulkUpsertProducts(r),
+    productRelations: {
+      create: (r) => relations.createProductRelation(r),
+      get: (r) => relations.getProductRelation(r),
+      update: (r) => relations.updateProductRelation(r),
+      patch: (r) => relations.patchProductRelation(r),
+      delete: (r) => relations.deleteProductRelation(r),
+      list: (r) => relations.listProductRelations(r),
+      batchGet: (r) => relations.batchGetProductRelations({ ids: r.ids, keys: r.handles }),
+    },
     close() {
-      for (const c of [brands, trees, categories, families, catalogs, attributes, groups, options, products]) c.close();
+      for (const c of [brands, trees, categories, families, catalogs, attributes, groups, options, products, relations]) c.close();
     },
   };
 }

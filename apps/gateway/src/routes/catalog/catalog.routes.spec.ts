@@ -10,7 +10,7 @@ const untouchable = new Proxy({}, {
   },
 }) as CatalogClients;
 
-const RESOURCES = 9;
+const RESOURCES = 10;
 /** Six per resource, and POST /products/bulk. */
 const ROUTES = RESOURCES * 6 + 1;
 
@@ -58,6 +58,7 @@ describe('catalog routes declaration', () => {
       attributes: 'attributes',
       'attribute-groups': 'attribute_groups',
       products: 'products',
+      'product-relations': 'product_relations',
     };
     for (const d of api.declared) {
       const c = d.path.includes('/options') ? 'attribute_options' : collection[d.path.split('/')[3]];

@@ -13,6 +13,7 @@ import {
   categoryTreeSchemas,
   familyListDecl,
   familySchemas,
+  productRelationSchemas,
   productSchemas,
 } from '@pim/resources';
 import type { Api } from '../../http/route';
@@ -24,6 +25,7 @@ import { ATTRIBUTE_TAG_DESCRIPTIONS, attributeRoutes } from './attributes.routes
 import { recordRoutes, type RecordCodec, type RecordRouteSpec } from './record.routes';
 import { PRODUCT_TAG_DESCRIPTIONS, productRoutes } from './products.routes';
 import { productCodec } from './products.codecs';
+import { RELATION_TAG_DESCRIPTIONS, productRelationCodec, relationRoutes } from './relations.routes';
 
 /** Descriptions of the OpenAPI tags the catalog's routes use. */
 export const CATALOG_TAG_DESCRIPTIONS: Record<string, string> = {
@@ -34,6 +36,7 @@ export const CATALOG_TAG_DESCRIPTIONS: Record<string, string> = {
   Catalogs: 'Selections of products and the users groups that may see them',
   ...ATTRIBUTE_TAG_DESCRIPTIONS,
   ...PRODUCT_TAG_DESCRIPTIONS,
+  ...RELATION_TAG_DESCRIPTIONS,
 };
 
 const ID = /^[0-9a-f]{24}$/;
@@ -55,7 +58,7 @@ function loader<V extends { _id: string }, M, In, I>(client: () => RecordClient<
 
 /**
  * Declares the routes of the catalog app: /brands, /category-trees, /categories, /families,
- * /catalogs, /attributes (with /attributes/{id}/options), /attribute-groups and /products (with /products/bulk). `clients` is
+ * /catalogs, /attributes (with /attributes/{id}/options), /attribute-groups, /products (with /products/bulk) and /product-relations. `clients` is
  * only touched when a request arrives.
  */
 export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLimit: number; defaultLimit: number }): void {
@@ -73,6 +76,7 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
     attributes: loader(() => clients.attributes, attributeCodec),
     attribute_groups: loader(() => clients.attributeGroups, attributeGroupCodec),
     products: loader(() => clients.products, productCodec),
+    product_relations: loader(() => clients.productRelations, productRelationCodec),
   };
   const views = {
     brands: brandSchemas.view,
@@ -83,6 +87,7 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
     attributes: attributeSchemas.view,
     attribute_groups: attributeGroupSchemas.view,
     products: productSchemas.view,
+    product_relations: productRelationSchemas.view,
   };
   const declare = <V extends { _id: string; version: number }, M, In, I>(spec: RecordRouteSpec<V, M, In, I>) => recordRoutes(api, spec, limits, loaders, views);
 
@@ -118,4 +123,5 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
   declare({ path: '/catalogs', collection: 'catalogs', one: 'Catalog', many: 'Catalogs', label: 'catalog', labels: 'catalogs', tag: 'Catalogs', schemas: catalogSchemas, listDecl: catalogListDecl, client: catalogs, codec: catalogCodec });
   attributeRoutes(declare, clients);
   productRoutes(api, declare, clients);
+  relationRoutes(declare, clients);
 }

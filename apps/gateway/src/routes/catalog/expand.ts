@@ -20,12 +20,17 @@ function idsOf(v: unknown): string[] {
   return v.flatMap((x) => (typeof x === 'string' ? [x] : isObject(x) && typeof x._id === 'string' ? [x._id] : []));
 }
 
+/** Whether an expansion replaces its own list of ids (`categories` → `categories`) instead of adding a field. */
+export const expandsInPlace = (e: { as: string; field: string }, links: LinkExpansions): boolean => e.as === e.field && links[e.as] === undefined;
+
 /**
  * Embeds the related records a list asked for (`expand=category_tree,parent`) beside their ids:
  * one BatchGet per expand name for the whole page, never one call per record. An id whose record
  * is gone (or absent, as a root's parent) expands to null; an id list to the records found; a
- * link (see LinkExpansions) gets its record, or null, inside it. The caller needs read access to
- * each collection it expands.
+ * link (see LinkExpansions) gets its record, or null, inside it; a list of ids expanded in place
+ * (see expandsInPlace) becomes, in the same order, the records (each keeps its `_id`), an id whose
+ * record is gone staying as `{_id}` alone. The caller needs read access to each collection it
+ * expands.
  */
 export async function expandRecords<V extends object>(
   decl: ResourceDecl,
@@ -50,8 +55,9 @@ export async function expandRecords<V extends object>(
       return { ...e, link, byId: new Map(found.map((x) => [x._id, x])) };
     }),
   );
-  const beside = related.filter((e) => e.link === undefined);
+  const beside = related.filter((e) => e.link === undefined && !expandsInPlace(e, links));
   const inside = new Map(related.flatMap((e) => (e.link !== undefined ? [[e.as, e] as const] : [])));
+  const inPlace = new Map(related.flatMap((e) => (expandsInPlace(e, links) ? [[e.field, e] as const] : [])));
   return records.map((record) => {
     const out: Record<string, unknown> = {};
     const placed = new Set<string>();
@@ -61,7 +67,9 @@ export async function expandRecords<V extends object>(
     };
     for (const [key, value] of Object.entries(record)) {
       const e = inside.get(key);
-      out[key] = e && Array.isArray(value) ? value.map((l) => (isObject(l) ? { ...l, [e.link!]: e.byId.get(l._id as string) ?? null } : l)) : value;
+      const own = inPlace.get(key);
+      if (own && Array.isArray(value)) out[key] = idsOf(value).map((id) => own.byId.get(id) ?? { _id: id });
+      else out[key] = e && Array.isArray(value) ? value.map((l) => (isObject(l) ? { ...l, [e.link!]: e.byId.get(l._id as string) ?? null } : l)) : value;
       for (const b of beside) if (b.field === key) embed(b, value);
     }
     for (const b of beside) if (!placed.has(b.as)) embed(b, undefined);

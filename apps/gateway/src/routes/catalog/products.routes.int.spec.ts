@@ -70,4 +70,48 @@ describe('catalog product routes over HTTP', () => {
     expect(results[0]._id).toBe(created.json._id);
     expect(results[2]).toMatchObject({ index: 2, code: 'broken', error: { code: 400, kind: 'validation' } });
   });
+
+  it('expands the id lists in place and the catalog links inside, with one BatchGet per name for the page', async () => {
+    const tree = (await h.request('POST', '/api/v1/category-trees', { code: 'x-tree', name: { en: 'Tree' } })).json;
+    const category = async (code: string) => (await h.request('POST', '/api/v1/categories', { code, name: { en: code }, category_tree_id: tree._id })).json;
+    const [drinks, hot] = [await category('x-drinks'), await category('x-hot')];
+    const catalog = (await h.request('POST', '/api/v1/catalogs', { code: 'x-shop', name: { en: 'Shop' } })).json;
+    const group = (await h.request('POST', '/api/v1/attribute-groups', { key: 'x-group', name: { en: 'Group' } })).json;
+    const links = { category_trees: [tree._id], attribute_groups: [group._id], catalogs: [{ _id: catalog._id, user_groups: [] }] };
+    const first = (await h.request('POST', '/api/v1/products', { code: 'x-1', name: { en: 'One' }, type: 'simple', categories: [hot._id, drinks._id], ...links })).json;
+    await h.request('POST', '/api/v1/products', { code: 'x-2', name: { en: 'Two' }, type: 'simple', categories: [drinks._id], ...links });
+
+    const calls: string[] = [];
+    for (const name of ['categories', 'categoryTrees', 'catalogs', 'attributeGroups'] as const) {
+      // The four clients differ only in their record type; counting calls needs none of it.
+      const client = h.clients[name] as unknown as { batchGet: (req: unknown) => Promise<unknown> };
+      const real = client.batchGet.bind(client);
+      client.batchGet = (req) => {
+        calls.push(name);
+        return real(req);
+      };
+    }
+    const expanded = await h.request('GET', '/api/v1/products?code_in=x-1,x-2&sort=code&expand=categories,category_trees,catalogs,attribute_groups');
+    expect(expanded.status).toBe(200);
+    const [one, two] = expanded.json.data as Json[];
+    // In the order the product names them, each record keeping its _id.
+    expect(one.categories).toEqual([expect.objectContaining({ _id: hot._id, code: 'x-hot' }), expect.objectContaining({ _id: drinks._id, code: 'x-drinks' })]);
+    expect(two.categories).toEqual([expect.objectContaining({ _id: drinks._id, code: 'x-drinks', category_tree_id: tree._id })]);
+    expect(one.category_trees).toEqual([expect.objectContaining({ _id: tree._id, code: 'x-tree' })]);
+    expect(one.attribute_groups).toEqual([expect.objectContaining({ _id: group._id, key: 'x-group' })]);
+    expect(one.catalogs).toEqual([{ _id: catalog._id, user_groups: [], catalog: expect.objectContaining({ _id: catalog._id, code: 'x-shop' }) }]);
+    expect(calls.sort()).toEqual(['attributeGroups', 'catalogs', 'categories', 'categoryTrees']);
+
+    const plain = await h.request('GET', `/api/v1/products?code=x-1`);
+    expect((plain.json.data as Json[])[0]).toMatchObject({ categories: [hot._id, drinks._id], category_trees: [tree._id], catalogs: [{ _id: catalog._id, user_groups: [] }] });
+    expect(first.categories).toEqual([hot._id, drinks._id]);
+
+    const noScope = await h.request('GET', '/api/v1/products?expand=categories', undefined, { 'x-test-scopes': 'products:read' });
+    expect(noScope.status).toBe(403);
+    const withScope = await h.request('GET', '/api/v1/products?code=x-1&expand=categories', undefined, { 'x-test-scopes': 'products:read,categories:read' });
+    expect(withScope.status).toBe(200);
+    const unknown = await h.request('GET', '/api/v1/products?expand=tags');
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.message).toBe("Cannot expand 'tags'. Allowed: family, brand, categories, category_trees, product, catalogs, attribute_groups");
+  });
 });

@@ -28,6 +28,7 @@ export function productRoutes(api: Api, declare: Declare, clients: CatalogClient
     schemas: productSchemas,
     listDecl: productListDecl,
     nestedFilters: 'attributes.',
+    links: { catalogs: 'catalog' },
     searches: 'code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute\'s type',
     client: () => clients.products,
     codec: productCodec,

@@ -6,7 +6,7 @@ import { etag, expectedVersion } from '../../http/conditional';
 import { listQuerySchema, toProtoListQuery } from '../../http/list';
 import { envelopeSchema } from '../../openapi/envelope';
 import type { RecordClient } from './catalog.clients';
-import { expandRecords, type BatchLoader, type LinkExpansions } from './expand';
+import { expandRecords, expandsInPlace, type BatchLoader, type LinkExpansions } from './expand';
 import { splitNestedFilters } from './nested-filters';
 
 /** How one resource crosses between REST (views, bodies) and gRPC (messages, inputs). */
@@ -67,6 +67,12 @@ function listItemSchema(view: z.ZodObject, one: string, decl: ResourceDecl, link
     expansions.map((e) => {
       const related = schemasByCollection[e.collection];
       const key = links[e.as];
+      if (expandsInPlace(e, links)) {
+        // Ids without expand; with it the records, or `{_id}` alone for a record that is gone.
+        const id = (view.shape[e.field] as z.ZodArray<ZodType>).element;
+        const item = z.union([id, related, z.strictObject({ _id: id })]);
+        return [e.as, z.array(item).max(1_000).meta({ description: `The ids; with expand=${e.as}, the records they name in the same order (an id whose record is gone stays as {_id})` })];
+      }
       if (key === undefined) return [e.as, related.nullable().optional().meta({ description: `With expand=${e.as}: the record ${e.field} names (null when it has none)` })];
       const link = (view.shape[e.as] as z.ZodArray<z.ZodObject>).element.extend({
         [key]: related.nullable().optional().meta({ description: `With expand=${e.as}: the record this link names (null when it is gone)` }),

@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -238,6 +240,38 @@ export interface ProductBulkItemResult {
 
 export interface BulkUpsertProductsResponse {
   data: ProductBulkItemResult[];
+}
+
+export interface ScanProductsRequest {
+  /** Filters and search as in ListProducts; sort, page, limit and expand are ignored. */
+  query?:
+    | ListQuery
+    | undefined;
+  /** Products per streamed message, 1 to 1,000 (absent: 500). */
+  batch_size?: number | undefined;
+}
+
+/** One batch of a scan; batches arrive in id order and the stream ends after the last. */
+export interface ScanProductsResponse {
+  data: Product[];
+}
+
+export interface UpdateProductPublicationRequest {
+  id: string;
+  published: boolean;
+  /** ISO 8601; absent: none. */
+  last_published_at?: string | undefined;
+  last_publishment_id?:
+    | string
+    | undefined;
+  /** Replaces the product's publishments. */
+  publishments: ProductPublishment[];
+  /** When set, the write happens only if the current version matches. */
+  expected_version?: number | undefined;
+}
+
+export interface UpdateProductPublicationResponse {
+  data?: Product | undefined;
 }
 
 function createBaseProductCatalog(): ProductCatalog {
@@ -3504,6 +3538,407 @@ export const BulkUpsertProductsResponse: MessageFns<BulkUpsertProductsResponse> 
   },
 };
 
+function createBaseScanProductsRequest(): ScanProductsRequest {
+  return { query: undefined, batch_size: undefined };
+}
+
+export const ScanProductsRequest: MessageFns<ScanProductsRequest> = {
+  encode(message: ScanProductsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    if (message.batch_size !== undefined) {
+      writer.uint32(16).int32(message.batch_size);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScanProductsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScanProductsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.batch_size = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScanProductsRequest {
+    return {
+      query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined,
+      batch_size: isSet(object.batchSize)
+        ? globalThis.Number(object.batchSize)
+        : isSet(object.batch_size)
+        ? globalThis.Number(object.batch_size)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ScanProductsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    if (message.batch_size !== undefined) {
+      obj.batchSize = Math.round(message.batch_size);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScanProductsRequest>, I>>(base?: I): ScanProductsRequest {
+    return ScanProductsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScanProductsRequest>, I>>(object: I): ScanProductsRequest {
+    const message = createBaseScanProductsRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    message.batch_size = object.batch_size ?? undefined;
+    return message;
+  },
+};
+
+function createBaseScanProductsResponse(): ScanProductsResponse {
+  return { data: [] };
+}
+
+export const ScanProductsResponse: MessageFns<ScanProductsResponse> = {
+  encode(message: ScanProductsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Product.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScanProductsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScanProductsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Product.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScanProductsResponse {
+    return { data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Product.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ScanProductsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Product.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScanProductsResponse>, I>>(base?: I): ScanProductsResponse {
+    return ScanProductsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScanProductsResponse>, I>>(object: I): ScanProductsResponse {
+    const message = createBaseScanProductsResponse();
+    message.data = object.data?.map((e) => Product.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUpdateProductPublicationRequest(): UpdateProductPublicationRequest {
+  return {
+    id: "",
+    published: false,
+    last_published_at: undefined,
+    last_publishment_id: undefined,
+    publishments: [],
+    expected_version: undefined,
+  };
+}
+
+export const UpdateProductPublicationRequest: MessageFns<UpdateProductPublicationRequest> = {
+  encode(message: UpdateProductPublicationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.published !== false) {
+      writer.uint32(16).bool(message.published);
+    }
+    if (message.last_published_at !== undefined) {
+      writer.uint32(26).string(message.last_published_at);
+    }
+    if (message.last_publishment_id !== undefined) {
+      writer.uint32(34).string(message.last_publishment_id);
+    }
+    for (const v of message.publishments) {
+      ProductPublishment.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(48).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductPublicationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductPublicationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.published = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.last_published_at = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.last_publishment_id = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.publishments.push(ProductPublishment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductPublicationRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      published: isSet(object.published) ? globalThis.Boolean(object.published) : false,
+      last_published_at: isSet(object.lastPublishedAt)
+        ? globalThis.String(object.lastPublishedAt)
+        : isSet(object.last_published_at)
+        ? globalThis.String(object.last_published_at)
+        : undefined,
+      last_publishment_id: isSet(object.lastPublishmentId)
+        ? globalThis.String(object.lastPublishmentId)
+        : isSet(object.last_publishment_id)
+        ? globalThis.String(object.last_publishment_id)
+        : undefined,
+      publishments: globalThis.Array.isArray(object?.publishments)
+        ? object.publishments.map((e: any) => ProductPublishment.fromJSON(e))
+        : [],
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateProductPublicationRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.published !== false) {
+      obj.published = message.published;
+    }
+    if (message.last_published_at !== undefined) {
+      obj.lastPublishedAt = message.last_published_at;
+    }
+    if (message.last_publishment_id !== undefined) {
+      obj.lastPublishmentId = message.last_publishment_id;
+    }
+    if (message.publishments?.length) {
+      obj.publishments = message.publishments.map((e) => ProductPublishment.toJSON(e));
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductPublicationRequest>, I>>(base?: I): UpdateProductPublicationRequest {
+    return UpdateProductPublicationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductPublicationRequest>, I>>(
+    object: I,
+  ): UpdateProductPublicationRequest {
+    const message = createBaseUpdateProductPublicationRequest();
+    message.id = object.id ?? "";
+    message.published = object.published ?? false;
+    message.last_published_at = object.last_published_at ?? undefined;
+    message.last_publishment_id = object.last_publishment_id ?? undefined;
+    message.publishments = object.publishments?.map((e) => ProductPublishment.fromPartial(e)) || [];
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProductPublicationResponse(): UpdateProductPublicationResponse {
+  return { data: undefined };
+}
+
+export const UpdateProductPublicationResponse: MessageFns<UpdateProductPublicationResponse> = {
+  encode(message: UpdateProductPublicationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Product.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductPublicationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductPublicationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Product.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductPublicationResponse {
+    return { data: isSet(object.data) ? Product.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: UpdateProductPublicationResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Product.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductPublicationResponse>, I>>(
+    base?: I,
+  ): UpdateProductPublicationResponse {
+    return UpdateProductPublicationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductPublicationResponse>, I>>(
+    object: I,
+  ): UpdateProductPublicationResponse {
+    const message = createBaseUpdateProductPublicationResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Product.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
 export type ProductsServiceService = typeof ProductsServiceService;
 export const ProductsServiceService = {
   /** Creates a product; its code must be free among live products; references and attribute values are checked. */
@@ -3595,6 +4030,37 @@ export const ProductsServiceService = {
       Buffer.from(BulkUpsertProductsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): BulkUpsertProductsResponse => BulkUpsertProductsResponse.decode(value),
   },
+  /**
+   * Internal: streams every live product matching the query's filters and search (its sort, page
+   * and expand are ignored) in id order, in batches, with constant memory (keyset by id).
+   */
+  scanProducts: {
+    path: "/pim.catalog.v1.ProductsService/ScanProducts" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ScanProductsRequest): Buffer => Buffer.from(ScanProductsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ScanProductsRequest => ScanProductsRequest.decode(value),
+    responseSerialize: (value: ScanProductsResponse): Buffer =>
+      Buffer.from(ScanProductsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ScanProductsResponse => ScanProductsResponse.decode(value),
+  },
+  /**
+   * Internal, for the publisher: writes a product's publication fields (published,
+   * last_published_at, last_publishment_id, publishments) and emits `products.updated`.
+   */
+  updateProductPublication: {
+    path: "/pim.catalog.v1.ProductsService/UpdateProductPublication" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateProductPublicationRequest): Buffer =>
+      Buffer.from(UpdateProductPublicationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateProductPublicationRequest =>
+      UpdateProductPublicationRequest.decode(value),
+    responseSerialize: (value: UpdateProductPublicationResponse): Buffer =>
+      Buffer.from(UpdateProductPublicationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateProductPublicationResponse =>
+      UpdateProductPublicationResponse.decode(value),
+  },
 } as const;
 
 export interface ProductsServiceServer extends UntypedServiceImplementation {
@@ -3614,6 +4080,16 @@ export interface ProductsServiceServer extends UntypedServiceImplementation {
   batchGetProducts: handleUnaryCall<BatchGetProductsRequest, BatchGetProductsResponse>;
   /** Upserts up to 1,000 products by code; one result per item; a bad item fails alone. */
   bulkUpsertProducts: handleUnaryCall<BulkUpsertProductsRequest, BulkUpsertProductsResponse>;
+  /**
+   * Internal: streams every live product matching the query's filters and search (its sort, page
+   * and expand are ignored) in id order, in batches, with constant memory (keyset by id).
+   */
+  scanProducts: handleServerStreamingCall<ScanProductsRequest, ScanProductsResponse>;
+  /**
+   * Internal, for the publisher: writes a product's publication fields (published,
+   * last_published_at, last_publishment_id, publishments) and emits `products.updated`.
+   */
+  updateProductPublication: handleUnaryCall<UpdateProductPublicationRequest, UpdateProductPublicationResponse>;
 }
 
 export interface ProductsServiceClient extends Client {
@@ -3744,6 +4220,38 @@ export interface ProductsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: BulkUpsertProductsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal: streams every live product matching the query's filters and search (its sort, page
+   * and expand are ignored) in id order, in batches, with constant memory (keyset by id).
+   */
+  scanProducts(
+    request: ScanProductsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ScanProductsResponse>;
+  scanProducts(
+    request: ScanProductsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ScanProductsResponse>;
+  /**
+   * Internal, for the publisher: writes a product's publication fields (published,
+   * last_published_at, last_publishment_id, publishments) and emits `products.updated`.
+   */
+  updateProductPublication(
+    request: UpdateProductPublicationRequest,
+    callback: (error: ServiceError | null, response: UpdateProductPublicationResponse) => void,
+  ): ClientUnaryCall;
+  updateProductPublication(
+    request: UpdateProductPublicationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateProductPublicationResponse) => void,
+  ): ClientUnaryCall;
+  updateProductPublication(
+    request: UpdateProductPublicationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateProductPublicationResponse) => void,
   ): ClientUnaryCall;
 }
 
