@@ -1,8 +1,8 @@
 import { attributes as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { AttributeOptionView } from '@pim/resources';
-import { unary, type ServiceRegistration } from '@pim/rpc';
-import { fromListQuery, viewToMessage } from '../record/record.grpc';
+import { fromProtoListQuery, unary, type ServiceRegistration } from '@pim/rpc';
+import { viewToMessage } from '../record/record.grpc';
 import type { AttributeOptionsService } from './attribute-option.service';
 
 const encode = (view: AttributeOptionView): pb.AttributeOption => viewToMessage(view);
@@ -21,7 +21,7 @@ export function attributeOptionsGrpc(service: AttributeOptionsService, logger: L
     })),
     deleteAttributeOption: unary(logger, 'DeleteAttributeOption', async (req) => ({ data: encode(await service.remove(req.attribute_id, req.id, req.expected_version)) })),
     listAttributeOptions: unary(logger, 'ListAttributeOptions', async (req) => {
-      const r = await service.list(req.attribute_id, fromListQuery(req.query));
+      const r = await service.list(req.attribute_id, fromProtoListQuery(req.query));
       return { data: r.data.map(encode), page_info: { total: r.total } };
     }),
     batchGetAttributeOptions: unary(logger, 'BatchGetAttributeOptions', async (req) => ({

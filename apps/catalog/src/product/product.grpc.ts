@@ -2,8 +2,8 @@ import { products as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { ProductInput, ProductView } from '@pim/resources';
 import { ValidationError } from '@pim/errors';
-import { serverStream, unary, type ServiceRegistration } from '@pim/rpc';
-import { fromListQuery, idsIn, idsOut, recordHandlers, viewToMessage, type RecordCodec } from '../record/record.grpc';
+import { fromProtoListQuery, serverStream, unary, type ServiceRegistration } from '@pim/rpc';
+import { idsIn, idsOut, recordHandlers, viewToMessage, type RecordCodec } from '../record/record.grpc';
 import type { RecordService } from '../record/record.service';
 import type { ProductBulkUpsert } from './product.bulk';
 import type { ProductEntity } from './product.entity';
@@ -45,7 +45,7 @@ export function productsGrpc(service: RecordService<ProductEntity, ProductView, 
     })),
     scanProducts: serverStream(logger, 'ScanProducts', async (req: pb.ScanProductsRequest, send) => {
       const size = batchSizeOf(req.batch_size);
-      const { filters, search } = fromListQuery(req.query);
+      const { filters, search } = fromProtoListQuery(req.query);
       for await (const batch of service.scan({ filters, search }, size)) await send({ data: batch.map((v) => productCodec.toMessage(v)) });
     }),
     updateProductPublication: unary(logger, 'UpdateProductPublication', async (req: pb.UpdateProductPublicationRequest) => {

@@ -1,8 +1,7 @@
 import type { handleUnaryCall } from '@grpc/grpc-js';
 import type { common } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
-import type { ListQuery } from '@pim/query';
-import { unary } from '@pim/rpc';
+import { fromProtoListQuery, unary } from '@pim/rpc';
 import type { RecordEntity } from './record.entity';
 import type { RecordView } from './record.resource';
 import type { RecordService } from './record.service';
@@ -39,18 +38,6 @@ export function idsIn<T extends { id: string }>(items: T[] | undefined): (Omit<T
   return (items ?? []).map(({ id, ...rest }) => ({ _id: id, ...rest }));
 }
 
-/** Proto list query → the query lib's shape. */
-export function fromListQuery(q: common.ListQuery | undefined): ListQuery {
-  return {
-    page: q?.page ?? 1,
-    limit: q?.limit ?? 25,
-    skip: q?.skip ?? 0,
-    sort: (q?.sort ?? []).map((s) => ({ field: s.field, direction: s.direction === 'desc' ? 'desc' : 'asc' })),
-    search: q?.search || undefined,
-    filters: (q?.filters ?? []).map((f) => ({ field: f.field, op: f.op as ListQuery['filters'][number]['op'], values: f.values })),
-    expand: q?.expand ?? [],
-  };
-}
 
 /** The seven handlers of a record service, typed by its message (M), input (In) and BatchGet request (B). */
 export interface RecordHandlers<M, In, B> {
@@ -84,7 +71,7 @@ export function recordHandlers<E extends RecordEntity, V extends RecordView, I, 
     patch: unary(logger, `Patch${one}`, async (req) => encode(await service.patch(req.id, req.patch ?? {}, req.expected_version))),
     delete: unary(logger, `Delete${one}`, async (req) => encode(await service.remove(req.id, req.expected_version))),
     list: unary(logger, `List${many}`, async (req) => {
-      const r = await service.list(fromListQuery(req.query));
+      const r = await service.list(fromProtoListQuery(req.query));
       return { data: r.data.map((v) => codec.toMessage(v)), page_info: { total: r.total } };
     }),
     batchGet: unary(logger, `BatchGet${many}`, async (req) => ({ data: (await service.batchGet(req.ids ?? [], handlesOf(req))).map((v) => codec.toMessage(v)) })),

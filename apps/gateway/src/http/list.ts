@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { common } from '@pim/contracts';
-import { DEFAULT_SORT, isFilterable, opsFor, sortableFields, type FieldType, type FilterOp, type ListQuery, type ResourceDecl } from '@pim/query';
+import { DEFAULT_SORT, isFilterable, opsFor, sortableFields, type FieldType, type FilterOp, type ResourceDecl } from '@pim/query';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -101,15 +100,3 @@ export function listQuerySchema(decl: ResourceDecl, maxLimit: number): z.ZodObje
   return z.object(shape);
 }
 
-/** The parsed list query as the proto message every List RPC takes. */
-export function toProtoListQuery(q: ListQuery): common.ListQuery {
-  return {
-    page: q.page,
-    limit: q.limit,
-    skip: q.skip,
-    sort: q.sort.map((s) => ({ field: s.field, direction: s.direction })),
-    filters: q.filters.map((f) => ({ field: f.field, op: f.op, values: f.values })),
-    search: q.search ?? '',
-    expand: q.expand,
-  };
-}

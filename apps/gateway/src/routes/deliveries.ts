@@ -14,7 +14,8 @@ import {
 } from '@pim/resources';
 import type { Api } from '../http/route';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from '../http/conditional';
-import { listQuerySchema, toProtoListQuery } from '../http/list';
+import { toProtoListQuery } from '@pim/rpc';
+import { listQuerySchema } from '../http/list';
 import { envelopeSchema } from '../openapi/envelope';
 import { fromMessage, type WebhooksClient } from './webhooks';
 

@@ -1,7 +1,7 @@
 import type { webhooks as pb } from '@pim/contracts';
 import { requireId } from '@pim/ids';
 import { buildEnvelope, parseListQuery } from '@pim/query';
-import type { PromiseClient } from '@pim/rpc';
+import { toProtoListQuery, type PromiseClient } from '@pim/rpc';
 import {
   webhookInputSchema,
   webhookListDecl,
@@ -13,7 +13,7 @@ import {
 } from '@pim/resources';
 import type { Api } from '../http/route';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from '../http/conditional';
-import { listQuerySchema, toProtoListQuery } from '../http/list';
+import { listQuerySchema } from '../http/list';
 import { envelopeSchema } from '../openapi/envelope';
 
 /** The webhooks app's client as the gateway uses it. */

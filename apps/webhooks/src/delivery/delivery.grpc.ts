@@ -1,9 +1,9 @@
 import type { webhooks as pb } from '@pim/contracts';
-import { unary } from '@pim/rpc';
+import { fromProtoListQuery, unary } from '@pim/rpc';
 import type { Logger } from '@pim/logging';
 import type { DeliveryAttemptView, DeliveryView } from '@pim/resources';
 import type { WebhookService } from '../webhook/webhook.service';
-import { fromListQuery, toMessage } from '../webhook/webhook.messages';
+import { toMessage } from '../webhook/webhook.messages';
 import type { DeliveryService } from './delivery.service';
 
 /** View → proto message (`_id` travels as `id`). */
@@ -42,7 +42,7 @@ type DeliveryHandlers = Pick<
 export function deliveryHandlers(deliveries: DeliveryService, webhooks: WebhookService, logger: Logger): DeliveryHandlers {
   return {
     listDeliveries: unary(logger, 'ListDeliveries', async (req: pb.ListDeliveriesRequest) => {
-      const r = await deliveries.list(req.webhook_id, fromListQuery(req.query));
+      const r = await deliveries.list(req.webhook_id, fromProtoListQuery(req.query));
       return { data: r.data.map(toDeliveryMessage), page_info: { total: r.total } };
     }),
     getDelivery: unary(logger, 'GetDelivery', async (req: pb.GetDeliveryRequest) => {

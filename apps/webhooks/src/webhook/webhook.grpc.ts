@@ -1,12 +1,12 @@
 import { webhooks as pb } from '@pim/contracts';
-import { unary, type ServiceRegistration } from '@pim/rpc';
+import { fromProtoListQuery, unary, type ServiceRegistration } from '@pim/rpc';
 import type { Logger } from '@pim/logging';
-import { fromListQuery, toMessage } from './webhook.messages';
+import { toMessage } from './webhook.messages';
 import { WebhookService } from './webhook.service';
 import type { DeliveryService } from '../delivery/delivery.service';
 import { deliveryHandlers } from '../delivery/delivery.grpc';
 
-export { fromListQuery, toMessage };
+export { toMessage };
 
 /** Proto input → the plain object the service validates (absent optionals stay absent). */
 function fromInput(i: pb.WebhookInput | undefined): Record<string, unknown> {
@@ -41,7 +41,7 @@ export function webhooksGrpc(service: WebhookService, deliveries: DeliveryServic
       webhook: toMessage(await service.remove(req.id, req.expected_version)),
     })),
     listWebhooks: unary(logger, 'ListWebhooks', async (req: pb.ListWebhooksRequest) => {
-      const r = await service.list(fromListQuery(req.query));
+      const r = await service.list(fromProtoListQuery(req.query));
       return { data: r.data.map(toMessage), page_info: { total: r.total } };
     }),
     ...deliveryHandlers(deliveries, service, logger),

@@ -1,5 +1,4 @@
-import type { common, webhooks as pb } from '@pim/contracts';
-import type { ListQuery } from '@pim/query';
+import type { webhooks as pb } from '@pim/contracts';
 import type { WebhookView } from '@pim/resources';
 
 /** View → proto message (`_id` travels as `id`). */
@@ -18,15 +17,3 @@ export function toMessage(v: WebhookView): pb.Webhook {
   };
 }
 
-/** Proto list query → the query lib's shape. */
-export function fromListQuery(q: common.ListQuery | undefined): ListQuery {
-  return {
-    page: q?.page ?? 1,
-    limit: q?.limit ?? 25,
-    skip: q?.skip ?? 0,
-    sort: (q?.sort ?? []).map((s) => ({ field: s.field, direction: s.direction === 'desc' ? 'desc' : 'asc' })),
-    search: q?.search || undefined,
-    filters: (q?.filters ?? []).map((f) => ({ field: f.field, op: f.op as ListQuery['filters'][number]['op'], values: f.values })),
-    expand: q?.expand ?? [],
-  };
-}
