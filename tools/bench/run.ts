@@ -5,8 +5,9 @@
 //      occurred_at) → first attempt (arrival at the receiver), p50/p99.
 //   3. Conservation at full size (2,000 events, SIGKILLs of worker, relay and NATS).
 // Flags: --quick (smaller sizes, for trying it out), --no-write (print only), --skip-conservation.
+// `npm run bench -- catalog` runs the catalog benchmark (tools/bench/catalog.ts) instead.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, tmpdir, type as osType } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -23,6 +24,7 @@ import { startPlatform, type RunningPlatform } from '../start';
 import { findNatsServer } from '../start/nats';
 import { freePort } from '../start/ports';
 import { runConservation, type ConservationReport } from './conservation';
+import { catalogSectionOf, runCatalogBench } from './catalog';
 
 const ROOT = join(__dirname, '..', '..');
 const args = new Set(process.argv.slice(2));
@@ -306,7 +308,10 @@ async function main(): Promise<void> {
     const ratio = deliveryRate / rawRate;
     const report = renderReport({ info, rawRate, deliveryRate, ratio, drainMs, recordedMs, lat, stages, total, produceMs, failedWrites, conservation, metricsText });
     if (!args.has('--no-write')) {
-      writeFileSync(join(ROOT, 'docs', 'benchmarks.md'), report);
+      const docPath = join(ROOT, 'docs', 'benchmarks.md');
+      // The catalog benchmark's section is kept: each benchmark rewrites only its own part.
+      const kept = existsSync(docPath) ? catalogSectionOf(readFileSync(docPath, 'utf8')) : '';
+      writeFileSync(docPath, `${report.trimEnd()}\n${kept}`);
       say('written to docs/benchmarks.md');
     } else {
       say(report);
@@ -429,4 +434,5 @@ a NATS server started by the run were SIGKILLed and restarted at random moments
 }`;
 }
 
-void main();
+if (args.has('catalog')) void runCatalogBench({ write: !args.has('--no-write') });
+else void main();

@@ -1,0 +1,362 @@
+// `npm run bench -- catalog`: the catalog benchmarks of issue 4, written to docs/benchmarks.md
+// (its "Catalog" section).
+//   1. Generator: taxonomy and attributes shaped like Akeneo's "medium" catalog, created through
+//      the API; N products (BENCH_PRODUCTS, default 1,000,000) loaded with COPY into
+//      catalog.products, cloned from products the app itself wrote (so snapshots, completeness
+//      and search_text are what the app derives), with fresh ids, codes and names.
+//   2. Ratios in the same run: bulk upsert rows/s ÷ COPY rows/s of the same rows; GET by id
+//      through the gateway ÷ a one-process node:http + pg server; p50/p95 of a search page.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from 'pg';
+import { Agent, request } from 'undici';
+import { createTestDatabase, createTestStream } from '@pim/testing';
+import { newToken } from '../../apps/gateway/src/auth/api-key.token';
+import { startPlatform, type RunningPlatform } from '../start';
+
+const ROOT = join(__dirname, '..', '..');
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 1_000_000);
+/** A time budget for COPYing the big catalog: past it no further chunk starts, and the run goes on with the products loaded (the report states how many). */
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? Infinity);
+const SIZES = { groups: 20, attributes: 300, brands: 150, families: 40, roots: 40, categories: 2_000, bulkCalls: 20, bulkSeconds: 120, getSeconds: 10, searches: 200, searchSeconds: 120 };
+const CONCURRENCY = 32;
+const NOUNS = ['chair', 'table', 'lamp', 'drill', 'kettle', 'sofa', 'hammer', 'bottle', 'jacket', 'boot', 'cable', 'router', 'monitor', 'pillow', 'blender', 'helmet', 'tent', 'scarf', 'printer', 'speaker'];
+const ADJ = ['red', 'blue', 'compact', 'deluxe', 'eco', 'pro', 'mini', 'classic', 'smart', 'rugged', 'silent', 'vintage', 'solar', 'wireless', 'modular'];
+const PT = ['Café', 'Pão', 'Coração', 'Ação', 'Maçã', 'Limão', 'Avião', 'Órgão', 'Pêssego', 'Ímã'];
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Runs fn for up to `total` calls and `ms` milliseconds with `concurrency` in flight; returns calls done and elapsed ms. */
+async function pool(total: number, ms: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<{ done: number; elapsed: number }> {
+  let next = 0;
+  let done = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total || performance.now() - started > ms) return;
+        await fn(i);
+        done += 1;
+      }
+    }),
+  );
+  return { done, elapsed: performance.now() - started };
+}
+
+/** Replaces (or appends) the "## Catalog" section of docs/benchmarks.md, keeping the rest. */
+export function withCatalogSection(doc: string, section: string): string {
+  const start = doc.indexOf('\n## Catalog');
+  if (start < 0) return `${doc.trimEnd()}\n\n${section}`;
+  const rest = doc.indexOf('\n## ', start + 1);
+  return `${doc.slice(0, start).trimEnd()}\n\n${section.trimEnd()}\n${rest < 0 ? '' : doc.slice(rest)}`;
+}
+
+/** The "## Catalog" section of a benchmarks document, or '' (so other benchmarks keep it when they rewrite the file). */
+export function catalogSectionOf(doc: string): string {
+  const start = doc.indexOf('\n## Catalog');
+  if (start < 0) return '';
+  const rest = doc.indexOf('\n## ', start + 1);
+  return `\n${doc.slice(start + 1, rest < 0 ? undefined : rest).trimEnd()}\n`;
+}
+
+/** The catalog benchmark; resolves when done (exit code 1 on failure). */
+export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
+  const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory: `${Math.round(totalmem() / 2 ** 30)} GiB`, node: process.version };
+  const adminKey = newToken().token;
+  const db = await createTestDatabase('bench_catalog');
+  const stream = await createTestStream('bench_catalog');
+  const logs: string[] = [];
+  const copyFiles: string[] = [];
+  let platform: RunningPlatform | undefined;
+  let baseline: ReturnType<typeof spawn> | undefined;
+  const pg = new Client({ connectionString: db.url });
+  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+  try {
+    await pg.connect();
+    const postgres = ((await pg.query(`SHOW server_version`)).rows[0] as { server_version: string }).server_version;
+    say(`machine: ${JSON.stringify({ ...machine, postgres })}; products: ${PRODUCTS}`);
+    platform = await startPlatform({
+      databaseUrl: db.url,
+      natsUrl: stream.url,
+      portBase: 'free',
+      env: { PIM_EVENTS_STREAM: stream.name, PIM_SUBJECT_PREFIX: stream.subjectPrefix, LOG_LEVEL: 'warn', PIM_BOOTSTRAP_API_KEY: adminKey, RATE_LIMIT_PER_MINUTE: '1000000000' },
+      log: (line) => logs.push(line),
+    });
+    const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');
+    const auth = { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' };
+    const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const r = await request(`${base}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body), dispatcher: agent });
+      const text = await r.body.text();
+      return { status: r.statusCode, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    };
+    const create = async (path: string, body: unknown): Promise<string> => {
+      const r = await call('POST', path, body);
+      if (r.status !== 201 && r.status !== 200) throw new Error(`POST ${path} → ${r.status} ${JSON.stringify(r.json)}`);
+      return r.json._id as string;
+    };
+    const createMany = async (n: number, path: string, body: (i: number) => unknown): Promise<string[]> => {
+      const ids: string[] = [];
+      const r = await pool(n, 600_000, 16, async (i) => {
+        ids[i] = await create(path, body(i));
+      });
+      if (r.done < n) throw new Error(`only ${r.done}/${n} ${path} created`);
+      return ids;
+    };
+
+    // 1. The "medium"-shaped catalog, through the API.
+    let t = performance.now();
+    const groups = await createMany(SIZES.groups, '/api/v1/attribute-groups', (i) => ({ key: `group_${i}`, name: { en: `Group ${i}` } }));
+    const attrs = await createMany(SIZES.attributes, '/api/v1/attributes', (i) => ({
+      key: `attr_${i}`,
+      name: { en: `Attribute ${i}` },
+      type: i % 2 === 0 ? 'text' : 'number',
+      ...(i % 2 === 0 ? { type_config: { max_length: 200 } } : {}),
+      groups: [{ _id: groups[i % SIZES.groups], required: i % 10 === 0 }],
+      association: 'product_and_sku',
+      protected_by_lgpd: false,
+    }));
+    const brands = await createMany(SIZES.brands, '/api/v1/brands', (i) => ({ code: `brand_${i}`, name: { en: `Brand ${i}` } }));
+    const families = await createMany(SIZES.families, '/api/v1/families', (i) => ({ code: `family_${i}`, name: { en: `Family ${i}` } }));
+    const tree = await create('/api/v1/category-trees', { code: 'master', name: { en: 'Master' } });
+    const roots = await createMany(SIZES.roots, '/api/v1/categories', (i) => ({ code: `cat_${i}`, name: { en: `Category ${i}` }, category_tree_id: tree }));
+    const children = await createMany(SIZES.categories - SIZES.roots, '/api/v1/categories', (i) => ({
+      code: `cat_${SIZES.roots + i}`,
+      name: { en: `Category ${SIZES.roots + i}` },
+      category_tree_id: tree,
+      parent_id: roots[i % SIZES.roots],
+    }));
+    const categories = [...roots, ...children];
+    const metaMs = performance.now() - t;
+    say(`catalog: ${groups.length} groups, ${attrs.length} attributes, ${brands.length} brands, ${families.length} families, ${categories.length} categories in ${(metaMs / 1000).toFixed(1)} s`);
+
+    // 2a. Bulk upsert through the gateway, 1,000 items a call.
+    const product = (n: number) => {
+      const g1 = n % SIZES.groups;
+      const g2 = (n + 7) % SIZES.groups;
+      const attributes: Record<string, string | number> = {};
+      for (let a = 0; a < SIZES.attributes; a++) {
+        if (a % SIZES.groups !== g1 && a % SIZES.groups !== g2) continue;
+        attributes[`attr_${a}`] = a % 2 === 0 ? `${ADJ[(n + a) % ADJ.length]} value ${n % 97}` : (n * 31 + a) % 1000;
+      }
+      return {
+        code: `SKU-${n}`,
+        name: { en: `${ADJ[n % ADJ.length]} ${NOUNS[Math.floor(n / ADJ.length) % NOUNS.length]} ${n}`, pt: `${PT[n % PT.length]} ${n}` },
+        type: 'simple',
+        brand_id: brands[n % brands.length],
+        family_id: families[n % families.length],
+        categories: [categories[n % categories.length]],
+        category_trees: [tree],
+        attribute_groups: [groups[g1], groups[g2]],
+        attributes,
+        tags: [`tag${n % 50}`],
+      };
+    };
+    let bulkRows = 0;
+    let bulkErrors = 0;
+    const bulk = await pool(SIZES.bulkCalls, SIZES.bulkSeconds * 1000, 1, async (c) => {
+      const items = Array.from({ length: 1_000 }, (_, k) => product(c * 1_000 + k));
+      const r = await call('POST', '/api/v1/products/bulk', { items });
+      if (r.status !== 200) throw new Error(`bulk → ${r.status} ${JSON.stringify(r.json).slice(0, 500)}`);
+      const results = (r.json.results ?? r.json.data ?? r.json.items) as { error?: unknown }[] | undefined;
+      const bad = results?.filter((x) => x.error).length ?? 0;
+      if (bad > 0 && bulkErrors === 0) say(`bulk item error: ${JSON.stringify(results?.find((x) => x.error)).slice(0, 500)}`);
+      bulkErrors += bad;
+      bulkRows += 1_000 - bad;
+    });
+    const bulkRate = bulkRows / (bulk.elapsed / 1000);
+    say(`bulk upsert: ${bulkRows} rows (${bulkErrors} item errors) in ${bulk.elapsed.toFixed(0)} ms = ${bulkRate.toFixed(0)} rows/s`);
+    if (bulkRows === 0) throw new Error('no product was stored by the bulk upsert');
+
+    // COPY of the same rows into a scratch table with the same columns and indexes.
+    const file = (name: string) => {
+      const f = `/tmp/pim-bench-${db.url.split('/').pop()}-${name}.copy`;
+      copyFiles.push(f);
+      return f;
+    };
+    const stored = file('stored');
+    await pg.query(`COPY (SELECT * FROM catalog.products) TO '${stored}'`);
+    await pg.query(`CREATE TABLE catalog.bench_scratch (LIKE catalog.products INCLUDING ALL)`);
+    t = performance.now();
+    await pg.query(`COPY catalog.bench_scratch FROM '${stored}'`);
+    const copyMs = performance.now() - t;
+    const copyRate = bulkRows / (copyMs / 1000);
+    await pg.query(`DROP TABLE catalog.bench_scratch`);
+    const bulkRatio = bulkRate / copyRate;
+    say(`pg COPY of the same rows: ${copyMs.toFixed(0)} ms = ${copyRate.toFixed(0)} rows/s; ratio ${bulkRatio.toFixed(3)}`);
+
+    // 1'. The big catalog: clones of the stored products, COPYed in chunks with the secondary indexes dropped and rebuilt.
+    t = performance.now();
+    const toAdd = Math.max(0, PRODUCTS - bulkRows);
+    const { rows: idx } = await pg.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'catalog' AND tablename = 'products' AND indexname NOT LIKE 'PK_%'`,
+    );
+    for (const i of idx as { indexname: string }[]) await pg.query(`DROP INDEX catalog."${i.indexname}"`);
+    const words = (a: string[]) => `ARRAY[${a.map((w) => `'${w}'`).join(',')}]`;
+    const chunk = 100_000;
+    for (let from = 0; from < toAdd && performance.now() - t < LOAD_SECONDS * 1000; from += chunk) {
+      const n = Math.min(chunk, toAdd - from);
+      const f = file(`gen-${from}`);
+      await pg.query(
+        `COPY (
+           WITH t AS (SELECT p.*, row_number() OVER (ORDER BY code) - 1 AS k FROM catalog.products p WHERE code LIKE 'SKU-%' ORDER BY code LIMIT ${bulkRows}),
+                g AS (SELECT ${bulkRows} + ${from} + s AS n FROM generate_series(0, ${n - 1}) s),
+                x AS (SELECT g.n, t.*, jsonb_build_object(
+                        'en', (${words(ADJ)})[1 + g.n % ${ADJ.length}] || ' ' || (${words(NOUNS)})[1 + (g.n / ${ADJ.length}) % ${NOUNS.length}] || ' ' || g.n,
+                        'pt', (${words(PT)})[1 + g.n % ${PT.length}] || ' ' || g.n) AS nm
+                        FROM g JOIN t ON t.k = g.n % ${bulkRows})
+           SELECT substr(md5(x.n::text || 'bench'), 1, 24), 'SKU-' || x.n || E'\\n' || (x.nm->>'en') || E'\\n' || (x.nm->>'pt'),
+                  x.version, now() - x.n * interval '1 second', now() - x.n * interval '1 second', x.created_by_name, x.deleted, x.deleted_at, x.deleted_by,
+                  x.family_id, x.brand_id, x.fulfilled, x.categories, x.category_trees, x.product_id, x.catalogs, x.attribute_groups,
+                  x.attributes_schema_snapshot, x.attributes_options_snapshot, 'SKU-' || x.n, x.nm, x.description, x.image, x.images,
+                  x.attributes, x.enabled, x.tags, x.type, x.product_approval, x.last_approval_at, x.published, x.last_publishment_id,
+                  x.last_published_at, x.publishments, x.completeness, x.completeness_min
+             FROM x
+         ) TO '${f}'`,
+      );
+      await pg.query(`COPY catalog.products FROM '${f}'`);
+      rmSync(f, { force: true });
+      say(`  loaded ${bulkRows + from + n} products (${((performance.now() - t) / 1000).toFixed(0)} s)`);
+    }
+    await pg.query(`SET maintenance_work_mem = '1GB'`);
+    for (const i of idx as { indexdef: string }[]) await pg.query(i.indexdef);
+    await pg.query(`VACUUM ANALYZE catalog.products`);
+    const loadMs = performance.now() - t;
+    const total = Number(((await pg.query(`SELECT count(*) AS n FROM catalog.products WHERE deleted = false`)).rows[0] as { n: string }).n);
+    say(`big catalog: ${total} products (${toAdd} by COPY + index rebuild in ${(loadMs / 1000).toFixed(0)} s)`);
+
+    // 2b. GET /products/{id}: the gateway vs. the one-process baseline, same ids and concurrency.
+    const ids = ((await pg.query(`SELECT "_id" FROM catalog.products ORDER BY random() LIMIT 2000`)).rows as { _id: string }[]).map((r) => r._id);
+    const load = async (url: (id: string) => string, headers: Record<string, string>): Promise<{ rate: number; errors: number }> => {
+      let errors = 0;
+      const hit = async (i: number) => {
+        const r = await request(url(ids[i % ids.length]), { headers, dispatcher: agent });
+        await r.body.text();
+        if (r.statusCode !== 200) errors += 1;
+      };
+      await pool(500, 5_000, CONCURRENCY, hit);
+      const r = await pool(Number.MAX_SAFE_INTEGER, SIZES.getSeconds * 1000, CONCURRENCY, hit);
+      return { rate: r.done / (r.elapsed / 1000), errors };
+    };
+    const child = spawn(process.execPath, ['-r', require.resolve('@swc-node/register'), join(__dirname, 'catalog-baseline.child.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: db.url, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    baseline = child;
+    const port = await new Promise<number>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
+      child.once('exit', (code) => reject(new Error(`baseline server exited (${code})`)));
+    });
+    const base1 = await load((id) => `http://127.0.0.1:${port}/api/v1/products/${id}`, {});
+    const gw = await load((id) => `${base}/api/v1/products/${id}`, { authorization: auth.authorization });
+    child.kill('SIGTERM');
+    baseline = undefined;
+    const getRatio = gw.rate / base1.rate;
+    say(`GET by id: gateway ${gw.rate.toFixed(0)} req/s (${gw.errors} non-200), baseline ${base1.rate.toFixed(0)} req/s (${base1.errors} non-200); ratio ${getRatio.toFixed(3)}`);
+
+    // 2c. _search + one filter + sort, limit 25, with total.
+    const lat: number[] = [];
+    let searchErrors = 0;
+    let totals = 0;
+    await pool(SIZES.searches, SIZES.searchSeconds * 1000, 1, async (i) => {
+      const q = `_search=${encodeURIComponent(NOUNS[i % NOUNS.length])}&brand_id=${brands[(i * 7) % brands.length]}&sort=-created_at&limit=25`;
+      const s = performance.now();
+      const r = await call('GET', `/api/v1/products?${q}`);
+      lat.push(performance.now() - s);
+      if (r.status !== 200) {
+        if (searchErrors === 0) say(`search → ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
+        searchErrors += 1;
+      } else totals += Number(r.json.total ?? 0);
+    });
+    lat.sort((a, b) => a - b);
+    const search = { p50: percentile(lat, 50), p95: percentile(lat, 95), n: lat.length, meanTotal: totals / Math.max(1, lat.length - searchErrors), errors: searchErrors };
+    say(`search: p50 ${search.p50.toFixed(1)} ms, p95 ${search.p95.toFixed(1)} ms over ${search.n} (mean total ${search.meanTotal.toFixed(0)}, ${search.errors} errors)`);
+
+    const section = renderCatalog({ machine: { ...machine, postgres }, products: total, bulkRows, bulkErrors, bulkRate, copyRate, bulkRatio, gw, base1, getRatio, search, loadMs, metaMs, categories: categories.length });
+    const docPath = join(ROOT, 'docs', 'benchmarks.md');
+    if (opts.write) {
+      writeFileSync(docPath, withCatalogSection(existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n', section));
+      say('written to docs/benchmarks.md (Catalog section)');
+    } else say(section);
+    const ok = bulkRatio >= 0.5 && getRatio >= 0.5 && search.p95 <= 50 && total >= 1_000_000;
+    say(ok ? 'targets met' : 'targets NOT met');
+    process.exitCode = ok ? 0 : 1;
+  } catch (err) {
+    say(`catalog bench failed: ${(err as Error).stack ?? String(err)}\n${logs.slice(-40).join('\n')}`);
+    process.exitCode = 1;
+  } finally {
+    baseline?.kill('SIGTERM');
+    await agent.close().catch(() => undefined);
+    await pg.end().catch(() => undefined);
+    await platform?.stop();
+    for (const f of copyFiles) rmSync(f, { force: true });
+    await stream.destroy();
+    await db.drop();
+  }
+}
+
+interface CatalogReport {
+  machine: { cores: number; cpu: string; memory: string; node: string; postgres: string };
+  products: number;
+  bulkRows: number;
+  bulkErrors: number;
+  bulkRate: number;
+  copyRate: number;
+  bulkRatio: number;
+  gw: { rate: number; errors: number };
+  base1: { rate: number; errors: number };
+  getRatio: number;
+  search: { p50: number; p95: number; n: number; meanTotal: number; errors: number };
+  loadMs: number;
+  metaMs: number;
+  categories: number;
+}
+
+function renderCatalog(r: CatalogReport): string {
+  const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
+  const small = r.products < 1_000_000;
+  return `## Catalog (issue 4)
+
+Produced by \`npm run bench -- catalog\` (\`tools/bench/catalog.ts\`) on ${new Date().toISOString().slice(0, 10)}: ${r.machine.cores} × ${r.machine.cpu},
+${r.machine.memory}, PostgreSQL ${r.machine.postgres} (local, default settings), Node ${r.machine.node}; the whole platform
+(gateway, every app, NATS, Postgres) and the bench client share these cores.
+${small ? `\n**Run at ${r.products.toLocaleString('en')} products, not 1,000,000** (\`BENCH_PRODUCTS\` and the \`BENCH_LOAD_SECONDS\` load budget; the default is 1,000,000): the search target is stated for 1M and is not shown met by this run.\n` : ''}
+Catalog: ${SIZES.groups} attribute groups, ${SIZES.attributes} attributes (text and number, each in one group, every tenth required),
+${SIZES.brands} brands, ${SIZES.families} families, one category tree of ${r.categories} categories (two levels), all created through the API
+(${(r.metaMs / 1000).toFixed(1)} s). Every product has two attribute groups (~30 typed values), a brand, a family, a category and a tag.
+
+| measure | result | target | |
+|---|---|---|---|
+| bulk upsert through the gateway (POST /api/v1/products/bulk, 1,000 items a call, validation and events on) | ${r.bulkRate.toFixed(0)} rows/s (${r.bulkRows} rows, ${r.bulkErrors} item errors) | | |
+| pg COPY of the same rows into a scratch table with the same indexes | ${r.copyRate.toFixed(0)} rows/s | baseline | |
+| bulk upsert ÷ COPY | **${r.bulkRatio.toFixed(3)}** | ≥ 0.5 | ${mark(r.bulkRatio >= 0.5)} |
+| GET /api/v1/products/{id} through the gateway (${CONCURRENCY} in flight, ${SIZES.getSeconds} s) | ${r.gw.rate.toFixed(0)} req/s (${r.gw.errors} non-200) | | |
+| one-process node:http + pg server, same JSON, same ids and concurrency | ${r.base1.rate.toFixed(0)} req/s (${r.base1.errors} non-200) | baseline | |
+| gateway ÷ baseline | **${r.getRatio.toFixed(3)}** | ≥ 0.5 | ${mark(r.getRatio >= 0.5)} |
+| \`_search\` + \`brand_id\` filter + \`sort=-created_at\`, limit 25, with total, at ${r.products.toLocaleString('en')} products: p50 | **${r.search.p50.toFixed(1)} ms** | | |
+| same, p95 (${r.search.n} sequential queries, mean total ${r.search.meanTotal.toFixed(0)}, ${r.search.errors} errors) | **${r.search.p95.toFixed(1)} ms** | ≤ 50 ms at 1M | ${small ? 'not measured at 1M' : mark(r.search.p95 <= 50)} |
+
+How it is measured:
+
+- **Bulk vs COPY**: the same rows the bulk upsert stored are COPYed (server-side file) into a
+  table created \`LIKE catalog.products INCLUDING ALL\` (same columns and indexes, trigram GIN
+  included); the ratio divides the two rates.
+- **Big catalog**: the products the app stored are cloned (snapshots, completeness kept as the app
+  derived them) with new ids, codes, names (English words plus Portuguese words with accents) and
+  \`search_text\` built as the app builds it (code and every language of the name), written with
+  COPY in chunks of 100,000 with the secondary indexes dropped and rebuilt afterwards, then
+  \`VACUUM ANALYZE\` (${(r.loadMs / 1000).toFixed(0)} s).
+- **GET by id**: an undici keep-alive loop, ${CONCURRENCY} requests in flight, 2,000 random ids, warmed up first;
+  the baseline (\`tools/bench/catalog-baseline.child.ts\`) runs in its own process and renders the
+  product with the catalog's own view function.
+- **Search**: one request at a time; the term is one of ${NOUNS.length} English nouns, the filter one brand.
+`;
+}
