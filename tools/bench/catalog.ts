@@ -217,7 +217,11 @@ export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
                   x.family_id, x.brand_id, x.fulfilled, x.categories, x.category_trees, x.product_id, x.catalogs, x.attribute_groups,
                   x.attributes_schema_snapshot, x.attributes_options_snapshot, 'SKU-' || x.n, x.nm, x.description, x.image, x.images,
                   x.attributes, x.enabled, x.tags, x.type, x.product_approval, x.last_approval_at, x.published, x.last_publishment_id,
-                  x.last_published_at, x.publishments, x.completeness, x.completeness_min
+                  x.last_published_at, x.publishments, x.completeness, x.completeness_min,
+                  -- the clone's rendering as the app would have stored it (its own id, code, name and dates)
+                  (x.rendered::jsonb || jsonb_build_object('_id', substr(md5(x.n::text || 'bench'), 1, 24), 'code', 'SKU-' || x.n, 'name', x.nm,
+                     'created_at', to_char((now() - x.n * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                     'updated_at', to_char((now() - x.n * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text
              FROM x
          ) TO '${f}'`,
       );

@@ -17,6 +17,8 @@ export const gatewayConfigSchema = baseSchema.extend({
   /** An admin key that must exist (created at start if missing); `npm start` generates one on first start. */
   PIM_BOOTSTRAP_API_KEY: z.string().regex(/^pim_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/, 'must look like pim_<12 lowercase letters or digits>_<43 base64url characters>').optional(),
   RATE_LIMIT_PER_MINUTE: positiveInt(600),
+  /** The longest a verified API key is trusted from memory (changes reach every replica at once by NOTIFY anyway); 0 reads every request's key from the database. */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /** Requests a minute from one IP address without a valid key. */
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: positiveInt(60),
   /** Comma-separated origins allowed by CORS; empty allows none (server-to-server callers need none). */

@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   // An idle connection the server drops (restart, failover) must not crash the process; the pool replaces it.
   limiterPool.on('error', (err) => logger.warn({ err: err.message }, 'rate-limit pool connection lost'));
 
-  const keys = new ApiKeyService(ds);
+  const keys = new ApiKeyService(ds, { logger, cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
+  await keys.start();
   if (config.PIM_BOOTSTRAP_API_KEY) await keys.ensureBootstrap(config.PIM_BOOTSTRAP_API_KEY);
   const idempotency = new IdempotencyService(ds, { retentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000, waitMs: 30_000 });
   const purge = setInterval(() => void idempotency.purgeExpired().catch((err) => logger.warn({ err }, 'idempotency purge failed')), 10 * 60_000).unref();
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
       webhooks.close();
       catalog.close();
       for (const h of Object.values(dependencies)) h.close();
-      void Promise.allSettled([ds.destroy(), limiterPool.end()]).then(() => {
+      void Promise.allSettled([keys.stop(), ds.destroy(), limiterPool.end()]).then(() => {
         logger.info('stopped');
         process.exit(0);
       });

@@ -1,8 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { Client, type ClientConfig } from 'pg';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { quoteIdent } from '@pim/db';
+import { PgListener, pgClientConfigOf, quoteIdent } from '@pim/db';
 import type { Logger } from '@pim/logging';
 import { outboxChannel, schemaOf } from './outbox.record';
 
@@ -53,31 +52,12 @@ interface Sleeper {
   resolve: () => void;
 }
 
-const LISTEN_RETRY_MS = 5_000;
 const CLEANUP_CHUNK = 5_000;
 const ERROR_TEXT_MAX = 2_000;
 
 function errorText(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return text.slice(0, ERROR_TEXT_MAX);
-}
-
-// The LISTEN connection is dedicated (not from the pool), so it is built from the same options.
-function pgConfigFrom(ds: DataSource): ClientConfig {
-  const o = ds.options as unknown as Record<string, unknown>;
-  const config: ClientConfig = {
-    application_name: `${(o.applicationName as string | undefined) ?? 'pim'}-outbox-listen`,
-    connectionTimeoutMillis: 5_000,
-    keepAlive: true,
-  };
-  if (typeof o.url === 'string') config.connectionString = o.url;
-  if (o.host !== undefined) config.host = o.host as string;
-  if (o.port !== undefined) config.port = o.port as number;
-  if (o.username !== undefined) config.user = o.username as string;
-  if (o.password !== undefined) config.password = o.password as string;
-  if (o.database !== undefined) config.database = o.database as string;
-  if (o.ssl !== undefined) config.ssl = o.ssl as ClientConfig['ssl'];
-  return config;
 }
 
 /**
@@ -101,8 +81,7 @@ export class OutboxRelay {
   private stopping = false;
   private woken = false;
   private sleeper: Sleeper | null = null;
-  private listener: Client | null = null;
-  private nextListenAttempt = 0;
+  private readonly listener: PgListener;
   private lastCleanup = 0;
   private failures = 0;
 
@@ -118,14 +97,24 @@ export class OutboxRelay {
     this.publishTimeoutMs = opts.publishTimeoutMs ?? 5_000;
     this.retentionDays = opts.retentionDays ?? 7;
     this.cleanupEveryMs = opts.cleanupEveryMs ?? 3_600_000;
+    this.listener = new PgListener({
+      config: pgClientConfigOf(this.ds, 'outbox-listen'),
+      channel: this.channel,
+      onNotify: () => this.wake(),
+      // Anything committed while we were not listening is picked up by the next batch.
+      onListening: () => this.wake(),
+      onLost: (err) => {
+        if (!this.stopping) this.opts.logger.warn({ err }, 'outbox relay lost (or could not open) its LISTEN connection; polling until it is back');
+      },
+    });
   }
 
   /** Starts the loop in the background; resolves once the first LISTEN attempt is made. */
   async start(): Promise<void> {
     if (this.running) return;
     this.stopping = false;
-    // ensureListener never throws: without LISTEN the relay still polls.
-    const listening = this.ensureListener();
+    // The listener never throws: without LISTEN the relay still polls.
+    const listening = this.listener.start();
     this.running = listening
       .then(() => this.loop())
       .catch((err) => {
@@ -142,7 +131,7 @@ export class OutboxRelay {
     this.sleeper?.resolve();
     await this.running;
     this.running = null;
-    await this.closeListener();
+    await this.listener.stop();
   }
 
   private async loop(): Promise<void> {
@@ -159,8 +148,6 @@ export class OutboxRelay {
       else this.failures += 1;
       if (result !== null && result.claimed === this.batchSize && progressed) continue;
       await this.maybeCleanup();
-      await this.ensureListener();
-      if (this.stopping) break;
       if (this.failures > 0) await this.sleep(this.backoffMs(), false);
       else await this.sleep(this.pollMs, true);
     }
@@ -245,38 +232,6 @@ export class OutboxRelay {
     } catch (err) {
       this.opts.logger.warn({ err }, 'outbox cleanup failed; will retry later');
     }
-  }
-
-  private async ensureListener(): Promise<void> {
-    if (this.listener || this.stopping || Date.now() < this.nextListenAttempt) return;
-    const client = new Client(pgConfigFrom(this.ds));
-    const lost = (err?: unknown): void => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      this.nextListenAttempt = Date.now() + LISTEN_RETRY_MS;
-      if (!this.stopping) this.opts.logger.warn({ err }, 'outbox relay lost its LISTEN connection; polling until it is back');
-      client.end().catch(() => undefined);
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', () => this.wake());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${quoteIdent(this.channel)}`);
-      this.listener = client;
-      // Anything committed while we were not listening is picked up by the next batch.
-      this.woken = true;
-    } catch (err) {
-      this.nextListenAttempt = Date.now() + LISTEN_RETRY_MS;
-      this.opts.logger.warn({ err }, 'outbox relay could not LISTEN; polling instead');
-      await client.end().catch(() => undefined);
-    }
-  }
-
-  private async closeListener(): Promise<void> {
-    const client = this.listener;
-    this.listener = null;
-    if (client) await client.end().catch(() => undefined);
   }
 
   private wake(): void {

@@ -2,8 +2,11 @@ import 'reflect-metadata';
 import { createDataSource, migrate } from '@pim/db';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
+import { migrations } from './index';
 
-const ALL = ['CreateTaxonomy1764633600000', 'CreateAttributes1764720000000', 'CreateProducts1764806400000', 'CreateProductRelations1764892800000'];
+/** The four that create tables; every later one changes them (columns, indexes). */
+const CREATING = ['CreateTaxonomy1764633600000', 'CreateAttributes1764720000000', 'CreateProducts1764806400000', 'CreateProductRelations1764892800000'];
+const ALL = migrations.map((m) => new m().name);
 const TAXONOMY_TABLES = ['brands', 'catalogs', 'categories', 'category_trees', 'families', 'migrations', 'outbox'];
 
 // The migrations up, down and up again on a real database.
@@ -33,6 +36,13 @@ describe('catalog migrations', () => {
         expect.arrayContaining(['IDX_brands_search', 'IDX_categories_path', 'IDX_categories_tags', 'IDX_attributes_search', 'IDX_attributes_group_ids', 'IDX_attribute_options_search', 'IDX_products_search', 'IDX_products_attributes', 'IDX_product_relations_items']),
       );
 
+      expect(ALL.slice(0, CREATING.length)).toEqual(CREATING);
+      const [{ n: renderedColumns }] = await ds.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'catalog' AND table_name = 'products' AND column_name = 'rendered'`);
+      expect(renderedColumns).toBe(1);
+      for (let i = ALL.length; i > CREATING.length; i--) await ds.undoLastMigration({ transaction: 'each' });
+      expect(await tables()).toEqual(['attribute_groups', 'attribute_options', 'attributes', 'product_relations', 'products', ...TAXONOMY_TABLES].sort());
+      const [{ n: afterUndo }] = await ds.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'catalog' AND table_name = 'products' AND column_name = 'rendered'`);
+      expect(afterUndo).toBe(0);
       await ds.undoLastMigration({ transaction: 'each' });
       expect(await tables()).toEqual(['attribute_groups', 'attribute_options', 'attributes', 'products', ...TAXONOMY_TABLES].sort());
       await ds.undoLastMigration({ transaction: 'each' });

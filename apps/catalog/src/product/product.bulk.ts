@@ -20,7 +20,7 @@ const COLUMNS = [
   'family_id', 'brand_id', 'fulfilled', 'categories', 'category_trees', 'product_id', 'catalogs', 'attribute_groups',
   'attributes_schema_snapshot', 'attributes_options_snapshot', 'code', 'name', 'description', 'image', 'images', 'attributes',
   'enabled', 'tags', 'type', 'product_approval', 'last_approval_at', 'published', 'last_publishment_id', 'last_published_at',
-  'publishments', 'completeness', 'completeness_min',
+  'publishments', 'completeness', 'completeness_min', 'rendered',
 ];
 const LIST = COLUMNS.map((c) => `"${c}"`).join(', ');
 const SET = COLUMNS.filter((c) => c !== '_id').map((c) => `"${c}" = EXCLUDED."${c}"`).join(', ');
@@ -136,13 +136,18 @@ export class ProductBulkUpsert {
     });
     if (good.length === 0) return results;
 
+    const views = good.map(({ entity }) => {
+      const view = this.products.toView(entity);
+      entity.rendered = JSON.stringify(view);
+      return view;
+    });
     const rows = good.map(({ entity }) => Object.fromEntries(COLUMNS.map((c) => [c, (entity as unknown as Record<string, unknown>)[c] ?? null])));
     await m.query(
       `INSERT INTO "products" (${LIST}) SELECT ${LIST} FROM jsonb_populate_recordset(NULL::"products", $1::jsonb)
         ON CONFLICT ("code") WHERE "deleted" = false DO UPDATE SET ${SET}`,
       [JSON.stringify(rows)],
     );
-    await this.emitAll(m, good.map(({ entity, action }) => ({ action, view: this.products.toView(entity) })), now);
+    await this.emitAll(m, good.map(({ action }, i) => ({ action, view: views[i] })), now);
     return results;
   }
 

@@ -116,4 +116,12 @@ export class ProductEntity extends RecordEntity {
 
   @Column({ type: 'integer', default: 100 })
   completeness_min!: number;
+
+  /**
+   * The product as GET /products/{id} shows it, serialized when it was written (a read model:
+   * one read serves it without decoding jsonb or re-encoding it). NULL for rows written before it
+   * existed or by hand; readers then render it from the columns. Never selected by entity loads.
+   */
+  @Column({ type: 'text', nullable: true, select: false })
+  rendered?: string | null;
 }

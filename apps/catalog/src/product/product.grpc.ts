@@ -35,6 +35,10 @@ export function productsGrpc(service: RecordService<ProductEntity, ProductView, 
   const implementation: pb.ProductsServiceServer = {
     createProduct: h.create,
     getProduct: h.get,
+    getProductJson: unary(logger, 'GetProductJson', async (req: pb.GetProductJsonRequest) => {
+      const r = await service.getJson(req.id);
+      return { id: r.id, version: r.version, json: Buffer.from(r.json, 'utf8') };
+    }),
     updateProduct: h.update,
     patchProduct: h.patch,
     deleteProduct: h.delete,

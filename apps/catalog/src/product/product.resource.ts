@@ -126,6 +126,7 @@ export const productResource: RecordResource<ProductEntity, ProductView, Product
   columns: (input) => productColumns(input),
   view: (p) => productView(p),
   nestedFilters: { prefix: ATTRIBUTE_FILTER_PREFIX, apply: applyAttributeFilters },
+  rendered: true,
   hooks: {
     lock: lockCodes,
     async beforeWrite(m, next) {

@@ -290,6 +290,31 @@ describe('products (real Postgres)', () => {
     ]);
   });
 
+  it('keeps the rendered view equal to the view through every write, and renders rows that have none', async () => {
+    const json = async (id: string) => JSON.parse((await products().getJson(id)).json) as unknown;
+    const a = await ctx.newProduct({ code: 'r-a', name: { en: 'Rendered', pt: 'Café' } });
+    expect(await json(a._id)).toEqual(await products().get(a._id));
+    const patched = await products().patch(a._id, { name: { pt: null }, tags: ['x'] });
+    expect(await json(a._id)).toEqual(patched);
+    expect((await products().getJson(a._id)).version).toBe(2);
+    const replaced = await products().replace(a._id, { code: 'r-a', name: { en: 'Again' }, type: 'simple' });
+    expect(await json(a._id)).toEqual(replaced);
+
+    const [bulked] = await ctx.services.productBulk.upsert([{ code: 'r-b', name: { en: 'Bulk' }, type: 'simple' }]);
+    expect(await json(bulked._id!)).toEqual(await products().get(bulked._id!));
+    await ctx.services.productBulk.upsert([{ code: 'r-b', name: { en: 'Bulk again' }, type: 'simple', tags: ['y'] }]);
+    expect(await json(bulked._id!)).toEqual(await products().get(bulked._id!));
+
+    // A row without a rendering (written before the column existed, or by hand) is rendered from its columns.
+    await ctx.ds.query(`UPDATE catalog.products SET rendered = NULL WHERE _id = $1`, [a._id]);
+    expect(await json(a._id)).toEqual(replaced);
+
+    await products().remove(a._id);
+    const [{ rendered }] = await ctx.ds.query(`SELECT rendered FROM catalog.products WHERE _id = $1`, [a._id]);
+    expect(rendered).toBeNull();
+    await expect(products().getJson(a._id)).rejects.toMatchObject({ name: 'NotFoundError' });
+  });
+
   describe('bulk upsert', () => {
     it('stores 990 of 1,000 items with 10 item errors, one event each, and updates by code on the next run', async () => {
       const group = (await ctx.newAttributeGroup())._id;

@@ -77,6 +77,11 @@ export interface RecordResource<E extends RecordEntity, V extends RecordView, I>
    * (which checks them itself) to the query on alias `t`.
    */
   nestedFilters?: { prefix: string; apply(m: EntityManager, qb: SelectQueryBuilder<E>, filters: Filter[]): Promise<void> };
+  /**
+   * The record keeps its API view serialized in a `rendered` text column (written with every
+   * write, NULL once deleted), so a read by id returns it as stored (RecordService.getJson).
+   */
+  rendered?: boolean;
 }
 
 /** The field the storage declarations search in: one column holding every searchable text. */

@@ -4,7 +4,7 @@ import { NotFoundError, PreconditionFailedError, ValidationError, fromZodError }
 import { isId, newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { recordEvent } from '@pim/events';
-import { translatePgError } from '@pim/db';
+import { quoteIdent, translatePgError } from '@pim/db';
 import { applyListQuery, validateListQuery, type Filter, type ListQuery, type ResourceDecl } from '@pim/query';
 import { mergePatch } from './merge-patch';
 import type { RecordEntity } from './record.entity';
@@ -69,6 +69,13 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     return view as unknown as V;
   }
 
+  /** The record's view; kept serialized on the record too when the resource keeps a rendering. */
+  private render(record: E): V {
+    const view = this.toView(record);
+    if (this.resource.rendered) (record as { rendered?: string | null }).rendered = JSON.stringify(view);
+    return view;
+  }
+
   /** Creates a record; its handle must be free among live records (of its parent). */
   async create(raw: unknown): Promise<V> {
     const input = this.parseInput(raw);
@@ -88,8 +95,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
         deleted_by: null,
       } as unknown as E);
       await this.resource.hooks?.beforeWrite?.(m, record, null);
+      const view = this.render(record);
       await m.insert(this.resource.entity, record as never);
-      const view = this.toView(record);
       await this.emit(m, 'created', view);
       return view;
     });
@@ -101,6 +108,25 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const record = await this.ds.manager.findOne(this.resource.entity, { where: this.where(id) });
     if (!record) throw this.notFound(id);
     return this.toView(record);
+  }
+
+  /**
+   * One live record as the API shows it, serialized: the stored rendering when the resource keeps
+   * one (a single text column read, nothing decoded), else rendered now.
+   */
+  async getJson(id: string): Promise<{ id: string; version: number; json: string }> {
+    this.checkId(id);
+    if (this.resource.rendered) {
+      const scope = Object.entries(this.scope);
+      const rows: { version: number; rendered: string | null }[] = await this.ds.query(
+        `SELECT "version", "rendered" FROM ${quoteIdent(this.tableName())} WHERE "_id" = $1 AND "deleted" = false${scope.map(([column], i) => ` AND ${quoteIdent(column)} = $${i + 2}`).join('')}`,
+        [id, ...scope.map(([, value]) => value)],
+      );
+      if (rows.length === 0) throw this.notFound(id);
+      if (rows[0].rendered !== null) return { id, version: rows[0].version, json: rows[0].rendered };
+    }
+    const view = await this.get(id);
+    return { id: view._id, version: view.version, json: JSON.stringify(view) };
   }
 
   /** Replaces every writable field; omitted optional fields return to their defaults. */
@@ -134,6 +160,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       record.deleted_by = currentContext()?.actor?.user_name ?? null;
       record.version += 1;
       record.updated_at = now;
+      if (this.resource.rendered) (record as { rendered?: string | null }).rendered = null;
       await m.save(this.resource.entity, record as never);
       const view = this.toView(record);
       await this.emit(m, 'deleted', view);
@@ -152,7 +179,14 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const updated = await m
       .createQueryBuilder()
       .update(this.resource.entity)
-      .set({ deleted: true, deleted_at: now, deleted_by: currentContext()?.actor?.user_name ?? null, updated_at: now, version: () => '"version" + 1' } as never)
+      .set({
+        deleted: true,
+        deleted_at: now,
+        deleted_by: currentContext()?.actor?.user_name ?? null,
+        updated_at: now,
+        version: () => '"version" + 1',
+        ...(this.resource.rendered ? { rendered: null } : {}),
+      } as never)
       .where({ ...this.scope, deleted: false })
       .returning('_id')
       .execute();
@@ -230,8 +264,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       await this.resource.hooks?.beforeWrite?.(m, next, prev);
       next.version = prev.version + 1;
       next.updated_at = new Date();
+      const view = this.render(next);
       await m.save(this.resource.entity, next as never);
-      const view = this.toView(next);
       await this.emit(m, 'updated', view);
       await this.resource.hooks?.afterWrite?.(m, next, prev, (action, record) => this.emit(m, action, this.toView(record)));
       return view;

@@ -1,9 +1,11 @@
 import type { DataSource } from 'typeorm';
+import { LRUCache } from 'lru-cache';
 import { AuthenticationError, NotFoundError, ValidationError } from '@pim/errors';
 import { newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { applyListQuery, validateListQuery, type ListQuery } from '@pim/query';
-import { translatePgError } from '@pim/db';
+import { PgListener, pgClientConfigOf, translatePgError } from '@pim/db';
+import type { Logger } from '@pim/logging';
 import { ApiKeyEntity } from './api-key.entity';
 import { apiKeyListDecl, type ApiKeyInput, type ApiKeyView } from './api-key.schemas';
 import { newToken, parseToken, secretMatches, hashSecret } from './api-key.token';
@@ -36,9 +38,78 @@ export function toView(k: ApiKeyEntity): ApiKeyView {
 const unauthenticated = (message: string) =>
   new AuthenticationError(message, { solution: 'Send "Authorization: Bearer pim_<prefix>_<secret>" with a key an admin created at /api/v1/api-keys' });
 
-/** API keys: creation (secret shown once), verification on every request, revocation, rotation. */
+/** The channel the api_keys trigger (migration 1765152000000) notifies with the changed key's prefix. */
+export const API_KEYS_CHANNEL = 'gateway_api_keys';
+
+/** What verification needs of a key, kept between requests. */
+interface KnownKey {
+  secretHash: string;
+  revoked: boolean;
+  expiresAt: number | null;
+  principal: Principal;
+  /** When this replica last wrote last_used_at (or read it), ms. */
+  lastUsedAt: number;
+}
+
+export interface ApiKeyServiceOptions {
+  /** Keys kept verified in memory; 0 turns the cache off. */
+  cacheSize?: number;
+  /** The longest a cached key is trusted without reading it again; 0 turns the cache off. */
+  cacheTtlMs?: number;
+  logger?: Logger;
+}
+
+/**
+ * API keys: creation (secret shown once), verification on every request, revocation, rotation.
+ *
+ * Verification reads the key once and then keeps it in memory (bounded, `cacheTtlMs` at most),
+ * but only while a LISTEN on API_KEYS_CHANNEL is up: a trigger on api_keys notifies every
+ * replica of any change to a key (revoke, rotate, scopes, expiry — by the API or by hand in SQL),
+ * and the replica drops it before the next request. When the LISTEN connection is lost the
+ * cache is emptied and bypassed until it is back, so a revocation is never missed.
+ */
 export class ApiKeyService {
-  constructor(private readonly ds: DataSource) {}
+  private readonly known: LRUCache<string, KnownKey> | null;
+  private readonly listener: PgListener | null;
+  /** Bumped by every invalidation: a read that started before one must not fill the cache. */
+  private epoch = 0;
+
+  constructor(
+    private readonly ds: DataSource,
+    opts: ApiKeyServiceOptions = {},
+  ) {
+    const size = opts.cacheTtlMs === 0 ? 0 : (opts.cacheSize ?? 10_000);
+    this.known = size > 0 ? new LRUCache<string, KnownKey>({ max: size, ttl: opts.cacheTtlMs ?? 60_000 }) : null;
+    this.listener =
+      this.known === null
+        ? null
+        : new PgListener({
+            config: pgClientConfigOf(ds, 'api-keys-listen'),
+            channel: API_KEYS_CHANNEL,
+            onNotify: (prefix) => this.forget(prefix),
+            onListening: () => this.forget(),
+            onLost: (err) => {
+              this.forget();
+              opts.logger?.warn({ err }, 'API key change notifications lost; verifying every request in the database until they are back');
+            },
+          });
+  }
+
+  /** Starts listening for key changes (the cache is used only while this works). */
+  async start(): Promise<void> {
+    await this.listener?.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.listener?.stop();
+  }
+
+  /** Drops one key (by prefix) or every key from the cache. */
+  private forget(prefix?: string): void {
+    this.epoch += 1;
+    if (prefix) this.known?.delete(prefix);
+    else this.known?.clear();
+  }
 
   /** Creates a key; the returned token is the only time its secret is seen. */
   async create(input: ApiKeyInput): Promise<{ key: ApiKeyView; token: string }> {
@@ -94,17 +165,36 @@ export class ApiKeyService {
     if (!token) throw unauthenticated('This route needs an API key');
     const parsed = parseToken(token);
     if (!parsed) throw unauthenticated('The API key is malformed');
-    const key = await this.ds.manager.findOne(ApiKeyEntity, { where: { prefix: parsed.prefix } });
-    if (!key || !secretMatches(parsed.secret, key.secret_hash)) throw unauthenticated('The API key is not valid');
+    const cached = this.listener?.listening ? this.known?.get(parsed.prefix) : undefined;
+    const key = cached ?? (await this.read(parsed.prefix));
+    if (!key || !secretMatches(parsed.secret, key.secretHash)) throw unauthenticated('The API key is not valid');
     if (key.revoked) throw unauthenticated('The API key was revoked');
-    if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw unauthenticated('The API key has expired');
-    if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw unauthenticated('The API key has expired');
+    if (Date.now() - key.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+      key.lastUsedAt = Date.now();
       // Best effort and off the request's path: a lost update only makes last_used_at older.
       void this.ds
-        .query(`UPDATE api_keys SET last_used_at = now() WHERE _id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [key._id])
+        .query(`UPDATE api_keys SET last_used_at = now() WHERE _id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [key.principal.keyId])
         .catch(() => undefined);
     }
-    return { keyId: key._id, prefix: key.prefix, scopes: key.scopes, user_id: key.user_id ?? undefined, user_name: key.user_name ?? undefined };
+    return key.principal;
+  }
+
+  /** Reads a key by prefix, and keeps it if no change was announced meanwhile. */
+  private async read(prefix: string): Promise<KnownKey | undefined> {
+    const epoch = this.epoch;
+    const listening = this.listener?.listening ?? false;
+    const row = await this.ds.manager.findOne(ApiKeyEntity, { where: { prefix } });
+    if (!row) return undefined;
+    const key: KnownKey = {
+      secretHash: row.secret_hash,
+      revoked: row.revoked,
+      expiresAt: row.expires_at?.getTime() ?? null,
+      principal: { keyId: row._id, prefix: row.prefix, scopes: row.scopes, user_id: row.user_id ?? undefined, user_name: row.user_name ?? undefined },
+      lastUsedAt: row.last_used_at?.getTime() ?? 0,
+    };
+    if (listening && this.listener?.listening && epoch === this.epoch) this.known?.set(prefix, key);
+    return key;
   }
 
   /** One key. */
@@ -126,6 +216,8 @@ export class ApiKeyService {
       const now = new Date();
       Object.assign(key, { revoked: true, revoked_at: now, updated_at: now, version: key.version + 1 });
       await this.ds.manager.save(ApiKeyEntity, key);
+      // This replica forgets at once; the others when the trigger's notification reaches them.
+      this.forget(key.prefix);
     }
     return toView(key);
   }
@@ -139,6 +231,7 @@ export class ApiKeyService {
     const { token, hash } = newToken(key.prefix);
     Object.assign(key, { secret_hash: hash, updated_at: new Date(), version: key.version + 1 });
     await this.ds.manager.save(ApiKeyEntity, key);
+    this.forget(key.prefix);
     return { key: toView(key), token };
   }
 

@@ -89,4 +89,39 @@ describe('gateway: API keys and scopes', () => {
     }
     expect(used).toEqual(expect.any(String));
   });
+
+  it('a key revoked through one replica, or by hand in SQL, stops working on another replica that had it in memory', async () => {
+    const other = await ctx.addReplica();
+    const use = async (token: string) => (await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${token}` }, other)).status;
+    const until401 = async (token: string): Promise<number> => {
+      let status = await use(token);
+      // The other replica hears of the change by NOTIFY (milliseconds); without it, it would trust its memory for a minute.
+      for (let i = 0; i < 100 && status !== 401; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        status = await use(token);
+      }
+      return status;
+    };
+
+    const a = await ctx.request('POST', '/api/v1/api-keys', { name: 'cached A', scopes: ['webhooks:read'] });
+    expect(await use(a.json.key as string)).toBe(200);
+    expect(await use(a.json.key as string)).toBe(200);
+    expect((await ctx.request('DELETE', `/api/v1/api-keys/${a.json._id}`)).status).toBe(204);
+    expect(await until401(a.json.key as string)).toBe(401);
+
+    const b = await ctx.request('POST', '/api/v1/api-keys', { name: 'cached B', scopes: ['webhooks:read'] });
+    expect(await use(b.json.key as string)).toBe(200);
+    await ctx.ds.query(`UPDATE gateway.api_keys SET revoked = true, revoked_at = now() WHERE _id = $1`, [b.json._id]);
+    expect(await until401(b.json.key as string)).toBe(401);
+
+    const c = await ctx.request('POST', '/api/v1/api-keys', { name: 'cached C', scopes: ['webhooks:read'] });
+    expect(await use(c.json.key as string)).toBe(200);
+    await ctx.ds.query(`UPDATE gateway.api_keys SET scopes = '{}' WHERE _id = $1`, [c.json._id]);
+    let status = 200;
+    for (let i = 0; i < 100 && status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = (await ctx.request('GET', '/api/v1/webhooks', undefined, { authorization: `Bearer ${c.json.key}` }, other)).status;
+    }
+    expect(status).toBe(403);
+  });
 });

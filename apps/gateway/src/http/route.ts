@@ -11,6 +11,8 @@ import { requestHash, type IdempotencyService } from '../idempotency/idempotency
 export interface RouteResult {
   status: number;
   body?: unknown;
+  /** A body already serialized as JSON by the owning app (sent as it is, instead of `body`). */
+  json?: Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -59,7 +61,8 @@ function send(res: Response, req: Request, result: RouteResult): void {
       return;
     }
   }
-  if (result.body === undefined) res.status(result.status).end();
+  if (result.json !== undefined) res.status(result.status).type('application/json').send(Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength));
+  else if (result.body === undefined) res.status(result.status).end();
   else res.status(result.status).json(result.body);
 }
 

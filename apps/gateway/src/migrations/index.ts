@@ -1,4 +1,5 @@
 import { CreateGateway1763830800000 } from './1763830800000-create-gateway';
+import { ApiKeyChangesAndUnloggedLimits1765152000000 } from './1765152000000-api-key-changes-and-unlogged-limits';
 
 /** Every migration of the gateway schema, oldest first. */
-export const migrations = [CreateGateway1763830800000];
+export const migrations = [CreateGateway1763830800000, ApiKeyChangesAndUnloggedLimits1765152000000];

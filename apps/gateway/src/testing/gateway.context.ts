@@ -71,11 +71,14 @@ export async function gatewayTestContext(opts: GatewayTestOptions = {}): Promise
     const webhooks = createRpcClient(pb.WebhooksServiceClient, { service: 'webhooks', address, deadlineMs: 2000 });
     const health = new HealthChecker(address);
     const catalog = createCatalogClients({ address: opts.catalogAddress ?? '127.0.0.1:1', deadlineMs: 2000 });
+    const replicaKeys = new ApiKeyService(ds);
+    await replicaKeys.start();
+    closers.push(() => replicaKeys.stop());
     const app = createApp({
       logger: createLogger({ service: 'gateway-test', level: 'silent' }),
       webhooks,
       catalog,
-      keys: new ApiKeyService(ds),
+      keys: replicaKeys,
       idempotency: new IdempotencyService(ds, { retentionMs: 24 * 3600_000, waitMs: 10_000 }),
       rateLimits: {
         perKey: new RateLimiter(pool, opts.ratePerMinute ?? 10_000, { schema: SCHEMA, keyPrefix: 'rl' }),

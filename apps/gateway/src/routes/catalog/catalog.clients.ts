@@ -11,6 +11,8 @@ export interface RecordClient<M, In> {
   list(req: { query: common.ListQuery }): Promise<{ data: M[]; page_info?: common.PageInfo }>;
   /** By ids and by handles (`codes`, `keys`, option `values`). */
   batchGet(req: { ids: string[]; handles: string[] }): Promise<{ data: M[] }>;
+  /** One record as REST shows it, serialized by its owner (resources that keep a rendering). */
+  getJson?(req: { id: string }): Promise<{ version: number; json: Uint8Array }>;
 }
 
 /** The catalog app's services as the gateway calls them. */
@@ -124,6 +126,7 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
     products: {
       create: (r) => products.createProduct(r),
       get: (r) => products.getProduct(r),
+      getJson: (r) => products.getProductJson(r),
       update: (r) => products.updateProduct(r),
       patch: (r) => products.patchProduct(r),
       delete: (r) => products.deleteProduct(r),

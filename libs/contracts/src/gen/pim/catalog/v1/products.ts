@@ -274,6 +274,18 @@ export interface UpdateProductPublicationResponse {
   data?: Product | undefined;
 }
 
+export interface GetProductJsonRequest {
+  id: string;
+}
+
+export interface GetProductJsonResponse {
+  id: string;
+  /** The product's version (its ETag). */
+  version: number;
+  /** The product exactly as GET /api/v1/products/{id} shows it, UTF-8 JSON. */
+  json: Buffer;
+}
+
 function createBaseProductCatalog(): ProductCatalog {
   return { id: "", user_groups: [] };
 }
@@ -3939,6 +3951,174 @@ export const UpdateProductPublicationResponse: MessageFns<UpdateProductPublicati
   },
 };
 
+function createBaseGetProductJsonRequest(): GetProductJsonRequest {
+  return { id: "" };
+}
+
+export const GetProductJsonRequest: MessageFns<GetProductJsonRequest> = {
+  encode(message: GetProductJsonRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductJsonRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductJsonRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductJsonRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetProductJsonRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductJsonRequest>, I>>(base?: I): GetProductJsonRequest {
+    return GetProductJsonRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductJsonRequest>, I>>(object: I): GetProductJsonRequest {
+    const message = createBaseGetProductJsonRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetProductJsonResponse(): GetProductJsonResponse {
+  return { id: "", version: 0, json: Buffer.alloc(0) };
+}
+
+export const GetProductJsonResponse: MessageFns<GetProductJsonResponse> = {
+  encode(message: GetProductJsonResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.version !== 0) {
+      writer.uint32(16).int32(message.version);
+    }
+    if (message.json.length !== 0) {
+      writer.uint32(26).bytes(message.json);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductJsonResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductJsonResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.json = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductJsonResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      json: isSet(object.json) ? Buffer.from(bytesFromBase64(object.json)) : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: GetProductJsonResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.json.length !== 0) {
+      obj.json = base64FromBytes(message.json);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductJsonResponse>, I>>(base?: I): GetProductJsonResponse {
+    return GetProductJsonResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductJsonResponse>, I>>(object: I): GetProductJsonResponse {
+    const message = createBaseGetProductJsonResponse();
+    message.id = object.id ?? "";
+    message.version = object.version ?? 0;
+    message.json = object.json ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
 export type ProductsServiceService = typeof ProductsServiceService;
 export const ProductsServiceService = {
   /** Creates a product; its code must be free among live products; references and attribute values are checked. */
@@ -4061,6 +4241,21 @@ export const ProductsServiceService = {
     responseDeserialize: (value: Buffer): UpdateProductPublicationResponse =>
       UpdateProductPublicationResponse.decode(value),
   },
+  /**
+   * Reads one live product as the REST API shows it, already serialized (UTF-8 JSON): the
+   * gateway's GET /products/{id} passes it through without decoding and re-encoding it.
+   */
+  getProductJson: {
+    path: "/pim.catalog.v1.ProductsService/GetProductJson" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProductJsonRequest): Buffer =>
+      Buffer.from(GetProductJsonRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProductJsonRequest => GetProductJsonRequest.decode(value),
+    responseSerialize: (value: GetProductJsonResponse): Buffer =>
+      Buffer.from(GetProductJsonResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProductJsonResponse => GetProductJsonResponse.decode(value),
+  },
 } as const;
 
 export interface ProductsServiceServer extends UntypedServiceImplementation {
@@ -4090,6 +4285,11 @@ export interface ProductsServiceServer extends UntypedServiceImplementation {
    * last_published_at, last_publishment_id, publishments) and emits `products.updated`.
    */
   updateProductPublication: handleUnaryCall<UpdateProductPublicationRequest, UpdateProductPublicationResponse>;
+  /**
+   * Reads one live product as the REST API shows it, already serialized (UTF-8 JSON): the
+   * gateway's GET /products/{id} passes it through without decoding and re-encoding it.
+   */
+  getProductJson: handleUnaryCall<GetProductJsonRequest, GetProductJsonResponse>;
 }
 
 export interface ProductsServiceClient extends Client {
@@ -4253,6 +4453,25 @@ export interface ProductsServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateProductPublicationResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Reads one live product as the REST API shows it, already serialized (UTF-8 JSON): the
+   * gateway's GET /products/{id} passes it through without decoding and re-encoding it.
+   */
+  getProductJson(
+    request: GetProductJsonRequest,
+    callback: (error: ServiceError | null, response: GetProductJsonResponse) => void,
+  ): ClientUnaryCall;
+  getProductJson(
+    request: GetProductJsonRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProductJsonResponse) => void,
+  ): ClientUnaryCall;
+  getProductJson(
+    request: GetProductJsonRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProductJsonResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const ProductsServiceClient = makeGenericClientConstructor(
@@ -4263,6 +4482,14 @@ export const ProductsServiceClient = makeGenericClientConstructor(
   service: typeof ProductsServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
   return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
