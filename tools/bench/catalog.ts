@@ -159,36 +159,43 @@ export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
         tags: [`tag${n % 50}`],
       };
     };
-    let bulkRows = 0;
-    let bulkErrors = 0;
-    const bulk = await pool(SIZES.bulkCalls, SIZES.bulkSeconds * 1000, 1, async (c) => {
-      const items = Array.from({ length: 1_000 }, (_, k) => product(c * 1_000 + k));
-      const r = await call('POST', '/api/v1/products/bulk', { items });
-      if (r.status !== 200) throw new Error(`bulk → ${r.status} ${JSON.stringify(r.json).slice(0, 500)}`);
-      const results = (r.json.results ?? r.json.data ?? r.json.items) as { error?: unknown }[] | undefined;
-      const bad = results?.filter((x) => x.error).length ?? 0;
-      if (bad > 0 && bulkErrors === 0) say(`bulk item error: ${JSON.stringify(results?.find((x) => x.error)).slice(0, 500)}`);
-      bulkErrors += bad;
-      bulkRows += 1_000 - bad;
-    });
-    const bulkRate = bulkRows / (bulk.elapsed / 1000);
-    say(`bulk upsert: ${bulkRows} rows (${bulkErrors} item errors) in ${bulk.elapsed.toFixed(0)} ms = ${bulkRate.toFixed(0)} rows/s`);
-    if (bulkRows === 0) throw new Error('no product was stored by the bulk upsert');
-
-    // COPY of the same rows into a scratch table with the same columns and indexes.
+    // Each bulk call is paired with a COPY of the rows it stored into a scratch table with the same
+    // columns and indexes, right after it: both see the same machine load and index sizes.
     const file = (name: string) => {
       const f = `/tmp/pim-bench-${db.url.split('/').pop()}-${name}.copy`;
       copyFiles.push(f);
       return f;
     };
-    const stored = file('stored');
-    await pg.query(`COPY (SELECT * FROM catalog.products) TO '${stored}'`);
     await pg.query(`CREATE TABLE catalog.bench_scratch (LIKE catalog.products INCLUDING ALL)`);
-    t = performance.now();
-    await pg.query(`COPY catalog.bench_scratch FROM '${stored}'`);
-    const copyMs = performance.now() - t;
-    const copyRate = bulkRows / (copyMs / 1000);
+    const batchFile = file('batch');
+    let bulkRows = 0;
+    let bulkErrors = 0;
+    let bulkMs = 0;
+    let copyMs = 0;
+    await pool(SIZES.bulkCalls, SIZES.bulkSeconds * 1000, 1, async (c) => {
+      const items = Array.from({ length: 1_000 }, (_, k) => product(c * 1_000 + k));
+      const started = performance.now();
+      const r = await call('POST', '/api/v1/products/bulk', { items });
+      bulkMs += performance.now() - started;
+      if (r.status !== 200) throw new Error(`bulk → ${r.status} ${JSON.stringify(r.json).slice(0, 500)}`);
+      const results = (r.json.results ?? r.json.data ?? r.json.items) as { error?: unknown; _id?: string }[] | undefined;
+      const bad = results?.filter((x) => x.error).length ?? 0;
+      if (bad > 0 && bulkErrors === 0) say(`bulk item error: ${JSON.stringify(results?.find((x) => x.error)).slice(0, 500)}`);
+      bulkErrors += bad;
+      bulkRows += 1_000 - bad;
+      const ids = (results ?? []).flatMap((x) => (x._id ? [`'${x._id}'`] : []));
+      if (ids.length === 0) return;
+      await pg.query(`COPY (SELECT * FROM catalog.products WHERE "_id" IN (${ids.join(',')})) TO '${batchFile}'`);
+      const copyStarted = performance.now();
+      await pg.query(`COPY catalog.bench_scratch FROM '${batchFile}'`);
+      copyMs += performance.now() - copyStarted;
+    });
     await pg.query(`DROP TABLE catalog.bench_scratch`);
+    rmSync(batchFile, { force: true });
+    const bulkRate = bulkRows / (bulkMs / 1000);
+    say(`bulk upsert: ${bulkRows} rows (${bulkErrors} item errors) in ${bulkMs.toFixed(0)} ms = ${bulkRate.toFixed(0)} rows/s`);
+    if (bulkRows === 0) throw new Error('no product was stored by the bulk upsert');
+    const copyRate = bulkRows / (copyMs / 1000);
     const bulkRatio = bulkRate / copyRate;
     say(`pg COPY of the same rows: ${copyMs.toFixed(0)} ms = ${copyRate.toFixed(0)} rows/s; ratio ${bulkRatio.toFixed(3)}`);
 
@@ -238,16 +245,26 @@ export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
 
     // 2b. GET /products/{id}: the gateway vs. the one-process baseline, same ids and concurrency.
     const ids = ((await pg.query(`SELECT "_id" FROM catalog.products ORDER BY random() LIMIT 2000`)).rows as { _id: string }[]).map((r) => r._id);
-    const load = async (url: (id: string) => string, headers: Record<string, string>): Promise<{ rate: number; errors: number }> => {
-      let errors = 0;
-      const hit = async (i: number) => {
+    // Both servers are measured in alternating rounds (B G G B B G ...), so a load change on the
+    // shared machine during the run hits both alike instead of whichever ran second.
+    const target = (url: (id: string) => string, headers: Record<string, string>) => {
+      const t = { done: 0, ms: 0, errors: 0, hit: async (i: number) => {
         const r = await request(url(ids[i % ids.length]), { headers, dispatcher: agent });
         await r.body.text();
-        if (r.statusCode !== 200) errors += 1;
-      };
-      await pool(500, 5_000, CONCURRENCY, hit);
-      const r = await pool(Number.MAX_SAFE_INTEGER, SIZES.getSeconds * 1000, CONCURRENCY, hit);
-      return { rate: r.done / (r.elapsed / 1000), errors };
+        if (r.statusCode !== 200) t.errors += 1;
+      } };
+      return t;
+    };
+    const compare = async (a: ReturnType<typeof target>, b: ReturnType<typeof target>): Promise<void> => {
+      for (const t of [a, b]) await pool(500, 5_000, CONCURRENCY, t.hit);
+      const rounds = 6;
+      for (let k = 0; k < rounds; k++) {
+        for (const t of k % 2 === 0 ? [a, b] : [b, a]) {
+          const r = await pool(Number.MAX_SAFE_INTEGER, (SIZES.getSeconds * 1000) / rounds, CONCURRENCY, t.hit);
+          t.done += r.done;
+          t.ms += r.elapsed;
+        }
+      }
     };
     const child = spawn(process.execPath, ['-r', require.resolve('@swc-node/register'), join(__dirname, 'catalog-baseline.child.ts')], {
       cwd: ROOT,
@@ -259,8 +276,11 @@ export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
       createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
       child.once('exit', (code) => reject(new Error(`baseline server exited (${code})`)));
     });
-    const base1 = await load((id) => `http://127.0.0.1:${port}/api/v1/products/${id}`, {});
-    const gw = await load((id) => `${base}/api/v1/products/${id}`, { authorization: auth.authorization });
+    const b1 = target((id) => `http://127.0.0.1:${port}/api/v1/products/${id}`, {});
+    const g1 = target((id) => `${base}/api/v1/products/${id}`, { authorization: auth.authorization });
+    await compare(b1, g1);
+    const base1 = { rate: b1.done / (b1.ms / 1000), errors: b1.errors };
+    const gw = { rate: g1.done / (g1.ms / 1000), errors: g1.errors };
     child.kill('SIGTERM');
     baseline = undefined;
     const getRatio = gw.rate / base1.rate;
@@ -350,15 +370,16 @@ ${SIZES.brands} brands, ${SIZES.families} families, one category tree of ${r.cat
 
 How it is measured:
 
-- **Bulk vs COPY**: the same rows the bulk upsert stored are COPYed (server-side file) into a
+- **Bulk vs COPY**: after each bulk call, the rows it stored are COPYed (server-side file) into a
   table created \`LIKE catalog.products INCLUDING ALL\` (same columns and indexes, trigram GIN
-  included); the ratio divides the two rates.
+  included), so each pair runs under the same machine load; the ratio divides the summed times.
 - **Big catalog**: the products the app stored are cloned (snapshots, completeness kept as the app
   derived them) with new ids, codes, names (English words plus Portuguese words with accents) and
   \`search_text\` built as the app builds it (code and every language of the name), written with
   COPY in chunks of 100,000 with the secondary indexes dropped and rebuilt afterwards, then
   \`VACUUM ANALYZE\` (${(r.loadMs / 1000).toFixed(0)} s).
-- **GET by id**: an undici keep-alive loop, ${CONCURRENCY} requests in flight, 2,000 random ids, warmed up first;
+- **GET by id**: an undici keep-alive loop, ${CONCURRENCY} requests in flight, 2,000 random ids, warmed up first, the two servers
+  measured in six alternating rounds (${SIZES.getSeconds} s each in all) so that load changes on the shared machine hit both alike;
   the baseline (\`tools/bench/catalog-baseline.child.ts\`) runs in its own process and renders the
   product with the catalog's own view function.
 - **Search**: one request at a time; the term is one of ${NOUNS.length} English nouns, the filter one brand.

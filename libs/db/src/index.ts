@@ -1,3 +1,4 @@
 export * from './data-source';
 export * from './pg-errors';
 export * from './listener';
+export * from './copy';

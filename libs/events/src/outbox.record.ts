@@ -1,5 +1,6 @@
 import type { DataSourceOptions, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { copyColumnsOf, copyInto } from '@pim/db';
 import { InternalError } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
@@ -37,15 +38,56 @@ export interface RecordEventInput<T = unknown> {
  * only if the change commits, and wakes the relays (NOTIFY is delivered at commit).
  */
 export async function recordEvent<T>(manager: EntityManager, e: RecordEventInput<T>): Promise<EventEnvelope<T>> {
+  checkOutbox(manager, 'recordEvent');
+  const occurredAt = new Date();
+  const envelope = envelopeOf(e, occurredAt);
+  await manager.insert(OutboxEvent, {
+    id: envelope.id,
+    type: envelope.type,
+    subject: subjectFor('', e.source, e.collection, e.action),
+    // TypeORM's deep-partial type cannot describe `data: unknown`; the value is plain JSON.
+    envelope: envelope as QueryDeepPartialEntity<EventEnvelope>,
+    occurred_at: occurredAt,
+  });
+  await notifyRelays(manager);
+  return envelope;
+}
+
+const OUTBOX_COPY_COLUMNS = ['id', 'type', 'subject', 'envelope', 'occurred_at'];
+
+/**
+ * Writes many events into the outbox inside the caller's transaction with one COPY (a bulk
+ * write's events: no multi-row INSERT to build and parse), and wakes the relays once. All of
+ * them share one `occurred_at`, the moment of the write.
+ */
+export async function recordEvents<T>(manager: EntityManager, events: RecordEventInput<T>[]): Promise<EventEnvelope<T>[]> {
+  checkOutbox(manager, 'recordEvents');
+  if (events.length === 0) return [];
+  const occurredAt = new Date();
+  const envelopes = events.map((e) => envelopeOf(e, occurredAt));
+  const columns = copyColumnsOf(manager.connection.getMetadata(OutboxEvent), OUTBOX_COPY_COLUMNS);
+  await copyInto(
+    manager,
+    manager.connection.getMetadata(OutboxEvent).tableName,
+    columns,
+    envelopes.map((envelope, i) => [envelope.id, envelope.type, subjectFor('', events[i].source, events[i].collection, events[i].action), envelope, occurredAt]),
+  );
+  await notifyRelays(manager);
+  return envelopes;
+}
+
+function checkOutbox(manager: EntityManager, caller: string): void {
   if (!manager.queryRunner?.isTransactionActive) {
-    throw new InternalError('recordEvent must run inside the transaction that makes the change');
+    throw new InternalError(`${caller} must run inside the transaction that makes the change`);
   }
   if (!manager.connection.hasMetadata(OutboxEvent)) {
     throw new InternalError('OutboxEvent is not among the DataSource entities');
   }
+}
+
+function envelopeOf<T>(e: RecordEventInput<T>, occurredAt: Date): EventEnvelope<T> {
   const ctx = currentContext();
-  const occurredAt = new Date();
-  const envelope = buildEnvelope({
+  return buildEnvelope({
     id: newId(),
     source: e.source,
     collection: e.collection,
@@ -55,14 +97,9 @@ export async function recordEvent<T>(manager: EntityManager, e: RecordEventInput
     actor: e.actor !== undefined ? e.actor : (ctx?.actor ?? null),
     requestId: e.requestId ?? ctx?.requestId,
   });
-  await manager.insert(OutboxEvent, {
-    id: envelope.id,
-    type: envelope.type,
-    subject: subjectFor('', e.source, e.collection, e.action),
-    // TypeORM's deep-partial type cannot describe `data: unknown`; the value is plain JSON.
-    envelope: envelope as QueryDeepPartialEntity<EventEnvelope>,
-    occurred_at: occurredAt,
-  });
+}
+
+/** Wakes the relays of this schema; Postgres delivers the NOTIFY at commit, once however often it is sent. */
+async function notifyRelays(manager: EntityManager): Promise<void> {
   await manager.query('SELECT pg_notify($1, \'\')', [outboxChannel(schemaOf(manager.connection.options))]);
-  return envelope;
 }

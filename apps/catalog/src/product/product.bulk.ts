@@ -1,9 +1,9 @@
 import { In, type DataSource, type EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ValidationError, fromZodError, type ErrorObject } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
-import { OutboxEvent, buildEnvelope, outboxChannel, schemaOf, subjectFor, type EventEnvelope } from '@pim/events';
+import { copyColumnsOf, copyInto } from '@pim/db';
+import { recordEvents } from '@pim/events';
 import { BULK_MAX_ITEMS, productSchemas, type BulkItemResult, type ProductInput, type ProductView } from '@pim/resources';
 import { SOURCE, type RecordService } from '../record/record.service';
 import { ProductEntity } from './product.entity';
@@ -39,8 +39,9 @@ interface Pending {
 /**
  * Bulk upsert by `code` (decisions.md §2), set based: the whole batch's records, attributes,
  * options and unique values are read in a fixed number of queries, every item is checked in
- * memory, then the good ones are written with one INSERT … ON CONFLICT and their events with
- * one outbox INSERT. A bad item fails alone; the others commit together.
+ * memory, then the new ones are written with one COPY, the replaced ones with one INSERT … ON
+ * CONFLICT, and their events with one COPY into the outbox. A bad item fails alone; the others
+ * commit together.
  */
 export class ProductBulkUpsert {
   constructor(
@@ -141,30 +142,27 @@ export class ProductBulkUpsert {
       entity.rendered = JSON.stringify(view);
       return view;
     });
-    const rows = good.map(({ entity }) => Object.fromEntries(COLUMNS.map((c) => [c, (entity as unknown as Record<string, unknown>)[c] ?? null])));
-    await m.query(
-      `INSERT INTO "products" (${LIST}) SELECT ${LIST} FROM jsonb_populate_recordset(NULL::"products", $1::jsonb)
-        ON CONFLICT ("code") WHERE "deleted" = false DO UPDATE SET ${SET}`,
-      [JSON.stringify(rows)],
-    );
-    await this.emitAll(m, good.map(({ action }, i) => ({ action, view: views[i] })), now);
-    return results;
-  }
-
-  /** One event per stored product, written to the outbox in one statement, and one wake-up for the relay. */
-  private async emitAll(m: EntityManager, events: { action: 'created' | 'updated'; view: ProductView }[], occurredAt: Date): Promise<void> {
+    // New products go in with COPY: the codes are locked and none is live (checked above under
+    // the lock), so no conflict can arise. Replaced ones are rewritten by one set-based upsert.
+    const column = (entity: ProductEntity, c: string) => (entity as unknown as Record<string, unknown>)[c] ?? null;
+    const created = good.filter((g) => g.action === 'created').map((g) => g.entity);
+    const updated = good.filter((g) => g.action === 'updated').map((g) => g.entity);
+    if (created.length > 0) {
+      await copyInto(m, 'products', copyColumnsOf(m.connection.getMetadata(ProductEntity), COLUMNS), created.map((entity) => COLUMNS.map((c) => column(entity, c))));
+    }
+    if (updated.length > 0) {
+      const rows = updated.map((entity) => Object.fromEntries(COLUMNS.map((c) => [c, column(entity, c)])));
+      await m.query(
+        `INSERT INTO "products" (${LIST}) SELECT ${LIST} FROM jsonb_populate_recordset(NULL::"products", $1::jsonb)
+          ON CONFLICT ("code") WHERE "deleted" = false DO UPDATE SET ${SET}`,
+        [JSON.stringify(rows)],
+      );
+    }
     const ctx = currentContext();
-    const rows = events.map(({ action, view }) => {
-      const envelope = buildEnvelope({ id: newId(), source: SOURCE, collection: 'products', action, data: view, occurredAt, actor: ctx?.actor ?? null, requestId: ctx?.requestId });
-      return {
-        id: envelope.id,
-        type: envelope.type,
-        subject: subjectFor('', SOURCE, 'products', action),
-        envelope: envelope as QueryDeepPartialEntity<EventEnvelope>,
-        occurred_at: occurredAt,
-      };
-    });
-    await m.insert(OutboxEvent, rows);
-    await m.query("SELECT pg_notify($1, '')", [outboxChannel(schemaOf(m.connection.options))]);
+    await recordEvents(
+      m,
+      good.map(({ action }, i) => ({ source: SOURCE, collection: 'products', action, data: views[i], actor: ctx?.actor ?? null, requestId: ctx?.requestId })),
+    );
+    return results;
   }
 }

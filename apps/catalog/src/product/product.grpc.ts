@@ -29,6 +29,20 @@ function batchSizeOf(requested: number | undefined): number {
   return requested;
 }
 
+/** The items of a bulk upsert, sent as Structs or as one JSON array. */
+function bulkItemsOf(req: pb.BulkUpsertProductsRequest): unknown[] {
+  if (!req.items_json || req.items_json.length === 0) return req.items ?? [];
+  if ((req.items ?? []).length > 0) throw new ValidationError('Send the items either as items or as items_json, not both');
+  let items: unknown;
+  try {
+    items = JSON.parse(Buffer.from(req.items_json.buffer, req.items_json.byteOffset, req.items_json.byteLength).toString('utf8'));
+  } catch {
+    throw new ValidationError('items_json is not valid JSON', { details: [{ field: 'items_json', message: 'must be a JSON array of product inputs' }] });
+  }
+  if (!Array.isArray(items)) throw new ValidationError('items_json must be a JSON array', { details: [{ field: 'items_json', message: 'must be a JSON array of product inputs' }] });
+  return items;
+}
+
 /** gRPC handlers of pim.catalog.v1.ProductsService. */
 export function productsGrpc(service: RecordService<ProductEntity, ProductView, ProductInput>, bulk: ProductBulkUpsert, logger: Logger): ServiceRegistration {
   const h = recordHandlers(service, productCodec, logger, { one: 'Product', many: 'Products' }, (req: pb.BatchGetProductsRequest) => req.codes ?? []);
@@ -45,7 +59,7 @@ export function productsGrpc(service: RecordService<ProductEntity, ProductView, 
     listProducts: h.list,
     batchGetProducts: h.batchGet,
     bulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: pb.BulkUpsertProductsRequest) => ({
-      data: (await bulk.upsert(req.items ?? [])).map(({ _id, ...r }) => ({ ...r, ...(_id !== undefined ? { id: _id } : {}) })),
+      data: (await bulk.upsert(bulkItemsOf(req))).map(({ _id, ...r }) => ({ ...r, ...(_id !== undefined ? { id: _id } : {}) })),
     })),
     scanProducts: serverStream(logger, 'ScanProducts', async (req: pb.ScanProductsRequest, send) => {
       const size = batchSizeOf(req.batch_size);
