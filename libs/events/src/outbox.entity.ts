@@ -21,7 +21,8 @@ export class OutboxEvent {
   @Column({ type: 'text' })
   subject!: string;
 
-  @Column({ type: 'jsonb' })
+  /** `json`, not jsonb: stored and read back as text (see OUTBOX_ENVELOPE_AS_JSON_UP_SQL). */
+  @Column({ type: 'json' })
   envelope!: EventEnvelope;
 
   @Column({ type: 'timestamptz' })

@@ -53,6 +53,11 @@ describe('outbox', () => {
     const ds = createDataSource(outboxOptions(db.url, 'evt_down'));
     await ds.initialize();
     try {
+      const typeOf = async () =>
+        ((await ds.query(`SELECT data_type FROM information_schema.columns WHERE table_schema = 'evt_down' AND table_name = 'outbox' AND column_name = 'envelope'`))[0] as { data_type: string }).data_type;
+      expect(await typeOf()).toBe('json');
+      await ds.undoLastMigration({ transaction: 'each' });
+      expect(await typeOf()).toBe('jsonb');
       await ds.undoLastMigration({ transaction: 'each' });
       const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'evt_down' AND table_name = 'outbox'`);
       expect(n).toBe(0);

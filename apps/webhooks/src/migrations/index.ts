@@ -1,5 +1,6 @@
 import { CreateWebhooks1763827200000 } from './1763827200000-create-webhooks';
 import { Deliveries1764547200000 } from './1764547200000-deliveries';
+import { OutboxEnvelopeJson1765238400002 } from './1765238400002-outbox-envelope-json';
 
 /** Every migration of the webhooks schema, oldest first. */
-export const migrations = [CreateWebhooks1763827200000, Deliveries1764547200000];
+export const migrations = [CreateWebhooks1763827200000, Deliveries1764547200000, OutboxEnvelopeJson1765238400002];

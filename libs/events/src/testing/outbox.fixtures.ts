@@ -3,7 +3,7 @@ import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { createDataSource, migrate, type AppDataSourceOptions } from '@pim/db';
 import { createLogger, type Logger } from '@pim/logging';
 import { OutboxEvent } from '../outbox.entity';
-import { OUTBOX_DOWN_SQL, OUTBOX_UP_SQL } from '../outbox.sql';
+import { OUTBOX_DOWN_SQL, OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL, OUTBOX_ENVELOPE_AS_JSON_UP_SQL, OUTBOX_UP_SQL } from '../outbox.sql';
 
 /** The migration an app writes for its outbox, as the tests run it. */
 export class CreateOutbox1700000000000 implements MigrationInterface {
@@ -16,9 +16,20 @@ export class CreateOutbox1700000000000 implements MigrationInterface {
   }
 }
 
+/** The later migration an app writes to keep envelopes as json. */
+export class OutboxEnvelopeJson1700000000001 implements MigrationInterface {
+  name = 'OutboxEnvelopeJson1700000000001';
+  async up(q: QueryRunner): Promise<void> {
+    for (const sql of OUTBOX_ENVELOPE_AS_JSON_UP_SQL) await q.query(sql);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const sql of OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL) await q.query(sql);
+  }
+}
+
 /** DataSource options of a schema that holds only the outbox. */
 export function outboxOptions(url: string, schema: string): AppDataSourceOptions {
-  return { url, schema, entities: [OutboxEvent], migrations: [CreateOutbox1700000000000], poolSize: 4 };
+  return { url, schema, entities: [OutboxEvent], migrations: [CreateOutbox1700000000000, OutboxEnvelopeJson1700000000001], poolSize: 4 };
 }
 
 /** Migrates the schema and returns an initialized DataSource on it. */
