@@ -226,14 +226,16 @@ export class CompletenessWorker {
    * write reads the attributes without locking them, so one that began before the change
    * committed may store a completeness computed from the old definitions; once it has ended,
    * the walk sees (and fixes) what it stored. Bounded: a transaction left open for long only
-   * delays the job by settleMaxMs.
+   * delays the job by settleMaxMs. Only this app's connections count (its application_name):
+   * the other apps sharing the database never write products.
    */
   private async settle(job: HeldJob): Promise<void> {
     const until = Date.now() + this.settleMaxMs;
     for (;;) {
       const [{ n }]: { n: number }[] = await this.ds.query(
         `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE "datname" = current_database() AND "pid" <> pg_backend_pid() AND "backend_type" = 'client backend' AND "xact_start" < $1`,
+          WHERE "datname" = current_database() AND "application_name" = current_setting('application_name')
+            AND "pid" <> pg_backend_pid() AND "backend_type" = 'client backend' AND "xact_start" < $1`,
         [job.claimed_at],
       );
       if (n === 0) return;
