@@ -259,4 +259,30 @@ describe('completeness recompute (real Postgres)', () => {
     expect(await getJson(second)).toMatchObject({ tags: ['late'], completeness: { en: 0 }, version: 3 });
     expect(await updatedEvents(before)).toEqual(['p0', 'p1']);
   });
+
+  it('waits for transactions open when it took the job, so a product they create from old definitions is fixed too', async () => {
+    const group = (await ctx.newAttributeGroup())._id;
+    const color = await ctx.newAttribute({ key: 'color', groups: [{ _id: group }] });
+    const p = await ctx.newProduct({ code: 'p', attribute_groups: [group] });
+    await ctx.services.attributes.patch(color._id, { groups: [{ _id: group, required: true }] });
+    // A create that read the definitions before the change and has not committed yet.
+    const writer = ctx.ds.createQueryRunner();
+    await writer.connect();
+    const late = 'ffffffffffffffffffffff01';
+    let running: Promise<unknown> | undefined;
+    try {
+      await writer.startTransaction();
+      await writer.query(
+        `INSERT INTO catalog.products SELECT (jsonb_populate_record(NULL::catalog.products, to_jsonb(p) || jsonb_build_object('_id', $1::text, 'code', 'late'))).* FROM catalog.products p WHERE p."_id" = $2`,
+        [late, p._id],
+      );
+      running = worker().runOnce();
+      await eventually(async () => expect(await jobs()).toEqual([expect.objectContaining({ attempts: 1 })]));
+      await writer.commitTransaction();
+    } finally {
+      await writer.release();
+    }
+    expect(await running).toEqual({ jobs: 1, updated: 2 });
+    expect(await products().get(late)).toMatchObject({ completeness: { en: 0 }, version: 2 });
+  });
 });

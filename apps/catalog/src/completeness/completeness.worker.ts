@@ -238,7 +238,7 @@ export class CompletenessWorker {
             AND "pid" <> pg_backend_pid() AND "backend_type" = 'client backend' AND "xact_start" < $1`,
         [job.claimed_at],
       );
-      if (n === 0) return;
+      if (n === 0 || this.stopping) return;
       if (Date.now() >= until) {
         this.opts.logger.warn({ job: job.id, open: n }, 'completeness job goes on although older transactions are still open');
         return;
