@@ -7,6 +7,8 @@ export const catalogConfigSchema = baseSchema.extend({
   PIM_SUBJECT_PREFIX: z.string().regex(/^([a-z0-9_-]+\.)?$/i, 'must be empty or end with a dot').default(''),
   /** Run the outbox relay (publishes this app's events) in this process. */
   OUTBOX_RELAY: flag(true),
+  /** Run the completeness worker (recomputes stored completeness after required attributes change) in this process. */
+  COMPLETENESS_WORKER: flag(true),
 });
 
 /** Parsed environment of the catalog app. */

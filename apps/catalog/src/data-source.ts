@@ -10,6 +10,7 @@ import { AttributeEntity } from './attribute/attribute.entity';
 import { AttributeOptionEntity } from './attribute-option/attribute-option.entity';
 import { ProductEntity } from './product/product.entity';
 import { ProductRelationEntity } from './relation/relation.entity';
+import { CompletenessJobEntity } from './completeness/completeness-job.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -20,7 +21,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, AttributeGroupEntity, AttributeEntity, AttributeOptionEntity, ProductEntity, ProductRelationEntity, OutboxEvent],
+    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, AttributeGroupEntity, AttributeEntity, AttributeOptionEntity, ProductEntity, ProductRelationEntity, CompletenessJobEntity, OutboxEvent],
     migrations,
     applicationName: 'pim-catalog',
   };

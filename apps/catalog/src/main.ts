@@ -11,6 +11,7 @@ import { taxonomyGrpc, taxonomyServices } from './taxonomy/taxonomy.module';
 import { attributeServices, attributesGrpc } from './attribute/attributes.module';
 import { productServices, productsGrpc } from './product/products.module';
 import { relationServices, relationsGrpc } from './relation/relations.module';
+import { CompletenessWorker } from './completeness/completeness.worker';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
     ? new OutboxRelay({ dataSource: ds, nc, stream: config.PIM_EVENTS_STREAM, subjectPrefix: config.PIM_SUBJECT_PREFIX, logger })
     : undefined;
   await relay?.start();
+  const completeness = config.COMPLETENESS_WORKER ? new CompletenessWorker({ dataSource: ds, logger }) : undefined;
+  await completeness?.start();
 
   const app = new GrpcApp({
     logger,
@@ -41,6 +44,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await app.shutdown();
+    await completeness?.stop();
     await relay?.stop();
     await nc.drain().catch(() => undefined);
     await ds.destroy();

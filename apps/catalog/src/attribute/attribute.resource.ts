@@ -7,6 +7,7 @@ import { FamilyEntity } from '../family/family.entity';
 import { AttributeEntity } from './attribute.entity';
 import { refuseImmutableChanges, requireLinks } from './attribute.rules';
 import type { ProductUsage } from './product-usage';
+import { attributeScope, enqueueCompleteness } from '../completeness/completeness.jobs';
 
 const links = (given: { _id: string; required?: boolean }[] | undefined) => (given ?? []).map((l) => ({ _id: l._id, required: l.required ?? false }));
 
@@ -72,6 +73,8 @@ export function attributeResource(
       async beforeWrite(m, next, prev) {
         if (prev !== null) refuseImmutableChanges(next, prev);
         await requireLinks(m, next);
+        // Products whose required attributes this changes get their stored completeness recomputed in the background.
+        await enqueueCompleteness(m, `attributes.${prev === null ? 'created' : 'updated'} ${next._id}`, attributeScope(prev, next));
       },
       async beforeDelete(m, attribute) {
         const families = await m
@@ -86,7 +89,10 @@ export function attributeResource(
         ]);
       },
       // Options hold no meaning without their attribute; the attribute's row lock keeps new ones out meanwhile.
-      afterDelete: async (m, attribute) => void (await options.within({ attribute_id: attribute._id }).removeAllWithin(m)),
+      async afterDelete(m, attribute) {
+        await options.within({ attribute_id: attribute._id }).removeAllWithin(m);
+        await enqueueCompleteness(m, `attributes.deleted ${attribute._id}`, attributeScope(attribute, null));
+      },
     },
   };
 }

@@ -4,6 +4,7 @@ import { requireLive } from '../record/record.references';
 import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { FamilyEntity } from './family.entity';
+import { enqueueCompleteness, familyScope } from '../completeness/completeness.jobs';
 
 /**
  * A family's attribute groups and attributes must be live (400 naming each missing id); they
@@ -33,5 +34,10 @@ export const familyResource: TaxonomyResource<FamilyEntity, FamilyView, FamilyIn
   listDecl: familyListDecl,
   ownColumns: (input) => ({ attribute_groups: input.attribute_groups ?? [], attributes: input.attributes ?? [] }),
   ownView: (f) => ({ attribute_groups: f.attribute_groups, attributes: f.attributes }),
-  hooks: { beforeWrite: requireMembers, beforeDelete: refuseDeleteNamedByProducts('family', 'family_id') },
+  hooks: {
+    beforeWrite: requireMembers,
+    // Its products' required attributes may have changed: their stored completeness is recomputed in the background.
+    afterWrite: (m, next, prev) => enqueueCompleteness(m, `families.updated ${next._id}`, familyScope(prev, next)),
+    beforeDelete: refuseDeleteNamedByProducts('family', 'family_id'),
+  },
 };

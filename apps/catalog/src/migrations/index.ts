@@ -4,6 +4,15 @@ import { CreateProducts1764806400000 } from './1764806400000-create-products';
 import { CreateProductRelations1764892800000 } from './1764892800000-create-product-relations';
 import { ProductRenderedView1765238400000 } from './1765238400000-product-rendered-view';
 import { OutboxEnvelopeJson1765238400001 } from './1765238400001-outbox-envelope-json';
+import { CompletenessJobs1765324800000 } from './1765324800000-completeness-jobs';
 
 /** Every migration of the catalog schema, oldest first. */
-export const migrations = [CreateTaxonomy1764633600000, CreateAttributes1764720000000, CreateProducts1764806400000, CreateProductRelations1764892800000, ProductRenderedView1765238400000, OutboxEnvelopeJson1765238400001];
+export const migrations = [
+  CreateTaxonomy1764633600000,
+  CreateAttributes1764720000000,
+  CreateProducts1764806400000,
+  CreateProductRelations1764892800000,
+  ProductRenderedView1765238400000,
+  OutboxEnvelopeJson1765238400001,
+  CompletenessJobs1765324800000,
+];

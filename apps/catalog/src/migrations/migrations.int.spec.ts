@@ -28,7 +28,7 @@ describe('catalog migrations', () => {
     try {
       const tables = async () =>
         (await ds.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'catalog' ORDER BY 1`)).map((r: { table_name: string }) => r.table_name);
-      expect(await tables()).toEqual(['attribute_groups', 'attribute_options', 'attributes', 'product_relations', 'products', ...TAXONOMY_TABLES].sort());
+      expect(await tables()).toEqual(['attribute_groups', 'attribute_options', 'attributes', 'completeness_jobs', 'product_relations', 'products', ...TAXONOMY_TABLES].sort());
       const [{ folded }] = await ds.query(`SELECT catalog.immutable_unaccent('Crème Brûlée') AS folded`);
       expect(folded).toBe('Creme Brulee');
       const gin: { indexname: string }[] = await ds.query(`SELECT indexname FROM pg_indexes WHERE schemaname = 'catalog' AND indexdef LIKE '%USING gin%' ORDER BY 1`);

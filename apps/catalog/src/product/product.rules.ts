@@ -1,6 +1,7 @@
 import type { ErrorDetail } from '@pim/errors';
 import { validateAttributeValue } from '../attribute/attribute.values';
-import { uniqueKey, type AttributeDef, type ProductDraft, type ProductWorld } from './product.world';
+import { uniqueKey, type ProductDraft, type ProductWorld } from './product.world';
+import { applicable, completenessOf, filled, fitsType, requiredAttributes } from './product.completeness';
 
 /** What a product's write derives from its values: the snapshots and its completeness. */
 export interface ProductDerived {
@@ -16,24 +17,6 @@ export type ProductCheck = { ok: true; derived: ProductDerived } | { ok: false; 
 
 /** Unique values claimed by earlier items of the same batch: value key → the claiming code. */
 export type BatchClaims = Map<string, string>;
-
-const isLocalized = (a: AttributeDef) => (a.type === 'text' || a.type === 'textarea') && a.type_config.localizable === true;
-
-/** Whether a value counts as filled (in one language, for a localizable attribute). */
-function filled(a: AttributeDef, value: unknown, language?: string): boolean {
-  if (value === null || value === undefined) return false;
-  if (isLocalized(a)) {
-    const texts = value as Record<string, unknown>;
-    const asked = language === undefined ? Object.values(texts) : [texts[language]];
-    return asked.some((t) => typeof t === 'string' && t.trim().length > 0);
-  }
-  if (typeof value === 'string') return value.trim().length > 0;
-  if (Array.isArray(value)) return value.length > 0;
-  return true;
-}
-
-/** Whether an attribute's association admits the product's type (decisions.md §7). */
-const fitsType = (a: AttributeDef, variation: boolean) => a.association === 'product_and_sku' || (a.association === 'sku') === variation;
 
 function referenceProblems(p: ProductDraft, w: ProductWorld): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
@@ -53,28 +36,6 @@ function referenceProblems(p: ProductDraft, w: ProductWorld): ErrorDetail[] {
     problems.push({ field: 'product_id', message: 'is required for a variation: the _id of its parent product' });
   }
   return problems;
-}
-
-/**
- * The attributes that apply to a product — those linked to its attribute groups (its own and
- * its family's), to its categories, or named by its family — each with whether it must be
- * filled there (on the attribute, or on one of the links the product has).
- */
-function applicable(p: ProductDraft, w: ProductWorld): Map<string, { a: AttributeDef; required: boolean }> {
-  const family = p.family_id !== null ? w.families.get(p.family_id) : undefined;
-  const groups = new Set([...p.attribute_groups, ...(family?.attribute_groups ?? [])]);
-  const categories = new Set(p.categories);
-  const byFamily = new Map((family?.attributes ?? []).map((a) => [a._id, a.required]));
-  const out = new Map<string, { a: AttributeDef; required: boolean }>();
-  for (const a of w.attributesByKey.values()) {
-    const inGroups = a.groups.filter((l) => groups.has(l._id));
-    const inCategories = a.categories.filter((l) => categories.has(l._id));
-    const inFamily = byFamily.get(a._id);
-    if (inGroups.length === 0 && inCategories.length === 0 && inFamily === undefined) continue;
-    const required = a.required || inFamily === true || inGroups.some((l) => l.required) || inCategories.some((l) => l.required);
-    out.set(a.key, { a, required });
-  }
-  return out;
 }
 
 /**
@@ -126,21 +87,14 @@ export function checkProduct(p: ProductDraft, w: ProductWorld, claims: BatchClai
       else claimed.push(k);
     }
   }
-  const required = [...apply.values()].filter(({ a, required: r }) => r && fitsType(a, variation)).map(({ a }) => a);
+  const required = requiredAttributes(apply, variation);
   for (const a of required) {
     if (!filled(a, attributes[a.key])) problems.push({ field: `attributes.${a.key}`, message: 'is required for this product and has no value' });
   }
   if (problems.length > 0) return { ok: false, problems };
   for (const k of claimed) claims.set(k, p.code);
 
-  const languages = [...new Set([...Object.keys(p.name), ...Object.keys(p.description)])].sort();
-  const completeness = Object.fromEntries(
-    languages.map((language) => {
-      if (required.length === 0) return [language, 100];
-      const done = required.filter((a) => filled(a, attributes[a.key], isLocalized(a) ? language : undefined)).length;
-      return [language, Math.floor((100 * done) / required.length)];
-    }),
-  );
+  const { completeness, completeness_min } = completenessOf(p, required, attributes);
   const schemaSnapshot = Object.fromEntries(
     [...apply.values()]
       .filter(({ a }) => fitsType(a, variation))
@@ -154,7 +108,7 @@ export function checkProduct(p: ProductDraft, w: ProductWorld, claims: BatchClai
       attributes_schema_snapshot: schemaSnapshot,
       attributes_options_snapshot: optionsSnapshot,
       completeness,
-      completeness_min: Math.min(100, ...Object.values(completeness)),
+      completeness_min,
     },
   };
 }

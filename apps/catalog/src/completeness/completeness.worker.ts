@@ -1,0 +1,402 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { newId } from '@pim/ids';
+import { PgListener, pgClientConfigOf } from '@pim/db';
+import { recordEvents, schemaOf } from '@pim/events';
+import type { Logger } from '@pim/logging';
+import type { ProductInput, ProductView } from '@pim/resources';
+import { RecordService, SOURCE } from '../record/record.service';
+import { ProductEntity } from '../product/product.entity';
+import { productResource } from '../product/product.resource';
+import { productCompleteness, type Completeness } from '../product/product.completeness';
+import { completenessChannel } from './completeness.jobs';
+import { loadRequirementWorld } from './completeness.world';
+
+/** How an app runs its completeness worker. */
+export interface CompletenessWorkerOptions {
+  dataSource: DataSource;
+  logger: Logger;
+  /** Products read, recomputed and written per transaction. Default 500. */
+  batchSize?: number;
+  /** Polling interval when no NOTIFY arrives. Default 5 s. */
+  pollMs?: number;
+  /** How long a taken job stays the worker's without news from it (renewed by every batch). Default 60 s. */
+  leaseMs?: number;
+  /** Longest wait for transactions older than a job before walking its products. Default 30 s. */
+  settleMaxMs?: number;
+  /** Test hook: a batch committed (job id, products it changed); awaited before the next batch. */
+  onBatch?: (jobId: string, updated: number) => Promise<void> | void;
+}
+
+/** A job as the worker holds it. */
+interface HeldJob {
+  id: string;
+  cause: string;
+  group_ids: string[];
+  category_ids: string[];
+  family_ids: string[];
+  attribute_ids: string[];
+  after_id: string | null;
+  lease_token: string;
+  claimed_at: Date;
+}
+
+/** What a run did: jobs finished and products whose completeness changed. */
+export interface CompletenessRun {
+  jobs: number;
+  updated: number;
+}
+
+/** A product's recomputed state, ready to write if the row is still at `version`. */
+interface Change {
+  id: string;
+  version: number;
+  completeness: Completeness;
+  view: ProductView;
+}
+
+/** Another worker took the job over (our lease ran out): stop touching it. */
+class LeaseLost extends Error {
+  constructor(id: string) {
+    super(`completeness job ${id} is no longer held by this worker`);
+  }
+}
+
+interface Sleeper {
+  resolve: () => void;
+}
+
+/** Rounds of re-reading products that moved on under a batch (see recompute). */
+const RETRY_ROUNDS = 3;
+const SETTLE_POLL_MS = 25;
+const ERROR_TEXT_MAX = 2_000;
+
+const sameCompleteness = (stored: ProductEntity, next: Completeness): boolean => {
+  if (stored.completeness_min !== next.completeness_min) return false;
+  const a = Object.keys(stored.completeness ?? {});
+  const b = Object.keys(next.completeness);
+  return a.length === b.length && b.every((k) => stored.completeness[k] === next.completeness[k]);
+};
+
+/**
+ * Recomputes stored completeness after changes of required attributes (completeness_jobs). Any
+ * replica takes the oldest free job by lease (FOR UPDATE SKIP LOCKED on the claim, then a
+ * lease renewed by every batch, so no transaction stays open across a job), waits until the
+ * transactions that were running when it was taken have ended, then walks the job's products by
+ * `_id` in batches: one read, one read of the families and attributes they need, the same
+ * computation as the write path, and one transaction writing the changed rows with one UPDATE
+ * (only rows still at the version read), their `products.updated` events with one COPY, and the
+ * job's progress. Wakes on NOTIFY, polls as a fallback, never throws.
+ */
+export class CompletenessWorker {
+  private readonly ds: DataSource;
+  private readonly products: RecordService<ProductEntity, ProductView, ProductInput>;
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly settleMaxMs: number;
+  private readonly listener: PgListener;
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private woken = false;
+  private sleeper: Sleeper | null = null;
+  private failures = 0;
+
+  constructor(private readonly opts: CompletenessWorkerOptions) {
+    this.ds = opts.dataSource;
+    this.products = new RecordService(this.ds, productResource);
+    this.batchSize = opts.batchSize ?? 500;
+    this.pollMs = opts.pollMs ?? 5_000;
+    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.settleMaxMs = opts.settleMaxMs ?? 30_000;
+    this.listener = new PgListener({
+      config: pgClientConfigOf(this.ds, 'completeness-listen'),
+      channel: completenessChannel(schemaOf(this.ds.options)),
+      onNotify: () => this.wake(),
+      // Jobs committed while we were not listening are found by the next run.
+      onListening: () => this.wake(),
+      onLost: (err) => {
+        if (!this.stopping) this.opts.logger.warn({ err }, 'completeness worker lost (or could not open) its LISTEN connection; polling until it is back');
+      },
+    });
+  }
+
+  /** Starts the loop in the background; resolves once the first LISTEN attempt is made. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.stopping = false;
+    const listening = this.listener.start();
+    this.running = listening
+      .then(() => this.loop())
+      .catch((err) => this.opts.logger.error({ err }, 'completeness worker loop ended unexpectedly'));
+    await listening;
+  }
+
+  /** Lets the current batch finish, hands its job back (the next worker goes on from there), stops. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.stopping = true;
+    this.sleeper?.resolve();
+    await this.running;
+    this.running = null;
+    await this.listener.stop();
+  }
+
+  /** Runs every job that is free now to its end (or until stop); what the loop does on each wake. */
+  async runOnce(): Promise<CompletenessRun> {
+    const run: CompletenessRun = { jobs: 0, updated: 0 };
+    while (!this.stopping) {
+      const job = await this.claim();
+      if (job === null) break;
+      try {
+        const done = await this.process(job, run);
+        if (done) run.jobs += 1;
+      } catch (err) {
+        if (err instanceof LeaseLost) {
+          this.opts.logger.warn({ job: job.id }, err.message);
+          continue;
+        }
+        await this.fail(job, err);
+        throw err;
+      }
+    }
+    return run;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      this.woken = false;
+      try {
+        const run = await this.runOnce();
+        if (run.jobs > 0) this.opts.logger.info(run, 'completeness recomputed');
+        this.failures = 0;
+      } catch (err) {
+        this.failures += 1;
+        this.opts.logger.error({ err }, 'completeness job failed; it will be retried');
+      }
+      if (this.stopping) break;
+      await this.sleep(this.failures > 0 ? Math.min(30_000, this.pollMs * 2 ** Math.min(this.failures, 6)) : this.pollMs);
+    }
+  }
+
+  /** Takes the oldest job nobody holds (or whose holder's lease ran out). */
+  private async claim(): Promise<HeldJob | null> {
+    const token = newId();
+    const rows: HeldJob[] = await this.ds.query(
+      `WITH c AS (
+         SELECT "id" FROM "completeness_jobs" WHERE "lease_until" IS NULL OR "lease_until" < now()
+          ORDER BY "created_at", "id" LIMIT 1 FOR UPDATE SKIP LOCKED),
+       u AS (
+         UPDATE "completeness_jobs" j SET "lease_token" = $1, "lease_until" = now() + make_interval(secs => $2::float8 / 1000), "attempts" = j."attempts" + 1
+           FROM c WHERE j."id" = c."id"
+         RETURNING j."id", j."cause", j."group_ids", j."category_ids", j."family_ids", j."attribute_ids", j."after_id", j."lease_token", clock_timestamp() AS "claimed_at")
+       SELECT * FROM u`,
+      [token, this.leaseMs],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Walks the job's products from where it stopped; true when it reached the end (and the job is gone). */
+  private async process(job: HeldJob, run: CompletenessRun): Promise<boolean> {
+    await this.settle(job);
+    const families = await this.familiesOf(job);
+    let after = job.after_id;
+    for (;;) {
+      if (this.stopping) {
+        await this.release(job);
+        return false;
+      }
+      const rows = await this.nextBatch(job, families, after);
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1]._id;
+      const updated = await this.recompute(job, rows, after);
+      run.updated += updated;
+      await this.opts.onBatch?.(job.id, updated);
+      if (rows.length < this.batchSize) break;
+    }
+    const [{ n }]: { n: number }[] = await this.ds.query(
+      `WITH d AS (DELETE FROM "completeness_jobs" WHERE "id" = $1 AND "lease_token" = $2 RETURNING 1) SELECT count(*)::int AS n FROM d`,
+      [job.id, job.lease_token],
+    );
+    if (n === 0) throw new LeaseLost(job.id);
+    return true;
+  }
+
+  /**
+   * Waits until the transactions that were open when the job was taken have ended. A product
+   * write reads the attributes without locking them, so one that began before the change
+   * committed may store a completeness computed from the old definitions; once it has ended,
+   * the walk sees (and fixes) what it stored. Bounded: a transaction left open for long only
+   * delays the job by settleMaxMs. Only this app's connections count (its application_name):
+   * the other apps sharing the database never write products.
+   */
+  private async settle(job: HeldJob): Promise<void> {
+    const until = Date.now() + this.settleMaxMs;
+    for (;;) {
+      const [{ n }]: { n: number }[] = await this.ds.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE "datname" = current_database() AND "application_name" = current_setting('application_name')
+            AND "pid" <> pg_backend_pid() AND "backend_type" = 'client backend' AND "xact_start" < $1`,
+        [job.claimed_at],
+      );
+      if (n === 0 || this.stopping) return;
+      if (Date.now() >= until) {
+        this.opts.logger.warn({ job: job.id, open: n }, 'completeness job goes on although older transactions are still open');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+    }
+  }
+
+  /** The families whose products the job concerns: named by it, holding its groups, or naming its attributes. */
+  private async familiesOf(job: HeldJob): Promise<string[]> {
+    if (job.family_ids.length + job.group_ids.length + job.attribute_ids.length === 0) return [];
+    const rows: { _id: string }[] = await this.ds.query(
+      `SELECT f."_id" FROM "families" f WHERE f."deleted" = false AND (f."_id" = ANY($1) OR f."attribute_groups" && $2::text[]
+          OR EXISTS (SELECT 1 FROM jsonb_array_elements(f."attributes") e WHERE e->>'_id' = ANY($3::text[])))
+        ORDER BY f."_id"`,
+      [job.family_ids, job.group_ids, job.attribute_ids],
+    );
+    return rows.map((r) => r._id);
+  }
+
+  /** The next live products of the job after `after`, by `_id` (keyset: no OFFSET, each batch one indexed query). */
+  private async nextBatch(job: HeldJob, families: string[], after: string | null): Promise<ProductEntity[]> {
+    const ors: string[] = [];
+    if (job.group_ids.length > 0) ors.push('p.attribute_groups && :groups');
+    if (job.category_ids.length > 0) ors.push('p.categories && :categories');
+    if (families.length > 0) ors.push('p.family_id = ANY(:families)');
+    if (ors.length === 0) return [];
+    const qb = this.ds.manager
+      .createQueryBuilder(ProductEntity, 'p')
+      .where('p.deleted = false')
+      .andWhere(`(${ors.join(' OR ')})`, { groups: job.group_ids, categories: job.category_ids, families });
+    if (after !== null) qb.andWhere('p._id > :after', { after });
+    return qb.orderBy('p._id', 'ASC').limit(this.batchSize).getMany();
+  }
+
+  /**
+   * Recomputes a batch and writes the rows whose completeness changed, only where the row is
+   * still at the version read. A row that moved on was written meanwhile by a transaction the
+   * UPDATE waited for; it is read again and recomputed (that writer may have read the old
+   * definitions), up to RETRY_ROUNDS times. The job's progress is written with the last round.
+   */
+  private async recompute(job: HeldJob, rows: ProductEntity[], after: string): Promise<number> {
+    let pending = rows;
+    let updated = 0;
+    for (let round = 1; ; round++) {
+      const changes = await this.changesOf(pending);
+      const moved = await this.write(job, changes);
+      updated += changes.length - moved.length;
+      if (moved.length === 0 || round === RETRY_ROUNDS) {
+        if (moved.length > 0) this.opts.logger.warn({ job: job.id, products: moved }, 'products kept changing under the completeness recompute; left to their own writes');
+        await this.advance(job, after);
+        return updated;
+      }
+      pending = await this.ds.manager.createQueryBuilder(ProductEntity, 'p').where('p._id IN (:...ids)', { ids: moved }).andWhere('p.deleted = false').orderBy('p._id', 'ASC').getMany();
+    }
+  }
+
+  /** The products of a batch whose completeness differs from the stored one, as they will be shown. */
+  private async changesOf(rows: ProductEntity[]): Promise<Change[]> {
+    if (rows.length === 0) return [];
+    const world = await loadRequirementWorld(this.ds.manager, rows);
+    const now = new Date();
+    const changes: Change[] = [];
+    for (const row of rows) {
+      const completeness = productCompleteness(row, world);
+      if (sameCompleteness(row, completeness)) continue;
+      const next = Object.assign(new ProductEntity(), row, completeness, { version: row.version + 1, updated_at: now });
+      changes.push({ id: row._id, version: row.version, completeness, view: this.products.toView(next) });
+    }
+    return changes;
+  }
+
+  /**
+   * One transaction: the changed rows still at their version (one UPDATE from arrays), one
+   * `products.updated` event each (one COPY), and the job's lease renewed. Returns the ids that
+   * were not written because they moved on (or were deleted).
+   */
+  private async write(job: HeldJob, changes: Change[]): Promise<string[]> {
+    if (changes.length === 0) return [];
+    return this.ds.transaction(async (m) => {
+      const updatedAt = new Date(changes[0].view.updated_at);
+      const written: { _id: string }[] = await m.query(
+        `WITH v AS (
+           SELECT * FROM unnest($1::char(24)[], $2::int[], $3::text[], $4::int[], $5::text[]) AS v("id", "version", "completeness", "completeness_min", "rendered")),
+         u AS (
+           UPDATE "products" p SET "completeness" = v."completeness"::jsonb, "completeness_min" = v."completeness_min",
+                  "version" = p."version" + 1, "updated_at" = $6, "rendered" = v."rendered"
+             FROM v WHERE p."_id" = v."id" AND p."version" = v."version" AND p."deleted" = false
+           RETURNING p."_id")
+         SELECT "_id" FROM u`,
+        [
+          changes.map((c) => c.id),
+          changes.map((c) => c.version),
+          changes.map((c) => JSON.stringify(c.completeness.completeness)),
+          changes.map((c) => c.completeness.completeness_min),
+          changes.map((c) => JSON.stringify(c.view)),
+          updatedAt,
+        ],
+      );
+      const done = new Set(written.map((r) => r._id));
+      const events = changes.filter((c) => done.has(c.id)).map((c) => ({ source: SOURCE, collection: 'products', action: 'updated', data: c.view, actor: null }));
+      await recordEvents(m, events);
+      await this.renew(m, job, null, events.length);
+      return changes.filter((c) => !done.has(c.id)).map((c) => c.id);
+    });
+  }
+
+  /** Records how far the job got (and renews its lease), or throws LeaseLost when another worker holds it now. */
+  private async advance(job: HeldJob, after: string): Promise<void> {
+    await this.renew(this.ds.manager, job, after, 0);
+  }
+
+  private async renew(m: EntityManager, job: HeldJob, after: string | null, updated: number): Promise<void> {
+    const rows: unknown[] = await m.query(
+      `WITH u AS (
+         UPDATE "completeness_jobs" SET "after_id" = COALESCE($3, "after_id"), "products_updated" = "products_updated" + $4,
+                "lease_until" = now() + make_interval(secs => $5::float8 / 1000)
+          WHERE "id" = $1 AND "lease_token" = $2 RETURNING 1)
+       SELECT * FROM u`,
+      [job.id, job.lease_token, after, updated, this.leaseMs],
+    );
+    if (rows.length === 0) throw new LeaseLost(job.id);
+  }
+
+  /** Hands the job back untouched beyond its progress, for the next worker (this one is stopping). */
+  private async release(job: HeldJob): Promise<void> {
+    await this.ds.query(`UPDATE "completeness_jobs" SET "lease_token" = NULL, "lease_until" = NULL WHERE "id" = $1 AND "lease_token" = $2`, [job.id, job.lease_token]);
+  }
+
+  /** Notes the error and lets the job wait a little before any worker takes it again. */
+  private async fail(job: HeldJob, err: unknown): Promise<void> {
+    const text = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, ERROR_TEXT_MAX);
+    await this.ds
+      .query(
+        `UPDATE "completeness_jobs" SET "last_error" = $3, "lease_token" = NULL, "lease_until" = now() + make_interval(secs => $4::float8 / 1000)
+          WHERE "id" = $1 AND "lease_token" = $2`,
+        [job.id, job.lease_token, text, Math.min(this.leaseMs, 5_000)],
+      )
+      .catch(() => undefined);
+  }
+
+  private wake(): void {
+    this.woken = true;
+    this.sleeper?.resolve();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) return Promise.resolve();
+    return new Promise((resolve) => {
+      const sleeper: Sleeper = {
+        resolve: () => {
+          clearTimeout(timer);
+          if (this.sleeper === sleeper) this.sleeper = null;
+          resolve();
+        },
+      };
+      const timer = setTimeout(sleeper.resolve, ms);
+      this.sleeper = sleeper;
+    });
+  }
+}
