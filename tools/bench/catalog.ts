@@ -4,6 +4,7 @@
 //      the API; N products (BENCH_PRODUCTS, default 1,000,000) loaded with COPY into
 //      catalog.products, cloned from products the app itself wrote (so snapshots, completeness
 //      and search_text are what the app derives), with fresh ids, codes and names.
+//   --keep-db leaves the database behind (its name is printed) to look at query plans on it.
 //   2. Ratios in the same run: bulk upsert rows/s ÷ COPY rows/s of the same rows; GET by id
 //      through the gateway ÷ a one-process node:http + pg server; p50/p95 of a search page.
 import { spawn } from 'node:child_process';
@@ -68,10 +69,12 @@ export function catalogSectionOf(doc: string): string {
 }
 
 /** The catalog benchmark; resolves when done (exit code 1 on failure). */
-export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
+export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }): Promise<void> {
+  const keepDb = opts.keepDb ?? process.argv.includes('--keep-db');
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory: `${Math.round(totalmem() / 2 ** 30)} GiB`, node: process.version };
   const adminKey = newToken().token;
-  const db = await createTestDatabase('bench_catalog');
+  // A kept database is named apart (pim_benchcatalogkept_…) so it is known as one left on purpose.
+  const db = await createTestDatabase(keepDb ? 'bench_catalog_kept' : 'bench_catalog');
   const stream = await createTestStream('bench_catalog');
   const logs: string[] = [];
   const copyFiles: string[] = [];
@@ -182,7 +185,8 @@ export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
       return f;
     };
     const stored = file('stored');
-    await pg.query(`COPY (SELECT * FROM catalog.products) TO '${stored}'`);
+    // A table COPY leaves generated columns (search_folded) out both ways; the scratch table computes its own.
+    await pg.query(`COPY catalog.products TO '${stored}'`);
     await pg.query(`CREATE TABLE catalog.bench_scratch (LIKE catalog.products INCLUDING ALL)`);
     t = performance.now();
     await pg.query(`COPY catalog.bench_scratch FROM '${stored}'`);
@@ -299,7 +303,8 @@ export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
     await platform?.stop();
     for (const f of copyFiles) rmSync(f, { force: true });
     await stream.destroy();
-    await db.drop();
+    if (keepDb) say(`database kept (--keep-db): ${db.url} — drop it with DROP DATABASE "${db.name}"`);
+    else await db.drop();
   }
 }
 

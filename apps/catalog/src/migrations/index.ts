@@ -2,6 +2,7 @@ import { CreateTaxonomy1764633600000 } from './1764633600000-create-taxonomy';
 import { CreateAttributes1764720000000 } from './1764720000000-create-attributes';
 import { CreateProducts1764806400000 } from './1764806400000-create-products';
 import { CreateProductRelations1764892800000 } from './1764892800000-create-product-relations';
+import { ProductSearchFolded1765080000000 } from './1765080000000-product-search-folded';
 
 /** Every migration of the catalog schema, oldest first. */
-export const migrations = [CreateTaxonomy1764633600000, CreateAttributes1764720000000, CreateProducts1764806400000, CreateProductRelations1764892800000];
+export const migrations = [CreateTaxonomy1764633600000, CreateAttributes1764720000000, CreateProducts1764806400000, CreateProductRelations1764892800000, ProductSearchFolded1765080000000];
