@@ -4,6 +4,7 @@
 //      the API; N products (BENCH_PRODUCTS, default 1,000,000) loaded with COPY into
 //      catalog.products, cloned from products the app itself wrote (so snapshots, completeness
 //      and search_text are what the app derives), with fresh ids, codes and names.
+//   --keep-db leaves the database behind (its name is printed) to look at query plans on it.
 //   2. Ratios in the same run: bulk upsert rows/s ÷ COPY rows/s of the same rows; GET by id
 //      through the gateway ÷ a one-process node:http + pg server; p50/p95 of a search page.
 import { spawn } from 'node:child_process';
@@ -92,10 +93,12 @@ export function catalogSectionOf(doc: string): string {
 }
 
 /** The catalog benchmark; resolves when done (exit code 1 on failure). */
-export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
+export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }): Promise<void> {
+  const keepDb = opts.keepDb ?? process.argv.includes('--keep-db');
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory: `${Math.round(totalmem() / 2 ** 30)} GiB`, node: process.version };
   const adminKey = newToken().token;
-  const db = await createTestDatabase('bench_catalog');
+  // A kept database is named apart (pim_benchcatalogkept_…) so it is known as one left on purpose.
+  const db = await createTestDatabase(keepDb ? 'bench_catalog_kept' : 'bench_catalog');
   const stream = await createTestStream('bench_catalog');
   const logs: string[] = [];
   const copyFiles: string[] = [];
@@ -195,6 +198,11 @@ export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
       copyFiles.push(f);
       return f;
     };
+    // Stored columns only: generated ones (search_folded) are computed by the scratch table itself, as by products.
+    const { rows: storedColumns } = await pg.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = 'catalog' AND table_name = 'products' AND is_generated = 'NEVER' ORDER BY ordinal_position`,
+    );
+    const columnList = (storedColumns as { column_name: string }[]).map((c) => `"${c.column_name}"`).join(', ');
     await pg.query(`CREATE TABLE catalog.bench_scratch (LIKE catalog.products INCLUDING ALL)`);
     const batchFile = file('batch');
     // Waits until the catalog's outbox is published and no other backend of this database is busy
@@ -233,9 +241,9 @@ export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
       bulkRows += 1_000 - bad;
       const ids = (results ?? []).flatMap((x) => (x._id ? [`'${x._id}'`] : []));
       if (ids.length === 0) return;
-      await pg.query(`COPY (SELECT * FROM catalog.products WHERE "_id" IN (${ids.join(',')})) TO '${batchFile}'`);
+      await pg.query(`COPY (SELECT ${columnList} FROM catalog.products WHERE "_id" IN (${ids.join(',')})) TO '${batchFile}'`);
       const copyStarted = performance.now();
-      await pg.query(`COPY catalog.bench_scratch FROM '${batchFile}'`);
+      await pg.query(`COPY catalog.bench_scratch (${columnList}) FROM '${batchFile}'`);
       copyMs += performance.now() - copyStarted;
     });
     await pg.query(`DROP TABLE catalog.bench_scratch`);
@@ -381,7 +389,8 @@ export async function runCatalogBench(opts: { write: boolean }): Promise<void> {
     await platform?.stop();
     for (const f of copyFiles) rmSync(f, { force: true });
     await stream.destroy();
-    await db.drop();
+    if (keepDb) say(`database kept (--keep-db): ${db.url} — drop it with DROP DATABASE "${db.name}"`);
+    else await db.drop();
   }
 }
 

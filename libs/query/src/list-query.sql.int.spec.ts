@@ -189,6 +189,39 @@ describe('applyListQuery against Postgres', () => {
       expect((await codes({ _search: 'brulee' }, { unaccent: 'public.immutable_unaccent' })).sort()).toEqual(['C1']);
       const sql = run(parseListQuery(items, { _search: 'x' }), { unaccent: 'public.immutable_unaccent' }).getQuery();
       expect(sql).toContain('public.immutable_unaccent(');
+      // IMMUTABLE: the pattern is inline (a constant once planned), not a subquery the planner cannot see into.
+      expect(sql).not.toContain(`(SELECT '%'`);
+      expect(run(parseListQuery(items, { _search: 'x' })).getQuery()).toContain(`(SELECT '%'`);
+    });
+
+    /** A stored folded title beside the table's title, as products have search_folded. */
+    async function foldedTitle(): Promise<void> {
+      await ds.query(`CREATE OR REPLACE FUNCTION public.immutable_unaccent(text) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $$`);
+      await ds.query(`ALTER TABLE items ADD COLUMN IF NOT EXISTS title_folded text GENERATED ALWAYS AS (lower(public.immutable_unaccent(title))) STORED`);
+    }
+
+    it('compares a stored folded column instead of folding the field, when told to', async () => {
+      await foldedTitle();
+      const opts = { unaccent: 'public.immutable_unaccent', folded: { title: 'title_folded' } };
+      for (const term of ['cafe', 'BRULEE', 'drink', '100%', 'e_c', 'h\\t', 'promocao', 'no such thing']) {
+        expect({ term, codes: (await codes({ _search: term }, opts)).sort() }).toEqual({ term, codes: await sorted({ _search: term }) });
+      }
+      const sql = run(parseListQuery(items, { _search: 'xyz' }), opts).getQuery();
+      expect(sql).toContain(`"i"."title_folded" LIKE ('%' ||`);
+      expect(sql).not.toContain(`lower(public.immutable_unaccent("i"."title"))`);
+    });
+
+    it('keeps a term without three letters or digits in a row away from trigram indexes', async () => {
+      await foldedTitle();
+      const opts = { unaccent: 'public.immutable_unaccent', folded: { title: 'title_folded' } };
+      const sql = (term: string) => run(parseListQuery(items, { _search: term }), opts).getQuery();
+      expect(sql('cha')).toContain(`"i"."title_folded" LIKE`);
+      expect(sql('Chá')).toContain(`"i"."title_folded" LIKE`);
+      expect(sql('ch')).toContain(`("i"."title_folded" || '') LIKE`);
+      expect(sql('a b c')).toContain(`("i"."title_folded" || '') LIKE`);
+      expect(run(parseListQuery(items, { _search: 'ch' })).getQuery()).toContain(`(lower(unaccent("i"."title")) || '') LIKE`);
+      expect((await codes({ _search: 'ch' }, opts)).sort()).toEqual(['A2']);
     });
   });
 

@@ -272,8 +272,12 @@ describe('completeness recompute (real Postgres)', () => {
     let running: Promise<unknown> | undefined;
     try {
       await writer.startTransaction();
+      // Stored columns only: the generated search_folded is computed by Postgres.
+      const [{ cols }]: { cols: string }[] = await writer.query(
+        `SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) AS cols FROM information_schema.columns WHERE table_schema = 'catalog' AND table_name = 'products' AND is_generated = 'NEVER'`,
+      );
       await writer.query(
-        `INSERT INTO catalog.products SELECT (jsonb_populate_record(NULL::catalog.products, to_jsonb(p) || jsonb_build_object('_id', $1::text, 'code', 'late'))).* FROM catalog.products p WHERE p."_id" = $2`,
+        `INSERT INTO catalog.products (${cols}) SELECT ${cols} FROM jsonb_populate_record(NULL::catalog.products, (SELECT to_jsonb(p) || jsonb_build_object('_id', $1::text, 'code', 'late') FROM catalog.products p WHERE p."_id" = $2))`,
         [late, p._id],
       );
       running = worker().runOnce();

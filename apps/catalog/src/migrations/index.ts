@@ -2,6 +2,7 @@ import { CreateTaxonomy1764633600000 } from './1764633600000-create-taxonomy';
 import { CreateAttributes1764720000000 } from './1764720000000-create-attributes';
 import { CreateProducts1764806400000 } from './1764806400000-create-products';
 import { CreateProductRelations1764892800000 } from './1764892800000-create-product-relations';
+import { ProductSearchFolded1765080000000 } from './1765080000000-product-search-folded';
 import { ProductRenderedView1765238400000 } from './1765238400000-product-rendered-view';
 import { OutboxEnvelopeJson1765238400001 } from './1765238400001-outbox-envelope-json';
 import { CompletenessJobs1765324800000 } from './1765324800000-completeness-jobs';
@@ -12,6 +13,7 @@ export const migrations = [
   CreateAttributes1764720000000,
   CreateProducts1764806400000,
   CreateProductRelations1764892800000,
+  ProductSearchFolded1765080000000,
   ProductRenderedView1765238400000,
   OutboxEnvelopeJson1765238400001,
   CompletenessJobs1765324800000,

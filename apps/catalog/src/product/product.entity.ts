@@ -19,12 +19,12 @@ export interface ProductPublishment {
  * A product (interface 2.5). Optional scalars are NULL when absent; `completeness` (per
  * language) and `completeness_min` (its lowest value) are derived on every write so lists can
  * filter and sort on them. Search, tags, the id-array GINs and the `attributes` GIN are created
- * by the migration.
+ * by the migrations; search goes through `search_folded` (docs/apps/catalog.md, "Search").
  */
 @Entity({ name: 'products' })
 @Index('UQ_products_code_live', ['code'], { unique: true, where: 'deleted = false' })
 @Index('IDX_products_created_at', ['created_at', '_id'])
-@Index('IDX_products_search', { synchronize: false })
+@Index('IDX_products_search_folded', { synchronize: false })
 @Index('IDX_products_tags', { synchronize: false })
 @Index('IDX_products_categories', { synchronize: false })
 @Index('IDX_products_category_trees', { synchronize: false })
@@ -116,6 +116,13 @@ export class ProductEntity extends RecordEntity {
 
   @Column({ type: 'integer', default: 100 })
   completeness_min!: number;
+
+  /**
+   * `search_text` folded (lowercase, unaccented) by Postgres on every write; `_search` compares
+   * it with a plain LIKE through the trigram index. Never written nor read by the app.
+   */
+  @Column({ type: 'text', generatedType: 'STORED', asExpression: 'lower(immutable_unaccent(search_text))', insert: false, update: false, select: false })
+  search_folded!: string;
 
   /**
    * The product as GET /products/{id} shows it, serialized when it was written (a read model:

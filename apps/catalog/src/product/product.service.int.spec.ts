@@ -1,8 +1,11 @@
 import 'reflect-metadata';
 import { ConflictError, PreconditionFailedError, ValidationError } from '@pim/errors';
-import { parseListQuery } from '@pim/query';
+import { applyListQuery, parseListQuery } from '@pim/query';
 import { productListDecl, type AttributeInput, type AttributeView, type ProductInput } from '@pim/resources';
+import { SEARCH_FIELD, storageDecl } from '../record/record.resource';
+import { SEARCH_FOLDED, UNACCENT } from '../record/record.service';
 import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
+import { ProductEntity } from './product.entity';
 
 const MISSING = '6740a1b2c3d4e5f601234567';
 const MISSING2 = '6740a1b2c3d4e5f601234568';
@@ -212,6 +215,43 @@ describe('products (real Postgres)', () => {
     await ctx.newProduct({ code: 'p2', name: { en: 'Tea' } });
     expect(await list({ _search: 'cafe' })).toEqual(['p1']);
     expect(await list({ _search: 'P2' })).toEqual(['p2']);
+  });
+
+  it('searches through the folded column, alone or with brand and family, the pattern a constant the planner sees', async () => {
+    const brand = (await ctx.newBrand())._id;
+    const family = (await ctx.newFamily())._id;
+    await ctx.newProduct({ code: 'c1', name: { pt: 'Pão de Açúcar' }, brand_id: brand, family_id: family });
+    await ctx.newProduct({ code: 'c2', name: { en: 'Sugar loaf' }, brand_id: brand });
+    await ctx.newProduct({ code: 'c3', name: { en: 'ACUCAR' } });
+    expect(await list({ _search: 'açucar' })).toEqual(['c1', 'c3']);
+    expect(await list({ _search: 'ACÚCAR', brand_id: brand })).toEqual(['c1']);
+    expect(await list({ _search: 'de a', family_id: family })).toEqual(['c1']);
+    expect(await list({ _search: '%' })).toEqual([]);
+    // Updates refold: the column is generated from search_text.
+    const c3 = await products().patch((await products().list(parseListQuery(productListDecl, { code: 'c3' }))).data[0]._id, { name: { en: 'Salt' } });
+    expect(c3.code).toBe('c3');
+    expect(await list({ _search: 'acucar' })).toEqual(['c1']);
+
+    // The planner sees the term: the pattern is folded to a constant, so the column's statistics estimate it.
+    const q = parseListQuery(productListDecl, { _search: 'Açucar' });
+    const [sql, params] = applyListQuery(ctx.ds.manager.createQueryBuilder(ProductEntity, 't').where('t.deleted = false'), storageDecl(productListDecl), q, 't', {
+      unaccent: UNACCENT,
+      folded: { [SEARCH_FIELD]: SEARCH_FOLDED },
+    }).getQueryAndParameters();
+    const plan = (await ctx.ds.query(`EXPLAIN ${sql}`, params)).map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+    expect(plan).toContain(`search_folded ~~ '%acucar%'::text`);
+  });
+
+  it('gives the exact total: from a short last page, else by counting', async () => {
+    for (const code of ['t1', 't2', 't3', 't4', 't5']) await ctx.newProduct({ code });
+    const total = async (params: Record<string, string>) => (await products().list(parseListQuery(productListDecl, params))).total;
+    expect(await total({ limit: '2' })).toBe(5);
+    expect(await total({ limit: '2', page: '3' })).toBe(5);
+    expect(await total({ limit: '5' })).toBe(5);
+    expect(await total({ limit: '10' })).toBe(5);
+    expect(await total({ limit: '2', page: '9' })).toBe(5);
+    expect(await total({ code: 'nope' })).toBe(0);
+    expect(await total({ _search: 't', limit: '4' })).toBe(5);
   });
 
   it('counts products holding an attribute or an option value, refusing their deletes', async () => {
