@@ -20,10 +20,10 @@ describe('products contract: zod schemas vs proto messages', () => {
     expect(Object.keys(productSchemas.patch.shape).sort()).toEqual(Object.keys(productSchemas.input.shape).sort());
   });
 
-  it('answers the seven record RPCs, the bulk upsert, the serialized read and the internal scan and publication RPCs', () => {
+  it('answers the seven record RPCs, the bulk upsert, the serialized read and list and the internal scan and publication RPCs', () => {
     const service = pkg['pim.catalog.v1.ProductsService'] as unknown as Record<string, unknown>;
     expect(Object.keys(service).sort()).toEqual(
-      ['BatchGetProducts', 'BulkUpsertProducts', 'CreateProduct', 'DeleteProduct', 'GetProduct', 'GetProductJson', 'ListProducts', 'PatchProduct', 'ScanProducts', 'UpdateProduct', 'UpdateProductPublication'].sort(),
+      ['BatchGetProducts', 'BulkUpsertProducts', 'CreateProduct', 'DeleteProduct', 'GetProduct', 'GetProductJson', 'ListProducts', 'ListProductsJson', 'PatchProduct', 'ScanProducts', 'UpdateProduct', 'UpdateProductPublication'].sort(),
     );
   });
 

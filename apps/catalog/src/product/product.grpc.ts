@@ -57,6 +57,10 @@ export function productsGrpc(service: RecordService<ProductEntity, ProductView, 
     patchProduct: h.patch,
     deleteProduct: h.delete,
     listProducts: h.list,
+    listProductsJson: unary(logger, 'ListProductsJson', async (req: pb.ListProductsRequest) => {
+      const r = await service.listJson(fromProtoListQuery(req.query));
+      return { data_json: Buffer.from(r.json, 'utf8'), page_info: { total: r.total } };
+    }),
     batchGetProducts: h.batchGet,
     bulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: pb.BulkUpsertProductsRequest) => ({
       data: (await bulk.upsert(bulkItemsOf(req))).map(({ _id, ...r }) => ({ ...r, ...(_id !== undefined ? { id: _id } : {}) })),

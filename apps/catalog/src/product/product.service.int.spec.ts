@@ -349,6 +349,14 @@ describe('products (real Postgres)', () => {
     await ctx.ds.query(`UPDATE catalog.products SET rendered = NULL WHERE _id = $1`, [a._id]);
     expect(await json(a._id)).toEqual(replaced);
 
+    // Lists serialized: the same views in the same order and the same total, rendered or not.
+    const query = parseListQuery(productListDecl, { sort: 'code' });
+    const listed = await products().list(query);
+    const asJson = await products().listJson(query);
+    expect(JSON.parse(asJson.json)).toEqual(listed.data);
+    expect(asJson.total).toBe(listed.total);
+    expect(listed.data.map((p) => p.code)).toEqual(['r-a', 'r-b']);
+
     await products().remove(a._id);
     const [{ rendered }] = await ctx.ds.query(`SELECT rendered FROM catalog.products WHERE _id = $1`, [a._id]);
     expect(rendered).toBeNull();

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { In } from 'typeorm';
 import { NotFoundError, PreconditionFailedError, ValidationError, fromZodError } from '@pim/errors';
 import { isId, newId, requireId } from '@pim/ids';
@@ -224,15 +224,41 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   /** A page of live records (of the scope) and the exact total that match (`count(*)` of the same conditions). */
   async list(query: ListQuery): Promise<{ data: V[]; total: number }> {
+    const page = await this.pageQuery(query);
+    // Two connections at once: the request waits for the slower query, not for both in turn.
+    const [rows, total] = await Promise.all([page.getMany(), page.getCount()]);
+    return { data: rows.map((r) => this.toView(r)), total };
+  }
+
+  /**
+   * The same page serialized as one JSON array of views: for a resource that keeps a rendering,
+   * only `_id` and `rendered` are read (nothing decoded), rows without one rendered now.
+   */
+  async listJson(query: ListQuery): Promise<{ json: string; total: number }> {
+    if (!this.resource.rendered) {
+      const r = await this.list(query);
+      return { json: JSON.stringify(r.data), total: r.total };
+    }
+    const page = await this.pageQuery(query);
+    const [rows, total] = await Promise.all([page.clone().select(['t._id', 't.rendered']).getMany(), page.getCount()]);
+    const rendered = (r: E) => (r as { rendered?: string | null }).rendered ?? null;
+    const missing = rows.filter((r) => rendered(r) === null).map((r) => r._id);
+    const views = new Map(missing.length > 0 ? (await this.batchGet(missing, [])).map((v) => [v._id, JSON.stringify(v)]) : []);
+    const items = rows.flatMap((r) => {
+      const json = rendered(r) ?? views.get(r._id);
+      return json === undefined ? [] : [json];
+    });
+    return { json: `[${items.join(',')}]`, total };
+  }
+
+  /** The query of one page: the list query's filters, search, sort and window on live records (of the scope). */
+  private async pageQuery(query: ListQuery): Promise<SelectQueryBuilder<E>> {
     const nested = this.resource.nestedFilters;
     const own = nested ? (query.filters ?? []).filter((f) => f.field.startsWith(nested.prefix)) : [];
     const q = validateListQuery(this.decl, { ...query, filters: (query.filters ?? []).filter((f) => !own.includes(f)) });
     const qb = this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
     if (nested && own.length > 0) await nested.apply(this.ds.manager, qb, own);
-    const page = applyListQuery(qb, this.decl, q, 't', this.sqlOptions());
-    // Two connections at once: the request waits for the slower query, not for both in turn.
-    const [rows, total] = await Promise.all([page.getMany(), page.getCount()]);
-    return { data: rows.map((r) => this.toView(r)), total };
+    return applyListQuery(qb, this.decl, q, 't', this.sqlOptions());
   }
 
   /** How `_search` reaches the indexes: the IMMUTABLE unaccent, and the folded column where the table has one. */

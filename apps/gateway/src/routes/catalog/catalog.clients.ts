@@ -13,6 +13,8 @@ export interface RecordClient<M, In> {
   batchGet(req: { ids: string[]; handles: string[] }): Promise<{ data: M[] }>;
   /** One record as REST shows it, serialized by its owner (resources that keep a rendering). */
   getJson?(req: { id: string }): Promise<{ version: number; json: Uint8Array }>;
+  /** A page of records as REST shows them, one JSON array serialized by their owner. */
+  listJson?(req: { query: common.ListQuery }): Promise<{ data_json: Uint8Array; page_info?: common.PageInfo }>;
 }
 
 /** The catalog app's services as the gateway calls them. */
@@ -127,6 +129,7 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       create: (r) => products.createProduct(r),
       get: (r) => products.getProduct(r),
       getJson: (r) => products.getProductJson(r),
+      listJson: (r) => products.listProductsJson(r),
       update: (r) => products.updateProduct(r),
       patch: (r) => products.patchProduct(r),
       delete: (r) => products.deleteProduct(r),

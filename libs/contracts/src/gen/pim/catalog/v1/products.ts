@@ -291,6 +291,12 @@ export interface GetProductJsonResponse {
   json: Buffer;
 }
 
+export interface ListProductsJsonResponse {
+  /** The page's products as the REST API shows them: one UTF-8 JSON array. */
+  data_json: Buffer;
+  page_info?: PageInfo | undefined;
+}
+
 function createBaseProductCatalog(): ProductCatalog {
   return { id: "", user_groups: [] };
 }
@@ -4146,6 +4152,101 @@ export const GetProductJsonResponse: MessageFns<GetProductJsonResponse> = {
   },
 };
 
+function createBaseListProductsJsonResponse(): ListProductsJsonResponse {
+  return { data_json: Buffer.alloc(0), page_info: undefined };
+}
+
+export const ListProductsJsonResponse: MessageFns<ListProductsJsonResponse> = {
+  encode(message: ListProductsJsonResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data_json.length !== 0) {
+      writer.uint32(10).bytes(message.data_json);
+    }
+    if (message.page_info !== undefined) {
+      PageInfo.encode(message.page_info, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProductsJsonResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProductsJsonResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data_json = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page_info = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProductsJsonResponse {
+    return {
+      data_json: isSet(object.dataJson)
+        ? Buffer.from(bytesFromBase64(object.dataJson))
+        : isSet(object.data_json)
+        ? Buffer.from(bytesFromBase64(object.data_json))
+        : Buffer.alloc(0),
+      page_info: isSet(object.pageInfo)
+        ? PageInfo.fromJSON(object.pageInfo)
+        : isSet(object.page_info)
+        ? PageInfo.fromJSON(object.page_info)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListProductsJsonResponse): unknown {
+    const obj: any = {};
+    if (message.data_json.length !== 0) {
+      obj.dataJson = base64FromBytes(message.data_json);
+    }
+    if (message.page_info !== undefined) {
+      obj.pageInfo = PageInfo.toJSON(message.page_info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListProductsJsonResponse>, I>>(base?: I): ListProductsJsonResponse {
+    return ListProductsJsonResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListProductsJsonResponse>, I>>(object: I): ListProductsJsonResponse {
+    const message = createBaseListProductsJsonResponse();
+    message.data_json = object.data_json ?? Buffer.alloc(0);
+    message.page_info = (object.page_info !== undefined && object.page_info !== null)
+      ? PageInfo.fromPartial(object.page_info)
+      : undefined;
+    return message;
+  },
+};
+
 export type ProductsServiceService = typeof ProductsServiceService;
 export const ProductsServiceService = {
   /** Creates a product; its code must be free among live products; references and attribute values are checked. */
@@ -4283,6 +4384,20 @@ export const ProductsServiceService = {
       Buffer.from(GetProductJsonResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetProductJsonResponse => GetProductJsonResponse.decode(value),
   },
+  /**
+   * Lists products like ListProducts, each already serialized as the REST API shows it (one UTF-8
+   * JSON array): the gateway splices it into the list envelope when nothing is to be expanded.
+   */
+  listProductsJson: {
+    path: "/pim.catalog.v1.ProductsService/ListProductsJson" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListProductsRequest): Buffer => Buffer.from(ListProductsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListProductsRequest => ListProductsRequest.decode(value),
+    responseSerialize: (value: ListProductsJsonResponse): Buffer =>
+      Buffer.from(ListProductsJsonResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListProductsJsonResponse => ListProductsJsonResponse.decode(value),
+  },
 } as const;
 
 export interface ProductsServiceServer extends UntypedServiceImplementation {
@@ -4317,6 +4432,11 @@ export interface ProductsServiceServer extends UntypedServiceImplementation {
    * gateway's GET /products/{id} passes it through without decoding and re-encoding it.
    */
   getProductJson: handleUnaryCall<GetProductJsonRequest, GetProductJsonResponse>;
+  /**
+   * Lists products like ListProducts, each already serialized as the REST API shows it (one UTF-8
+   * JSON array): the gateway splices it into the list envelope when nothing is to be expanded.
+   */
+  listProductsJson: handleUnaryCall<ListProductsRequest, ListProductsJsonResponse>;
 }
 
 export interface ProductsServiceClient extends Client {
@@ -4498,6 +4618,25 @@ export interface ProductsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetProductJsonResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Lists products like ListProducts, each already serialized as the REST API shows it (one UTF-8
+   * JSON array): the gateway splices it into the list envelope when nothing is to be expanded.
+   */
+  listProductsJson(
+    request: ListProductsRequest,
+    callback: (error: ServiceError | null, response: ListProductsJsonResponse) => void,
+  ): ClientUnaryCall;
+  listProductsJson(
+    request: ListProductsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListProductsJsonResponse) => void,
+  ): ClientUnaryCall;
+  listProductsJson(
+    request: ListProductsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListProductsJsonResponse) => void,
   ): ClientUnaryCall;
 }
 
