@@ -172,7 +172,12 @@ async function main(): Promise<void> {
           port: 50058,
           portEnv: 'WEBHOOKS_GRPC_PORT',
           entry: 'apps/webhooks/src/main.ts',
-          env: { OUTBOX_RELAY: 'false', WEBHOOKS_METRICS_PORT: String(metricsPort) },
+          env: {
+            OUTBOX_RELAY: 'false',
+            WEBHOOKS_METRICS_PORT: String(metricsPort),
+            // e.g. BENCH_WORKER_NODE_OPTIONS=--cpu-prof to profile the delivery worker.
+            ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
+          },
         },
       ],
       databaseUrl: db.url,
@@ -235,6 +240,7 @@ async function main(): Promise<void> {
       await sleep(100);
     }
     const recordedMs = Date.now() - released;
+    if (process.env.BENCH_MARKS) say(`marks: released ${released} last ${lastAt} recorded ${released + recordedMs}`);
     say(`deliveries: ${SIZES.backlog} in ${drainMs} ms = ${deliveryRate.toFixed(0)}/s (all recorded after ${recordedMs} ms); ratio ${(deliveryRate / rawRate).toFixed(2)}`);
 
     // 2. Latency at a fixed event rate: writes through the app's API (outbox → relay → NATS → fan-out → delivery).

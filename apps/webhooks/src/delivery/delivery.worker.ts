@@ -50,6 +50,8 @@ const PURGE_EVERY_MS = 3_600_000;
 // Outcomes that arrive within this long of each other are written in one transaction.
 const FLUSH_DELAY_MS = 2;
 const LISTEN_RETRY_MS = 5_000;
+// Most outcomes recorded in one cycle.
+const MAX_RECORD_BATCH = 500;
 const MAX_BACKOFF_MS = 30_000;
 
 function pgConfigFrom(ds: DataSource): ClientConfig {
@@ -66,7 +68,6 @@ export class DeliveryWorker {
   private readonly queue: DeliveryQueue;
   private readonly inflight = new Map<string, InFlight>();
   private completions: Completion[] = [];
-  private flushing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -124,10 +125,11 @@ export class DeliveryWorker {
       for (const f of this.inflight.values()) f.abort.abort(new LeaseLostError('the worker is shutting down'));
       await all;
     }
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    await this.drain();
     if (this.renewTimer) clearInterval(this.renewTimer);
     this.renewTimer = null;
-    await this.flush();
-    if (this.flushTimer) clearTimeout(this.flushTimer);
     await this.closeListener();
     await this.queue.close().catch(() => undefined);
   }
@@ -137,40 +139,63 @@ export class DeliveryWorker {
     return this.inflight.size;
   }
 
+  /**
+   * The worker's only writer of outcomes and claims while it runs: each turn records the outcomes
+   * that arrived and claims into the slots they free (plus any other free ones) in one round trip,
+   * so a finished request's slot is refilled without a second trip to Postgres.
+   */
   private async loop(): Promise<void> {
     while (!this.stopping) {
       // Reset on every turn: a wake-up that arrives while we work makes the next sleep return at once.
       this.woken = false;
-      const free = this.opts.concurrency - this.inflight.size;
+      const batch = this.completions.splice(0, MAX_RECORD_BATCH);
+      // Slots held by the outcomes of this batch are free once it commits, i.e. before the claim runs.
+      const free = this.opts.concurrency - this.inflight.size + batch.length;
+      // Near capacity with nothing to record, wait for a few slots rather than claiming them one at a time.
+      const want = batch.length === 0 && this.inflight.size > 0 && free < this.minClaim ? 0 : Math.max(0, Math.min(free, this.claimBatch));
       let nextDueAt: Date | null = null;
       let claimed = 0;
-      // Near capacity, wait for a few slots rather than claiming them one at a time.
-      const want = this.inflight.size > 0 && free < this.minClaim ? 0 : Math.min(free, this.claimBatch);
-      if (want > 0) {
+      if (want > 0 || batch.length > 0) {
+        const began = Date.now();
         try {
-          const claimStarted = Date.now();
-          const r = await this.queue.claim(want, this.opts.perWebhookConcurrency, this.opts.leaseMs);
-          this.opts.metrics?.queueSeconds.observe({ op: 'claim' }, (Date.now() - claimStarted) / 1000);
-          this.opts.metrics?.queueBatch.observe({ op: 'claim' }, r.deliveries.length);
+          const r = await this.queue.cycle(batch, want, this.opts.perWebhookConcurrency, this.opts.leaseMs);
+          this.observeCycle(began, batch, r.lost);
           this.failures = 0;
-          nextDueAt = r.nextDueAt;
-          claimed = r.deliveries.length;
-          for (const d of r.deliveries) this.launch(d, claimStarted + this.opts.leaseMs);
+          if (r.claim) {
+            this.opts.metrics?.queueBatch.observe({ op: 'claim' }, r.claim.deliveries.length);
+            nextDueAt = r.claim.nextDueAt;
+            claimed = r.claim.deliveries.length;
+            for (const d of r.claim.deliveries) this.launch(d, began + this.opts.leaseMs);
+          }
         } catch (err) {
           this.failures += 1;
-          this.opts.logger.error({ err }, 'claiming deliveries failed; will retry');
+          // Keep the outcomes (renew keeps their leases alive) and try again after the back-off.
+          this.completions.unshift(...batch);
+          this.opts.logger.error({ err, outcomes: batch.length }, 'recording outcomes / claiming deliveries failed; will retry');
         }
       }
       if (this.stopping) break;
-      if (claimed > 0 && claimed === want) continue;
+      if (this.failures === 0 && (this.completions.length > 0 || (claimed > 0 && claimed === want))) continue;
       await this.maybePurge();
       await this.ensureListener();
       if (this.stopping) break;
       let wait = this.opts.pollMs;
-      if (this.failures > 0) wait = Math.min(MAX_BACKOFF_MS, this.opts.pollMs * 2 ** Math.min(this.failures, 10));
+      if (this.failures > 0) wait = Math.min(MAX_BACKOFF_MS, Math.max(100, this.opts.pollMs) * 2 ** Math.min(this.failures, 8));
       else if (nextDueAt) wait = Math.max(0, Math.min(wait, nextDueAt.getTime() - Date.now() + 1));
       await this.sleep(wait, this.failures === 0);
     }
+  }
+
+  /** Metrics and log lines of a cycle that committed; frees the slots of the recorded outcomes. */
+  private observeCycle(began: number, batch: Completion[], lost: Set<string>): void {
+    const seconds = (Date.now() - began) / 1000;
+    if (batch.length > 0) {
+      this.opts.metrics?.queueSeconds.observe({ op: 'record' }, seconds);
+      this.opts.metrics?.queueBatch.observe({ op: 'record' }, batch.length);
+    }
+    this.opts.metrics?.queueSeconds.observe({ op: 'claim' }, seconds);
+    for (const id of lost) this.opts.logger.warn({ delivery_id: id }, 'lease was lost before the outcome was recorded; the attempt is logged, the delivery is left to its new holder');
+    for (const c of batch) this.inflight.delete(c.delivery.id);
   }
 
   private launch(d: ClaimedDelivery, deadline: number): void {
@@ -219,45 +244,34 @@ export class DeliveryWorker {
   }
 
   private scheduleFlush(): void {
-    if (this.flushTimer || this.flushing) return;
+    if (this.flushTimer) return;
+    // Outcomes that arrive within FLUSH_DELAY_MS of each other go into one cycle.
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;
-      void this.flush();
+      this.wake();
     }, FLUSH_DELAY_MS);
   }
 
-  private flush(): Promise<void> {
-    // A running flush keeps draining until nothing is left, so later outcomes ride along.
-    this.flushing ??= this.drain().finally(() => {
-      this.flushing = null;
-    });
-    return this.flushing;
-  }
-
+  /** After the loop ended: records the outcomes left, without claiming. */
   private async drain(): Promise<void> {
     let tries = 0;
     while (this.completions.length > 0) {
-      const batch = this.completions.splice(0, 500);
+      const batch = this.completions.splice(0, MAX_RECORD_BATCH);
+      const began = Date.now();
       try {
-        const began = Date.now();
-        const lost = await this.queue.complete(batch);
-        this.opts.metrics?.queueSeconds.observe({ op: 'record' }, (Date.now() - began) / 1000);
-        this.opts.metrics?.queueBatch.observe({ op: 'record' }, batch.length);
-        for (const id of lost) this.opts.logger.warn({ delivery_id: id }, 'lease was lost before the outcome was recorded; the attempt is logged, the delivery is left to its new holder');
-        for (const c of batch) this.inflight.delete(c.delivery.id);
+        const r = await this.queue.cycle(batch, 0, this.opts.perWebhookConcurrency, this.opts.leaseMs);
+        this.observeCycle(began, batch, r.lost);
         tries = 0;
-        this.wake();
       } catch (err) {
         tries += 1;
         this.opts.logger.error({ err, count: batch.length }, 'recording delivery outcomes failed; will retry');
-        if (this.stopping && tries > 3) {
+        if (tries > 3) {
           // The leases run out and another replica sends these again: a duplicate, never a loss.
           for (const c of batch) this.inflight.delete(c.delivery.id);
           continue;
         }
-        // Keep the outcomes (renew keeps their leases alive) and try again shortly.
         this.completions.unshift(...batch);
-        await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(tries, 8))));
+        await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 100 * 2 ** tries)));
       }
     }
   }
