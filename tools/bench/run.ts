@@ -240,7 +240,11 @@ async function main(): Promise<void> {
       await sleep(100);
     }
     const recordedMs = Date.now() - released;
-    if (process.env.BENCH_MARKS) say(`marks: released ${released} last ${lastAt} recorded ${released + recordedMs}`);
+    if (process.env.BENCH_MARKS) {
+      say(`marks: released ${released} last ${lastAt} recorded ${released + recordedMs}`);
+      const m = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text().catch(() => '');
+      say(m.split('\n').filter((l) => /^pim_webhooks_queue_(seconds|batch_size)_(sum|count)/.test(l)).join('\n'));
+    }
     say(`deliveries: ${SIZES.backlog} in ${drainMs} ms = ${deliveryRate.toFixed(0)}/s (all recorded after ${recordedMs} ms); ratio ${(deliveryRate / rawRate).toFixed(2)}`);
 
     // 2. Latency at a fixed event rate: writes through the app's API (outbox → relay → NATS → fan-out → delivery).

@@ -51,20 +51,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ID = /^[0-9a-f]{24}$/;
 
 /**
- * The claim statement: which deliveries (the oldest due ones of each enabled webhook, up to its
- * free slots), leased by primary key with the conditions checked again (a row that changed
- * meanwhile is skipped), the lost attempt of any whose lease had run out logged as interrupted,
- * and each claimed one returned with its event and webhook.
+ * The claim (prepared as pim_wh_claim): which deliveries (the oldest due ones of each enabled
+ * webhook, up to its free slots), leased by primary key with the conditions checked again (a row
+ * that changed meanwhile is skipped), the lost attempt of any whose lease had run out logged as
+ * interrupted, and each claimed one returned with its event and webhook.
+ * $1 most to claim, $2 per-webhook limit, $3 lease (ms), $4 lease token, $5 ids for lost attempts.
  */
-function claimStatement(max: number, perWebhook: number, leaseMs: number, token: string, attemptIds: string[]): string {
-  if (!UUID.test(token) || !attemptIds.every((id) => ID.test(id)) || ![max, perWebhook, leaseMs].every(Number.isSafeInteger)) {
-    throw new Error('claim: refusing to inline an unexpected value');
-  }
-  const ids = attemptIds.length > 0 ? `ARRAY['${attemptIds.join("','")}']::text[]` : `ARRAY[]::text[]`;
-  return `WITH cap AS (
+const CLAIM_SQL = `WITH cap AS (
   SELECT w."_id" AS webhook_id,
-         ${perWebhook} - (SELECT count(*)::int FROM deliveries x
-                           WHERE x.webhook_id = w."_id" AND x.lease_token IS NOT NULL AND x.lease_expires_at > now()) AS free
+         $2::int - (SELECT count(*)::int FROM deliveries x
+                     WHERE x.webhook_id = w."_id" AND x.lease_token IS NOT NULL AND x.lease_expires_at > now()) AS free
     FROM webhooks w
    WHERE w.enabled AND NOT w.deleted AND w.url IS NOT NULL
 ), picked AS MATERIALIZED (
@@ -78,10 +74,10 @@ function claimStatement(max: number, perWebhook: number, leaseMs: number, token:
      LIMIT GREATEST(cap.free, 0)
   ) c
   ORDER BY c.next_attempt_at, c.id
-  LIMIT ${max}
+  LIMIT $1
 ), claimed AS (
   UPDATE deliveries d
-     SET lease_token = '${token}'::uuid, lease_expires_at = now() + make_interval(secs => ${leaseMs}::double precision / 1000),
+     SET lease_token = $4::uuid, lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
          attempts = d.attempts + 1, updated_at = now()
    WHERE d."_id" = ANY (ARRAY(SELECT id FROM picked))
      -- Checked again as one opaque test: as plain conditions they lure the planner into
@@ -96,14 +92,22 @@ function claimStatement(max: number, perWebhook: number, leaseMs: number, token:
     JOIN webhooks w ON w."_id" = c.webhook_id
 ), interrupted AS (
   INSERT INTO delivery_attempts ("_id", delivery_id, number, started_at, outcome, error, url)
-  SELECT (${ids})[k.n], k."_id", k.attempts - 1, coalesce(k.old_lease_expires_at, now()), 'interrupted', ${quoteLiteral(INTERRUPTED_ERROR)}, k.url
+  SELECT ($5::text[])[k.n], k."_id", k.attempts - 1, coalesce(k.old_lease_expires_at, now()), 'interrupted', ${quoteLiteral(INTERRUPTED_ERROR)}, k.url
     FROM (SELECT f."_id", f.attempts, f.old_lease_expires_at, f.url, row_number() OVER () AS n FROM full_rows f WHERE f.old_token IS NOT NULL) k
 )
 SELECT * FROM full_rows`;
+
+/** The call of the prepared claim; its values are checked to be of their shape before they are inlined. */
+export function claimCall(max: number, perWebhook: number, leaseMs: number, token: string, attemptIds: string[]): string {
+  if (!UUID.test(token) || !attemptIds.every((id) => ID.test(id)) || ![max, perWebhook, leaseMs].every(Number.isSafeInteger)) {
+    throw new Error('claim: refusing to inline an unexpected value');
+  }
+  const ids = attemptIds.length > 0 ? `ARRAY['${attemptIds.join("','")}']` : `ARRAY[]::text[]`;
+  return `EXECUTE pim_wh_claim(${max}, ${perWebhook}, ${leaseMs}, '${token}', ${ids})`;
 }
 
-// When the earliest future pending delivery of an enabled webhook is due.
-const NEXT_DUE_STATEMENT = `SELECT min(n.next_attempt_at) AS next FROM webhooks w
+// When the earliest future pending delivery of an enabled webhook is due (prepared as pim_wh_next).
+const NEXT_DUE_SQL = `SELECT min(n.next_attempt_at) AS next FROM webhooks w
 CROSS JOIN LATERAL (
   SELECT d.next_attempt_at FROM deliveries d
    WHERE d.webhook_id = w."_id" AND d.status = 'pending' AND d.next_attempt_at > now()
@@ -112,11 +116,40 @@ CROSS JOIN LATERAL (
 WHERE w.enabled AND NOT w.deleted`;
 
 /**
- * The outcome statement: every attempt of the burst logged, each delivery's new state written only
- * while its lease token still matches; returns the ids it updated. The burst travels as one JSON
- * literal (escaped as an E'' string, so it reads the same whatever standard_conforming_strings is).
+ * The outcomes of a burst (prepared as pim_wh_complete, $1 a JSON array): every attempt logged,
+ * each delivery's new state written only while its lease token still matches; returns the ids it
+ * updated.
  */
-function completeStatement(items: Completion[]): string {
+const COMPLETE_SQL = `WITH v AS MATERIALIZED (
+  SELECT * FROM jsonb_to_recordset($1::jsonb)
+    AS v(a char(24), d char(24), t uuid, n int, s timestamptz, ms int, o text, sc int, rb text, e text, u text, st text, na timestamptz)
+), logged AS (
+  INSERT INTO delivery_attempts ("_id", delivery_id, number, started_at, duration_ms, outcome, status_code, response_body, error, url)
+  SELECT v.a, v.d, v.n, v.s, v.ms, v.o, v.sc, v.rb, v.e, v.u FROM v
+)
+UPDATE deliveries d
+   SET status = v.st, next_attempt_at = v.na, lease_token = NULL, lease_expires_at = NULL,
+       last_attempt_at = v.s, last_status_code = v.sc, last_response_body = v.rb,
+       last_duration_ms = v.ms, last_error = v.e, updated_at = now(),
+       completed_at = CASE WHEN v.st <> 'pending' THEN now() ELSE NULL END
+  FROM v
+ -- The id list first: the planner then reads the burst's rows by primary key (a plain join to the
+ -- function's rows, whose count it cannot know, may scan the whole table instead).
+ WHERE d."_id" = ANY (ARRAY(SELECT v.d FROM v)) AND d."_id" = v.d AND d.lease_token = v.t
+RETURNING d."_id"`;
+
+/** Prepares the queue's statements on a connection (once per connection, in its first cycle). */
+const PREPARE = [
+  `PREPARE pim_wh_claim(int, int, int, uuid, text[]) AS ${CLAIM_SQL}`,
+  `PREPARE pim_wh_next AS ${NEXT_DUE_SQL}`,
+  `PREPARE pim_wh_complete(jsonb) AS ${COMPLETE_SQL}`,
+];
+
+/**
+ * The call of the prepared outcome statement. The burst travels as one JSON literal (escaped as
+ * an E'' string, so it reads the same whatever standard_conforming_strings is).
+ */
+export function completeCall(items: Completion[]): string {
   const rows = new Array<unknown>(items.length);
   for (let k = 0; k < items.length; k++) {
     const c = items[k];
@@ -137,21 +170,7 @@ function completeStatement(items: Completion[]): string {
       na: c.nextAttemptAt?.toISOString() ?? null,
     };
   }
-  return `WITH v AS MATERIALIZED (
-  SELECT * FROM jsonb_to_recordset(${escapeLiteral(JSON.stringify(rows))}::jsonb)
-    AS v(a char(24), d char(24), t uuid, n int, s timestamptz, ms int, o text, sc int, rb text, e text, u text, st text, na timestamptz)
-), logged AS (
-  INSERT INTO delivery_attempts ("_id", delivery_id, number, started_at, duration_ms, outcome, status_code, response_body, error, url)
-  SELECT v.a, v.d, v.n, v.s, v.ms, v.o, v.sc, v.rb, v.e, v.u FROM v
-)
-UPDATE deliveries d
-   SET status = v.st, next_attempt_at = v.na, lease_token = NULL, lease_expires_at = NULL,
-       last_attempt_at = v.s, last_status_code = v.sc, last_response_body = v.rb,
-       last_duration_ms = v.ms, last_error = v.e, updated_at = now(),
-       completed_at = CASE WHEN v.st <> 'pending' THEN now() ELSE NULL END
-  FROM v
- WHERE d."_id" = v.d AND d.lease_token = v.t
-RETURNING d."_id"`;
+  return `EXECUTE pim_wh_complete(${escapeLiteral(JSON.stringify(rows))})`;
 }
 
 /** Any text as an SQL string literal: E'…' with quotes and backslashes doubled (NUL never occurs: callers strip it). */
@@ -192,6 +211,8 @@ export interface Completion {
 /** SQL of the delivery queue: claim with leases, renew, complete; every write fenced by the lease token. */
 export class DeliveryQueue {
   private readonly pool: Pool;
+  // Connections whose statements are prepared.
+  private readonly prepared = new WeakSet<PoolClient>();
 
   /** Opens a small pool of its own on the DataSource's database and schema; close() ends it. */
   constructor(ds: DataSource, poolSize = 4) {
@@ -236,27 +257,30 @@ export class DeliveryQueue {
   async cycle(items: Completion[], max: number, perWebhook: number, leaseMs: number): Promise<CycleResult> {
     const n = Math.max(0, Math.floor(max));
     if (items.length === 0 && n === 0) return { lost: new Set(), claim: null };
-    const statements = ['BEGIN'];
-    const completeAt = items.length > 0 ? statements.push(completeStatement(items)) - 1 : -1;
+    const c = await this.pool.connect();
+    // A fresh connection prepares the statements first; they outlive the transaction.
+    const statements = this.prepared.has(c) ? [] : [...PREPARE];
+    statements.push('BEGIN');
+    const completeAt = items.length > 0 ? statements.push(completeCall(items)) - 1 : -1;
     const token = randomUUID();
     let claimAt = -1;
     if (n > 0) {
       statements.push(`SELECT pg_advisory_xact_lock(hashtext('${CLAIM_LOCK}'))`);
       // Ids for the attempts lost by a dead worker, should any of the claimed deliveries have one.
       const attemptIds = Array.from({ length: n }, () => newId());
-      claimAt = statements.push(claimStatement(n, Math.floor(perWebhook), Math.floor(leaseMs), token, attemptIds)) - 1;
-      statements.push(NEXT_DUE_STATEMENT);
+      claimAt = statements.push(claimCall(n, Math.floor(perWebhook), Math.floor(leaseMs), token, attemptIds)) - 1;
+      statements.push('EXECUTE pim_wh_next');
     }
     statements.push('COMMIT');
-    const c = await this.pool.connect();
     let results: QueryResult[];
     try {
       results = (await c.query(statements.join(';\n'))) as unknown as QueryResult[];
     } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      c.release();
+      // The connection's state (transaction, prepared statements) is unknown: close it.
+      c.release(err as Error);
       throw err;
     }
+    this.prepared.add(c);
     c.release();
     let lost = new Set<string>();
     if (completeAt >= 0) {
