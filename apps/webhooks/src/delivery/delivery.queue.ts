@@ -34,16 +34,14 @@ interface ClaimRow {
   attempts: number;
   retry_base: number;
   request_id: string | null;
-  event_occurred_at: Date;
-  old_token: string | null;
-  old_lease_expires_at: Date | null;
+  occurred_ms: number;
   envelope: EventEnvelope;
   url: string;
   headers: KeyValuePair[];
   body: KeyValuePair[];
   secret: string;
+  /** Only while the rotation overlap lasts. */
   previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
 }
 
 // Values inlined into the claim's SQL are only these shapes (never data from outside).
@@ -95,7 +93,12 @@ const CLAIM_SQL = `WITH cap AS (
   SELECT ($5::text[])[k.n], k."_id", k.attempts - 1, coalesce(k.old_lease_expires_at, now()), 'interrupted', ${quoteLiteral(INTERRUPTED_ERROR)}, k.url
     FROM (SELECT f."_id", f.attempts, f.old_lease_expires_at, f.url, row_number() OVER () AS n FROM full_rows f WHERE f.old_token IS NOT NULL) k
 )
-SELECT * FROM full_rows`;
+-- Only what the worker needs, in forms cheap to parse: the occurrence as epoch ms, the previous
+-- secret only while it still signs.
+SELECT f."_id", f.webhook_id, f.event_id, f.event_type, f.attempts, f.retry_base, f.request_id,
+       extract(epoch FROM f.event_occurred_at)::float8 * 1000 AS occurred_ms, f.envelope, f.url, f.headers, f.body, f.secret,
+       CASE WHEN f.previous_secret_expires_at > now() THEN f.previous_secret END AS previous_secret
+  FROM full_rows f`;
 
 /** The call of the prepared claim; its values are checked to be of their shape before they are inlined. */
 export function claimCall(max: number, perWebhook: number, leaseMs: number, token: string, attemptIds: string[]): string {
@@ -292,10 +295,9 @@ export class DeliveryQueue {
     }
     if (claimAt < 0) return { lost, claim: null };
     const next = (results[claimAt + 1].rows[0] as { next: Date | null } | undefined)?.next ?? null;
-    const now = Date.now();
     return {
       lost,
-      claim: { deliveries: (results[claimAt].rows as ClaimRow[]).map((r) => toClaimed(r, token, now)), nextDueAt: next ? new Date(next) : null },
+      claim: { deliveries: (results[claimAt].rows as ClaimRow[]).map((r) => toClaimed(r, token)), nextDueAt: next ? new Date(next) : null },
     };
   }
 
@@ -362,9 +364,7 @@ export class DeliveryQueue {
   }
 }
 
-function toClaimed(r: ClaimRow, token: string, now: number): ClaimedDelivery {
-  const secrets = [r.secret];
-  if (r.previous_secret && r.previous_secret_expires_at && new Date(r.previous_secret_expires_at).getTime() > now) secrets.push(r.previous_secret);
+function toClaimed(r: ClaimRow, token: string): ClaimedDelivery {
   return {
     id: r._id,
     token,
@@ -376,10 +376,10 @@ function toClaimed(r: ClaimRow, token: string, now: number): ClaimedDelivery {
     url: r.url,
     headers: r.headers,
     body: r.body,
-    secrets,
+    secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
     envelope: r.envelope,
     requestId: r.request_id,
-    occurredAt: new Date(r.event_occurred_at),
+    occurredAt: new Date(r.occurred_ms),
   };
 }
 

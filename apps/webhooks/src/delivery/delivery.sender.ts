@@ -85,10 +85,13 @@ function describe(err: unknown): string {
   return clean(parts.filter(Boolean).join(': ')).slice(0, ERROR_MAX);
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
+async function readCapped(res: Dispatcher.ResponseData, max: number): Promise<string> {
+  // The usual short answer with a length: read whole, without a stream iterator.
+  const length = Number(res.headers['content-length'] ?? NaN);
+  if (length >= 0 && length <= max) return clean(await res.body.text());
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
+  for await (const chunk of res.body) {
     const buf = chunk as Buffer;
     chunks.push(buf);
     size += buf.length;
@@ -117,8 +120,33 @@ export class DeliverySender {
     const startedAt = new Date();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
-    const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
+    // One controller for both causes (the time-out, the caller's signal): cheaper than AbortSignal.any.
+    const ctl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort(new DOMException(`no complete answer within ${this.opts.timeoutMs} ms`, 'TimeoutError'));
+    }, this.opts.timeoutMs);
+    const onAbort = () => ctl.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.attempt(d, startedAt, elapsed, ctl.signal, () => timedOut, signal);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The attempt itself under one abort signal; classifies whatever happens into an AttemptResult. */
+  private async attempt(
+    d: ClaimedDelivery,
+    startedAt: Date,
+    elapsed: () => number,
+    combined: AbortSignal,
+    timedOut: () => boolean,
+    signal?: AbortSignal,
+  ): Promise<AttemptResult> {
     let statusCode: number | undefined;
     try {
       const body = buildPayload(d.envelope, d.body);
@@ -136,7 +164,7 @@ export class DeliverySender {
       const outcome = outcomeOf(res.statusCode);
       let responseBody: string | undefined;
       try {
-        responseBody = await readCapped(res.body, this.opts.responseBodyMax);
+        responseBody = await readCapped(res, this.opts.responseBodyMax);
       } catch (err) {
         // The status arrived in time; an answer cut short afterwards does not change it.
         responseBody = undefined;
@@ -155,7 +183,7 @@ export class DeliverySender {
       const durationMs = elapsed();
       if (isBlockedError(err)) return { outcome: 'blocked', startedAt, durationMs, error: describe(err) };
       if (signal?.aborted) return { outcome: 'interrupted', startedAt, durationMs, statusCode, error: `aborted: ${describe(signal.reason)}` };
-      if (timeout.aborted || /timeout/i.test(String((err as Error)?.name ?? '')) || (err as { code?: string })?.code?.includes('TIMEOUT')) {
+      if (timedOut() || /timeout/i.test(String((err as Error)?.name ?? '')) || (err as { code?: string })?.code?.includes('TIMEOUT')) {
         return { outcome: 'timeout', startedAt, durationMs, statusCode, error: `no complete answer within ${this.opts.timeoutMs} ms` };
       }
       return { outcome: 'network_error', startedAt, durationMs, statusCode, error: describe(err) };

@@ -220,7 +220,8 @@ export class DeliveryWorker {
     this.opts.metrics?.observeAttempt(result.outcome, result.durationMs);
     if (state.status !== 'pending') this.opts.metrics?.finished.inc({ status: state.status });
     const level = result.outcome === 'success' ? 'debug' : 'info';
-    this.opts.logger[level](
+    // A success is logged at debug: build its line only when someone reads it.
+    if (this.opts.logger.isLevelEnabled(level)) this.opts.logger[level](
       {
         delivery_id: d.id,
         webhook_id: d.webhookId,
