@@ -21,7 +21,11 @@ const CLAIM_LOCK = 'pim-webhooks:claim';
 //   JetStream ack, is written on the app's other connections with the default synchronous commit.
 // - enable_bitmapscan off: plain index scans mark the entries of superseded row versions dead as
 //   they pass them (bitmap scans never do), so the hot, churning indexes stay cheap between vacuums.
-const SESSION_SETTINGS = '-c synchronous_commit=off -c enable_bitmapscan=off';
+// - enable_seqscan off: the claim and outcome statements are prepared once per connection and run
+//   with a generic plan, planned when the queue may have been nearly empty; every one of them reads
+//   by index, and must keep doing so when the queue has grown (a scan of the whole queue per burst
+//   made a drain several times slower). The purge, which does scan, turns it back on for itself.
+const SESSION_SETTINGS = '-c synchronous_commit=off -c enable_bitmapscan=off -c enable_seqscan=off';
 
 /** Error text of an attempt whose worker stopped before recording a result. */
 export const INTERRUPTED_ERROR = 'the worker holding this attempt stopped before recording its result (its lease ran out)';
@@ -344,6 +348,7 @@ export class DeliveryQueue {
         rows: [{ locked }],
       } = await m.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('pim-webhooks:purge')) AS locked`);
       if (!locked) return 0;
+      await m.query('SET LOCAL enable_seqscan = on');
       const d = await m.query(
         `WITH gone AS (
            DELETE FROM deliveries WHERE "_id" IN (
