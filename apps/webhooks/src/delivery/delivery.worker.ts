@@ -50,6 +50,8 @@ const PURGE_EVERY_MS = 3_600_000;
 // Outcomes that arrive within this long of each other are written in one transaction.
 const FLUSH_DELAY_MS = 2;
 const LISTEN_RETRY_MS = 5_000;
+// Cycles (record outcomes + claim) a worker runs at once.
+const CYCLES_IN_FLIGHT = 2;
 // Most outcomes recorded in one cycle.
 const MAX_RECORD_BATCH = 500;
 const MAX_BACKOFF_MS = 30_000;
@@ -73,7 +75,9 @@ export class DeliveryWorker {
   private running: Promise<void> | null = null;
   private stopping = false;
   private woken = false;
-  private wakeSleeper: (() => void) | null = null;
+  private readonly sleepers = new Set<() => void>();
+  // Slots promised to claims of cycles in flight (their deliveries are not in `inflight` yet).
+  private reserved = 0;
   private listener: Client | null = null;
   private nextListenAttempt = 0;
   private lastPurge = 0;
@@ -97,13 +101,20 @@ export class DeliveryWorker {
     await this.ensureListener();
     const renewEvery = Math.max(50, Math.floor(this.opts.leaseMs / 3));
     this.renewTimer = setInterval(() => void this.renew(), renewEvery);
-    this.running = this.loop().catch((err) => this.opts.logger.error({ err }, 'delivery loop ended unexpectedly'));
+    // Two loops, so one cycle can record and claim while the other's is on its way: a burst's slots
+    // are refilled without waiting for a whole cycle to finish first. Claims still serialize on the
+    // advisory lock; per-webhook counts stay exact.
+    const loops = Array.from({ length: CYCLES_IN_FLIGHT }, (_, k) => this.loop(k === 0));
+    this.running = Promise.all(loops).then(
+      () => undefined,
+      (err: unknown) => this.opts.logger.error({ err }, 'delivery loop ended unexpectedly'),
+    );
   }
 
   /** Wakes the claim loop now (new deliveries were committed). */
   wake(): void {
     this.woken = true;
-    this.wakeSleeper?.();
+    for (const wakeUp of [...this.sleepers]) wakeUp();
   }
 
   /** Stops claiming, lets requests in flight finish (aborting them after the grace period), records them. */
@@ -144,19 +155,26 @@ export class DeliveryWorker {
    * that arrived and claims into the slots they free (plus any other free ones) in one round trip,
    * so a finished request's slot is refilled without a second trip to Postgres.
    */
-  private async loop(): Promise<void> {
+  private async loop(main: boolean): Promise<void> {
     while (!this.stopping) {
-      // Reset on every turn: a wake-up that arrives while we work makes the next sleep return at once.
-      this.woken = false;
-      const batch = this.completions.splice(0, MAX_RECORD_BATCH);
+      // Reset on every turn of the main loop: a wake-up that arrives while it works makes its next
+      // sleep return at once.
+      if (main) this.woken = false;
+      // The second loop only takes a burst worth a cycle of its own; small ones wait for the main loop.
+      const batch = main || this.completions.length >= this.minClaim ? this.completions.splice(0, MAX_RECORD_BATCH) : [];
+      if (!main && batch.length === 0) {
+        await this.sleep(this.opts.pollMs, true, false);
+        continue;
+      }
       // Slots held by the outcomes of this batch are free once it commits, i.e. before the claim runs.
-      const free = this.opts.concurrency - this.inflight.size + batch.length;
+      const free = this.opts.concurrency - this.inflight.size - this.reserved + batch.length;
       // Near capacity with nothing to record, wait for a few slots rather than claiming them one at a time.
       const want = batch.length === 0 && this.inflight.size > 0 && free < this.minClaim ? 0 : Math.max(0, Math.min(free, this.claimBatch));
       let nextDueAt: Date | null = null;
       let claimed = 0;
       if (want > 0 || batch.length > 0) {
         const began = Date.now();
+        this.reserved += want;
         try {
           const r = await this.queue.cycle(batch, want, this.opts.perWebhookConcurrency, this.opts.leaseMs);
           this.observeCycle(began, batch, r.lost);
@@ -172,12 +190,16 @@ export class DeliveryWorker {
           // Keep the outcomes (renew keeps their leases alive) and try again after the back-off.
           this.completions.unshift(...batch);
           this.opts.logger.error({ err, outcomes: batch.length }, 'recording outcomes / claiming deliveries failed; will retry');
+        } finally {
+          this.reserved -= want;
         }
       }
       if (this.stopping) break;
       if (this.failures === 0 && (this.completions.length > 0 || (claimed > 0 && claimed === want))) continue;
-      await this.maybePurge();
-      await this.ensureListener();
+      if (main) {
+        await this.maybePurge();
+        await this.ensureListener();
+      }
       if (this.stopping) break;
       let wait = this.opts.pollMs;
       if (this.failures > 0) wait = Math.min(MAX_BACKOFF_MS, Math.max(100, this.opts.pollMs) * 2 ** Math.min(this.failures, 8));
@@ -306,16 +328,18 @@ export class DeliveryWorker {
     }
   }
 
-  private sleep(ms: number, wakeable: boolean): Promise<void> {
-    if (wakeable && this.woken) return Promise.resolve();
+  /** Sleeps until `ms` pass or, if wakeable, a wake-up (one that came since the last reset, when `pending` counts). */
+  private sleep(ms: number, wakeable: boolean, pending = true): Promise<void> {
+    if (wakeable && pending && this.woken) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        if (this.wakeSleeper === done) this.wakeSleeper = null;
+        this.sleepers.delete(wakeUp);
         resolve();
       };
+      const wakeUp = wakeable ? done : () => (this.stopping ? done() : undefined);
       const timer = setTimeout(done, ms);
-      this.wakeSleeper = wakeable ? done : () => (this.stopping ? done() : undefined);
+      this.sleepers.add(wakeUp);
     });
   }
 
