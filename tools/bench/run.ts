@@ -310,7 +310,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_MARKS) {
       say(`marks: released ${released} last ${lastAt} recorded ${released + recordedMs}`);
       const m = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text().catch(() => '');
-      say(m.split('\n').filter((l) => /^pim_webhooks_queue_(seconds|batch_size)_(sum|count)/.test(l)).join('\n'));
+      say(m.split('\n').filter((l) => /^pim_webhooks_(queue_(seconds|batch_size)|attempt_duration_seconds)_(sum|count)/.test(l)).join('\n'));
     }
     say(`cpu during the drain (ms): ${JSON.stringify(Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Math.round(v)])))}`);
     say(`deliveries: ${SIZES.backlog} in ${drainMs} ms = ${deliveryRate.toFixed(0)}/s (all recorded after ${recordedMs} ms); ratio ${(deliveryRate / rawRate).toFixed(2)}`);
