@@ -139,6 +139,8 @@ type CpuSplit = Record<'app' | 'postgres' | 'receiver' | 'client' | 'machine', n
 /** One round of the throughput measurement: a raw loop, then a drain. */
 interface Round {
   rawRate: number;
+  /** CPU of one raw POST (client + receiver), µs. */
+  rawCpuUs: number;
   deliveryRate: number;
   ratio: number;
   drainMs: number;
@@ -202,16 +204,19 @@ async function main(): Promise<void> {
       await r.body.text();
     });
     /** One measurement of the raw loop (the same agent, kept alive, for every round). */
-    const measureRaw = async (): Promise<number> => {
+    const rawCpu = () => cpuMs(process.pid) + (receiver.child.pid ? cpuMs(receiver.child.pid) : 0);
+    const measureRaw = async (): Promise<{ rate: number; cpuUs: number }> => {
       await receiver.reset();
+      const cpuBefore = rawCpu();
       const rawMs = await pool(SIZES.raw, CONCURRENCY, async () => {
         const r = await request(receiver.url, { method: 'POST', body, headers, dispatcher: agent });
         await r.body.text();
       });
+      const cpuUs = ((rawCpu() - cpuBefore) * 1000) / SIZES.raw;
       await receiver.reset();
       const rate = SIZES.raw / (rawMs / 1000);
-      say(`raw undici: ${SIZES.raw} POSTs in ${rawMs.toFixed(0)} ms = ${rate.toFixed(0)}/s`);
-      return rate;
+      say(`raw undici: ${SIZES.raw} POSTs in ${rawMs.toFixed(0)} ms = ${rate.toFixed(0)}/s (${cpuUs.toFixed(0)} µs CPU each, client + receiver)`);
+      return { rate, cpuUs };
     };
     const firstRaw = await measureRaw();
 
@@ -330,12 +335,12 @@ async function main(): Promise<void> {
       const raw = k === 0 ? firstRaw : await measureRaw();
       const drained = await drainBacklog(SIZES.backlog);
       const rate = SIZES.backlog / (drained.drainMs / 1000);
-      rounds.push({ rawRate: raw, deliveryRate: rate, ratio: rate / raw, ...drained });
-      say(`round ${k + 1}: raw ${raw.toFixed(0)}/s, deliveries ${rate.toFixed(0)}/s, ratio ${(rate / raw).toFixed(2)}`);
+      rounds.push({ rawRate: raw.rate, rawCpuUs: raw.cpuUs, deliveryRate: rate, ratio: rate / raw.rate, ...drained });
+      say(`round ${k + 1}: raw ${raw.rate.toFixed(0)}/s, deliveries ${rate.toFixed(0)}/s, ratio ${(rate / raw.rate).toFixed(2)}`);
     }
     await agent.close();
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
-    const { rawRate, deliveryRate, drainMs, recordedMs, released, lastAt, cpu } = median;
+    const { rawRate, rawCpuUs, deliveryRate, drainMs, recordedMs, released, lastAt, cpu } = median;
     if (process.env.BENCH_MARKS) {
       say(`marks: released ${released} last ${lastAt} recorded ${released + recordedMs}`);
       const m = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text().catch(() => '');
@@ -417,7 +422,7 @@ async function main(): Promise<void> {
     const doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '';
     // Without a conservation run, the last one's section stays as it was.
     const keptConservation = conservation ? '' : sectionOf(doc, '## Conservation');
-    const report = renderReport({ info, rawRate, deliveryRate, ratio, drainMs, recordedMs, cpu, rounds, lat, stages, total, produceMs, failedWrites, conservation, keptConservation, metricsText });
+    const report = renderReport({ info, rawRate, rawCpuUs, deliveryRate, ratio, drainMs, recordedMs, cpu, rounds, lat, stages, total, produceMs, failedWrites, conservation, keptConservation, metricsText });
     if (!args.has('--no-write')) {
       // The catalog benchmark's section is kept: each benchmark rewrites only its own part.
       const kept = catalogSectionOf(doc);
@@ -456,6 +461,7 @@ interface ReportInput {
   /** The previous conservation section, used when this run skipped it. */
   keptConservation: string;
   cpu: CpuSplit;
+  rawCpuUs: number;
   rounds: Round[];
   metricsText: string;
 }
@@ -527,7 +533,10 @@ How it is measured:
   worker ${ms(r.cpu.app)} ms (${perDelivery(r.cpu.app)} µs per delivery), its Postgres backends
   ${ms(r.cpu.postgres)} ms (${perDelivery(r.cpu.postgres)} µs), the receiver ${ms(r.cpu.receiver)} ms
   (${perDelivery(r.cpu.receiver)} µs), the bench client ${ms(r.cpu.client)} ms; the machine as a whole
-  was busy ${ms(r.cpu.machine)} ms, other processes included.
+  was busy ${ms(r.cpu.machine)} ms, other processes included. A raw POST cost ${r.rawCpuUs.toFixed(0)} µs of CPU (bench
+  client + receiver); a delivery ${perDelivery(r.cpu.app + r.cpu.postgres + r.cpu.receiver)} µs (worker + its Postgres + receiver): with both
+  loops bound by the same two cores, that alone caps the ratio near
+  ${(r.rawCpuUs / ((r.cpu.app + r.cpu.postgres + r.cpu.receiver) * 1000 / SIZES.backlog)).toFixed(2)}.
 - **Event → first attempt**: ${r.total} writes through the webhooks app's gRPC API at ${SIZES.rate}/s
   (${r.produceMs} ms, ${r.failedWrites} failed), served by a replica that runs the API and its outbox
   relay (the producing app); each write's event goes outbox → relay → JetStream → fan-out →
