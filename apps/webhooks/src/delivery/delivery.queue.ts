@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Pool, type PoolClient } from 'pg';
+import { Pool, type PoolClient, type QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
 import { quoteIdent } from '@pim/db';
 import type { EventEnvelope } from '@pim/events';
@@ -21,7 +21,11 @@ const CLAIM_LOCK = 'pim-webhooks:claim';
 //   JetStream ack, is written on the app's other connections with the default synchronous commit.
 // - enable_bitmapscan off: plain index scans mark the entries of superseded row versions dead as
 //   they pass them (bitmap scans never do), so the hot, churning indexes stay cheap between vacuums.
-const SESSION_SETTINGS = '-c synchronous_commit=off -c enable_bitmapscan=off';
+// - enable_seqscan off: the claim and outcome statements are prepared once per connection and run
+//   with a generic plan, planned when the queue may have been nearly empty; every one of them reads
+//   by index, and must keep doing so when the queue has grown (a scan of the whole queue per burst
+//   made a drain several times slower). The purge, which does scan, turns it back on for itself.
+const SESSION_SETTINGS = '-c synchronous_commit=off -c enable_bitmapscan=off -c enable_seqscan=off';
 
 /** Error text of an attempt whose worker stopped before recording a result. */
 export const INTERRUPTED_ERROR = 'the worker holding this attempt stopped before recording its result (its lease ran out)';
@@ -34,16 +38,156 @@ interface ClaimRow {
   attempts: number;
   retry_base: number;
   request_id: string | null;
-  event_occurred_at: Date;
-  old_token: string | null;
-  old_lease_expires_at: Date | null;
+  occurred_ms: number;
   envelope: EventEnvelope;
   url: string;
   headers: KeyValuePair[];
   body: KeyValuePair[];
   secret: string;
+  /** Only while the rotation overlap lasts. */
   previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
+}
+
+// Values inlined into the claim's SQL are only these shapes (never data from outside).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ID = /^[0-9a-f]{24}$/;
+
+/**
+ * The claim (prepared as pim_wh_claim): which deliveries (the oldest due ones of each enabled
+ * webhook, up to its free slots), leased by primary key with the conditions checked again (a row
+ * that changed meanwhile is skipped), the lost attempt of any whose lease had run out logged as
+ * interrupted, and each claimed one returned with its event and webhook.
+ * $1 most to claim, $2 per-webhook limit, $3 lease (ms), $4 lease token, $5 ids for lost attempts.
+ */
+const CLAIM_SQL = `WITH cap AS (
+  SELECT w."_id" AS webhook_id,
+         $2::int - (SELECT count(*)::int FROM deliveries x
+                     WHERE x.webhook_id = w."_id" AND x.lease_token IS NOT NULL AND x.lease_expires_at > now()) AS free
+    FROM webhooks w
+   WHERE w.enabled AND NOT w.deleted AND w.url IS NOT NULL
+), picked AS MATERIALIZED (
+  SELECT c.id, c.old_token, c.old_lease_expires_at FROM cap
+  CROSS JOIN LATERAL (
+    SELECT d."_id" AS id, d.lease_token AS old_token, d.lease_expires_at AS old_lease_expires_at, d.next_attempt_at
+      FROM deliveries d
+     WHERE d.webhook_id = cap.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+       AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+     ORDER BY d.next_attempt_at, d."_id"
+     LIMIT GREATEST(cap.free, 0)
+  ) c
+  ORDER BY c.next_attempt_at, c.id
+  LIMIT $1
+), claimed AS (
+  UPDATE deliveries d
+     SET lease_token = $4::uuid, lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
+         attempts = d.attempts + 1, updated_at = now()
+   WHERE d."_id" = ANY (ARRAY(SELECT id FROM picked))
+     -- Checked again as one opaque test: as plain conditions they lure the planner into
+     -- scanning the whole due index when its statistics are stale, instead of the primary key.
+     AND (d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_token IS NULL OR d.lease_expires_at <= now())) IS TRUE
+  RETURNING d."_id", d.webhook_id, d.event_id, d.event_type, d.attempts, d.retry_base, d.request_id, d.event_occurred_at
+), full_rows AS MATERIALIZED (
+  SELECT c.*, p.old_token, p.old_lease_expires_at, i.envelope, w.url, w.headers, w.body, w.secret, w.previous_secret, w.previous_secret_expires_at
+    FROM claimed c
+    JOIN picked p ON p.id = c."_id"
+    JOIN inbox i ON i.event_id = c.event_id
+    JOIN webhooks w ON w."_id" = c.webhook_id
+), interrupted AS (
+  INSERT INTO delivery_attempts ("_id", delivery_id, number, started_at, outcome, error, url)
+  SELECT ($5::text[])[k.n], k."_id", k.attempts - 1, coalesce(k.old_lease_expires_at, now()), 'interrupted', ${quoteLiteral(INTERRUPTED_ERROR)}, k.url
+    FROM (SELECT f."_id", f.attempts, f.old_lease_expires_at, f.url, row_number() OVER () AS n FROM full_rows f WHERE f.old_token IS NOT NULL) k
+)
+-- Only what the worker needs, in forms cheap to parse: the occurrence as epoch ms, the previous
+-- secret only while it still signs.
+SELECT f."_id", f.webhook_id, f.event_id, f.event_type, f.attempts, f.retry_base, f.request_id,
+       extract(epoch FROM f.event_occurred_at)::float8 * 1000 AS occurred_ms, f.envelope, f.url, f.headers, f.body, f.secret,
+       CASE WHEN f.previous_secret_expires_at > now() THEN f.previous_secret END AS previous_secret
+  FROM full_rows f`;
+
+/** The call of the prepared claim; its values are checked to be of their shape before they are inlined. */
+export function claimCall(max: number, perWebhook: number, leaseMs: number, token: string, attemptIds: string[]): string {
+  if (!UUID.test(token) || !attemptIds.every((id) => ID.test(id)) || ![max, perWebhook, leaseMs].every(Number.isSafeInteger)) {
+    throw new Error('claim: refusing to inline an unexpected value');
+  }
+  const ids = attemptIds.length > 0 ? `ARRAY['${attemptIds.join("','")}']` : `ARRAY[]::text[]`;
+  return `EXECUTE pim_wh_claim(${max}, ${perWebhook}, ${leaseMs}, '${token}', ${ids})`;
+}
+
+// When the earliest future pending delivery of an enabled webhook is due (prepared as pim_wh_next).
+const NEXT_DUE_SQL = `SELECT min(n.next_attempt_at) AS next FROM webhooks w
+CROSS JOIN LATERAL (
+  SELECT d.next_attempt_at FROM deliveries d
+   WHERE d.webhook_id = w."_id" AND d.status = 'pending' AND d.next_attempt_at > now()
+   ORDER BY d.next_attempt_at LIMIT 1
+) n
+WHERE w.enabled AND NOT w.deleted`;
+
+/**
+ * The outcomes of a burst (prepared as pim_wh_complete, $1 a JSON array): every attempt logged,
+ * each delivery's new state written only while its lease token still matches; returns the ids it
+ * updated.
+ */
+const COMPLETE_SQL = `WITH v AS MATERIALIZED (
+  SELECT * FROM jsonb_to_recordset($1::jsonb)
+    AS v(a char(24), d char(24), t uuid, n int, s timestamptz, ms int, o text, sc int, rb text, e text, u text, st text, na timestamptz)
+), logged AS (
+  INSERT INTO delivery_attempts ("_id", delivery_id, number, started_at, duration_ms, outcome, status_code, response_body, error, url)
+  SELECT v.a, v.d, v.n, v.s, v.ms, v.o, v.sc, v.rb, v.e, v.u FROM v
+)
+UPDATE deliveries d
+   SET status = v.st, next_attempt_at = v.na, lease_token = NULL, lease_expires_at = NULL,
+       last_attempt_at = v.s, last_status_code = v.sc, last_response_body = v.rb,
+       last_duration_ms = v.ms, last_error = v.e, updated_at = now(),
+       completed_at = CASE WHEN v.st <> 'pending' THEN now() ELSE NULL END
+  FROM v
+ -- The id list first: the planner then reads the burst's rows by primary key (a plain join to the
+ -- function's rows, whose count it cannot know, may scan the whole table instead).
+ WHERE d."_id" = ANY (ARRAY(SELECT v.d FROM v)) AND d."_id" = v.d AND d.lease_token = v.t
+RETURNING d."_id"`;
+
+/** Prepares the queue's statements on a connection (once per connection, in its first cycle). */
+const PREPARE = [
+  `PREPARE pim_wh_claim(int, int, int, uuid, text[]) AS ${CLAIM_SQL}`,
+  `PREPARE pim_wh_next AS ${NEXT_DUE_SQL}`,
+  `PREPARE pim_wh_complete(jsonb) AS ${COMPLETE_SQL}`,
+];
+
+/**
+ * The call of the prepared outcome statement. The burst travels as one JSON literal (escaped as
+ * an E'' string, so it reads the same whatever standard_conforming_strings is).
+ */
+export function completeCall(items: Completion[]): string {
+  const rows = new Array<unknown>(items.length);
+  for (let k = 0; k < items.length; k++) {
+    const c = items[k];
+    const r = c.result;
+    rows[k] = {
+      a: newId(),
+      d: c.delivery.id,
+      t: c.delivery.token,
+      n: c.delivery.attempt,
+      s: r.startedAt.toISOString(),
+      ms: r.durationMs,
+      o: r.outcome,
+      sc: r.statusCode ?? null,
+      rb: r.responseBody ?? null,
+      e: r.error ?? null,
+      u: c.url,
+      st: c.status,
+      na: c.nextAttemptAt?.toISOString() ?? null,
+    };
+  }
+  return `EXECUTE pim_wh_complete(${escapeLiteral(JSON.stringify(rows))})`;
+}
+
+/** Any text as an SQL string literal: E'…' with quotes and backslashes doubled (NUL never occurs: callers strip it). */
+function escapeLiteral(s: string): string {
+  return `E'${s.replace(/['\\]/g, (ch) => ch + ch)}'`;
+}
+
+/** A string as an SQL literal (only for the platform's own constant texts). */
+function quoteLiteral(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
 }
 
 /** What a claim returned. */
@@ -51,6 +195,14 @@ export interface ClaimResult {
   deliveries: ClaimedDelivery[];
   /** When the earliest future pending delivery is due (null: none). */
   nextDueAt: Date | null;
+}
+
+/** What one cycle (record outcomes, then claim) returned. */
+export interface CycleResult {
+  /** Deliveries whose lease had been lost before their outcome was recorded. */
+  lost: Set<string>;
+  /** Null when nothing was claimed for. */
+  claim: ClaimResult | null;
 }
 
 /** The state a finished attempt leaves its delivery in. */
@@ -66,6 +218,8 @@ export interface Completion {
 /** SQL of the delivery queue: claim with leases, renew, complete; every write fenced by the lease token. */
 export class DeliveryQueue {
   private readonly pool: Pool;
+  // Connections whose statements are prepared.
+  private readonly prepared = new WeakSet<PoolClient>();
 
   /** Opens a small pool of its own on the DataSource's database and schema; close() ends it. */
   constructor(ds: DataSource, poolSize = 4) {
@@ -101,91 +255,73 @@ export class DeliveryQueue {
   }
 
   /**
+   * One round trip of the worker: records finished attempts (`items`, see complete()) and then
+   * claims up to `max` due deliveries (see claim()), as one transaction sent as one multi-statement
+   * simple query. Its inlined values are numbers, a fresh UUID, fresh ids and one escaped JSON
+   * literal. Each statement takes its own snapshot, so the claim's pick sees every lease released
+   * before the advisory lock was granted, this transaction's included.
+   */
+  async cycle(items: Completion[], max: number, perWebhook: number, leaseMs: number): Promise<CycleResult> {
+    const n = Math.max(0, Math.floor(max));
+    if (items.length === 0 && n === 0) return { lost: new Set(), claim: null };
+    const c = await this.pool.connect();
+    // A fresh connection prepares the statements first; they outlive the transaction.
+    const statements = this.prepared.has(c) ? [] : [...PREPARE];
+    statements.push('BEGIN');
+    const completeAt = items.length > 0 ? statements.push(completeCall(items)) - 1 : -1;
+    const token = randomUUID();
+    let claimAt = -1;
+    if (n > 0) {
+      statements.push(`SELECT pg_advisory_xact_lock(hashtext('${CLAIM_LOCK}'))`);
+      // Ids for the attempts lost by a dead worker, should any of the claimed deliveries have one.
+      const attemptIds = Array.from({ length: n }, () => newId());
+      claimAt = statements.push(claimCall(n, Math.floor(perWebhook), Math.floor(leaseMs), token, attemptIds)) - 1;
+      statements.push('EXECUTE pim_wh_next');
+    }
+    statements.push('COMMIT');
+    let results: QueryResult[];
+    try {
+      results = (await c.query(statements.join(';\n'))) as unknown as QueryResult[];
+    } catch (err) {
+      // The connection's state (transaction, prepared statements) is unknown: close it.
+      c.release(err as Error);
+      throw err;
+    }
+    this.prepared.add(c);
+    c.release();
+    let lost = new Set<string>();
+    if (completeAt >= 0) {
+      const updated = results[completeAt].rows as { _id: string }[];
+      if (updated.length !== items.length) {
+        const kept = new Set(updated.map((r) => r._id));
+        lost = new Set(items.map((i) => i.delivery.id).filter((id) => !kept.has(id)));
+      }
+    }
+    if (claimAt < 0) return { lost, claim: null };
+    const next = (results[claimAt + 1].rows[0] as { next: Date | null } | undefined)?.next ?? null;
+    return {
+      lost,
+      claim: { deliveries: (results[claimAt].rows as ClaimRow[]).map((r) => toClaimed(r, token)), nextDueAt: next ? new Date(next) : null },
+    };
+  }
+
+  /**
    * Claims up to `max` due deliveries of enabled webhooks, never more than `perWebhook` in flight
    * per webhook across every replica, leasing them for `leaseMs`. A delivery whose lease ran out
    * (its worker died mid-attempt) is claimed again and its lost attempt logged as interrupted.
    */
   async claim(max: number, perWebhook: number, leaseMs: number): Promise<ClaimResult> {
-    const token = randomUUID();
-    return this.tx(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [CLAIM_LOCK]);
-      // Which deliveries: the oldest due ones of each enabled webhook, up to its free slots.
-      const { rows: picked } = await m.query<{ id: string; old_token: string | null; old_lease_expires_at: Date | null }>(
-        `WITH cap AS (
-           SELECT w."_id" AS webhook_id,
-                  $2::int - (SELECT count(*)::int FROM deliveries x
-                              WHERE x.webhook_id = w."_id" AND x.lease_token IS NOT NULL AND x.lease_expires_at > now()) AS free
-             FROM webhooks w
-            WHERE w.enabled AND NOT w.deleted AND w.url IS NOT NULL
-         )
-         SELECT c.id, c.old_token, c.old_lease_expires_at FROM cap
-         CROSS JOIN LATERAL (
-           SELECT d."_id" AS id, d.lease_token AS old_token, d.lease_expires_at AS old_lease_expires_at, d.next_attempt_at
-             FROM deliveries d
-            WHERE d.webhook_id = cap.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
-              AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
-            ORDER BY d.next_attempt_at, d."_id"
-            LIMIT GREATEST(cap.free, 0)
-         ) c
-         ORDER BY c.next_attempt_at, c.id
-         LIMIT $1`,
-        [max, perWebhook],
-      );
-      const previous = new Map(picked.map((p) => [p.id, p]));
-      // Lease them by primary key (the conditions again: a row that changed meanwhile is skipped).
-      const { rows: result } = picked.length === 0 ? { rows: [] as ClaimRow[] } : await m.query<ClaimRow>(
-        `WITH claimed AS (
-           UPDATE deliveries d
-              SET lease_token = $2::uuid, lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
-                  attempts = d.attempts + 1, updated_at = now()
-            WHERE d."_id" = ANY ($1::char(24)[])
-              -- Checked again as one opaque test: as plain conditions they lure the planner into
-              -- scanning the whole due index when its statistics are stale, instead of the primary key.
-              AND (d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_token IS NULL OR d.lease_expires_at <= now())) IS TRUE
-           RETURNING d."_id", d.webhook_id, d.event_id, d.event_type, d.attempts, d.retry_base, d.request_id, d.event_occurred_at
-         )
-         SELECT c.*, i.envelope, w.url, w.headers, w.body, w.secret, w.previous_secret, w.previous_secret_expires_at
-           FROM claimed c
-           JOIN inbox i ON i.event_id = c.event_id
-           JOIN webhooks w ON w."_id" = c.webhook_id`,
-        [picked.map((p) => p.id), token, leaseMs],
-      );
-      const claimed = result.map((r) => ({
-        ...r,
-        old_token: previous.get(r._id)?.old_token ?? null,
-        old_lease_expires_at: previous.get(r._id)?.old_lease_expires_at ?? null,
-      }));
-      const interrupted = claimed.filter((r) => r.old_token !== null);
-      if (interrupted.length > 0) {
-        await m.query(
-          `INSERT INTO delivery_attempts ("_id", delivery_id, number, started_at, outcome, error, url)
-           SELECT a.id, a.delivery_id, a.number, a.started_at, 'interrupted', $2, a.url
-             FROM jsonb_to_recordset($1::jsonb) AS a(id char(24), delivery_id char(24), number int, started_at timestamptz, url text)`,
-          [
-            JSON.stringify(
-              interrupted.map((r) => ({ id: newId(), delivery_id: r._id, number: r.attempts - 1, started_at: r.old_lease_expires_at ?? new Date(), url: r.url })),
-            ),
-            INTERRUPTED_ERROR,
-          ],
-        );
-      }
-      const {
-        rows: [{ next }],
-      } = await m.query<{ next: Date | null }>(
-        `SELECT min(n.next_attempt_at) AS next FROM webhooks w
-         CROSS JOIN LATERAL (
-           SELECT d.next_attempt_at FROM deliveries d
-            WHERE d.webhook_id = w."_id" AND d.status = 'pending' AND d.next_attempt_at > now()
-            ORDER BY d.next_attempt_at LIMIT 1
-         ) n
-         WHERE w.enabled AND NOT w.deleted`,
-      );
-      const now = Date.now();
-      return {
-        deliveries: claimed.map((r) => toClaimed(r, token, now)),
-        nextDueAt: next ? new Date(next) : null,
-      };
-    });
+    const r = await this.cycle([], max, perWebhook, leaseMs);
+    return r.claim ?? { deliveries: [], nextDueAt: null };
+  }
+
+  /**
+   * Records finished attempts and the state each leaves its delivery in, in one transaction.
+   * Attempts are always logged; a delivery is only updated while its lease token still matches.
+   * Returns the ids whose lease had been lost.
+   */
+  async complete(items: Completion[]): Promise<Set<string>> {
+    return (await this.cycle(items, 0, 0, 0)).lost;
   }
 
   /** Extends the leases still held; returns the ids whose lease is gone (another worker took them). */
@@ -203,62 +339,6 @@ export class DeliveryQueue {
   }
 
   /**
-   * Records finished attempts and the state each leaves its delivery in, in one transaction.
-   * Attempts are always logged; a delivery is only updated while its lease token still matches.
-   * Returns the ids whose lease had been lost.
-   */
-  async complete(items: Completion[]): Promise<Set<string>> {
-    if (items.length === 0) return new Set();
-    const attempts = items.map((c) => ({
-      id: newId(),
-      delivery_id: c.delivery.id,
-      number: c.delivery.attempt,
-      started_at: c.result.startedAt.toISOString(),
-      duration_ms: c.result.durationMs,
-      outcome: c.result.outcome,
-      status_code: c.result.statusCode ?? null,
-      response_body: c.result.responseBody ?? null,
-      error: c.result.error ?? null,
-      url: c.url,
-    }));
-    const states = items.map((c) => ({
-      id: c.delivery.id,
-      token: c.delivery.token,
-      status: c.status,
-      next_attempt_at: c.nextAttemptAt?.toISOString() ?? null,
-      last_attempt_at: c.result.startedAt.toISOString(),
-      status_code: c.result.statusCode ?? null,
-      response_body: c.result.responseBody ?? null,
-      duration_ms: c.result.durationMs,
-      error: c.result.error ?? null,
-      final: c.status !== 'pending',
-    }));
-    return this.tx(async (m) => {
-      await m.query(
-        `INSERT INTO delivery_attempts ("_id", delivery_id, number, started_at, duration_ms, outcome, status_code, response_body, error, url)
-         SELECT a.id, a.delivery_id, a.number, a.started_at, a.duration_ms, a.outcome, a.status_code, a.response_body, a.error, a.url
-           FROM jsonb_to_recordset($1::jsonb) AS a(id char(24), delivery_id char(24), number int, started_at timestamptz, duration_ms int,
-                                                   outcome text, status_code int, response_body text, error text, url text)`,
-        [JSON.stringify(attempts)],
-      );
-      const { rows } = await m.query<{ _id: string }>(
-        `UPDATE deliveries d
-            SET status = v.status, next_attempt_at = v.next_attempt_at, lease_token = NULL, lease_expires_at = NULL,
-                last_attempt_at = v.last_attempt_at, last_status_code = v.status_code, last_response_body = v.response_body,
-                last_duration_ms = v.duration_ms, last_error = v.error, updated_at = now(),
-                completed_at = CASE WHEN v.final THEN now() ELSE NULL END
-           FROM jsonb_to_recordset($1::jsonb) AS v(id char(24), token uuid, status text, next_attempt_at timestamptz, last_attempt_at timestamptz,
-                                                   status_code int, response_body text, duration_ms int, error text, final boolean)
-          WHERE d."_id" = v.id AND d.lease_token = v.token
-         RETURNING d."_id"`,
-        [JSON.stringify(states)],
-      );
-      const kept = new Set(rows.map((r) => r._id));
-      return new Set(items.map((c) => c.delivery.id).filter((id) => !kept.has(id)));
-    });
-  }
-
-  /**
    * Deletes finished deliveries (with their attempts) older than the retention, then events no
    * delivery refers to any more. Only one replica runs it at a time. Returns rows deleted.
    */
@@ -268,6 +348,7 @@ export class DeliveryQueue {
         rows: [{ locked }],
       } = await m.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('pim-webhooks:purge')) AS locked`);
       if (!locked) return 0;
+      await m.query('SET LOCAL enable_seqscan = on');
       const d = await m.query(
         `WITH gone AS (
            DELETE FROM deliveries WHERE "_id" IN (
@@ -288,9 +369,7 @@ export class DeliveryQueue {
   }
 }
 
-function toClaimed(r: ClaimRow, token: string, now: number): ClaimedDelivery {
-  const secrets = [r.secret];
-  if (r.previous_secret && r.previous_secret_expires_at && new Date(r.previous_secret_expires_at).getTime() > now) secrets.push(r.previous_secret);
+function toClaimed(r: ClaimRow, token: string): ClaimedDelivery {
   return {
     id: r._id,
     token,
@@ -302,10 +381,10 @@ function toClaimed(r: ClaimRow, token: string, now: number): ClaimedDelivery {
     url: r.url,
     headers: r.headers,
     body: r.body,
-    secrets,
+    secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
     envelope: r.envelope,
     requestId: r.request_id,
-    occurredAt: new Date(r.event_occurred_at),
+    occurredAt: new Date(r.occurred_ms),
   };
 }
 

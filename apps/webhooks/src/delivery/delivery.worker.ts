@@ -50,6 +50,10 @@ const PURGE_EVERY_MS = 3_600_000;
 // Outcomes that arrive within this long of each other are written in one transaction.
 const FLUSH_DELAY_MS = 2;
 const LISTEN_RETRY_MS = 5_000;
+// Cycles (record outcomes + claim) a worker runs at once.
+const CYCLES_IN_FLIGHT = 2;
+// Most outcomes recorded in one cycle.
+const MAX_RECORD_BATCH = 500;
 const MAX_BACKOFF_MS = 30_000;
 
 function pgConfigFrom(ds: DataSource): ClientConfig {
@@ -66,13 +70,14 @@ export class DeliveryWorker {
   private readonly queue: DeliveryQueue;
   private readonly inflight = new Map<string, InFlight>();
   private completions: Completion[] = [];
-  private flushing: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopping = false;
   private woken = false;
-  private wakeSleeper: (() => void) | null = null;
+  private readonly sleepers = new Set<() => void>();
+  // Slots promised to claims of cycles in flight (their deliveries are not in `inflight` yet).
+  private reserved = 0;
   private listener: Client | null = null;
   private nextListenAttempt = 0;
   private lastPurge = 0;
@@ -96,13 +101,20 @@ export class DeliveryWorker {
     await this.ensureListener();
     const renewEvery = Math.max(50, Math.floor(this.opts.leaseMs / 3));
     this.renewTimer = setInterval(() => void this.renew(), renewEvery);
-    this.running = this.loop().catch((err) => this.opts.logger.error({ err }, 'delivery loop ended unexpectedly'));
+    // Two loops, so one cycle can record and claim while the other's is on its way: a burst's slots
+    // are refilled without waiting for a whole cycle to finish first. Claims still serialize on the
+    // advisory lock; per-webhook counts stay exact.
+    const loops = Array.from({ length: CYCLES_IN_FLIGHT }, (_, k) => this.loop(k === 0));
+    this.running = Promise.all(loops).then(
+      () => undefined,
+      (err: unknown) => this.opts.logger.error({ err }, 'delivery loop ended unexpectedly'),
+    );
   }
 
   /** Wakes the claim loop now (new deliveries were committed). */
   wake(): void {
     this.woken = true;
-    this.wakeSleeper?.();
+    for (const wakeUp of [...this.sleepers]) wakeUp();
   }
 
   /** Stops claiming, lets requests in flight finish (aborting them after the grace period), records them. */
@@ -124,10 +136,11 @@ export class DeliveryWorker {
       for (const f of this.inflight.values()) f.abort.abort(new LeaseLostError('the worker is shutting down'));
       await all;
     }
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    await this.drain();
     if (this.renewTimer) clearInterval(this.renewTimer);
     this.renewTimer = null;
-    await this.flush();
-    if (this.flushTimer) clearTimeout(this.flushTimer);
     await this.closeListener();
     await this.queue.close().catch(() => undefined);
   }
@@ -137,40 +150,74 @@ export class DeliveryWorker {
     return this.inflight.size;
   }
 
-  private async loop(): Promise<void> {
+  /**
+   * The worker's only writer of outcomes and claims while it runs: each turn records the outcomes
+   * that arrived and claims into the slots they free (plus any other free ones) in one round trip,
+   * so a finished request's slot is refilled without a second trip to Postgres.
+   */
+  private async loop(main: boolean): Promise<void> {
     while (!this.stopping) {
-      // Reset on every turn: a wake-up that arrives while we work makes the next sleep return at once.
-      this.woken = false;
-      const free = this.opts.concurrency - this.inflight.size;
+      // Reset on every turn of the main loop: a wake-up that arrives while it works makes its next
+      // sleep return at once.
+      if (main) this.woken = false;
+      // The second loop only takes a burst worth a cycle of its own; small ones wait for the main loop.
+      const batch = main || this.completions.length >= this.minClaim ? this.completions.splice(0, MAX_RECORD_BATCH) : [];
+      if (!main && batch.length === 0) {
+        await this.sleep(this.opts.pollMs, true, false);
+        continue;
+      }
+      // Slots held by the outcomes of this batch are free once it commits, i.e. before the claim runs.
+      const free = this.opts.concurrency - this.inflight.size - this.reserved + batch.length;
+      // Near capacity with nothing to record, wait for a few slots rather than claiming them one at a time.
+      const want = batch.length === 0 && this.inflight.size > 0 && free < this.minClaim ? 0 : Math.max(0, Math.min(free, this.claimBatch));
       let nextDueAt: Date | null = null;
       let claimed = 0;
-      // Near capacity, wait for a few slots rather than claiming them one at a time.
-      const want = this.inflight.size > 0 && free < this.minClaim ? 0 : Math.min(free, this.claimBatch);
-      if (want > 0) {
+      if (want > 0 || batch.length > 0) {
+        const began = Date.now();
+        this.reserved += want;
         try {
-          const claimStarted = Date.now();
-          const r = await this.queue.claim(want, this.opts.perWebhookConcurrency, this.opts.leaseMs);
-          this.opts.metrics?.queueSeconds.observe({ op: 'claim' }, (Date.now() - claimStarted) / 1000);
-          this.opts.metrics?.queueBatch.observe({ op: 'claim' }, r.deliveries.length);
+          const r = await this.queue.cycle(batch, want, this.opts.perWebhookConcurrency, this.opts.leaseMs);
+          this.observeCycle(began, batch, r.lost);
           this.failures = 0;
-          nextDueAt = r.nextDueAt;
-          claimed = r.deliveries.length;
-          for (const d of r.deliveries) this.launch(d, claimStarted + this.opts.leaseMs);
+          if (r.claim) {
+            this.opts.metrics?.queueBatch.observe({ op: 'claim' }, r.claim.deliveries.length);
+            nextDueAt = r.claim.nextDueAt;
+            claimed = r.claim.deliveries.length;
+            for (const d of r.claim.deliveries) this.launch(d, began + this.opts.leaseMs);
+          }
         } catch (err) {
           this.failures += 1;
-          this.opts.logger.error({ err }, 'claiming deliveries failed; will retry');
+          // Keep the outcomes (renew keeps their leases alive) and try again after the back-off.
+          this.completions.unshift(...batch);
+          this.opts.logger.error({ err, outcomes: batch.length }, 'recording outcomes / claiming deliveries failed; will retry');
+        } finally {
+          this.reserved -= want;
         }
       }
       if (this.stopping) break;
-      if (claimed > 0 && claimed === want) continue;
-      await this.maybePurge();
-      await this.ensureListener();
+      if (this.failures === 0 && (this.completions.length > 0 || (claimed > 0 && claimed === want))) continue;
+      if (main) {
+        await this.maybePurge();
+        await this.ensureListener();
+      }
       if (this.stopping) break;
       let wait = this.opts.pollMs;
-      if (this.failures > 0) wait = Math.min(MAX_BACKOFF_MS, this.opts.pollMs * 2 ** Math.min(this.failures, 10));
+      if (this.failures > 0) wait = Math.min(MAX_BACKOFF_MS, Math.max(100, this.opts.pollMs) * 2 ** Math.min(this.failures, 8));
       else if (nextDueAt) wait = Math.max(0, Math.min(wait, nextDueAt.getTime() - Date.now() + 1));
       await this.sleep(wait, this.failures === 0);
     }
+  }
+
+  /** Metrics and log lines of a cycle that committed; frees the slots of the recorded outcomes. */
+  private observeCycle(began: number, batch: Completion[], lost: Set<string>): void {
+    const seconds = (Date.now() - began) / 1000;
+    if (batch.length > 0) {
+      this.opts.metrics?.queueSeconds.observe({ op: 'record' }, seconds);
+      this.opts.metrics?.queueBatch.observe({ op: 'record' }, batch.length);
+    }
+    this.opts.metrics?.queueSeconds.observe({ op: 'claim' }, seconds);
+    for (const id of lost) this.opts.logger.warn({ delivery_id: id }, 'lease was lost before the outcome was recorded; the attempt is logged, the delivery is left to its new holder');
+    for (const c of batch) this.inflight.delete(c.delivery.id);
   }
 
   private launch(d: ClaimedDelivery, deadline: number): void {
@@ -195,7 +242,8 @@ export class DeliveryWorker {
     this.opts.metrics?.observeAttempt(result.outcome, result.durationMs);
     if (state.status !== 'pending') this.opts.metrics?.finished.inc({ status: state.status });
     const level = result.outcome === 'success' ? 'debug' : 'info';
-    this.opts.logger[level](
+    // A success is logged at debug: build its line only when someone reads it.
+    if (this.opts.logger.isLevelEnabled(level)) this.opts.logger[level](
       {
         delivery_id: d.id,
         webhook_id: d.webhookId,
@@ -219,45 +267,34 @@ export class DeliveryWorker {
   }
 
   private scheduleFlush(): void {
-    if (this.flushTimer || this.flushing) return;
+    if (this.flushTimer) return;
+    // Outcomes that arrive within FLUSH_DELAY_MS of each other go into one cycle.
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;
-      void this.flush();
+      this.wake();
     }, FLUSH_DELAY_MS);
   }
 
-  private flush(): Promise<void> {
-    // A running flush keeps draining until nothing is left, so later outcomes ride along.
-    this.flushing ??= this.drain().finally(() => {
-      this.flushing = null;
-    });
-    return this.flushing;
-  }
-
+  /** After the loop ended: records the outcomes left, without claiming. */
   private async drain(): Promise<void> {
     let tries = 0;
     while (this.completions.length > 0) {
-      const batch = this.completions.splice(0, 500);
+      const batch = this.completions.splice(0, MAX_RECORD_BATCH);
+      const began = Date.now();
       try {
-        const began = Date.now();
-        const lost = await this.queue.complete(batch);
-        this.opts.metrics?.queueSeconds.observe({ op: 'record' }, (Date.now() - began) / 1000);
-        this.opts.metrics?.queueBatch.observe({ op: 'record' }, batch.length);
-        for (const id of lost) this.opts.logger.warn({ delivery_id: id }, 'lease was lost before the outcome was recorded; the attempt is logged, the delivery is left to its new holder');
-        for (const c of batch) this.inflight.delete(c.delivery.id);
+        const r = await this.queue.cycle(batch, 0, this.opts.perWebhookConcurrency, this.opts.leaseMs);
+        this.observeCycle(began, batch, r.lost);
         tries = 0;
-        this.wake();
       } catch (err) {
         tries += 1;
         this.opts.logger.error({ err, count: batch.length }, 'recording delivery outcomes failed; will retry');
-        if (this.stopping && tries > 3) {
+        if (tries > 3) {
           // The leases run out and another replica sends these again: a duplicate, never a loss.
           for (const c of batch) this.inflight.delete(c.delivery.id);
           continue;
         }
-        // Keep the outcomes (renew keeps their leases alive) and try again shortly.
         this.completions.unshift(...batch);
-        await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(tries, 8))));
+        await new Promise((r) => setTimeout(r, Math.min(MAX_BACKOFF_MS, 100 * 2 ** tries)));
       }
     }
   }
@@ -291,16 +328,18 @@ export class DeliveryWorker {
     }
   }
 
-  private sleep(ms: number, wakeable: boolean): Promise<void> {
-    if (wakeable && this.woken) return Promise.resolve();
+  /** Sleeps until `ms` pass or, if wakeable, a wake-up (one that came since the last reset, when `pending` counts). */
+  private sleep(ms: number, wakeable: boolean, pending = true): Promise<void> {
+    if (wakeable && pending && this.woken) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        if (this.wakeSleeper === done) this.wakeSleeper = null;
+        this.sleepers.delete(wakeUp);
         resolve();
       };
+      const wakeUp = wakeable ? done : () => (this.stopping ? done() : undefined);
       const timer = setTimeout(done, ms);
-      this.wakeSleeper = wakeable ? done : () => (this.stopping ? done() : undefined);
+      this.sleepers.add(wakeUp);
     });
   }
 

@@ -9,6 +9,6 @@ describe('withRawData', () => {
   });
 
   it('keeps an empty page an empty array', () => {
-    expect(JSON.parse(withRawData({ total: 0, data: [] }, Buffer.from('[]')).toString('utf8'))).toEqual({ total: 0, data: [] });
+    expect(JSON.parse(withRawData({ total: 0, data: [] } as { data: unknown[] }, Buffer.from('[]')).toString('utf8'))).toEqual({ total: 0, data: [] });
   });
 });
