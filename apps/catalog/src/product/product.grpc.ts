@@ -57,7 +57,7 @@ export function productsGrpc(service: RecordService<ProductEntity, ProductView, 
     patchProduct: h.patch,
     deleteProduct: h.delete,
     listProducts: h.list,
-    listProductsJson: unary(logger, 'ListProductsJson', async (req: pb.ListProductsRequest) => {
+    listProductsJson: unary(logger, 'ListProductsJson', async (req: pb.ListProductsJsonRequest) => {
       const r = await service.listJson(fromProtoListQuery(req.query));
       return { data_json: Buffer.from(r.json, 'utf8'), page_info: { total: r.total } };
     }),

@@ -291,6 +291,10 @@ export interface GetProductJsonResponse {
   json: Buffer;
 }
 
+export interface ListProductsJsonRequest {
+  query?: ListQuery | undefined;
+}
+
 export interface ListProductsJsonResponse {
   /** The page's products as the REST API shows them: one UTF-8 JSON array. */
   data_json: Buffer;
@@ -4152,6 +4156,75 @@ export const GetProductJsonResponse: MessageFns<GetProductJsonResponse> = {
   },
 };
 
+function createBaseListProductsJsonRequest(): ListProductsJsonRequest {
+  return { query: undefined };
+}
+
+export const ListProductsJsonRequest: MessageFns<ListProductsJsonRequest> = {
+  encode(message: ListProductsJsonRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProductsJsonRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProductsJsonRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProductsJsonRequest {
+    return { query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListProductsJsonRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListProductsJsonRequest>, I>>(base?: I): ListProductsJsonRequest {
+    return ListProductsJsonRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListProductsJsonRequest>, I>>(object: I): ListProductsJsonRequest {
+    const message = createBaseListProductsJsonRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseListProductsJsonResponse(): ListProductsJsonResponse {
   return { data_json: Buffer.alloc(0), page_info: undefined };
 }
@@ -4392,8 +4465,9 @@ export const ProductsServiceService = {
     path: "/pim.catalog.v1.ProductsService/ListProductsJson" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListProductsRequest): Buffer => Buffer.from(ListProductsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListProductsRequest => ListProductsRequest.decode(value),
+    requestSerialize: (value: ListProductsJsonRequest): Buffer =>
+      Buffer.from(ListProductsJsonRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListProductsJsonRequest => ListProductsJsonRequest.decode(value),
     responseSerialize: (value: ListProductsJsonResponse): Buffer =>
       Buffer.from(ListProductsJsonResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProductsJsonResponse => ListProductsJsonResponse.decode(value),
@@ -4436,7 +4510,7 @@ export interface ProductsServiceServer extends UntypedServiceImplementation {
    * Lists products like ListProducts, each already serialized as the REST API shows it (one UTF-8
    * JSON array): the gateway splices it into the list envelope when nothing is to be expanded.
    */
-  listProductsJson: handleUnaryCall<ListProductsRequest, ListProductsJsonResponse>;
+  listProductsJson: handleUnaryCall<ListProductsJsonRequest, ListProductsJsonResponse>;
 }
 
 export interface ProductsServiceClient extends Client {
@@ -4624,16 +4698,16 @@ export interface ProductsServiceClient extends Client {
    * JSON array): the gateway splices it into the list envelope when nothing is to be expanded.
    */
   listProductsJson(
-    request: ListProductsRequest,
+    request: ListProductsJsonRequest,
     callback: (error: ServiceError | null, response: ListProductsJsonResponse) => void,
   ): ClientUnaryCall;
   listProductsJson(
-    request: ListProductsRequest,
+    request: ListProductsJsonRequest,
     metadata: Metadata,
     callback: (error: ServiceError | null, response: ListProductsJsonResponse) => void,
   ): ClientUnaryCall;
   listProductsJson(
-    request: ListProductsRequest,
+    request: ListProductsJsonRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProductsJsonResponse) => void,
