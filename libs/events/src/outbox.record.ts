@@ -1,6 +1,6 @@
 import type { DataSourceOptions, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { copyColumnsOf, copyInto } from '@pim/db';
+import { RawJson, copyColumnsOf, copyInto } from '@pim/db';
 import { InternalError } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
@@ -33,6 +33,21 @@ export interface RecordEventInput<T = unknown> {
   requestId?: string;
 }
 
+/** An event for recordEvents, which may carry its data already serialized (a stored rendering). */
+export interface RecordEventsInput<T = unknown> extends RecordEventInput<T> {
+  /** `data` as JSON text; when given it is written as it is instead of serializing `data` again. */
+  dataJson?: string;
+}
+
+/** The envelope as JSON text with `data` replaced by already serialized JSON. */
+export function envelopeJsonWith(envelope: EventEnvelope, dataJson: string): string {
+  const mark = `\u0000data:${envelope.id}`;
+  const text = JSON.stringify({ ...envelope, data: mark });
+  const quoted = JSON.stringify(mark);
+  const at = text.indexOf(quoted);
+  return `${text.slice(0, at)}${dataJson}${text.slice(at + quoted.length)}`;
+}
+
 /**
  * Writes an event into the outbox inside the caller's transaction, so the event exists if and
  * only if the change commits, and wakes the relays (NOTIFY is delivered at commit).
@@ -60,7 +75,7 @@ const OUTBOX_COPY_COLUMNS = ['id', 'type', 'subject', 'envelope', 'occurred_at']
  * write's events: no multi-row INSERT to build and parse), and wakes the relays once. All of
  * them share one `occurred_at`, the moment of the write.
  */
-export async function recordEvents<T>(manager: EntityManager, events: RecordEventInput<T>[]): Promise<EventEnvelope<T>[]> {
+export async function recordEvents<T>(manager: EntityManager, events: RecordEventsInput<T>[]): Promise<EventEnvelope<T>[]> {
   checkOutbox(manager, 'recordEvents');
   if (events.length === 0) return [];
   const occurredAt = new Date();
@@ -70,7 +85,11 @@ export async function recordEvents<T>(manager: EntityManager, events: RecordEven
     manager,
     manager.connection.getMetadata(OutboxEvent).tableName,
     columns,
-    envelopes.map((envelope, i) => [envelope.id, envelope.type, subjectFor('', events[i].source, events[i].collection, events[i].action), envelope, occurredAt]),
+    envelopes.map((envelope, i) => {
+      const dataJson = events[i].dataJson;
+      const stored = dataJson === undefined ? envelope : new RawJson(envelopeJsonWith(envelope, dataJson));
+      return [envelope.id, envelope.type, subjectFor('', events[i].source, events[i].collection, events[i].action), stored, occurredAt];
+    }),
   );
   await notifyRelays(manager);
   return envelopes;

@@ -161,7 +161,7 @@ export class ProductBulkUpsert {
     const ctx = currentContext();
     await recordEvents(
       m,
-      good.map(({ action }, i) => ({ source: SOURCE, collection: 'products', action, data: views[i], actor: ctx?.actor ?? null, requestId: ctx?.requestId })),
+      good.map(({ action, entity }, i) => ({ source: SOURCE, collection: 'products', action, data: views[i], dataJson: entity.rendered ?? undefined, actor: ctx?.actor ?? null, requestId: ctx?.requestId })),
     );
     return results;
   }
