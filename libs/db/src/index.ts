@@ -2,3 +2,4 @@ export * from './data-source';
 export * from './pg-errors';
 export * from './listener';
 export * from './copy';
+export * from './wakeup';

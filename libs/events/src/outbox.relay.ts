@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { PgListener, pgClientConfigOf, quoteIdent } from '@pim/db';
+import { PgListener, Wakeup, pgClientConfigOf, quoteIdent } from '@pim/db';
 import type { Logger } from '@pim/logging';
 import { outboxChannel, schemaOf } from './outbox.record';
 
@@ -47,11 +47,6 @@ interface BatchResult {
   failed: number;
 }
 
-interface Sleeper {
-  wakeable: boolean;
-  resolve: () => void;
-}
-
 const CLEANUP_CHUNK = 5_000;
 const ERROR_TEXT_MAX = 2_000;
 
@@ -79,8 +74,7 @@ export class OutboxRelay {
   private readonly cleanupEveryMs: number;
   private running: Promise<void> | null = null;
   private stopping = false;
-  private woken = false;
-  private sleeper: Sleeper | null = null;
+  private readonly wakeup = new Wakeup();
   private readonly listener: PgListener;
   private lastCleanup = 0;
   private failures = 0;
@@ -100,9 +94,9 @@ export class OutboxRelay {
     this.listener = new PgListener({
       config: pgClientConfigOf(this.ds, 'outbox-listen'),
       channel: this.channel,
-      onNotify: () => this.wake(),
+      onNotify: () => this.wakeup.wake(),
       // Anything committed while we were not listening is picked up by the next batch.
-      onListening: () => this.wake(),
+      onListening: () => this.wakeup.wake(),
       onLost: (err) => {
         if (!this.stopping) this.opts.logger.warn({ err }, 'outbox relay lost (or could not open) its LISTEN connection; polling until it is back');
       },
@@ -128,7 +122,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.stopping = true;
-    this.sleeper?.resolve();
+    this.wakeup.interrupt();
     await this.running;
     this.running = null;
     await this.listener.stop();
@@ -148,8 +142,8 @@ export class OutboxRelay {
       else this.failures += 1;
       if (result !== null && result.claimed === this.batchSize && progressed) continue;
       await this.maybeCleanup();
-      if (this.failures > 0) await this.sleep(this.backoffMs(), false);
-      else await this.sleep(this.pollMs, true);
+      if (this.failures > 0) await this.wakeup.sleep(this.backoffMs(), false);
+      else await this.wakeup.sleep(this.pollMs, true);
     }
   }
 
@@ -160,7 +154,7 @@ export class OutboxRelay {
   }
 
   private async runBatch(): Promise<BatchResult> {
-    this.woken = false;
+    this.wakeup.reset();
     return this.ds.transaction(async (manager) => {
       const rows: PendingRow[] = await manager.query(
         `SELECT "id", "subject", "envelope"::text AS "payload" FROM ${this.table}
@@ -232,26 +226,5 @@ export class OutboxRelay {
     } catch (err) {
       this.opts.logger.warn({ err }, 'outbox cleanup failed; will retry later');
     }
-  }
-
-  private wake(): void {
-    this.woken = true;
-    if (this.sleeper?.wakeable) this.sleeper.resolve();
-  }
-
-  private sleep(ms: number, wakeable: boolean): Promise<void> {
-    if (wakeable && this.woken) return Promise.resolve();
-    return new Promise((resolve) => {
-      const sleeper: Sleeper = {
-        wakeable,
-        resolve: () => {
-          clearTimeout(timer);
-          if (this.sleeper === sleeper) this.sleeper = null;
-          resolve();
-        },
-      };
-      const timer = setTimeout(sleeper.resolve, ms);
-      this.sleeper = sleeper;
-    });
   }
 }

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@pim/ids';
-import { PgListener, pgClientConfigOf } from '@pim/db';
+import { PgListener, Wakeup, pgClientConfigOf } from '@pim/db';
 import { recordEvents, schemaOf } from '@pim/events';
 import type { Logger } from '@pim/logging';
 import type { ProductInput, ProductView } from '@pim/resources';
@@ -61,10 +61,6 @@ class LeaseLost extends Error {
   }
 }
 
-interface Sleeper {
-  resolve: () => void;
-}
-
 /** Rounds of re-reading products that moved on under a batch (see recompute). */
 const RETRY_ROUNDS = 3;
 const SETTLE_POLL_MS = 25;
@@ -97,8 +93,7 @@ export class CompletenessWorker {
   private readonly listener: PgListener;
   private running: Promise<void> | null = null;
   private stopping = false;
-  private woken = false;
-  private sleeper: Sleeper | null = null;
+  private readonly wakeup = new Wakeup();
   private failures = 0;
 
   constructor(private readonly opts: CompletenessWorkerOptions) {
@@ -111,9 +106,9 @@ export class CompletenessWorker {
     this.listener = new PgListener({
       config: pgClientConfigOf(this.ds, 'completeness-listen'),
       channel: completenessChannel(schemaOf(this.ds.options)),
-      onNotify: () => this.wake(),
+      onNotify: () => this.wakeup.wake(),
       // Jobs committed while we were not listening are found by the next run.
-      onListening: () => this.wake(),
+      onListening: () => this.wakeup.wake(),
       onLost: (err) => {
         if (!this.stopping) this.opts.logger.warn({ err }, 'completeness worker lost (or could not open) its LISTEN connection; polling until it is back');
       },
@@ -135,7 +130,7 @@ export class CompletenessWorker {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.stopping = true;
-    this.sleeper?.resolve();
+    this.wakeup.interrupt();
     await this.running;
     this.running = null;
     await this.listener.stop();
@@ -164,7 +159,7 @@ export class CompletenessWorker {
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
-      this.woken = false;
+      this.wakeup.reset();
       try {
         const run = await this.runOnce();
         if (run.jobs > 0) this.opts.logger.info(run, 'completeness recomputed');
@@ -174,7 +169,7 @@ export class CompletenessWorker {
         this.opts.logger.error({ err }, 'completeness job failed; it will be retried');
       }
       if (this.stopping) break;
-      await this.sleep(this.failures > 0 ? Math.min(30_000, this.pollMs * 2 ** Math.min(this.failures, 6)) : this.pollMs);
+      await this.wakeup.sleep(this.failures > 0 ? Math.min(30_000, this.pollMs * 2 ** Math.min(this.failures, 6)) : this.pollMs);
     }
   }
 
@@ -378,25 +373,5 @@ export class CompletenessWorker {
         [job.id, job.lease_token, text, Math.min(this.leaseMs, 5_000)],
       )
       .catch(() => undefined);
-  }
-
-  private wake(): void {
-    this.woken = true;
-    this.sleeper?.resolve();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) return Promise.resolve();
-    return new Promise((resolve) => {
-      const sleeper: Sleeper = {
-        resolve: () => {
-          clearTimeout(timer);
-          if (this.sleeper === sleeper) this.sleeper = null;
-          resolve();
-        },
-      };
-      const timer = setTimeout(sleeper.resolve, ms);
-      this.sleeper = sleeper;
-    });
   }
 }

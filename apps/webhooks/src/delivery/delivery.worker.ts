@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Client, type ClientConfig } from 'pg';
-import { quoteIdent } from '@pim/db';
+import { PgListener, pgClientConfigOf } from '@pim/db';
 import { runWithContext, type Logger } from '@pim/logging';
 import type { WebhookMetrics } from '../metrics/metrics';
 import { DELIVERIES_CHANNEL, DeliveryQueue, nextState, type Completion } from './delivery.queue';
@@ -49,17 +48,11 @@ class LeaseLostError extends Error {
 const PURGE_EVERY_MS = 3_600_000;
 // Outcomes that arrive within this long of each other are written in one transaction.
 const FLUSH_DELAY_MS = 2;
-const LISTEN_RETRY_MS = 5_000;
 // Cycles (record outcomes + claim) a worker runs at once.
 const CYCLES_IN_FLIGHT = 2;
 // Most outcomes recorded in one cycle.
 const MAX_RECORD_BATCH = 500;
 const MAX_BACKOFF_MS = 30_000;
-
-function pgConfigFrom(ds: DataSource): ClientConfig {
-  const o = ds.options as unknown as { url?: string; applicationName?: string };
-  return { connectionString: o.url, application_name: `${o.applicationName ?? 'pim'}-deliveries-listen`, connectionTimeoutMillis: 5_000, keepAlive: true };
-}
 
 /**
  * Claims due deliveries (any replica; leases renewed while a request runs), sends them with
@@ -78,8 +71,7 @@ export class DeliveryWorker {
   private readonly sleepers = new Set<() => void>();
   // Slots promised to claims of cycles in flight (their deliveries are not in `inflight` yet).
   private reserved = 0;
-  private listener: Client | null = null;
-  private nextListenAttempt = 0;
+  private listener: PgListener | null = null;
   private lastPurge = 0;
   private failures = 0;
   private readonly claimBatch: number;
@@ -98,7 +90,17 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     if (this.running) return;
     this.stopping = false;
-    await this.ensureListener();
+    this.listener = new PgListener({
+      config: pgClientConfigOf(this.opts.dataSource, 'deliveries-listen'),
+      channel: DELIVERIES_CHANNEL,
+      onNotify: () => this.wake(),
+      // Deliveries committed while we were not listening are claimed by the next cycle.
+      onListening: () => this.wake(),
+      onLost: (err) => {
+        if (!this.stopping) this.opts.logger.warn({ err }, 'delivery worker lost (or could not open) its LISTEN connection; polling until it is back');
+      },
+    });
+    await this.listener.start();
     const renewEvery = Math.max(50, Math.floor(this.opts.leaseMs / 3));
     this.renewTimer = setInterval(() => void this.renew(), renewEvery);
     // Two loops, so one cycle can record and claim while the other's is on its way: a burst's slots
@@ -141,7 +143,8 @@ export class DeliveryWorker {
     await this.drain();
     if (this.renewTimer) clearInterval(this.renewTimer);
     this.renewTimer = null;
-    await this.closeListener();
+    await this.listener?.stop();
+    this.listener = null;
     await this.queue.close().catch(() => undefined);
   }
 
@@ -198,7 +201,6 @@ export class DeliveryWorker {
       if (this.failures === 0 && (this.completions.length > 0 || (claimed > 0 && claimed === want))) continue;
       if (main) {
         await this.maybePurge();
-        await this.ensureListener();
       }
       if (this.stopping) break;
       let wait = this.opts.pollMs;
@@ -341,36 +343,5 @@ export class DeliveryWorker {
       const timer = setTimeout(done, ms);
       this.sleepers.add(wakeUp);
     });
-  }
-
-  private async ensureListener(): Promise<void> {
-    if (this.listener || this.stopping || Date.now() < this.nextListenAttempt) return;
-    const client = new Client(pgConfigFrom(this.opts.dataSource));
-    const lost = (err?: unknown) => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      this.nextListenAttempt = Date.now() + LISTEN_RETRY_MS;
-      if (!this.stopping) this.opts.logger.warn({ err }, 'delivery worker lost its LISTEN connection; polling until it is back');
-      client.end().catch(() => undefined);
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', () => this.wake());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${quoteIdent(DELIVERIES_CHANNEL)}`);
-      this.listener = client;
-      this.woken = true;
-    } catch (err) {
-      this.nextListenAttempt = Date.now() + LISTEN_RETRY_MS;
-      this.opts.logger.warn({ err }, 'delivery worker could not LISTEN; polling instead');
-      await client.end().catch(() => undefined);
-    }
-  }
-
-  private async closeListener(): Promise<void> {
-    const client = this.listener;
-    this.listener = null;
-    if (client) await client.end().catch(() => undefined);
   }
 }
