@@ -37,6 +37,12 @@ describe('catalog product routes over HTTP', () => {
     expect(created.json).toMatchObject({ ...body, completeness: { pt: 100, en: 100 }, version: 1 });
     expect(await h.request('GET', `/api/v1/products/${created.json._id}`)).toMatchObject({ status: 200, json: created.json });
 
+    // Without expand the page travels as the catalog serialized it: the same record, the same envelope.
+    const plain = await h.request('GET', '/api/v1/products?_search=cafe');
+    expect(plain.status).toBe(200);
+    expect(plain.json).toMatchObject({ page: 1, total: 1, pages: 1, next: false, data: [created.json] });
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+
     const found = await h.request('GET', '/api/v1/products?_search=cafe&expand=brand');
     const page = found.json.data as Json[];
     expect(page).toHaveLength(1);
