@@ -48,6 +48,14 @@ export class FanoutRecorder {
 
   /** Records inside the caller's transaction (the test-event path uses it with its own checks). */
   async recordIn(m: EntityManager, events: EventEnvelope[], seen = events.length, onlyWebhookId?: string): Promise<RecordResult> {
+    // The webhooks first: an event no webhook takes is recorded without its envelope (the id alone
+    // makes a redelivered copy a duplicate); only deliveries need the payload.
+    const collections = [...new Set(events.map((e) => e.collection))];
+    const webhooks: { _id: string; collection: string }[] = onlyWebhookId
+      ? await m.query(`SELECT "_id", collection FROM webhooks WHERE "_id" = $1`, [onlyWebhookId])
+      : await m.query(`SELECT "_id", collection FROM webhooks WHERE collection = ANY($1) AND enabled AND NOT deleted AND url IS NOT NULL`, [collections]);
+    const taken = new Set(webhooks.map((w) => w.collection));
+    const wanted = (e: EventEnvelope) => onlyWebhookId !== undefined || taken.has(e.collection);
     const inserted: { event_id: string; collection: string; type: string; occurred_at: Date; request_id: string | null }[] = await m.query(
       `INSERT INTO inbox (event_id, type, collection, source, occurred_at, request_id, envelope, received_at)
        SELECT e.id, e.type, e.collection, e.source, e.occurred_at, e.request_id, e.envelope, now()
@@ -56,16 +64,12 @@ export class FanoutRecorder {
        RETURNING event_id, collection, type, occurred_at, request_id`,
       [
         JSON.stringify(
-          events.map((e) => ({ id: e.id, type: e.type, collection: e.collection, source: e.source, occurred_at: e.occurred_at, request_id: e.request_id ?? null, envelope: e })),
+          events.map((e) => ({ id: e.id, type: e.type, collection: e.collection, source: e.source, occurred_at: e.occurred_at, request_id: e.request_id ?? null, envelope: wanted(e) ? e : null })),
           withoutNul,
         ),
       ],
     );
     if (inserted.length === 0) return { recorded: 0, duplicates: seen, deliveries: 0 };
-    const collections = [...new Set(inserted.map((i) => i.collection))];
-    const webhooks: { _id: string; collection: string }[] = onlyWebhookId
-      ? await m.query(`SELECT "_id", collection FROM webhooks WHERE "_id" = $1`, [onlyWebhookId])
-      : await m.query(`SELECT "_id", collection FROM webhooks WHERE collection = ANY($1) AND enabled AND NOT deleted AND url IS NOT NULL`, [collections]);
     const rows = inserted.flatMap((i) =>
       webhooks
         .filter((w) => onlyWebhookId !== undefined || w.collection === i.collection)

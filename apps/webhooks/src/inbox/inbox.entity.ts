@@ -26,8 +26,9 @@ export class InboxEvent {
   @Column({ type: 'text', nullable: true })
   request_id!: string | null;
 
-  @Column({ type: 'jsonb' })
-  envelope!: EventEnvelope;
+  /** The event as received; NULL when no webhook took it (only deliveries need the payload). */
+  @Column({ type: 'jsonb', nullable: true })
+  envelope!: EventEnvelope | null;
 
   @Column({ type: 'timestamptz' })
   received_at!: Date;
