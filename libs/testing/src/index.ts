@@ -1,2 +1,3 @@
 export * from './database';
 export * from './nats';
+export * from './attribute-types';

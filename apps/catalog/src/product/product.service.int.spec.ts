@@ -4,6 +4,7 @@ import { applyListQuery, parseListQuery } from '@pim/query';
 import { productListDecl, type AttributeInput, type AttributeView, type ProductInput } from '@pim/resources';
 import { SEARCH_FIELD, storageDecl } from '../record/record.resource';
 import { SEARCH_FOLDED, UNACCENT } from '../record/record.service';
+import { BAD_VALUES, EVERY_TYPE, EVERY_TYPE_OPTIONS, GOOD_VALUES } from '@pim/testing';
 import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
 import { ProductEntity } from './product.entity';
 
@@ -39,68 +40,22 @@ describe('products (real Postgres)', () => {
   async function everyType(): Promise<{ group: string; attrs: Record<string, AttributeView> }> {
     const group = (await ctx.newAttributeGroup())._id;
     const link = { groups: [{ _id: group }] };
-    const specs: Record<string, Partial<AttributeInput>> = {
-      a_text: { type: 'text', type_config: { max_length: 5 } },
-      a_textarea: { type: 'textarea', type_config: { localizable: true } },
-      a_number: { type: 'number', type_config: { type: 'integer', min: 0 } },
-      a_boolean: { type: 'boolean' },
-      a_date: { type: 'date', type_config: { min: '2020-01-01' } },
-      a_datetime: { type: 'datetime' },
-      a_select: { type: 'select' },
-      a_multiselect: { type: 'multiselect' },
-      a_price: { type: 'price', type_config: { currencies: ['BRL', 'USD'] } },
-      a_metric: { type: 'metric', type_config: { units: ['kg', 'g'] } },
-      a_url: { type: 'url' },
-      a_email: { type: 'email' },
-      a_image: { type: 'image' },
-      a_file: { type: 'file' },
-    };
     const attrs: Record<string, AttributeView> = {};
-    for (const [key, spec] of Object.entries(specs)) attrs[key] = await ctx.newAttribute({ key, association: 'product_and_sku', ...link, ...spec });
+    for (const [key, spec] of Object.entries(EVERY_TYPE)) attrs[key] = await ctx.newAttribute({ key, association: 'product_and_sku', ...link, ...(spec as Partial<AttributeInput>) });
     for (const key of ['a_select', 'a_multiselect']) {
-      for (const value of ['red', 'blue']) await ctx.newOption(attrs[key]._id, { value, label: { en: value } });
+      for (const value of EVERY_TYPE_OPTIONS) await ctx.newOption(attrs[key]._id, { value, label: { en: value } });
     }
     return { group, attrs };
   }
 
   it('refuses a bad value of each of the 14 types with every key listed, and round-trips a valid product exactly', async () => {
     const { group } = await everyType();
-    const bad = {
-      a_text: 'too long',
-      a_textarea: 'not a translate',
-      a_number: 1.5,
-      a_boolean: 'yes',
-      a_date: '2019-12-31',
-      a_datetime: '2024-01-31',
-      a_select: 'green',
-      a_multiselect: ['red', 'red'],
-      a_price: { amount: 10, currency: 'EUR' },
-      a_metric: { amount: 1, unit: 'lb' },
-      a_url: 'ftp://x',
-      a_email: 'nobody',
-      a_image: 'not a url',
-      a_file: 42,
-    };
+    const bad = BAD_VALUES;
     const details = await problemsOf(ctx.newProduct({ code: 'bad', attribute_groups: [group], attributes: bad }));
     const keys = new Set(details.map((d) => d.field.split('.').slice(0, 2).join('.')));
     expect([...keys].sort()).toEqual(Object.keys(bad).map((k) => `attributes.${k}`).sort());
 
-    const good = {
-      a_text: 'abc',
-      a_textarea: { pt: 'Descrição', en: 'Description' },
-      a_number: 12,
-      a_boolean: false,
-      a_date: '2024-01-31',
-      a_datetime: '2024-01-31T12:00:00-03:00',
-      a_select: 'red',
-      a_multiselect: ['blue', 'red'],
-      a_price: { amount: 19.9, currency: 'BRL' },
-      a_metric: { amount: 1.25, unit: 'kg' },
-      a_url: 'https://example.com/p',
-      a_email: 'ana@example.com',
-      a_image: 'https://cdn.example.com/1.jpg',
-      a_file: 'https://cdn.example.com/1.pdf',
-    };
+    const good = GOOD_VALUES;
     const input: ProductInput = {
       code: 'good',
       name: { pt: 'Café', en: 'Coffee' },
@@ -306,7 +261,7 @@ describe('products (real Postgres)', () => {
   it('filters on attributes.<key> by the attribute\'s type', async () => {
     const group = (await ctx.newAttributeGroup())._id;
     const color = await ctx.newAttribute({ key: 'color', type: 'multiselect', groups: [{ _id: group }] });
-    for (const value of ['red', 'blue']) await ctx.newOption(color._id, { value });
+    for (const value of EVERY_TYPE_OPTIONS) await ctx.newOption(color._id, { value });
     await ctx.newAttribute({ key: 'weight', type: 'number', groups: [{ _id: group }] });
     await ctx.newAttribute({ key: 'title', type: 'text', type_config: { localizable: true }, groups: [{ _id: group }] });
     const add = (code: string, attributes: Record<string, unknown>) => ctx.newProduct({ code, attribute_groups: [group], attributes });
