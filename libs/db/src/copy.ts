@@ -4,6 +4,7 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { EntityManager, EntityMetadata } from 'typeorm';
 import { quoteIdent } from './data-source';
+import { stringifyWithRaw } from './raw-json';
 
 /** How a value is written in COPY's text format: as it is, as a Postgres array literal, or as JSON. */
 export type CopyKind = 'scalar' | 'array' | 'json';
@@ -32,15 +33,10 @@ function arrayLiteral(items: unknown[]): string {
   return `{${items.map((x) => (x === null || x === undefined ? 'NULL' : `"${scalarText(x).replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(',')}}`;
 }
 
-/** JSON text that is already serialized: a json column's value written as it is. */
-export class RawJson {
-  constructor(readonly text: string) {}
-}
-
 /** One value in COPY's text format (`\N` for NULL). */
 export function copyValue(v: unknown, kind: CopyKind): string {
   if (v === null || v === undefined) return '\\N';
-  if (kind === 'json') return escapeCopy(v instanceof RawJson ? v.text : JSON.stringify(v));
+  if (kind === 'json') return escapeCopy(stringifyWithRaw(v));
   if (kind === 'array') {
     if (!Array.isArray(v)) throw new TypeError(`COPY: an array column got ${typeof v}`);
     return escapeCopy(arrayLiteral(v));

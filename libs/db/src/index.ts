@@ -3,3 +3,4 @@ export * from './pg-errors';
 export * from './listener';
 export * from './copy';
 export * from './wakeup';
+export * from './raw-json';

@@ -1,6 +1,6 @@
 import type { DataSourceOptions, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { RawJson, copyColumnsOf, copyInto } from '@pim/db';
+import { RawJson, copyColumnsOf, copyInto, stringifyWithRaw } from '@pim/db';
 import { InternalError } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
@@ -41,11 +41,7 @@ export interface RecordEventsInput<T = unknown> extends RecordEventInput<T> {
 
 /** The envelope as JSON text with `data` replaced by already serialized JSON. */
 export function envelopeJsonWith(envelope: EventEnvelope, dataJson: string): string {
-  const mark = `\u0000data:${envelope.id}`;
-  const text = JSON.stringify({ ...envelope, data: mark });
-  const quoted = JSON.stringify(mark);
-  const at = text.indexOf(quoted);
-  return `${text.slice(0, at)}${dataJson}${text.slice(at + quoted.length)}`;
+  return stringifyWithRaw({ ...envelope, data: new RawJson(dataJson) });
 }
 
 /**

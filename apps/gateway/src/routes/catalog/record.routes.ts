@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { z, type ZodType } from 'zod';
+import { RawJson, stringifyWithRaw } from '@pim/db';
 import { requireId } from '@pim/ids';
 import { buildEnvelope, expandables, parseListQuery, type ResourceDecl } from '@pim/query';
 import type { Api } from '../../http/route';
@@ -58,11 +58,8 @@ export interface RecordRouteSpec<V extends { _id: string; version: number }, M, 
 
 /** The envelope serialized with `data` replaced by an already serialized JSON array. */
 export function withRawData(envelope: { data: unknown[] }, dataJson: Uint8Array): Buffer {
-  const mark = `\u0000data:${randomUUID()}`;
-  const text = JSON.stringify({ ...envelope, data: mark });
-  // The mark is a string only this function makes (NUL + random UUID), so it appears once, as the value of data.
-  const at = text.indexOf(JSON.stringify(mark));
-  return Buffer.concat([Buffer.from(text.slice(0, at)), dataJson, Buffer.from(text.slice(at + JSON.stringify(mark).length))]);
+  const raw = Buffer.from(dataJson.buffer, dataJson.byteOffset, dataJson.byteLength).toString('utf8');
+  return Buffer.from(stringifyWithRaw({ ...envelope, data: new RawJson(raw) }), 'utf8');
 }
 
 const ifMatchHeader = z.object({
