@@ -2,25 +2,17 @@ import 'reflect-metadata';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '@pim/errors';
 import { parseListQuery } from '@pim/query';
 import { attributeOptionListDecl, type AttributeView } from '@pim/resources';
-import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
+import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
 
 const MISSING = '6740a1b2c3d4e5f601234567';
 
 // Options of select and multiselect attributes (interface 2.4) against the real Postgres.
 describe('attribute options (real Postgres)', () => {
   let ctx: CatalogTestContext;
+  useCatalogContext((c) => (ctx = c));
   let color: AttributeView;
 
-  beforeAll(async () => {
-    ctx = await catalogTestContext();
-  });
-
-  afterAll(async () => {
-    await ctx?.close();
-  });
-
   beforeEach(async () => {
-    await ctx.reset();
     color = await ctx.newAttribute({ key: 'color', type: 'select' });
   });
 

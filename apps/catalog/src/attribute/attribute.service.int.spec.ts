@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError 
 import { runWithContext } from '@pim/logging';
 import { parseListQuery } from '@pim/query';
 import { attributeGroupListDecl, attributeListDecl, attributeOptionListDecl, type AttributeView } from '@pim/resources';
-import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
+import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
 
 const MISSING = '6740a1b2c3d4e5f601234567';
 const as = <T>(user: string, fn: () => Promise<T>) => runWithContext({ requestId: `req-${user}`, actor: { user_name: user } }, fn);
@@ -12,18 +12,7 @@ const as = <T>(user: string, fn: () => Promise<T>) => runWithContext({ requestId
 // and decisions.md §7, their references, their events.
 describe('attributes and attribute groups (real Postgres)', () => {
   let ctx: CatalogTestContext;
-
-  beforeAll(async () => {
-    ctx = await catalogTestContext();
-  });
-
-  afterAll(async () => {
-    await ctx?.close();
-  });
-
-  beforeEach(async () => {
-    await ctx.reset();
-  });
+  useCatalogContext((c) => (ctx = c));
 
   const attributes = () => ctx.services.attributes;
   const groups = () => ctx.services.attributeGroups;

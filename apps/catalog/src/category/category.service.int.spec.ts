@@ -2,25 +2,17 @@ import 'reflect-metadata';
 import { ConflictError, ValidationError } from '@pim/errors';
 import { parseListQuery } from '@pim/query';
 import { categoryListDecl, type CategoryTreeView, type CategoryView } from '@pim/resources';
-import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
+import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
 
 const MISSING = '6740a1b2c3d4e5f601234567';
 
 // Trees of categories: references, cycles, moving subtrees, deleting, and the subtree filter.
 describe('categories (real Postgres)', () => {
   let ctx: CatalogTestContext;
+  useCatalogContext((c) => (ctx = c));
   let tree: CategoryTreeView;
 
-  beforeAll(async () => {
-    ctx = await catalogTestContext();
-  });
-
-  afterAll(async () => {
-    await ctx?.close();
-  });
-
   beforeEach(async () => {
-    await ctx.reset();
     tree = await ctx.newCategoryTree({ code: 'master' });
   });
 

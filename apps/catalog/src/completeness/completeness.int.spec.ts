@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createLogger } from '@pim/logging';
 import { parseListQuery } from '@pim/query';
 import { productListDecl, type ProductView } from '@pim/resources';
-import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
+import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
 import { CompletenessWorker, type CompletenessWorkerOptions } from './completeness.worker';
 
 const logger = createLogger({ service: 'catalog-completeness-test', level: 'silent' });
@@ -11,19 +11,8 @@ const logger = createLogger({ service: 'catalog-completeness-test', level: 'sile
 // attribute and family writes, the worker's batches, versions, renderings and events.
 describe('completeness recompute (real Postgres)', () => {
   let ctx: CatalogTestContext;
+  useCatalogContext((c) => (ctx = c));
   const workers: CompletenessWorker[] = [];
-
-  beforeAll(async () => {
-    ctx = await catalogTestContext();
-  });
-
-  afterAll(async () => {
-    await ctx?.close();
-  });
-
-  beforeEach(async () => {
-    await ctx.reset();
-  });
 
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));

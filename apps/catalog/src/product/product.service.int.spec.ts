@@ -5,7 +5,7 @@ import { productListDecl, type AttributeInput, type AttributeView, type ProductI
 import { SEARCH_FIELD, storageDecl } from '../record/record.resource';
 import { SEARCH_FOLDED, UNACCENT } from '../record/record.service';
 import { BAD_VALUES, EVERY_TYPE, EVERY_TYPE_OPTIONS, GOOD_VALUES } from '@pim/testing';
-import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
+import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
 import { ProductEntity } from './product.entity';
 
 const MISSING = '6740a1b2c3d4e5f601234567';
@@ -15,18 +15,7 @@ const MISSING2 = '6740a1b2c3d4e5f601234568';
 // unique, required, snapshots, completeness, search, events and the set-based bulk upsert.
 describe('products (real Postgres)', () => {
   let ctx: CatalogTestContext;
-
-  beforeAll(async () => {
-    ctx = await catalogTestContext();
-  });
-
-  afterAll(async () => {
-    await ctx?.close();
-  });
-
-  beforeEach(async () => {
-    await ctx.reset();
-  });
+  useCatalogContext((c) => (ctx = c));
 
   const products = () => ctx.services.products;
   const list = async (params: Record<string, string>) => (await products().list(parseListQuery(productListDecl, { sort: 'code', ...params }))).data.map((p) => p.code);

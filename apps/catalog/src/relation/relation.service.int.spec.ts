@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { ConflictError, PreconditionFailedError, ValidationError } from '@pim/errors';
 import { parseListQuery } from '@pim/query';
 import { productRelationListDecl, type ProductRelationInput } from '@pim/resources';
-import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
+import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
 
 const MISSING = '6740a1b2c3d4e5f601234567';
 
@@ -10,18 +10,7 @@ const MISSING = '6740a1b2c3d4e5f601234567';
 // and type, list filters and events.
 describe('product relations (real Postgres)', () => {
   let ctx: CatalogTestContext;
-
-  beforeAll(async () => {
-    ctx = await catalogTestContext();
-  });
-
-  afterAll(async () => {
-    await ctx?.close();
-  });
-
-  beforeEach(async () => {
-    await ctx.reset();
-  });
+  useCatalogContext((c) => (ctx = c));
 
   const relations = () => ctx.services.productRelations;
   const create = (input: Record<string, unknown>) => relations().create(input);

@@ -6,7 +6,7 @@ import { applyListQuery, parseListQuery, type ListQuery } from '@pim/query';
 import { brandListDecl, catalogListDecl, familyListDecl } from '@pim/resources';
 import { createTestStream } from '@pim/testing';
 import { BrandEntity } from '../brand/brand.entity';
-import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
+import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
 import { storageDecl } from '../record/record.resource';
 import { UNACCENT } from '../record/record.service';
 
@@ -17,18 +17,7 @@ const ID = '6740a1b2c3d4e5f601234567';
 // The rules every taxonomy resource shares, exercised on brands, families and catalogs.
 describe('taxonomy services (real Postgres)', () => {
   let ctx: CatalogTestContext;
-
-  beforeAll(async () => {
-    ctx = await catalogTestContext();
-  });
-
-  afterAll(async () => {
-    await ctx?.close();
-  });
-
-  beforeEach(async () => {
-    await ctx.reset();
-  });
+  useCatalogContext((c) => (ctx = c));
 
   it('creates with defaults and shows exactly the API fields', async () => {
     const brand = await as('Ana', () => ctx.services.brands.create({ code: 'acme', name: { pt: 'Acme Ltda' } }));

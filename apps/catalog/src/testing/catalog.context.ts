@@ -111,3 +111,21 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
     },
   };
 }
+
+/**
+ * The context of a describe block: built once before its tests, emptied before each (before the
+ * block's own beforeEach hooks, which come later), closed after; `set` receives it.
+ */
+export function useCatalogContext(set: (ctx: CatalogTestContext) => void): void {
+  let ctx: CatalogTestContext | undefined;
+  beforeAll(async () => {
+    ctx = await catalogTestContext();
+    set(ctx);
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+  beforeEach(async () => {
+    await ctx?.reset();
+  });
+}
