@@ -4,3 +4,4 @@ export * from './listener';
 export * from './copy';
 export * from './wakeup';
 export * from './raw-json';
+export * from './notified-loop';

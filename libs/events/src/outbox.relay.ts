@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { PgListener, Wakeup, pgClientConfigOf, quoteIdent } from '@pim/db';
+import { NotifiedLoop, quoteIdent } from '@pim/db';
 import type { Logger } from '@pim/logging';
 import { outboxChannel, schemaOf } from './outbox.record';
 
@@ -61,74 +61,35 @@ function errorText(err: unknown): string {
  * (a re-publish after a crash is dropped as a duplicate), then marks them published in the same
  * transaction. Wakes on NOTIFY, polls as a fallback, backs off on failure, never throws.
  */
-export class OutboxRelay {
+export class OutboxRelay extends NotifiedLoop {
   private readonly ds: DataSource;
   private readonly js: JetStreamClient;
   private readonly table: string;
-  private readonly channel: string;
   private readonly batchSize: number;
   private readonly pollMs: number;
   private readonly maxBackoffMs: number;
   private readonly publishTimeoutMs: number;
   private readonly retentionDays: number;
   private readonly cleanupEveryMs: number;
-  private running: Promise<void> | null = null;
-  private stopping = false;
-  private readonly wakeup = new Wakeup();
-  private readonly listener: PgListener;
   private lastCleanup = 0;
   private failures = 0;
 
   constructor(private readonly opts: OutboxRelayOptions) {
+    // Anything committed while the relay was not listening is picked up by the next batch.
+    super({ dataSource: opts.dataSource, channel: outboxChannel(schemaOf(opts.dataSource.options)), name: 'outbox relay', listenPurpose: 'outbox-listen', logger: opts.logger });
     this.ds = opts.dataSource;
     this.js = jetstream(opts.nc);
     const schema = schemaOf(this.ds.options);
     this.table = `${quoteIdent(schema)}."outbox"`;
-    this.channel = outboxChannel(schema);
     this.batchSize = opts.batchSize ?? 100;
     this.pollMs = opts.pollMs ?? 1_000;
     this.maxBackoffMs = opts.maxBackoffMs ?? 30_000;
     this.publishTimeoutMs = opts.publishTimeoutMs ?? 5_000;
     this.retentionDays = opts.retentionDays ?? 7;
     this.cleanupEveryMs = opts.cleanupEveryMs ?? 3_600_000;
-    this.listener = new PgListener({
-      config: pgClientConfigOf(this.ds, 'outbox-listen'),
-      channel: this.channel,
-      onNotify: () => this.wakeup.wake(),
-      // Anything committed while we were not listening is picked up by the next batch.
-      onListening: () => this.wakeup.wake(),
-      onLost: (err) => {
-        if (!this.stopping) this.opts.logger.warn({ err }, 'outbox relay lost (or could not open) its LISTEN connection; polling until it is back');
-      },
-    });
   }
 
-  /** Starts the loop in the background; resolves once the first LISTEN attempt is made. */
-  async start(): Promise<void> {
-    if (this.running) return;
-    this.stopping = false;
-    // The listener never throws: without LISTEN the relay still polls.
-    const listening = this.listener.start();
-    this.running = listening
-      .then(() => this.loop())
-      .catch((err) => {
-        // The loop catches everything itself; this only guards against a bug taking the process down.
-        this.opts.logger.error({ err }, 'outbox relay loop ended unexpectedly');
-      });
-    await listening;
-  }
-
-  /** Lets the current batch finish, then stops the loop and closes the LISTEN connection. */
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.stopping = true;
-    this.wakeup.interrupt();
-    await this.running;
-    this.running = null;
-    await this.listener.stop();
-  }
-
-  private async loop(): Promise<void> {
+  protected async loop(): Promise<void> {
     while (!this.stopping) {
       let result: BatchResult | null = null;
       try {

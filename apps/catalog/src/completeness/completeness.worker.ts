@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { newId } from '@pim/ids';
-import { PgListener, Wakeup, pgClientConfigOf } from '@pim/db';
+import { NotifiedLoop } from '@pim/db';
 import { recordEvents, schemaOf } from '@pim/events';
 import type { Logger } from '@pim/logging';
 import type { ProductInput, ProductView } from '@pim/resources';
@@ -83,57 +83,24 @@ const sameCompleteness = (stored: ProductEntity, next: Completeness): boolean =>
  * (only rows still at the version read), their `products.updated` events with one COPY, and the
  * job's progress. Wakes on NOTIFY, polls as a fallback, never throws.
  */
-export class CompletenessWorker {
+export class CompletenessWorker extends NotifiedLoop {
   private readonly ds: DataSource;
   private readonly products: RecordService<ProductEntity, ProductView, ProductInput>;
   private readonly batchSize: number;
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly settleMaxMs: number;
-  private readonly listener: PgListener;
-  private running: Promise<void> | null = null;
-  private stopping = false;
-  private readonly wakeup = new Wakeup();
   private failures = 0;
 
   constructor(private readonly opts: CompletenessWorkerOptions) {
+    // Jobs committed while the worker was not listening are found by the next run.
+    super({ dataSource: opts.dataSource, channel: completenessChannel(schemaOf(opts.dataSource.options)), name: 'completeness worker', listenPurpose: 'completeness-listen', logger: opts.logger });
     this.ds = opts.dataSource;
     this.products = new RecordService(this.ds, productResource);
     this.batchSize = opts.batchSize ?? 500;
     this.pollMs = opts.pollMs ?? 5_000;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.settleMaxMs = opts.settleMaxMs ?? 30_000;
-    this.listener = new PgListener({
-      config: pgClientConfigOf(this.ds, 'completeness-listen'),
-      channel: completenessChannel(schemaOf(this.ds.options)),
-      onNotify: () => this.wakeup.wake(),
-      // Jobs committed while we were not listening are found by the next run.
-      onListening: () => this.wakeup.wake(),
-      onLost: (err) => {
-        if (!this.stopping) this.opts.logger.warn({ err }, 'completeness worker lost (or could not open) its LISTEN connection; polling until it is back');
-      },
-    });
-  }
-
-  /** Starts the loop in the background; resolves once the first LISTEN attempt is made. */
-  async start(): Promise<void> {
-    if (this.running) return;
-    this.stopping = false;
-    const listening = this.listener.start();
-    this.running = listening
-      .then(() => this.loop())
-      .catch((err) => this.opts.logger.error({ err }, 'completeness worker loop ended unexpectedly'));
-    await listening;
-  }
-
-  /** Lets the current batch finish, hands its job back (the next worker goes on from there), stops. */
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.stopping = true;
-    this.wakeup.interrupt();
-    await this.running;
-    this.running = null;
-    await this.listener.stop();
   }
 
   /** Runs every job that is free now to its end (or until stop); what the loop does on each wake. */
@@ -157,7 +124,7 @@ export class CompletenessWorker {
     return run;
   }
 
-  private async loop(): Promise<void> {
+  protected async loop(): Promise<void> {
     while (!this.stopping) {
       this.wakeup.reset();
       try {
