@@ -78,4 +78,31 @@ describe('products over HTTP: 14 attribute types and the 1,000-item bulk upsert'
     expect(events).toHaveLength(990);
     expect(new Set(events.map((e) => e.id))).toEqual(new Set(results.filter((x) => x._id).map((x) => x._id)));
   });
+
+  it('answers the error cases of products, options and relations with the error object', async () => {
+    const missing = '6740a1b2c3d4e5f601234567';
+    const refs = await h.request('POST', '/api/v1/products', { code: 'refs', name: { en: 'Refs' }, type: 'simple', brand_id: missing, categories: [missing] });
+    expect(refs.status).toBe(400);
+    expect(refs.json).toMatchObject({ code: 400, name: 'ValidationError', details: expect.arrayContaining([expect.objectContaining({ field: 'brand_id' }), { field: 'categories.0', message: `no live category has _id '${missing}'` }]) });
+
+    // The product 'good' of the first test holds a_select = 'red'.
+    const select = ((await h.request('GET', '/api/v1/attributes?key=a_select')).json.data as Json[])[0];
+    const red = ((await h.request('GET', `/api/v1/attributes/${select._id}/options?value=red`)).json.data as Json[])[0];
+    const inUse = await h.request('DELETE', `/api/v1/attributes/${select._id}/options/${red._id}`);
+    expect(inUse.status).toBe(409);
+    expect(inUse.json).toMatchObject({ code: 409, name: 'ConflictError' });
+    expect(inUse.json.message).toMatch(/\d+ live products? uses? it/);
+
+    const kit = (await h.request('POST', '/api/v1/products', { code: 'kit', name: { en: 'Kit' }, type: 'kit' })).json;
+    const part = (await h.request('POST', '/api/v1/products', { code: 'part', name: { en: 'Part' }, type: 'simple' })).json;
+    const relation = (kit_products: unknown[]) => h.request('POST', '/api/v1/product-relations', { type: 'kit_products', product_id: kit._id, kit_products });
+    const fieldsOf = (r: { json: Json }) => (r.json.details as { field: string }[]).map((d) => d.field);
+    const zero = await relation([{ id: part._id, quantity: 0 }]);
+    expect(zero).toMatchObject({ status: 400, json: { name: 'ValidationError' } });
+    expect(fieldsOf(zero)).toEqual(['kit_products.0.quantity']);
+    expect(fieldsOf(await relation([{ id: part._id, quantity: 1 }, { id: part._id, quantity: 2 }]))).toEqual(['kit_products']);
+    expect(fieldsOf(await relation([{ id: kit._id, quantity: 1 }]))).toEqual(['kit_products.0.id']);
+    expect((await relation([{ id: part._id, quantity: 1 }])).status).toBe(201);
+  });
 });
+
