@@ -17,9 +17,16 @@ describe('catalog products through the whole platform', () => {
   });
 
   it('stores typed products, searches them without accents, bulk upserts and emits one event per stored product', async () => {
-    const group = (await e2e.api('POST', '/api/v1/attribute-groups', { key: 'offer', name: { en: 'Offer' } })).json as Json;
+    const group = (await e2e.api('POST', '/api/v1/attribute-groups', { key: 'offer', name: { en: 'Offer' } }))
+      .json as Json;
     const attribute = async (key: string, extra: Json) => {
-      const r = await e2e.api('POST', '/api/v1/attributes', { key, association: 'product_and_sku', protected_by_lgpd: false, groups: [{ _id: group._id }], ...extra });
+      const r = await e2e.api('POST', '/api/v1/attributes', {
+        key,
+        association: 'product_and_sku',
+        protected_by_lgpd: false,
+        groups: [{ _id: group._id }],
+        ...extra,
+      });
       expect(r.status).toBe(201);
     };
     await attribute('price', { type: 'price' });
@@ -33,7 +40,11 @@ describe('catalog products through the whole platform', () => {
       type: 'simple',
       brand_id: brand._id,
       attribute_groups: [group._id],
-      attributes: { price: { amount: 10.5, currency: 'BRL' }, size: { amount: 12, unit: 'cm' }, launch: '2026-05-01T10:00:00-03:00' },
+      attributes: {
+        price: { amount: 10.5, currency: 'BRL' },
+        size: { amount: 12, unit: 'cm' },
+        launch: '2026-05-01T10:00:00-03:00',
+      },
     };
     const created = await e2e.client.POST('/api/v1/products', { body: body as never });
     expect(created.response.status).toBe(201);
@@ -41,9 +52,17 @@ describe('catalog products through the whole platform', () => {
     const id = (created.data as Json)._id as string;
     expect((await e2e.api('GET', `/api/v1/products/${id}`)).json).toEqual(created.data);
 
-    const bad = await e2e.api('POST', '/api/v1/products', { ...body, code: 'bad', attributes: { price: { amount: 'x', currency: 'BRL' }, launch: 'tomorrow' } });
+    const bad = await e2e.api('POST', '/api/v1/products', {
+      ...body,
+      code: 'bad',
+      attributes: { price: { amount: 'x', currency: 'BRL' }, launch: 'tomorrow' },
+    });
     expect(bad.status).toBe(400);
-    expect(((bad.json as Json).details as Json[]).map((d) => d.field)).toEqual(['attributes.price.amount', 'attributes.launch', 'attributes.size']);
+    expect(((bad.json as Json).details as Json[]).map((d) => d.field)).toEqual([
+      'attributes.price.amount',
+      'attributes.launch',
+      'attributes.size',
+    ]);
 
     const found = (await e2e.api('GET', '/api/v1/products?_search=cafe&expand=brand')).json as Json;
     expect((found.data as Json[]).map((p) => [p.code, (p.brand as Json).code])).toEqual([['cafe', 'acme']]);
@@ -57,7 +76,10 @@ describe('catalog products through the whole platform', () => {
     expect(bulk.status).toBe(200);
     expect(((bulk.json as Json).data as Json[]).map((r) => r.status)).toEqual(['created', 'failed']);
 
-    const types = async () => (await e2e.stream.messages(`${e2e.stream.subjectPrefix}pim.catalog.products.>`)).map((m) => (m.data as Json).type);
+    const types = async () =>
+      (await e2e.stream.messages(`${e2e.stream.subjectPrefix}pim.catalog.products.>`)).map(
+        (m) => (m.data as Json).type,
+      );
     await eventually(async () => (await types()).length >= 2);
     expect(await types()).toEqual(['products.created', 'products.created']);
   });

@@ -21,7 +21,12 @@ const wired = apps.some((a) => a.name === 'catalog');
   it('keeps a category tree: create, move a subtree, list a subtree with expand, refuse cycles and deletes with children', async () => {
     const tree = (await e2e.api('POST', '/api/v1/category-trees', { code: 'master', name: { en: 'Master' } })).json;
     const mk = async (code: string, parent?: Json) => {
-      const r = await e2e.api('POST', '/api/v1/categories', { code, name: { pt: code }, category_tree_id: tree._id, ...(parent ? { parent_id: parent._id } : {}) });
+      const r = await e2e.api('POST', '/api/v1/categories', {
+        code,
+        name: { pt: code },
+        category_tree_id: tree._id,
+        ...(parent ? { parent_id: parent._id } : {}),
+      });
       expect(r.status).toBe(201);
       return r.json;
     };
@@ -34,12 +39,22 @@ const wired = apps.some((a) => a.name === 'catalog');
     expect(cycle.status).toBe(409);
     expect(cycle.json).toMatchObject({ code: 409, kind: 'conflict', name: 'ConflictError' });
 
-    const moved = await e2e.api('PATCH', `/api/v1/categories/${shoes._id}`, { parent_id: hats._id }, { 'if-match': '"1"' });
+    const moved = await e2e.api(
+      'PATCH',
+      `/api/v1/categories/${shoes._id}`,
+      { parent_id: hats._id },
+      { 'if-match': '"1"' },
+    );
     expect(moved.status).toBe(200);
     expect(moved.headers.get('etag')).toBe('"2"');
-    const sub = await e2e.api('GET', `/api/v1/categories?categories_in_children=${hats._id}&expand=parent,category_tree&sort=code`);
+    const sub = await e2e.api(
+      'GET',
+      `/api/v1/categories?categories_in_children=${hats._id}&expand=parent,category_tree&sort=code`,
+    );
     expect(sub.status).toBe(200);
-    expect((sub.json.data as Json[]).map((c) => [c.code, (c.parent as Json | null)?.code, (c.category_tree as Json).code])).toEqual([
+    expect(
+      (sub.json.data as Json[]).map((c) => [c.code, (c.parent as Json | null)?.code, (c.category_tree as Json).code]),
+    ).toEqual([
       ['boots', 'shoes', 'master'],
       ['hats', 'root', 'master'],
       ['shoes', 'hats', 'master'],
@@ -51,19 +66,28 @@ const wired = apps.some((a) => a.name === 'catalog');
     expect((await e2e.api('DELETE', `/api/v1/categories/${boots._id}`)).status).toBe(204);
     expect((await e2e.api('GET', `/api/v1/categories/${boots._id}`)).status).toBe(404);
 
-    await eventually(async () => (await e2e.stream.messages(`${e2e.stream.subjectPrefix}pim.catalog.categories.>`)).length === 6);
+    await eventually(
+      async () => (await e2e.stream.messages(`${e2e.stream.subjectPrefix}pim.catalog.categories.>`)).length === 6,
+    );
   });
 
   it('finds "cafe" in a brand named {"pt":"Café"}, keeps codes unique and needs the scopes', async () => {
     const cafe = await e2e.api('POST', '/api/v1/brands', { code: 'cafe_do_ponto', name: { pt: 'Café' } });
     expect(cafe.status).toBe(201);
-    expect((await e2e.api('POST', '/api/v1/brands', { code: 'cafe_do_ponto', name: { en: 'Again' } })).status).toBe(409);
+    expect((await e2e.api('POST', '/api/v1/brands', { code: 'cafe_do_ponto', name: { en: 'Again' } })).status).toBe(
+      409,
+    );
     const found = await e2e.api('GET', '/api/v1/brands?_search=cafe');
     expect((found.json.data as Json[]).map((b) => b._id)).toEqual([cafe.json._id]);
 
     const reader = await e2e.newKey(['brands:read']);
     expect((await e2e.api('GET', '/api/v1/brands', undefined, { authorization: `Bearer ${reader}` })).status).toBe(200);
-    expect((await e2e.api('POST', '/api/v1/brands', { code: 'x', name: { en: 'X' } }, { authorization: `Bearer ${reader}` })).status).toBe(403);
-    expect((await e2e.api('GET', '/api/v1/families', undefined, { authorization: `Bearer ${reader}` })).status).toBe(403);
+    expect(
+      (await e2e.api('POST', '/api/v1/brands', { code: 'x', name: { en: 'X' } }, { authorization: `Bearer ${reader}` }))
+        .status,
+    ).toBe(403);
+    expect((await e2e.api('GET', '/api/v1/families', undefined, { authorization: `Bearer ${reader}` })).status).toBe(
+      403,
+    );
   });
 });

@@ -5,7 +5,14 @@ describe('conservation: nothing is lost when the worker, the relay and NATS are 
   let report: ConservationReport;
 
   beforeAll(async () => {
-    report = await runConservation({ events: 300, concurrency: 6, ratePerSecond: 20, killEveryMs: [300, 900], downMs: [50, 500], settleTimeoutMs: 90_000 });
+    report = await runConservation({
+      events: 300,
+      concurrency: 6,
+      ratePerSecond: 20,
+      killEveryMs: [300, 900],
+      downMs: [50, 500],
+      settleTimeoutMs: 90_000,
+    });
   }, 240_000);
 
   it('killed each of them while events were produced through the API', () => {

@@ -47,14 +47,33 @@ describe('webhook delivery through the whole platform', () => {
 
   let sinkId: string;
   let secret: string;
-  const payloads = () => got.map((g) => ({ ...g, json: JSON.parse(g.body) as { type: string; timestamp: string; data: Record<string, unknown>; [k: string]: unknown } }));
+  const payloads = () =>
+    got.map((g) => ({
+      ...g,
+      json: JSON.parse(g.body) as {
+        type: string;
+        timestamp: string;
+        data: Record<string, unknown>;
+        [k: string]: unknown;
+      },
+    }));
 
   it('delivers every webhooks.* event, signed, to a webhook on that collection; the official library verifies each', async () => {
-    const sink = await e2e.api('PUT', '/api/v1/webhooks', { collection: 'webhooks', url, headers: [{ key: 'X-Token', value: 't-1' }], body: [{ key: 'tenant', value: 'acme' }] });
+    const sink = await e2e.api('PUT', '/api/v1/webhooks', {
+      collection: 'webhooks',
+      url,
+      headers: [{ key: 'X-Token', value: 't-1' }],
+      body: [{ key: 'tenant', value: 'acme' }],
+    });
     expect(sink.status).toBe(200);
     sinkId = sink.json._id as string;
     secret = sink.json.secret as string;
-    const target = await e2e.api('POST', '/api/v1/webhooks', { collection: 'products', url: 'https://hooks.example.com/p' }, { 'x-request-id': 'req-e2e-create' });
+    const target = await e2e.api(
+      'POST',
+      '/api/v1/webhooks',
+      { collection: 'products', url: 'https://hooks.example.com/p' },
+      { 'x-request-id': 'req-e2e-create' },
+    );
     expect(target.status).toBe(201);
     await e2e.api('PATCH', `/api/v1/webhooks/${target.json._id}`, { enabled: false });
     await eventually(async () => payloads().filter((p) => p.json.data._id === target.json._id).length >= 2);
@@ -72,12 +91,27 @@ describe('webhook delivery through the whole platform', () => {
     const list = await e2e.api('GET', `/api/v1/webhooks/${sinkId}/deliveries?request_id=req-e2e-create`);
     expect(list.status).toBe(200);
     expect(list.json).toMatchObject({ total: 1, page: 1 });
-    const [d] = list.json.data as { _id: string; status: string; event_type: string; attempts: number; last_status_code: number; last_response_body: string }[];
-    expect(d).toMatchObject({ event_type: 'webhooks.created', status: 'succeeded', attempts: 1, last_status_code: 200, last_response_body: 'received' });
+    const [d] = list.json.data as {
+      _id: string;
+      status: string;
+      event_type: string;
+      attempts: number;
+      last_status_code: number;
+      last_response_body: string;
+    }[];
+    expect(d).toMatchObject({
+      event_type: 'webhooks.created',
+      status: 'succeeded',
+      attempts: 1,
+      last_status_code: 200,
+      last_response_body: 'received',
+    });
 
     const one = await e2e.api('GET', `/api/v1/webhooks/${sinkId}/deliveries/${d._id}`);
     expect(one.status).toBe(200);
-    expect(one.json.attempt_log).toEqual([expect.objectContaining({ number: 1, outcome: 'success', status_code: 200, url })]);
+    expect(one.json.attempt_log).toEqual([
+      expect.objectContaining({ number: 1, outcome: 'success', status_code: 200, url }),
+    ]);
 
     const bad = await e2e.api('GET', `/api/v1/webhooks/${sinkId}/deliveries?status=sent&nope=1`);
     expect(bad.status).toBe(400);
@@ -95,7 +129,10 @@ describe('webhook delivery through the whole platform', () => {
     expect(new Set(tries.map((g) => g.headers['webhook-id'])).size).toBe(1);
     answer = () => 200;
 
-    const list = await e2e.api('GET', `/api/v1/webhooks/${sinkId}/deliveries?event_id=${tries[0].headers['webhook-id']}`);
+    const list = await e2e.api(
+      'GET',
+      `/api/v1/webhooks/${sinkId}/deliveries?event_id=${tries[0].headers['webhook-id']}`,
+    );
     const [d] = list.json.data as { _id: string }[];
     const detail = await e2e.api('GET', `/api/v1/webhooks/${sinkId}/deliveries/${d._id}`);
     expect((detail.json.attempt_log as { status_code: number }[]).map((a) => a.status_code)).toEqual([500, 500, 200]);
@@ -103,7 +140,9 @@ describe('webhook delivery through the whole platform', () => {
     const again = await e2e.api('POST', `/api/v1/webhooks/${sinkId}/deliveries/${d._id}/redeliver`);
     expect(again.status).toBe(202);
     expect(again.json).toMatchObject({ _id: d._id, status: 'pending' });
-    await eventually(async () => got.filter((g) => g.headers['webhook-id'] === tries[0].headers['webhook-id']).length === 4);
+    await eventually(
+      async () => got.filter((g) => g.headers['webhook-id'] === tries[0].headers['webhook-id']).length === 4,
+    );
 
     const recovered = await e2e.api('POST', `/api/v1/webhooks/${sinkId}/recover?since=2020-01-01T00:00:00Z`);
     expect(recovered.status).toBe(202);
@@ -127,7 +166,9 @@ describe('webhook delivery through the whole platform', () => {
     await e2e.api('POST', `/api/v1/webhooks/${sinkId}/test`);
     await eventually(async () => got.length > before);
     const last = got[got.length - 1];
-    expect(() => new Webhook(rotated.json.secret as string).verify(last.body, last.headers as Record<string, string>)).not.toThrow();
+    expect(() =>
+      new Webhook(rotated.json.secret as string).verify(last.body, last.headers as Record<string, string>),
+    ).not.toThrow();
     expect(() => new Webhook(secret).verify(last.body, last.headers as Record<string, string>)).not.toThrow();
   });
 
@@ -142,7 +183,9 @@ describe('webhook delivery through the whole platform', () => {
     const types = await e2e.api('GET', '/api/v1/event-types');
     expect(types.status).toBe(200);
     const data = types.json.data as { type: string; schema: Record<string, unknown> }[];
-    expect(data.map((t) => t.type)).toEqual(expect.arrayContaining(['products.updated', 'orders.status_changed', 'webhooks.test']));
+    expect(data.map((t) => t.type)).toEqual(
+      expect.arrayContaining(['products.updated', 'orders.status_changed', 'webhooks.test']),
+    );
     expect(JSON.stringify(data.find((t) => t.type === 'webhooks.created')!.schema)).toContain('"collection"');
 
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();

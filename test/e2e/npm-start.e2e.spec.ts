@@ -113,7 +113,9 @@ describe('npm start (embedded Postgres, local nats-server)', () => {
       expect(second.printedKey).toBeUndefined();
       const key = readFileSync(join(dataDir, 'bootstrap-api-key'), 'utf8').trim();
       expect(key).toBe(first.printedKey);
-      const list = (await (await fetch(`${second.apiUrl}/webhooks`, { headers: { authorization: `Bearer ${key}` } })).json()) as { total: number; data: { collection: string }[] };
+      const list = (await (
+        await fetch(`${second.apiUrl}/webhooks`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { total: number; data: { collection: string }[] };
       expect(list.total).toBe(1);
       expect(list.data[0].collection).toBe('products');
     } finally {

@@ -17,7 +17,12 @@ export interface E2E {
   /** A typed API client with another key, or with none. */
   clientWith(apiKey?: string): PimClient;
   /** A raw HTTP call (for what the typed client cannot send: malformed JSON, wrong types, other content types), with the admin key unless `authorization` is given ('' sends none). */
-  api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }>;
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }>;
   /** Creates a key with these scopes (and user) through the API and returns its token. */
   newKey(scopes: string[], user?: { user_id?: string; user_name?: string }): Promise<string>;
   close(): Promise<void>;
@@ -35,7 +40,13 @@ export async function startE2E(label: string, env: Record<string, string> = {}):
       databaseUrl: db.url,
       natsUrl: stream.url,
       portBase: 'free',
-      env: { PIM_EVENTS_STREAM: stream.name, PIM_SUBJECT_PREFIX: stream.subjectPrefix, LOG_LEVEL: 'warn', PIM_BOOTSTRAP_API_KEY: adminKey, ...env },
+      env: {
+        PIM_EVENTS_STREAM: stream.name,
+        PIM_SUBJECT_PREFIX: stream.subjectPrefix,
+        LOG_LEVEL: 'warn',
+        PIM_BOOTSTRAP_API_KEY: adminKey,
+        ...env,
+      },
       log: (line) => logs.push(line),
     });
   } catch (err) {
@@ -46,14 +57,19 @@ export async function startE2E(label: string, env: Record<string, string> = {}):
   const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');
   const api: E2E['api'] = async (method, path, body, headers = {}) => {
     const { authorization, ...rest } = headers;
-    const auth: Record<string, string> = authorization === '' ? {} : { authorization: authorization ?? `Bearer ${adminKey}` };
+    const auth: Record<string, string> =
+      authorization === '' ? {} : { authorization: authorization ?? `Bearer ${adminKey}` };
     const res = await fetch(`${base}${path}`, {
       method,
       headers: body === undefined ? { ...auth, ...rest } : { 'content-type': 'application/json', ...auth, ...rest },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    return {
+      status: res.status,
+      headers: res.headers,
+      json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    };
   };
   const clientWith = (apiKey?: string) => createPimClient({ baseUrl: base, apiKey });
   const client = clientWith(adminKey);
@@ -67,7 +83,9 @@ export async function startE2E(label: string, env: Record<string, string> = {}):
     clientWith,
     api,
     async newKey(scopes, user = {}) {
-      const { data, error, response } = await client.POST('/api/v1/api-keys', { body: { name: `test ${scopes.join(' ')}`, scopes: scopes as Schema<'ApiKeyInput'>['scopes'], ...user } });
+      const { data, error, response } = await client.POST('/api/v1/api-keys', {
+        body: { name: `test ${scopes.join(' ')}`, scopes: scopes as Schema<'ApiKeyInput'>['scopes'], ...user },
+      });
       if (!data) throw new Error(`creating a key failed: ${response.status} ${JSON.stringify(error)}`);
       return data.key;
     },

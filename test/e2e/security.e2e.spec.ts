@@ -44,7 +44,10 @@ describe('gateway security through the whole platform', () => {
     });
     secondBase = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100; i++) {
-      const ok = await fetch(`${secondBase}/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${secondBase}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -76,7 +79,9 @@ describe('gateway security through the whole platform', () => {
   });
 
   it("fills created_by_name and deleted_by from the key's user", async () => {
-    const writer = e2e.clientWith(await e2e.newKey(['webhooks:write'], { user_id: '6740a1b2c3d4e5f601234567', user_name: 'Maria Silva' }));
+    const writer = e2e.clientWith(
+      await e2e.newKey(['webhooks:write'], { user_id: '6740a1b2c3d4e5f601234567', user_name: 'Maria Silva' }),
+    );
     const created = await writer.POST('/api/v1/webhooks', { body: { collection: 'brands' } });
     expect(created.data?.created_by_name).toBe('Maria Silva');
     const id = created.data!._id;
@@ -106,16 +111,23 @@ describe('gateway security through the whole platform', () => {
   it('makes a POST with an Idempotency-Key happen once', async () => {
     const body = { collection: 'orders', url: 'https://example.com/o' } as const;
     const idempotent = { header: { 'idempotency-key': 'create-orders-hook' } };
-    const results = await Promise.all(Array.from({ length: 10 }, () => e2e.client.POST('/api/v1/webhooks', { params: idempotent, body })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => e2e.client.POST('/api/v1/webhooks', { params: idempotent, body })),
+    );
     expect(new Set(results.map((r) => r.response.status))).toEqual(new Set([201]));
     expect(new Set(results.map((r) => r.data?._id)).size).toBe(1);
     expect(new Set(results.map((r) => r.data?.secret)).size).toBe(1);
     const again = await e2e.client.POST('/api/v1/webhooks', { params: idempotent, body });
     expect(again.data).toEqual(results[0].data);
     expect(again.response.headers.get('idempotent-replayed')).toBe('true');
-    const other = await e2e.client.POST('/api/v1/webhooks', { params: idempotent, body: { ...body, url: 'https://example.com/other' } });
+    const other = await e2e.client.POST('/api/v1/webhooks', {
+      params: idempotent,
+      body: { ...body, url: 'https://example.com/other' },
+    });
     expect(other.response.status).toBe(409);
-    expect((await e2e.client.GET('/api/v1/webhooks', { params: { query: { collection: 'orders' } } })).data?.total).toBe(1);
+    expect(
+      (await e2e.client.GET('/api/v1/webhooks', { params: { query: { collection: 'orders' } } })).data?.total,
+    ).toBe(1);
   });
 
   it('applies only one of two writes made with the same If-Match, and answers 304 to If-None-Match', async () => {
@@ -123,13 +135,21 @@ describe('gateway security through the whole platform', () => {
     const id = created.data!._id;
     const conditional = { path: { id }, header: { 'if-match': created.response.headers.get('etag')! } };
     const [a, b] = await Promise.all([
-      e2e.client.PUT('/api/v1/webhooks/{id}', { params: conditional, body: { collection: 'families', url: 'https://a.example/h' } }),
-      e2e.client.PUT('/api/v1/webhooks/{id}', { params: conditional, body: { collection: 'families', url: 'https://b.example/h' } }),
+      e2e.client.PUT('/api/v1/webhooks/{id}', {
+        params: conditional,
+        body: { collection: 'families', url: 'https://a.example/h' },
+      }),
+      e2e.client.PUT('/api/v1/webhooks/{id}', {
+        params: conditional,
+        body: { collection: 'families', url: 'https://b.example/h' },
+      }),
     ]);
     expect([a.response.status, b.response.status].sort()).toEqual([200, 412]);
     const got = await e2e.client.GET('/api/v1/webhooks/{id}', { params: { path: { id } } });
     expect(got.response.headers.get('etag')).toBe('"2"');
-    const unchanged = await e2e.client.GET('/api/v1/webhooks/{id}', { params: { path: { id }, header: { 'if-none-match': '"2"' } } });
+    const unchanged = await e2e.client.GET('/api/v1/webhooks/{id}', {
+      params: { path: { id }, header: { 'if-none-match': '"2"' } },
+    });
     expect(unchanged.response.status).toBe(304);
   });
 });

@@ -14,19 +14,42 @@ describe('webhooks through the whole platform', () => {
     await e2e?.close();
   });
 
-  const WEBHOOK_KEYS = ['_id', 'body', 'collection', 'created_at', 'created_by_name', 'enabled', 'headers', 'updated_at', 'url', 'version'];
+  const WEBHOOK_KEYS = [
+    '_id',
+    'body',
+    'collection',
+    'created_at',
+    'created_by_name',
+    'enabled',
+    'headers',
+    'updated_at',
+    'url',
+    'version',
+  ];
 
   it('PUT upserts by collection: 200 with every field, again updates the same record', async () => {
-    const first = await e2e.client.PUT('/api/v1/webhooks', { body: { collection: 'products', url: 'https://example.com/h' } });
+    const first = await e2e.client.PUT('/api/v1/webhooks', {
+      body: { collection: 'products', url: 'https://example.com/h' },
+    });
     expect(first.response.status).toBe(200);
     const created = first.data!;
     expect(Object.keys(created).sort()).toEqual([...WEBHOOK_KEYS, 'secret'].sort());
-    expect(created).toMatchObject({ collection: 'products', url: 'https://example.com/h', headers: [], body: [], enabled: true, version: 1, created_by_name: 'admin' });
+    expect(created).toMatchObject({
+      collection: 'products',
+      url: 'https://example.com/h',
+      headers: [],
+      body: [],
+      enabled: true,
+      version: 1,
+      created_by_name: 'admin',
+    });
     expect(created._id).toMatch(/^[0-9a-f]{24}$/);
     expect(created.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(first.response.headers.get('etag')).toBe('"1"');
 
-    const again = await e2e.client.PUT('/api/v1/webhooks', { body: { collection: 'products', url: 'https://example.com/h2' } });
+    const again = await e2e.client.PUT('/api/v1/webhooks', {
+      body: { collection: 'products', url: 'https://example.com/h2' },
+    });
     expect(again.response.status).toBe(200);
     expect(again.data?._id).toBe(created._id);
     expect(again.data?.version).toBe(2);
@@ -38,15 +61,46 @@ describe('webhooks through the whole platform', () => {
 
   it('lists with filters, sort and pages in the 12-field envelope', async () => {
     for (const c of ['orders', 'imports', 'exports'] as const) {
-      expect((await e2e.client.POST('/api/v1/webhooks', { body: { collection: c, url: `https://example.com/${c}` } })).response.status).toBe(201);
+      expect(
+        (await e2e.client.POST('/api/v1/webhooks', { body: { collection: c, url: `https://example.com/${c}` } }))
+          .response.status,
+      ).toBe(201);
     }
-    expect((await e2e.client.PUT('/api/v1/webhooks', { body: { collection: 'brands', enabled: false } })).response.status).toBe(200);
+    expect(
+      (await e2e.client.PUT('/api/v1/webhooks', { body: { collection: 'brands', enabled: false } })).response.status,
+    ).toBe(200);
 
-    const r = await e2e.client.GET('/api/v1/webhooks', { params: { query: { enabled: true, sort: '-created_at', page: 1, limit: 2 } } });
+    const r = await e2e.client.GET('/api/v1/webhooks', {
+      params: { query: { enabled: true, sort: '-created_at', page: 1, limit: 2 } },
+    });
     expect(r.response.status).toBe(200);
     const page = r.data!;
-    expect(Object.keys(page)).toEqual(['page', 'skip', 'limit', 'sort', 'pages', 'total', 'next', 'previous', 'nextUrl', 'previousUrl', 'filters', 'data']);
-    expect(page).toMatchObject({ page: 1, skip: 0, limit: 2, sort: { created_at: 'desc' }, pages: 2, total: 4, next: true, previous: false, previousUrl: false, filters: { enabled: true } });
+    expect(Object.keys(page)).toEqual([
+      'page',
+      'skip',
+      'limit',
+      'sort',
+      'pages',
+      'total',
+      'next',
+      'previous',
+      'nextUrl',
+      'previousUrl',
+      'filters',
+      'data',
+    ]);
+    expect(page).toMatchObject({
+      page: 1,
+      skip: 0,
+      limit: 2,
+      sort: { created_at: 'desc' },
+      pages: 2,
+      total: 4,
+      next: true,
+      previous: false,
+      previousUrl: false,
+      filters: { enabled: true },
+    });
     expect(page.data.map((w) => w.collection)).toEqual(['exports', 'imports']);
     expect(page.nextUrl).toContain('page=2');
 
@@ -60,7 +114,9 @@ describe('webhooks through the whole platform', () => {
   });
 
   it('reads, replaces, patches with If-Match and deletes by id', async () => {
-    const created = await e2e.client.POST('/api/v1/webhooks', { body: { collection: 'families', url: 'https://example.com/f', headers: [{ key: 'X-Api-Key', value: 'k' }] } });
+    const created = await e2e.client.POST('/api/v1/webhooks', {
+      body: { collection: 'families', url: 'https://example.com/f', headers: [{ key: 'X-Api-Key', value: 'k' }] },
+    });
     expect(created.response.status).toBe(201);
     const id = created.data!._id;
     expect(created.data?.secret).toMatch(/^whsec_/);
@@ -71,10 +127,16 @@ describe('webhooks through the whole platform', () => {
     expect(got.data).not.toHaveProperty('secret');
     expect(got.data?.headers).toEqual([{ key: 'X-Api-Key', value: 'k' }]);
 
-    const patched = await e2e.client.PATCH('/api/v1/webhooks/{id}', { params: { path: { id }, header: { 'if-match': '"1"' } }, body: { enabled: false } });
+    const patched = await e2e.client.PATCH('/api/v1/webhooks/{id}', {
+      params: { path: { id }, header: { 'if-match': '"1"' } },
+      body: { enabled: false },
+    });
     expect(patched.response.status).toBe(200);
     expect(patched.data).toMatchObject({ enabled: false, version: 2, headers: [{ key: 'X-Api-Key', value: 'k' }] });
-    const stale = await e2e.client.PATCH('/api/v1/webhooks/{id}', { params: { path: { id }, header: { 'if-match': '"1"' } }, body: { enabled: true } });
+    const stale = await e2e.client.PATCH('/api/v1/webhooks/{id}', {
+      params: { path: { id }, header: { 'if-match': '"1"' } },
+      body: { enabled: true },
+    });
     expect(stale.response.status).toBe(412);
     expect(stale.error?.name).toBe('PreconditionFailedError');
 
@@ -103,12 +165,24 @@ describe('webhooks through the whole platform', () => {
       ['POST', '/api/v1/webhooks', { collection: 'products' }, 409, 'ConflictError'],
       ['GET', '/api/v1/webhooks/123', undefined, 400, 'ValidationError'],
       ['GET', '/api/v1/webhooks/6740a1b2c3d4e5f601234567', undefined, 404, 'NotFoundError'],
-      ['PUT', '/api/v1/webhooks', { collection: 'products', url: `https://example.com/${'a'.repeat(1_100_000)}` }, 413, 'PayloadTooLargeError'],
+      [
+        'PUT',
+        '/api/v1/webhooks',
+        { collection: 'products', url: `https://example.com/${'a'.repeat(1_100_000)}` },
+        413,
+        'PayloadTooLargeError',
+      ],
     ];
     for (const [method, path, body, status, name] of cases) {
       const r = await e2e.api(method, path, body);
       expect({ method, path, status: r.status, name: r.json.name }).toEqual({ method, path, status, name });
-      expect(r.json).toMatchObject({ code: status, kind: expect.any(String), title: expect.any(String), message: expect.any(String), solution: expect.any(String) });
+      expect(r.json).toMatchObject({
+        code: status,
+        kind: expect.any(String),
+        title: expect.any(String),
+        message: expect.any(String),
+        solution: expect.any(String),
+      });
     }
     const unknown = await e2e.api('GET', '/api/v1/webhooks?nosuchfield=1');
     expect(unknown.json.message).toMatch(/Allowed filters: .*collection/);
@@ -122,7 +196,9 @@ describe('webhooks through the whole platform', () => {
     expect(cols.data?.data.length).toBeGreaterThanOrEqual(20);
     const doc = await e2e.api('GET', '/api/v1/openapi.json', undefined, { authorization: '' });
     expect(doc.json.openapi).toBe('3.1.0');
-    expect(doc.json).toEqual(JSON.parse(readFileSync(join(__dirname, '..', '..', 'libs', 'api-client', 'openapi.json'), 'utf8')));
+    expect(doc.json).toEqual(
+      JSON.parse(readFileSync(join(__dirname, '..', '..', 'libs', 'api-client', 'openapi.json'), 'utf8')),
+    );
     const docs = await fetch(e2e.platform.docsUrl + '/');
     expect(docs.status).toBe(200);
   });
@@ -134,11 +210,15 @@ describe('webhooks through the whole platform', () => {
     const path = { params: { path: { id } } };
     await e2e.client.PATCH('/api/v1/webhooks/{id}', { ...path, body: { enabled: false } });
     await e2e.client.DELETE('/api/v1/webhooks/{id}', path);
-    expect((await e2e.client.PATCH('/api/v1/webhooks/{id}', { ...path, body: { enabled: true } })).response.status).toBe(404); // no event
+    expect(
+      (await e2e.client.PATCH('/api/v1/webhooks/{id}', { ...path, body: { enabled: true } })).response.status,
+    ).toBe(404); // no event
     await eventually(async () => (await e2e.stream.messages()).length >= before + 3);
     await new Promise((r) => setTimeout(r, 300));
     const mine = (await e2e.stream.messages()).filter((m) => (m.data as { data: { _id: string } }).data._id === id);
-    expect(mine.map((m) => m.subject)).toEqual(['created', 'updated', 'deleted'].map((a) => `${e2e.stream.subjectPrefix}pim.webhooks.webhooks.${a}`));
+    expect(mine.map((m) => m.subject)).toEqual(
+      ['created', 'updated', 'deleted'].map((a) => `${e2e.stream.subjectPrefix}pim.webhooks.webhooks.${a}`),
+    );
     for (const m of mine) expect(m.msgId).toBe((m.data as { id: string }).id);
   });
 
@@ -157,7 +237,9 @@ describe('webhooks through the whole platform', () => {
 
     await e2e.platform.restart('webhooks');
     const created = async () =>
-      (await e2e.stream.messages()).filter((m) => m.subject.endsWith('.created') && ids.includes((m.data as { data: { _id: string } }).data._id));
+      (await e2e.stream.messages()).filter(
+        (m) => m.subject.endsWith('.created') && ids.includes((m.data as { data: { _id: string } }).data._id),
+      );
     await eventually(async () => (await created()).length >= ids.length);
     await new Promise((r) => setTimeout(r, 500));
     const events = await created();

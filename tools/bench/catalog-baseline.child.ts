@@ -21,7 +21,13 @@ async function fromColumns(id: string): Promise<{ version: number; json: string 
   const { rows } = await pool.query(`SELECT * FROM catalog.products WHERE "_id" = $1 AND deleted = false`, [id]);
   const p = rows[0] as (ProductEntity & { version: number }) | undefined;
   if (!p) return undefined;
-  const body = { _id: p._id, ...productView(p), version: p.version, created_at: p.created_at.toISOString(), updated_at: p.updated_at.toISOString() };
+  const body = {
+    _id: p._id,
+    ...productView(p),
+    version: p.version,
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+  };
   return { version: p.version, json: JSON.stringify(body) };
 }
 
@@ -29,7 +35,10 @@ const server = createServer((req, res) => {
   const id = req.url?.startsWith(PREFIX) ? req.url.slice(PREFIX.length) : '';
   if (!RENDERED) {
     fromColumns(id).then(
-      (found) => (found ? answer(res, found.version, found.json) : res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}')),
+      (found) =>
+        found
+          ? answer(res, found.version, found.json)
+          : res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}'),
       () => res.writeHead(500).end(),
     );
     return;
@@ -38,7 +47,12 @@ const server = createServer((req, res) => {
     .query(`SELECT "version", "rendered" FROM catalog.products WHERE "_id" = $1 AND deleted = false`, [id])
     .then(async ({ rows }) => {
       const row = rows[0] as { version: number; rendered: string | null } | undefined;
-      const found = row && row.rendered !== null ? { version: row.version, json: row.rendered } : row ? await fromColumns(id) : undefined;
+      const found =
+        row && row.rendered !== null
+          ? { version: row.version, json: row.rendered }
+          : row
+            ? await fromColumns(id)
+            : undefined;
       if (!found) res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}');
       else answer(res, found.version, found.json);
     })

@@ -23,10 +23,59 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 1_000_000);
 /** A time budget for COPYing the big catalog: past it no further chunk starts, and the run goes on with the products loaded (the report states how many). */
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? Infinity);
-const SIZES = { groups: 20, attributes: 300, brands: 150, families: 40, roots: 40, categories: 2_000, bulkCalls: 20, bulkSeconds: 120, getSeconds: 10, searches: 200, searchSeconds: 120 };
+const SIZES = {
+  groups: 20,
+  attributes: 300,
+  brands: 150,
+  families: 40,
+  roots: 40,
+  categories: 2_000,
+  bulkCalls: 20,
+  bulkSeconds: 120,
+  getSeconds: 10,
+  searches: 200,
+  searchSeconds: 120,
+};
 const CONCURRENCY = 32;
-const NOUNS = ['chair', 'table', 'lamp', 'drill', 'kettle', 'sofa', 'hammer', 'bottle', 'jacket', 'boot', 'cable', 'router', 'monitor', 'pillow', 'blender', 'helmet', 'tent', 'scarf', 'printer', 'speaker'];
-const ADJ = ['red', 'blue', 'compact', 'deluxe', 'eco', 'pro', 'mini', 'classic', 'smart', 'rugged', 'silent', 'vintage', 'solar', 'wireless', 'modular'];
+const NOUNS = [
+  'chair',
+  'table',
+  'lamp',
+  'drill',
+  'kettle',
+  'sofa',
+  'hammer',
+  'bottle',
+  'jacket',
+  'boot',
+  'cable',
+  'router',
+  'monitor',
+  'pillow',
+  'blender',
+  'helmet',
+  'tent',
+  'scarf',
+  'printer',
+  'speaker',
+];
+const ADJ = [
+  'red',
+  'blue',
+  'compact',
+  'deluxe',
+  'eco',
+  'pro',
+  'mini',
+  'classic',
+  'smart',
+  'rugged',
+  'silent',
+  'vintage',
+  'solar',
+  'wireless',
+  'modular',
+];
 const PT = ['Café', 'Pão', 'Coração', 'Ação', 'Maçã', 'Limão', 'Avião', 'Órgão', 'Pêssego', 'Ímã'];
 const OPTIONS = ['red', 'blue', 'green'];
 const pad2 = (k: number) => String(k).padStart(2, '0');
@@ -38,14 +87,22 @@ const pad2 = (k: number) => String(k).padStart(2, '0');
  */
 const TYPES: { type: string; config?: Record<string, unknown>; value: (n: number, a: number) => unknown }[] = [
   { type: 'text', config: { max_length: 200 }, value: (n, a) => `${ADJ[(n + a) % ADJ.length]} value ${n % 97}` },
-  { type: 'textarea', config: { localizable: true }, value: (n) => ({ en: `Long text ${n}`, pt: `Texto longo ${n} com acentuação` }) },
+  {
+    type: 'textarea',
+    config: { localizable: true },
+    value: (n) => ({ en: `Long text ${n}`, pt: `Texto longo ${n} com acentuação` }),
+  },
   { type: 'number', value: (n, a) => (n * 31 + a) % 1000 },
   { type: 'boolean', value: (n) => n % 2 === 0 },
   { type: 'date', value: (n) => `2024-${pad2(1 + (n % 12))}-${pad2(1 + (n % 28))}` },
   { type: 'datetime', value: (n) => `2024-01-${pad2(1 + (n % 28))}T12:${pad2(n % 60)}:00-03:00` },
   { type: 'select', value: (n) => OPTIONS[n % OPTIONS.length] },
   { type: 'multiselect', value: (n) => (n % 2 === 0 ? ['blue', 'red'] : ['green']) },
-  { type: 'price', config: { currencies: ['BRL', 'USD'] }, value: (n) => ({ amount: (n % 500) + 0.99, currency: n % 3 === 0 ? 'USD' : 'BRL' }) },
+  {
+    type: 'price',
+    config: { currencies: ['BRL', 'USD'] },
+    value: (n) => ({ amount: (n % 500) + 0.99, currency: n % 3 === 0 ? 'USD' : 'BRL' }),
+  },
   { type: 'metric', config: { units: ['kg', 'g'] }, value: (n) => ({ amount: 1 + (n % 40) / 4, unit: 'kg' }) },
   { type: 'url', value: (n) => `https://shop.example.com/p/${n}` },
   { type: 'email', value: (n) => `support+${n % 100}@example.com` },
@@ -59,7 +116,12 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Runs fn for up to `total` calls and `ms` milliseconds with `concurrency` in flight; returns calls done and elapsed ms. */
-async function pool(total: number, ms: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<{ done: number; elapsed: number }> {
+async function pool(
+  total: number,
+  ms: number,
+  concurrency: number,
+  fn: (i: number) => Promise<void>,
+): Promise<{ done: number; elapsed: number }> {
   let next = 0;
   let done = 0;
   const started = performance.now();
@@ -95,7 +157,12 @@ export function catalogSectionOf(doc: string): string {
 /** The catalog benchmark; resolves when done (exit code 1 on failure). */
 export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }): Promise<void> {
   const keepDb = opts.keepDb ?? process.argv.includes('--keep-db');
-  const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory: `${Math.round(totalmem() / 2 ** 30)} GiB`, node: process.version };
+  const machine = {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    node: process.version,
+  };
   const adminKey = newToken().token;
   // A kept database is named apart (pim_benchcatalogkept_…) so it is known as one left on purpose.
   const db = await createTestDatabase(keepDb ? 'bench_catalog_kept' : 'bench_catalog');
@@ -114,13 +181,28 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
       databaseUrl: db.url,
       natsUrl: stream.url,
       portBase: 'free',
-      env: { PIM_EVENTS_STREAM: stream.name, PIM_SUBJECT_PREFIX: stream.subjectPrefix, LOG_LEVEL: 'warn', PIM_BOOTSTRAP_API_KEY: adminKey, RATE_LIMIT_PER_MINUTE: '1000000000' },
+      env: {
+        PIM_EVENTS_STREAM: stream.name,
+        PIM_SUBJECT_PREFIX: stream.subjectPrefix,
+        LOG_LEVEL: 'warn',
+        PIM_BOOTSTRAP_API_KEY: adminKey,
+        RATE_LIMIT_PER_MINUTE: '1000000000',
+      },
       log: (line) => logs.push(line),
     });
     const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');
     const auth = { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' };
-    const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-      const r = await request(`${base}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body), dispatcher: agent });
+    const call = async (
+      method: 'GET' | 'POST',
+      path: string,
+      body?: unknown,
+    ): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const r = await request(`${base}${path}`, {
+        method,
+        headers: auth,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: agent,
+      });
       const text = await r.body.text();
       return { status: r.statusCode, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     };
@@ -140,7 +222,10 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
 
     // 1. The "medium"-shaped catalog, through the API.
     let t = performance.now();
-    const groups = await createMany(SIZES.groups, '/api/v1/attribute-groups', (i) => ({ key: `group_${i}`, name: { en: `Group ${i}` } }));
+    const groups = await createMany(SIZES.groups, '/api/v1/attribute-groups', (i) => ({
+      key: `group_${i}`,
+      name: { en: `Group ${i}` },
+    }));
     const attrs = await createMany(SIZES.attributes, '/api/v1/attributes', (i) => ({
       key: `attr_${i}`,
       name: { en: `Attribute ${i}` },
@@ -150,15 +235,31 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
       association: 'product_and_sku',
       protected_by_lgpd: false,
     }));
-    const choosing = attrs.flatMap((id, i) => (['select', 'multiselect'].includes(TYPES[i % TYPES.length].type) ? [id] : []));
+    const choosing = attrs.flatMap((id, i) =>
+      ['select', 'multiselect'].includes(TYPES[i % TYPES.length].type) ? [id] : [],
+    );
     const options = await pool(choosing.length * OPTIONS.length, 600_000, 16, async (k) => {
-      await create(`/api/v1/attributes/${choosing[Math.floor(k / OPTIONS.length)]}/options`, { value: OPTIONS[k % OPTIONS.length], label: { en: OPTIONS[k % OPTIONS.length] } });
+      await create(`/api/v1/attributes/${choosing[Math.floor(k / OPTIONS.length)]}/options`, {
+        value: OPTIONS[k % OPTIONS.length],
+        label: { en: OPTIONS[k % OPTIONS.length] },
+      });
     });
-    if (options.done < choosing.length * OPTIONS.length) throw new Error(`only ${options.done} attribute options created`);
-    const brands = await createMany(SIZES.brands, '/api/v1/brands', (i) => ({ code: `brand_${i}`, name: { en: `Brand ${i}` } }));
-    const families = await createMany(SIZES.families, '/api/v1/families', (i) => ({ code: `family_${i}`, name: { en: `Family ${i}` } }));
+    if (options.done < choosing.length * OPTIONS.length)
+      throw new Error(`only ${options.done} attribute options created`);
+    const brands = await createMany(SIZES.brands, '/api/v1/brands', (i) => ({
+      code: `brand_${i}`,
+      name: { en: `Brand ${i}` },
+    }));
+    const families = await createMany(SIZES.families, '/api/v1/families', (i) => ({
+      code: `family_${i}`,
+      name: { en: `Family ${i}` },
+    }));
     const tree = await create('/api/v1/category-trees', { code: 'master', name: { en: 'Master' } });
-    const roots = await createMany(SIZES.roots, '/api/v1/categories', (i) => ({ code: `cat_${i}`, name: { en: `Category ${i}` }, category_tree_id: tree }));
+    const roots = await createMany(SIZES.roots, '/api/v1/categories', (i) => ({
+      code: `cat_${i}`,
+      name: { en: `Category ${i}` },
+      category_tree_id: tree,
+    }));
     const children = await createMany(SIZES.categories - SIZES.roots, '/api/v1/categories', (i) => ({
       code: `cat_${SIZES.roots + i}`,
       name: { en: `Category ${SIZES.roots + i}` },
@@ -167,7 +268,9 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
     }));
     const categories = [...roots, ...children];
     const metaMs = performance.now() - t;
-    say(`catalog: ${groups.length} groups, ${attrs.length} attributes, ${brands.length} brands, ${families.length} families, ${categories.length} categories in ${(metaMs / 1000).toFixed(1)} s`);
+    say(
+      `catalog: ${groups.length} groups, ${attrs.length} attributes, ${brands.length} brands, ${families.length} families, ${categories.length} categories in ${(metaMs / 1000).toFixed(1)} s`,
+    );
 
     // 2a. Bulk upsert through the gateway, 1,000 items a call.
     const product = (n: number) => {
@@ -180,7 +283,10 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
       }
       return {
         code: `SKU-${n}`,
-        name: { en: `${ADJ[n % ADJ.length]} ${NOUNS[Math.floor(n / ADJ.length) % NOUNS.length]} ${n}`, pt: `${PT[n % PT.length]} ${n}` },
+        name: {
+          en: `${ADJ[n % ADJ.length]} ${NOUNS[Math.floor(n / ADJ.length) % NOUNS.length]} ${n}`,
+          pt: `${PT[n % PT.length]} ${n}`,
+        },
         type: 'simple',
         brand_id: brands[n % brands.length],
         family_id: families[n % families.length],
@@ -210,7 +316,7 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
     // other's leftovers; returns how long that took.
     const settle = async (): Promise<number> => {
       const from = performance.now();
-      for (let quiet = 0; quiet < 3 && performance.now() - from < 60_000; ) {
+      for (let quiet = 0; quiet < 3 && performance.now() - from < 60_000;) {
         const { rows } = await pg.query(
           `SELECT (SELECT count(*) FROM catalog.outbox WHERE published_at IS NULL)::int AS pending,
                   (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid())::int AS busy`,
@@ -234,14 +340,18 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
       bulkMs += performance.now() - started;
       tailMs += await settle();
       if (r.status !== 200) throw new Error(`bulk → ${r.status} ${JSON.stringify(r.json).slice(0, 500)}`);
-      const results = (r.json.results ?? r.json.data ?? r.json.items) as { error?: unknown; _id?: string }[] | undefined;
+      const results = (r.json.results ?? r.json.data ?? r.json.items) as
+        { error?: unknown; _id?: string }[] | undefined;
       const bad = results?.filter((x) => x.error).length ?? 0;
-      if (bad > 0 && bulkErrors === 0) say(`bulk item error: ${JSON.stringify(results?.find((x) => x.error)).slice(0, 500)}`);
+      if (bad > 0 && bulkErrors === 0)
+        say(`bulk item error: ${JSON.stringify(results?.find((x) => x.error)).slice(0, 500)}`);
       bulkErrors += bad;
       bulkRows += 1_000 - bad;
       const ids = (results ?? []).flatMap((x) => (x._id ? [`'${x._id}'`] : []));
       if (ids.length === 0) return;
-      await pg.query(`COPY (SELECT ${columnList} FROM catalog.products WHERE "_id" IN (${ids.join(',')})) TO '${batchFile}'`);
+      await pg.query(
+        `COPY (SELECT ${columnList} FROM catalog.products WHERE "_id" IN (${ids.join(',')})) TO '${batchFile}'`,
+      );
       const copyStarted = performance.now();
       await pg.query(`COPY catalog.bench_scratch (${columnList}) FROM '${batchFile}'`);
       copyMs += performance.now() - copyStarted;
@@ -249,13 +359,19 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
     await pg.query(`DROP TABLE catalog.bench_scratch`);
     rmSync(batchFile, { force: true });
     const bulkRate = bulkRows / (bulkMs / 1000);
-    say(`bulk upsert: ${bulkRows} rows (${bulkErrors} item errors) in ${bulkMs.toFixed(0)} ms = ${bulkRate.toFixed(0)} rows/s`);
+    say(
+      `bulk upsert: ${bulkRows} rows (${bulkErrors} item errors) in ${bulkMs.toFixed(0)} ms = ${bulkRate.toFixed(0)} rows/s`,
+    );
     if (bulkRows === 0) throw new Error('no product was stored by the bulk upsert');
     const copyRate = bulkRows / (copyMs / 1000);
     const bulkRatio = bulkRate / copyRate;
-    say(`pg COPY of the same rows: ${copyMs.toFixed(0)} ms = ${copyRate.toFixed(0)} rows/s; ratio ${bulkRatio.toFixed(3)}`);
+    say(
+      `pg COPY of the same rows: ${copyMs.toFixed(0)} ms = ${copyRate.toFixed(0)} rows/s; ratio ${bulkRatio.toFixed(3)}`,
+    );
     const withTailRatio = bulkRows / ((bulkMs + tailMs) / 1000) / copyRate;
-    say(`events published and fanned out ${(tailMs / SIZES.bulkCalls).toFixed(0)} ms after each call on average; ratio counting that too ${withTailRatio.toFixed(3)}`);
+    say(
+      `events published and fanned out ${(tailMs / SIZES.bulkCalls).toFixed(0)} ms after each call on average; ratio counting that too ${withTailRatio.toFixed(3)}`,
+    );
 
     // 1'. The big catalog: clones of the stored products, COPYed in chunks with the secondary indexes dropped and rebuilt.
     t = performance.now();
@@ -298,19 +414,28 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
     for (const i of idx as { indexdef: string }[]) await pg.query(i.indexdef);
     await pg.query(`VACUUM ANALYZE catalog.products`);
     const loadMs = performance.now() - t;
-    const total = Number(((await pg.query(`SELECT count(*) AS n FROM catalog.products WHERE deleted = false`)).rows[0] as { n: string }).n);
+    const total = Number(
+      ((await pg.query(`SELECT count(*) AS n FROM catalog.products WHERE deleted = false`)).rows[0] as { n: string }).n,
+    );
     say(`big catalog: ${total} products (${toAdd} by COPY + index rebuild in ${(loadMs / 1000).toFixed(0)} s)`);
 
     // 2b. GET /products/{id}: the gateway vs. the one-process baseline, same ids and concurrency.
-    const ids = ((await pg.query(`SELECT "_id" FROM catalog.products ORDER BY random() LIMIT 2000`)).rows as { _id: string }[]).map((r) => r._id);
+    const ids = (
+      (await pg.query(`SELECT "_id" FROM catalog.products ORDER BY random() LIMIT 2000`)).rows as { _id: string }[]
+    ).map((r) => r._id);
     // The servers are measured in rotating rounds, so a load change on the shared machine during
     // the run hits them alike instead of whichever ran last.
     const target = (url: (id: string) => string, headers: Record<string, string>) => {
-      const t = { done: 0, ms: 0, errors: 0, hit: async (i: number) => {
-        const r = await request(url(ids[i % ids.length]), { headers, dispatcher: agent });
-        await r.body.text();
-        if (r.statusCode !== 200) t.errors += 1;
-      } };
+      const t = {
+        done: 0,
+        ms: 0,
+        errors: 0,
+        hit: async (i: number) => {
+          const r = await request(url(ids[i % ids.length]), { headers, dispatcher: agent });
+          await r.body.text();
+          if (r.statusCode !== 200) t.errors += 1;
+        },
+      };
       return t;
     };
     const compare = async (targets: ReturnType<typeof target>[]): Promise<void> => {
@@ -325,15 +450,28 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
         }
       }
     };
-    const startBaseline = async (mode: 'columns' | 'rendered'): Promise<{ port: number; child: ReturnType<typeof spawn> }> => {
-      const child = spawn(process.execPath, ['-r', require.resolve('@swc-node/register'), join(__dirname, 'catalog-baseline.child.ts')], {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: db.url, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json'), BASELINE_MODE: mode },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+    const startBaseline = async (
+      mode: 'columns' | 'rendered',
+    ): Promise<{ port: number; child: ReturnType<typeof spawn> }> => {
+      const child = spawn(
+        process.execPath,
+        ['-r', require.resolve('@swc-node/register'), join(__dirname, 'catalog-baseline.child.ts')],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            DATABASE_URL: db.url,
+            SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+            BASELINE_MODE: mode,
+          },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       baselines.push(child);
       const port = await new Promise<number>((resolve, reject) => {
-        createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
+        createInterface({ input: child.stdout! }).once('line', (line) =>
+          resolve((JSON.parse(line) as { port: number }).port),
+        );
         child.once('exit', (code) => reject(new Error(`baseline server exited (${code})`)));
       });
       return { port, child };
@@ -350,12 +488,15 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
     for (const c of baselines.splice(0)) c.kill('SIGTERM');
     const getRatio = gw.rate / base1.rate;
     const getRatioRendered = gw.rate / base2.rate;
-    say(`GET by id: gateway ${gw.rate.toFixed(0)} req/s (${gw.errors} non-200), baseline rendering the columns ${base1.rate.toFixed(0)} req/s (${base1.errors} non-200): ratio ${getRatio.toFixed(3)}; baseline sending the stored rendering ${base2.rate.toFixed(0)} req/s (${base2.errors} non-200): ratio ${getRatioRendered.toFixed(3)}`);
+    say(
+      `GET by id: gateway ${gw.rate.toFixed(0)} req/s (${gw.errors} non-200), baseline rendering the columns ${base1.rate.toFixed(0)} req/s (${base1.errors} non-200): ratio ${getRatio.toFixed(3)}; baseline sending the stored rendering ${base2.rate.toFixed(0)} req/s (${base2.errors} non-200): ratio ${getRatioRendered.toFixed(3)}`,
+    );
 
     // 2c. _search + one filter + sort, limit 25, with total. A warm-up of 60 queries first, with
     // (noun, brand) pairs that the measured 200 do not use (the pairs repeat every 300), so the
     // measured ones find warm connections and plans but not their own rows cached.
-    const searchQuery = (i: number) => `_search=${encodeURIComponent(NOUNS[i % NOUNS.length])}&brand_id=${brands[(i * 7) % brands.length]}&sort=-created_at&limit=25`;
+    const searchQuery = (i: number) =>
+      `_search=${encodeURIComponent(NOUNS[i % NOUNS.length])}&brand_id=${brands[(i * 7) % brands.length]}&sort=-created_at&limit=25`;
     for (let i = SIZES.searches; i < SIZES.searches + 60; i++) await call('GET', `/api/v1/products?${searchQuery(i)}`);
     const lat: number[] = [];
     let searchErrors = 0;
@@ -371,13 +512,43 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
       } else totals += Number(r.json.total ?? 0);
     });
     lat.sort((a, b) => a - b);
-    const search = { p50: percentile(lat, 50), p95: percentile(lat, 95), n: lat.length, meanTotal: totals / Math.max(1, lat.length - searchErrors), errors: searchErrors };
-    say(`search: p50 ${search.p50.toFixed(1)} ms, p95 ${search.p95.toFixed(1)} ms over ${search.n} (mean total ${search.meanTotal.toFixed(0)}, ${search.errors} errors)`);
+    const search = {
+      p50: percentile(lat, 50),
+      p95: percentile(lat, 95),
+      n: lat.length,
+      meanTotal: totals / Math.max(1, lat.length - searchErrors),
+      errors: searchErrors,
+    };
+    say(
+      `search: p50 ${search.p50.toFixed(1)} ms, p95 ${search.p95.toFixed(1)} ms over ${search.n} (mean total ${search.meanTotal.toFixed(0)}, ${search.errors} errors)`,
+    );
 
-    const section = renderCatalog({ machine: { ...machine, postgres }, products: total, bulkRows, bulkErrors, bulkRate, copyRate, bulkRatio, tailMs, withTailRatio, gw, base1, base2, getRatio, getRatioRendered, search, loadMs, metaMs, categories: categories.length });
+    const section = renderCatalog({
+      machine: { ...machine, postgres },
+      products: total,
+      bulkRows,
+      bulkErrors,
+      bulkRate,
+      copyRate,
+      bulkRatio,
+      tailMs,
+      withTailRatio,
+      gw,
+      base1,
+      base2,
+      getRatio,
+      getRatioRendered,
+      search,
+      loadMs,
+      metaMs,
+      categories: categories.length,
+    });
     const docPath = join(ROOT, 'docs', 'benchmarks.md');
     if (opts.write) {
-      writeFileSync(docPath, withCatalogSection(existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n', section));
+      writeFileSync(
+        docPath,
+        withCatalogSection(existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n', section),
+      );
       say('written to docs/benchmarks.md (Catalog section)');
     } else say(section);
     const ok = bulkRatio >= 0.5 && getRatio >= 0.5 && search.p95 <= 50 && total >= 1_000_000;

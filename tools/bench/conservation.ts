@@ -79,7 +79,11 @@ async function receiver(delayMs: [number, number]): Promise<{ url: string; got: 
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      got.push({ webhookId: String(req.headers['webhook-id']), body: Buffer.concat(chunks).toString('utf8'), headers: req.headers as Record<string, string> });
+      got.push({
+        webhookId: String(req.headers['webhook-id']),
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers: req.headers as Record<string, string>,
+      });
       setTimeout(() => res.writeHead(200).end('ok'), rand(delayMs));
     });
   });
@@ -106,7 +110,18 @@ class OwnNats {
     this.proc = new ManagedProcess({
       name: 'own-nats',
       command: process.execPath,
-      args: [...guardArgs(), join(__dirname, '..', 'start', 'supervise.cjs'), binary, '-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.dir],
+      args: [
+        ...guardArgs(),
+        join(__dirname, '..', 'start', 'supervise.cjs'),
+        binary,
+        '-a',
+        '127.0.0.1',
+        '-p',
+        String(this.port),
+        '-js',
+        '-sd',
+        this.dir,
+      ],
       env: process.env,
       cwd: process.cwd(),
       log: this.log,
@@ -153,7 +168,11 @@ export async function runConservation(opts: ConservationOptions): Promise<Conser
     });
     const apps: AppSpec[] = [
       // The API replica: serves the gateway, never killed (a killed API is just a failed request).
-      webhooksApp('webhooks', { OUTBOX_RELAY: 'false', WEBHOOKS_FANOUT: 'false', WEBHOOKS_DELIVERY: 'false' }, { addressEnv: 'WEBHOOKS_GRPC_URL', migrate: true }),
+      webhooksApp(
+        'webhooks',
+        { OUTBOX_RELAY: 'false', WEBHOOKS_FANOUT: 'false', WEBHOOKS_DELIVERY: 'false' },
+        { addressEnv: 'WEBHOOKS_GRPC_URL', migrate: true },
+      ),
       // The webhooks process under test: fan-out and delivery.
       webhooksApp('webhooks-worker', { OUTBOX_RELAY: 'false' }),
       // The producing app's relay (the producer here is the webhooks app itself: its own events).
@@ -180,7 +199,11 @@ export async function runConservation(opts: ConservationOptions): Promise<Conser
       },
     });
     const base = platform.gatewayUrl;
-    const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+    const api = async (
+      method: string,
+      path: string,
+      body?: unknown,
+    ): Promise<{ status: number; json: Record<string, unknown> }> => {
       const res = await fetch(`${base}${path}`, {
         method,
         headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
@@ -192,11 +215,25 @@ export async function runConservation(opts: ConservationOptions): Promise<Conser
     };
 
     const sink = await api('PUT', '/webhooks', { collection: 'webhooks', url: hook.url });
-    if (sink.status !== 200) throw new Error(`creating the receiver's webhook failed: ${sink.status} ${JSON.stringify(sink.json)}`);
+    if (sink.status !== 200)
+      throw new Error(`creating the receiver's webhook failed: ${sink.status} ${JSON.stringify(sink.json)}`);
     const secret = sink.json.secret as string;
     const targets: string[] = [];
-    for (const collection of ['products', 'orders', 'brands', 'families', 'channels', 'catalogs', 'exports', 'imports']) {
-      const r = await api('POST', '/webhooks', { collection, url: `https://hooks.example.com/${collection}`, enabled: false });
+    for (const collection of [
+      'products',
+      'orders',
+      'brands',
+      'families',
+      'channels',
+      'catalogs',
+      'exports',
+      'imports',
+    ]) {
+      const r = await api('POST', '/webhooks', {
+        collection,
+        url: `https://hooks.example.com/${collection}`,
+        enabled: false,
+      });
       if (r.status !== 201) throw new Error(`creating a target failed: ${r.status} ${JSON.stringify(r.json)}`);
       targets.push(r.json._id as string);
     }
@@ -216,7 +253,10 @@ export async function runConservation(opts: ConservationOptions): Promise<Conser
         if (due > Date.now()) await sleep(due - Date.now());
         const id = targets[(n + lane) % targets.length];
         for (;;) {
-          const r = await api('PATCH', `/webhooks/${id}`, { body: [{ key: 'n', value: String(n) }] }).catch(() => ({ status: 0, json: {} }));
+          const r = await api('PATCH', `/webhooks/${id}`, { body: [{ key: 'n', value: String(n) }] }).catch(() => ({
+            status: 0,
+            json: {},
+          }));
           if (r.status >= 200 && r.status < 300) break;
           retries += 1;
           await sleep(100);
@@ -239,7 +279,11 @@ export async function runConservation(opts: ConservationOptions): Promise<Conser
       while (producing) {
         await sleep(rand(opts.killEveryMs ?? [400, 1500]));
         if (!producing) break;
-        if (round.length === 0) round = (['worker', 'relay', 'nats'] as const).map((v) => ({ v, k: Math.random() })).sort((a, b) => a.k - b.k).map((x) => x.v);
+        if (round.length === 0)
+          round = (['worker', 'relay', 'nats'] as const)
+            .map((v) => ({ v, k: Math.random() }))
+            .sort((a, b) => a.k - b.k)
+            .map((x) => x.v);
         const victim = round.shift()!;
         kills[victim] += 1;
         log(`  SIGKILL ${victim}`);
@@ -256,12 +300,15 @@ export async function runConservation(opts: ConservationOptions): Promise<Conser
       }
     })();
     await Promise.all([production, chaos]);
-    log(`produced ${writes} writes (${retries} retries); kills: ${JSON.stringify(kills)}; waiting for the last deliveries`);
+    log(
+      `produced ${writes} writes (${retries} retries); kills: ${JSON.stringify(kills)}; waiting for the last deliveries`,
+    );
 
     // The truth: every event the producer committed.
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
-    const outboxIds = async () => new Set(((await pg.query('SELECT id FROM webhooks.outbox')).rows as { id: string }[]).map((r) => r.id.trim()));
+    const outboxIds = async () =>
+      new Set(((await pg.query('SELECT id FROM webhooks.outbox')).rows as { id: string }[]).map((r) => r.id.trim()));
     let ids = await outboxIds();
     const settleUntil = Date.now() + (opts.settleTimeoutMs ?? 120_000);
     for (;;) {

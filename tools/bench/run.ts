@@ -57,12 +57,22 @@ interface Hit {
 }
 
 /** The receiver child process. */
-async function startReceiver(): Promise<{ url: string; port: number; child: ChildProcess; stats(): Promise<Hit[]>; reset(): Promise<void> }> {
-  const child = spawn(process.execPath, ['-r', require.resolve('@swc-node/register'), join(__dirname, 'receiver.child.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function startReceiver(): Promise<{
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stats(): Promise<Hit[]>;
+  reset(): Promise<void>;
+}> {
+  const child = spawn(
+    process.execPath,
+    ['-r', require.resolve('@swc-node/register'), join(__dirname, 'receiver.child.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
     rl.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
@@ -161,7 +171,14 @@ function samplePayload(i: number): string {
     source: 'catalog',
     collection: 'products',
     action: 'updated',
-    data: { _id: newId(), code: `SKU-${i}`, name: { en: 'Office chair', pt: 'Cadeira de escritório' }, price: 129.9, enabled: true, version: 3 },
+    data: {
+      _id: newId(),
+      code: `SKU-${i}`,
+      name: { en: 'Office chair', pt: 'Cadeira de escritório' },
+      price: 129.9,
+      enabled: true,
+      version: 3,
+    },
     occurredAt: new Date(),
   });
   return JSON.stringify({ type: envelope.type, timestamp: envelope.occurred_at, data: envelope.data });
@@ -171,7 +188,9 @@ function machine(): Record<string, string> {
   const cpu = cpus();
   const tryRun = (cmd: string, a: string[]) => {
     try {
-      return execFileSync(cmd, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n')[0];
+      return execFileSync(cmd, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .trim()
+        .split('\n')[0];
     } catch {
       return 'unknown';
     }
@@ -198,7 +217,12 @@ async function main(): Promise<void> {
     // 1a. Baseline: raw undici POSTs, keep-alive, same concurrency the app uses.
     const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
     const body = samplePayload(0);
-    const headers = { 'content-type': 'application/json', 'webhook-id': newId(), 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,' + 'x'.repeat(44) };
+    const headers = {
+      'content-type': 'application/json',
+      'webhook-id': newId(),
+      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      'webhook-signature': 'v1,' + 'x'.repeat(44),
+    };
     await pool(WARMUP, CONCURRENCY, async () => {
       const r = await request(receiver.url, { method: 'POST', body, headers, dispatcher: agent });
       await r.body.text();
@@ -215,7 +239,9 @@ async function main(): Promise<void> {
       const cpuUs = ((rawCpu() - cpuBefore) * 1000) / SIZES.raw;
       await receiver.reset();
       const rate = SIZES.raw / (rawMs / 1000);
-      say(`raw undici: ${SIZES.raw} POSTs in ${rawMs.toFixed(0)} ms = ${rate.toFixed(0)}/s (${cpuUs.toFixed(0)} µs CPU each, client + receiver)`);
+      say(
+        `raw undici: ${SIZES.raw} POSTs in ${rawMs.toFixed(0)} ms = ${rate.toFixed(0)}/s (${cpuUs.toFixed(0)} µs CPU each, client + receiver)`,
+      );
       return { rate, cpuUs };
     };
     const firstRaw = await measureRaw();
@@ -255,7 +281,11 @@ async function main(): Promise<void> {
       log: (line) => appLines.push(line),
       env: { LOG_LEVEL: 'warn', WEBHOOKS_ALLOWED_TARGETS: '127.0.0.0/8' },
     });
-    const client = createRpcClient(pb.WebhooksServiceClient, { service: 'webhooks', address: `127.0.0.1:${platform.ports.webhooks}`, deadlineMs: 10_000 });
+    const client = createRpcClient(pb.WebhooksServiceClient, {
+      service: 'webhooks',
+      address: `127.0.0.1:${platform.ports.webhooks}`,
+      deadlineMs: 10_000,
+    });
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
 
@@ -270,7 +300,9 @@ async function main(): Promise<void> {
      * until the receiver has every request and every outcome is recorded.
      */
     const workerPids = pidsWithEnv(`WEBHOOKS_METRICS_PORT=${metricsPort}`);
-    const { rows: backendRows } = await pg.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+    const { rows: backendRows } = await pg.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
     const cpuNow = (): CpuSplit => ({
       app: workerPids.reduce((t, p) => t + cpuMs(p), 0),
       postgres: backendRows.reduce((t, r) => t + cpuMs(r.pid), 0),
@@ -278,16 +310,26 @@ async function main(): Promise<void> {
       client: cpuMs(process.pid),
       machine: machineBusyMs(),
     });
-    const drainBacklog = async (count: number): Promise<{ drainMs: number; recordedMs: number; released: number; lastAt: number; cpu: CpuSplit }> => {
+    const drainBacklog = async (
+      count: number,
+    ): Promise<{ drainMs: number; recordedMs: number; released: number; lastAt: number; cpu: CpuSplit }> => {
       await pg.query(`UPDATE webhooks.webhooks SET enabled = false`);
-      const before = (await pg.query(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status = 'succeeded'`)).rows[0].n as number;
+      const before = (await pg.query(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status = 'succeeded'`))
+        .rows[0].n as number;
       for (let start = 0; start < count; start += 1_000) {
         const events = Array.from({ length: Math.min(1_000, count - start) }, (_, k) => {
           const i = start + k;
           const t = targets[i % targets.length];
           return {
             webhookId: t.id,
-            envelope: buildEnvelope({ id: newId(), source: 'bench', collection: t.collection, action: 'updated', data: { _id: newId(), code: `SKU-${i}`, name: { en: 'Office chair' }, version: 1 }, occurredAt: new Date() }),
+            envelope: buildEnvelope({
+              id: newId(),
+              source: 'bench',
+              collection: t.collection,
+              action: 'updated',
+              data: { _id: newId(), code: `SKU-${i}`, name: { en: 'Office chair' }, version: 1 },
+              occurredAt: new Date(),
+            }),
           };
         });
         await pg.query(
@@ -318,11 +360,15 @@ async function main(): Promise<void> {
       const lastAt = Math.max(...(await receiver.stats()).map((h) => h.at));
       // The drain is only over when every outcome is written.
       for (;;) {
-        const { rows } = await pg.query(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status = 'succeeded'`);
+        const { rows } = await pg.query(
+          `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE status = 'succeeded'`,
+        );
         if (rows[0].n - before >= count) break;
         await sleep(100);
       }
-      const cpu = Object.fromEntries(Object.entries(cpuAfter).map(([k, v]) => [k, v - cpuBefore[k as keyof CpuSplit]])) as CpuSplit;
+      const cpu = Object.fromEntries(
+        Object.entries(cpuAfter).map(([k, v]) => [k, v - cpuBefore[k as keyof CpuSplit]]),
+      ) as CpuSplit;
       return { drainMs: lastAt - released, recordedMs: Date.now() - released, released, lastAt, cpu };
     };
     // Warm-up, as the raw loop gets one: the worker's first deliveries run cold code and open its connections.
@@ -336,7 +382,9 @@ async function main(): Promise<void> {
       const drained = await drainBacklog(SIZES.backlog);
       const rate = SIZES.backlog / (drained.drainMs / 1000);
       rounds.push({ rawRate: raw.rate, rawCpuUs: raw.cpuUs, deliveryRate: rate, ratio: rate / raw.rate, ...drained });
-      say(`round ${k + 1}: raw ${raw.rate.toFixed(0)}/s, deliveries ${rate.toFixed(0)}/s, ratio ${(rate / raw.rate).toFixed(2)}`);
+      say(
+        `round ${k + 1}: raw ${raw.rate.toFixed(0)}/s, deliveries ${rate.toFixed(0)}/s, ratio ${(rate / raw.rate).toFixed(2)}`,
+      );
     }
     await agent.close();
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
@@ -344,17 +392,30 @@ async function main(): Promise<void> {
     if (process.env.BENCH_MARKS) {
       say(`marks: released ${released} last ${lastAt} recorded ${released + recordedMs}`);
       const m = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text().catch(() => '');
-      say(m.split('\n').filter((l) => /^pim_webhooks_(queue_(seconds|batch_size)|attempt_duration_seconds)_(sum|count)/.test(l)).join('\n'));
+      say(
+        m
+          .split('\n')
+          .filter((l) => /^pim_webhooks_(queue_(seconds|batch_size)|attempt_duration_seconds)_(sum|count)/.test(l))
+          .join('\n'),
+      );
     }
-    say(`cpu during the drain (ms): ${JSON.stringify(Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Math.round(v)])))}`);
-    say(`deliveries: ${SIZES.backlog} in ${drainMs} ms = ${deliveryRate.toFixed(0)}/s (all recorded after ${recordedMs} ms); ratio ${(deliveryRate / rawRate).toFixed(2)}`);
+    say(
+      `cpu during the drain (ms): ${JSON.stringify(Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Math.round(v)])))}`,
+    );
+    say(
+      `deliveries: ${SIZES.backlog} in ${drainMs} ms = ${deliveryRate.toFixed(0)}/s (all recorded after ${recordedMs} ms); ratio ${(deliveryRate / rawRate).toFixed(2)}`,
+    );
 
     // 2. Latency at a fixed event rate: writes through the app's API (outbox → relay → NATS → fan-out → delivery).
     const sink = await client.createWebhook({ webhook: { collection: 'webhooks', url: receiver.url } });
     // Many writers on few rows would queue on row locks; spread the writes over a webhook per collection.
     const writeTargets = [...targets];
-    for (const c of COLLECTIONS.map((x) => x.name).filter((n) => n !== 'webhooks' && !THROUGHPUT_COLLECTIONS.includes(n))) {
-      const r = await client.createWebhook({ webhook: { collection: c, url: 'https://hooks.example.com/x', enabled: false } });
+    for (const c of COLLECTIONS.map((x) => x.name).filter(
+      (n) => n !== 'webhooks' && !THROUGHPUT_COLLECTIONS.includes(n),
+    )) {
+      const r = await client.createWebhook({
+        webhook: { collection: c, url: 'https://hooks.example.com/x', enabled: false },
+      });
       writeTargets.push({ id: r.webhook!.id, collection: c });
     }
     // Let the deliveries of those creations arrive before the measured window starts.
@@ -370,7 +431,10 @@ async function main(): Promise<void> {
       const t = writeTargets[i % writeTargets.length];
       const p = client
         .patchWebhook({ id: t.id, patch: { body: [{ key: 'n', value: String(i) }] } })
-        .then(() => undefined, () => void (failedWrites += 1))
+        .then(
+          () => undefined,
+          () => void (failedWrites += 1),
+        )
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
@@ -387,8 +451,15 @@ async function main(): Promise<void> {
     const firstById = new Map<string, Hit>();
     for (const h of latencyHits) if (!firstById.has(h.id)) firstById.set(h.id, h);
     const lags = [...firstById.values()].map((h) => h.at - (h.eventAt as number)).sort((a, b) => a - b);
-    const lat = { p50: percentile(lags, 50), p99: percentile(lags, 99), max: lags[lags.length - 1] ?? NaN, n: lags.length };
-    say(`latency at ${SIZES.rate} events/s (${total} events in ${produceMs} ms, ${failedWrites} failed writes): p50 ${lat.p50} ms, p99 ${lat.p99} ms, max ${lat.max} ms over ${lat.n}`);
+    const lat = {
+      p50: percentile(lags, 50),
+      p99: percentile(lags, 99),
+      max: lags[lags.length - 1] ?? NaN,
+      n: lags.length,
+    };
+    say(
+      `latency at ${SIZES.rate} events/s (${total} events in ${produceMs} ms, ${failedWrites} failed writes): p50 ${lat.p50} ms, p99 ${lat.p99} ms, max ${lat.max} ms over ${lat.n}`,
+    );
     // Where the time goes, stage by stage, from the rows each stage wrote.
     const { rows: stageRows } = await pg.query(
       `SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM o.published_at - o.occurred_at) * 1000) AS relay,
@@ -413,7 +484,12 @@ async function main(): Promise<void> {
     let conservation: ConservationReport | undefined;
     if (!args.has('--skip-conservation')) {
       say(`conservation: ${SIZES.conservation} events with SIGKILLs`);
-      conservation = await runConservation({ events: SIZES.conservation, concurrency: 8, ratePerSecond: 40, log: (l) => say(`  ${l}`) });
+      conservation = await runConservation({
+        events: SIZES.conservation,
+        concurrency: 8,
+        ratePerSecond: 40,
+        log: (l) => say(`  ${l}`),
+      });
       say(`conservation: ${JSON.stringify({ ...conservation, missing: conservation.missing.length })}`);
     }
 
@@ -422,7 +498,25 @@ async function main(): Promise<void> {
     const doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '';
     // Without a conservation run, the last one's section stays as it was.
     const keptConservation = conservation ? '' : sectionOf(doc, '## Conservation');
-    const report = renderReport({ info, rawRate, rawCpuUs, deliveryRate, ratio, drainMs, recordedMs, cpu, rounds, lat, stages, total, produceMs, failedWrites, conservation, keptConservation, metricsText });
+    const report = renderReport({
+      info,
+      rawRate,
+      rawCpuUs,
+      deliveryRate,
+      ratio,
+      drainMs,
+      recordedMs,
+      cpu,
+      rounds,
+      lat,
+      stages,
+      total,
+      produceMs,
+      failedWrites,
+      conservation,
+      keptConservation,
+      metricsText,
+    });
     if (!args.has('--no-write')) {
       // The catalog benchmark's section is kept: each benchmark rewrites only its own part.
       const kept = catalogSectionOf(doc);
@@ -431,7 +525,10 @@ async function main(): Promise<void> {
     } else {
       say(report);
     }
-    const ok = ratio >= 0.5 && lat.p99 <= 250 && (!conservation || (conservation.missing.length === 0 && conservation.idMismatches === 0));
+    const ok =
+      ratio >= 0.5 &&
+      lat.p99 <= 250 &&
+      (!conservation || (conservation.missing.length === 0 && conservation.idMismatches === 0));
     say(ok ? 'targets met' : 'targets NOT met');
     process.exitCode = ok ? 0 : 1;
   } catch (err) {
@@ -536,7 +633,7 @@ How it is measured:
   was busy ${ms(r.cpu.machine)} ms, other processes included. A raw POST cost ${r.rawCpuUs.toFixed(0)} µs of CPU (bench
   client + receiver); a delivery ${perDelivery(r.cpu.app + r.cpu.postgres + r.cpu.receiver)} µs (worker + its Postgres + receiver): with both
   loops bound by the same two cores, that alone caps the ratio near
-  ${(r.rawCpuUs / ((r.cpu.app + r.cpu.postgres + r.cpu.receiver) * 1000 / SIZES.backlog)).toFixed(2)}.
+  ${(r.rawCpuUs / (((r.cpu.app + r.cpu.postgres + r.cpu.receiver) * 1000) / SIZES.backlog)).toFixed(2)}.
 - **Event → first attempt**: ${r.total} writes through the webhooks app's gRPC API at ${SIZES.rate}/s
   (${r.produceMs} ms, ${r.failedWrites} failed), served by a replica that runs the API and its outbox
   relay (the producing app); each write's event goes outbox → relay → JetStream → fan-out →

@@ -24,7 +24,9 @@ async function main(): Promise<void> {
         console.log(`db:drift ${app}: entities match migrations`);
       } else {
         failed = true;
-        console.error(`db:drift ${app}: entities differ from migrations; add a migration that runs:\n  ${drift.join(';\n  ')};`);
+        console.error(
+          `db:drift ${app}: entities differ from migrations; add a migration that runs:\n  ${drift.join(';\n  ')};`,
+        );
       }
     } finally {
       await db.drop();

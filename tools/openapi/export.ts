@@ -55,7 +55,9 @@ function main(): void {
       return !existsSync(path) || readFileSync(path, 'utf8') !== fresh[k];
     });
     if (stale.length > 0) {
-      console.error(`The OpenAPI document or the client generated from it is not up to date: ${stale.map((k) => OUTPUTS[k]).join(', ')}.\nRun "npm run openapi:generate" and commit the result.`);
+      console.error(
+        `The OpenAPI document or the client generated from it is not up to date: ${stale.map((k) => OUTPUTS[k]).join(', ')}.\nRun "npm run openapi:generate" and commit the result.`,
+      );
       process.exit(1);
     }
     console.log(`${relative(root, lib)}: OpenAPI document and client types are up to date`);

@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { resolve, join } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+const git = (...args) =>
+  execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 const tryGit = (...args) => {
   try {
     return git(...args);
@@ -30,9 +31,14 @@ if (!tryGit('ls-tree', '-d', ref, 'protos')) {
   process.exit(0);
 }
 try {
-  execFileSync(join(root, 'node_modules/.bin/buf'), ['breaking', '--against', `.git#ref=${ref},subdir=protos`], { cwd: root, stdio: 'inherit' });
+  execFileSync(join(root, 'node_modules/.bin/buf'), ['breaking', '--against', `.git#ref=${ref},subdir=protos`], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   console.log(`proto:breaking: no breaking change against ${ref.slice(0, 12)}`);
 } catch {
-  console.error(`proto:breaking: protos/ break compatibility with ${ref.slice(0, 12)}; add fields instead, or start a v2 package`);
+  console.error(
+    `proto:breaking: protos/ break compatibility with ${ref.slice(0, 12)}; add fields instead, or start a v2 package`,
+  );
   process.exit(1);
 }

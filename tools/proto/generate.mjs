@@ -11,7 +11,10 @@ const check = process.argv.includes('--check');
 const buf = join(root, 'node_modules/.bin/buf');
 
 function generate(into) {
-  const template = readFileSync(join(root, 'buf.gen.yaml'), 'utf8').replace('out: libs/contracts/src/gen', `out: ${into}`);
+  const template = readFileSync(join(root, 'buf.gen.yaml'), 'utf8').replace(
+    'out: libs/contracts/src/gen',
+    `out: ${into}`,
+  );
   execFileSync(buf, ['generate', '--template', template], { cwd: root, stdio: 'inherit' });
 }
 
@@ -37,7 +40,9 @@ try {
     for (const [name, text] of fresh) if (current.get(name) !== text) stale.push(name);
     for (const name of current.keys()) if (!fresh.has(name)) stale.push(name);
     if (stale.length > 0) {
-      console.error(`Generated contracts are not up to date: ${stale.join(', ')}.\nRun "npm run proto:generate" and commit the result.`);
+      console.error(
+        `Generated contracts are not up to date: ${stale.join(', ')}.\nRun "npm run proto:generate" and commit the result.`,
+      );
       process.exit(1);
     }
     console.log(`generated contracts are up to date (${fresh.size} files)`);

@@ -5,7 +5,14 @@ import { firstNatsServer } from './nats';
 import { redactUrl } from './postgres';
 
 const apps: AppSpec[] = [
-  { name: 'webhooks', kind: 'grpc', port: 50057, addressEnv: 'WEBHOOKS_GRPC_URL', portEnv: 'WEBHOOKS_GRPC_PORT', migrate: true },
+  {
+    name: 'webhooks',
+    kind: 'grpc',
+    port: 50057,
+    addressEnv: 'WEBHOOKS_GRPC_URL',
+    portEnv: 'WEBHOOKS_GRPC_PORT',
+    migrate: true,
+  },
   { name: 'catalog', kind: 'grpc', port: 50051, addressEnv: 'CATALOG_GRPC_URL', portEnv: 'CATALOG_GRPC_PORT' },
   { name: 'gateway', kind: 'http', port: 8080, portEnv: 'PORT', env: { PUBLIC_URL: 'http://example.test' } },
 ];
@@ -22,11 +29,19 @@ describe('assignPorts', () => {
   const noFree = () => Promise.reject(new Error('not asked'));
 
   it('uses each app’s default port unless its portEnv says otherwise', async () => {
-    expect(await assignPorts(apps, undefined, { PORT: '9090' }, noFree)).toEqual({ webhooks: 50057, catalog: 50051, gateway: 9090 });
+    expect(await assignPorts(apps, undefined, { PORT: '9090' }, noFree)).toEqual({
+      webhooks: 50057,
+      catalog: 50051,
+      gateway: 9090,
+    });
   });
 
   it('hands out consecutive ports from a number', async () => {
-    expect(await assignPorts(apps, 40000, { PORT: '9090' }, noFree)).toEqual({ webhooks: 40000, catalog: 40001, gateway: 40002 });
+    expect(await assignPorts(apps, 40000, { PORT: '9090' }, noFree)).toEqual({
+      webhooks: 40000,
+      catalog: 40001,
+      gateway: 40002,
+    });
   });
 
   it('asks for a free port per app and never hands one out twice', async () => {
@@ -36,11 +51,15 @@ describe('assignPorts', () => {
   });
 
   it('rejects a port variable that is not a port, naming it', async () => {
-    await expect(assignPorts(apps, undefined, { WEBHOOKS_GRPC_PORT: 'abc' }, noFree)).rejects.toThrow('WEBHOOKS_GRPC_PORT="abc" is not a port (app webhooks)');
+    await expect(assignPorts(apps, undefined, { WEBHOOKS_GRPC_PORT: 'abc' }, noFree)).rejects.toThrow(
+      'WEBHOOKS_GRPC_PORT="abc" is not a port (app webhooks)',
+    );
   });
 
   it('rejects two apps on one port', async () => {
-    await expect(assignPorts(apps, undefined, { PORT: '50051' }, noFree)).rejects.toThrow('gateway and catalog would both use port 50051');
+    await expect(assignPorts(apps, undefined, { PORT: '50051' }, noFree)).rejects.toThrow(
+      'gateway and catalog would both use port 50051',
+    );
   });
 });
 
@@ -74,8 +93,14 @@ describe('appEnvironment', () => {
 
 describe('appFiles', () => {
   it('follows the apps/<name>/src convention and keeps absolute overrides', () => {
-    expect(appFiles(apps[0], '/repo')).toEqual({ entry: join('/repo', 'apps/webhooks/src/main.ts'), migrate: join('/repo', 'apps/webhooks/src/migrate.ts') });
-    expect(appFiles({ ...apps[0], entry: '/x/main.ts', migrateEntry: 'y/m.ts' }, '/repo')).toEqual({ entry: '/x/main.ts', migrate: '/repo/y/m.ts' });
+    expect(appFiles(apps[0], '/repo')).toEqual({
+      entry: join('/repo', 'apps/webhooks/src/main.ts'),
+      migrate: join('/repo', 'apps/webhooks/src/migrate.ts'),
+    });
+    expect(appFiles({ ...apps[0], entry: '/x/main.ts', migrateEntry: 'y/m.ts' }, '/repo')).toEqual({
+      entry: '/x/main.ts',
+      migrate: '/repo/y/m.ts',
+    });
   });
 });
 
@@ -86,7 +111,9 @@ describe('small parsers', () => {
   });
 
   it('hides the password of a database URL', () => {
-    expect(redactUrl('postgres://postgres:secret@127.0.0.1:5433/pim')).toBe('postgres://postgres:***@127.0.0.1:5433/pim');
+    expect(redactUrl('postgres://postgres:secret@127.0.0.1:5433/pim')).toBe(
+      'postgres://postgres:***@127.0.0.1:5433/pim',
+    );
     expect(redactUrl('postgres://postgres@127.0.0.1:5432/pim')).toBe('postgres://postgres@127.0.0.1:5432/pim');
   });
 });

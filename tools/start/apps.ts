@@ -6,7 +6,21 @@ import type { AppSpec } from './app-spec';
  * apps/<name>/src/migrate.ts.
  */
 export const apps: AppSpec[] = [
-  { name: 'webhooks', kind: 'grpc', port: 50057, addressEnv: 'WEBHOOKS_GRPC_URL', portEnv: 'WEBHOOKS_GRPC_PORT', migrate: true },
-  { name: 'catalog', kind: 'grpc', port: 50051, addressEnv: 'CATALOG_GRPC_URL', portEnv: 'CATALOG_GRPC_PORT', migrate: true },
+  {
+    name: 'webhooks',
+    kind: 'grpc',
+    port: 50057,
+    addressEnv: 'WEBHOOKS_GRPC_URL',
+    portEnv: 'WEBHOOKS_GRPC_PORT',
+    migrate: true,
+  },
+  {
+    name: 'catalog',
+    kind: 'grpc',
+    port: 50051,
+    addressEnv: 'CATALOG_GRPC_URL',
+    portEnv: 'CATALOG_GRPC_PORT',
+    migrate: true,
+  },
   { name: 'gateway', kind: 'http', port: 8080, portEnv: 'PORT', migrate: true },
 ];

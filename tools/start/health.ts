@@ -1,9 +1,19 @@
-import { credentials, makeGenericClientConstructor, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  makeGenericClientConstructor,
+  type Client,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import type { AppSpec } from './app-spec';
 
 type HealthClient = Client & {
-  Check(req: { service: string }, opts: { deadline: Date }, cb: (err: ServiceError | null, res?: { status: string }) => void): void;
+  Check(
+    req: { service: string },
+    opts: { deadline: Date },
+    cb: (err: ServiceError | null, res?: { status: string }) => void,
+  ): void;
 };
 
 const HealthClientCtor = makeGenericClientConstructor(healthService as unknown as ServiceDefinition, 'Health');

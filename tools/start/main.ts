@@ -80,13 +80,18 @@ async function main(): Promise<void> {
 
   try {
     const up = await platform.start();
-    const where = (url: string, own: boolean, dir: string): string => (own ? `${url} (started here, data in ${dir})` : url);
+    const where = (url: string, own: boolean, dir: string): string =>
+      own ? `${url} (started here, data in ${dir})` : url;
     say('the platform is up');
     say(`  API       ${up.gatewayUrl}`);
     say(`  docs      ${up.docsUrl}`);
     say(`  Postgres  ${where(redactUrl(up.databaseUrl), !env.DATABASE_URL, resolve(dataDir, 'postgres'))}`);
     say(`  NATS      ${where(up.natsUrl, !env.NATS_URL, resolve(dataDir, 'nats'))}`);
-    say(`  apps      ${Object.entries(up.ports).map(([name, port]) => `${name} :${port}`).join(', ')}`);
+    say(
+      `  apps      ${Object.entries(up.ports)
+        .map(([name, port]) => `${name} :${port}`)
+        .join(', ')}`,
+    );
     if (admin.isNew) say(`  admin API key (shown once; kept in ${admin.file}): ${admin.key}`);
     else if (admin.file) say(`  admin API key: in ${admin.file}`);
     else say('  admin API key: PIM_BOOTSTRAP_API_KEY');

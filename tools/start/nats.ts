@@ -60,7 +60,18 @@ export async function startLocalNats(opts: LocalNatsOptions): Promise<{ url: str
   const proc = new ManagedProcess({
     name: 'nats',
     command: process.execPath,
-    args: [...opts.nodeArgs, join(__dirname, 'supervise.cjs'), binary, '-a', '127.0.0.1', '-p', String(opts.port), '-js', '-sd', opts.dir],
+    args: [
+      ...opts.nodeArgs,
+      join(__dirname, 'supervise.cjs'),
+      binary,
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(opts.port),
+      '-js',
+      '-sd',
+      opts.dir,
+    ],
     env: opts.env,
     cwd: opts.cwd,
     log: opts.log,
@@ -73,7 +84,8 @@ export async function startLocalNats(opts: LocalNatsOptions): Promise<{ url: str
     signal: opts.signal,
     exited: proc.exited,
     exitMessage: (s) => `nats-server exited during start-up (${describeExit(s)}); see the [nats] lines above`,
-    check: async () => ((await canConnect('127.0.0.1', opts.port)) ? { ok: true } : { ok: false, reason: 'port not open yet' }),
+    check: async () =>
+      (await canConnect('127.0.0.1', opts.port)) ? { ok: true } : { ok: false, reason: 'port not open yet' },
   });
   return { url: `nats://127.0.0.1:${opts.port}`, process: proc };
 }

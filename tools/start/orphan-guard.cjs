@@ -22,7 +22,12 @@ if (isMainThread && process.ppid > 1) {
       setTimeout(() => process.kill(workerData.pid, 'SIGKILL'), workerData.graceMs);
     }, 500);
     `,
-    { eval: true, workerData: { parent: process.ppid, pid: process.pid, graceMs: GRACE_MS }, stdout: false, stderr: false },
+    {
+      eval: true,
+      workerData: { parent: process.ppid, pid: process.pid, graceMs: GRACE_MS },
+      stdout: false,
+      stderr: false,
+    },
   );
   // Never the reason a process stays alive (a migration script must still exit on its own).
   watcher.unref();

@@ -96,7 +96,9 @@ describe('startPlatform with the machine’s Postgres and NATS', () => {
   });
 
   it('prefixes each output line with the app name', () => {
-    expect(lines).toContain(`[fixture-http] {"level":"info","msg":"listening","port":${platform.ports['fixture-http']}}`);
+    expect(lines).toContain(
+      `[fixture-http] {"level":"info","msg":"listening","port":${platform.ports['fixture-http']}}`,
+    );
   });
 
   it('kill() takes an app down and restart() brings it back healthy', async () => {
@@ -140,7 +142,13 @@ describe('startPlatform when start-up fails', () => {
     const lines: string[] = [];
     const [grpc] = fixtureApps();
     await expect(
-      startPlatform({ apps: [grpc, crashApp], databaseUrl: db.url, natsUrl: NATS_URL, portBase: 'free', log: (l) => lines.push(l) }),
+      startPlatform({
+        apps: [grpc, crashApp],
+        databaseUrl: db.url,
+        natsUrl: NATS_URL,
+        portBase: 'free',
+        log: (l) => lines.push(l),
+      }),
     ).rejects.toThrow('fixture-crash exited during start-up (exit code 3)');
     expect(lines).toContain('[fixture-crash] {"level":"fatal","msg":"cannot start: on purpose"}');
     expect(leftovers(before)).toEqual([]);

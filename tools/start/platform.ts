@@ -187,7 +187,9 @@ export class Platform {
     for (const app of this.apps) {
       const port = this.ports[app.name];
       if (!(await isPortFree(port))) {
-        throw new StartError(`port ${port} of ${app.name} is in use (is the platform already running?); set ${app.portEnv} to another port`);
+        throw new StartError(
+          `port ${port} of ${app.name} is in use (is the platform already running?); set ${app.portEnv} to another port`,
+        );
       }
     }
   }
@@ -258,7 +260,10 @@ export class Platform {
     this.migrating = proc;
     const status = await waitForExit(proc.exited, this.abort.signal, this.startTimeoutMs, `migrations of ${app.name}`);
     this.migrating = undefined;
-    if (status.code !== 0) throw new StartError(`migrations of ${app.name} failed (${describeExit(status)}); see the [${app.name}:migrate] lines above`);
+    if (status.code !== 0)
+      throw new StartError(
+        `migrations of ${app.name} failed (${describeExit(status)}); see the [${app.name}:migrate] lines above`,
+      );
   }
 
   private spawn(app: AppSpec): ManagedProcess {

@@ -91,7 +91,9 @@ function makeReachable(dir: string): void {
  * Starts the embedded Postgres (the embedded-pg.main.ts helper) on 127.0.0.1:`port` with its
  * cluster in `dir`, and makes sure the "pim" database exists. Resolves with its URL.
  */
-export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<{ url: string; process: ManagedProcess }> {
+export async function startEmbeddedPostgres(
+  opts: EmbeddedPostgresOptions,
+): Promise<{ url: string; process: ManagedProcess }> {
   mkdirSync(dirname(opts.dir), { recursive: true });
   makeReachable(opts.dir);
   let ready = false;

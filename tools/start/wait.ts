@@ -43,7 +43,9 @@ export async function waitUntil(opts: WaitOptions): Promise<void> {
     if (result.ok) return;
     last = result.reason;
     if (Date.now() >= deadline) {
-      throw new StartError(`${opts.what} did not become ready within ${Math.round(opts.timeoutMs / 1000)} s (last check: ${last})`);
+      throw new StartError(
+        `${opts.what} did not become ready within ${Math.round(opts.timeoutMs / 1000)} s (last check: ${last})`,
+      );
     }
     const pause = sleep(opts.intervalMs ?? 200, undefined, { signal: opts.signal }).catch(() => undefined);
     await (opts.exited ? Promise.race([pause, opts.exited]) : pause);
@@ -51,7 +53,12 @@ export async function waitUntil(opts: WaitOptions): Promise<void> {
 }
 
 /** Waits for a process to exit; StartAborted if the platform is stopped first, StartError after `timeoutMs`. */
-export async function waitForExit(exited: Promise<ExitStatus>, signal: AbortSignal, timeoutMs: number, what: string): Promise<ExitStatus> {
+export async function waitForExit(
+  exited: Promise<ExitStatus>,
+  signal: AbortSignal,
+  timeoutMs: number,
+  what: string,
+): Promise<ExitStatus> {
   if (signal.aborted) throw new StartAborted();
   const local = new AbortController();
   const both = AbortSignal.any([signal, local.signal]);

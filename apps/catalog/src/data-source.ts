@@ -21,7 +21,20 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [BrandEntity, CategoryTreeEntity, CategoryEntity, FamilyEntity, CatalogEntity, AttributeGroupEntity, AttributeEntity, AttributeOptionEntity, ProductEntity, ProductRelationEntity, CompletenessJobEntity, OutboxEvent],
+    entities: [
+      BrandEntity,
+      CategoryTreeEntity,
+      CategoryEntity,
+      FamilyEntity,
+      CatalogEntity,
+      AttributeGroupEntity,
+      AttributeEntity,
+      AttributeOptionEntity,
+      ProductEntity,
+      ProductRelationEntity,
+      CompletenessJobEntity,
+      OutboxEvent,
+    ],
     migrations,
     applicationName: 'pim-catalog',
   };

@@ -23,7 +23,13 @@ async function main(): Promise<void> {
   await ensureStream(nc, { name: config.PIM_EVENTS_STREAM, subjects: [`${config.PIM_SUBJECT_PREFIX}pim.>`] });
 
   const relay = config.OUTBOX_RELAY
-    ? new OutboxRelay({ dataSource: ds, nc, stream: config.PIM_EVENTS_STREAM, subjectPrefix: config.PIM_SUBJECT_PREFIX, logger })
+    ? new OutboxRelay({
+        dataSource: ds,
+        nc,
+        stream: config.PIM_EVENTS_STREAM,
+        subjectPrefix: config.PIM_SUBJECT_PREFIX,
+        logger,
+      })
     : undefined;
   await relay?.start();
   const completeness = config.COMPLETENESS_WORKER ? new CompletenessWorker({ dataSource: ds, logger }) : undefined;
@@ -31,7 +37,12 @@ async function main(): Promise<void> {
 
   const app = new GrpcApp({
     logger,
-    services: [...taxonomyGrpc(taxonomyServices(ds), logger), ...attributesGrpc(attributeServices(ds), logger), ...productsGrpc(productServices(ds), logger), ...relationsGrpc(relationServices(ds), logger)],
+    services: [
+      ...taxonomyGrpc(taxonomyServices(ds), logger),
+      ...attributesGrpc(attributeServices(ds), logger),
+      ...productsGrpc(productServices(ds), logger),
+      ...relationsGrpc(relationServices(ds), logger),
+    ],
     protoRoot: PROTO_ROOT,
     protoFiles: [PROTO_FILES.taxonomy, PROTO_FILES.attributes, PROTO_FILES.products, PROTO_FILES.relations],
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
@@ -56,6 +67,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(JSON.stringify({ level: 'fatal', service: 'catalog', msg: 'start-up failed', err: String(err?.message ?? err) }));
+  console.error(
+    JSON.stringify({ level: 'fatal', service: 'catalog', msg: 'start-up failed', err: String(err?.message ?? err) }),
+  );
   process.exit(1);
 });

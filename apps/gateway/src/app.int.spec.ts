@@ -14,7 +14,15 @@ describe('gateway: HTTP hardening and error objects', () => {
   });
 
   const expectErrorObject = (json: Record<string, unknown>, code: number, name: string) => {
-    expect(json).toMatchObject({ code, name, kind: expect.any(String), title: expect.any(String), message: expect.any(String), solution: expect.any(String), request_id: expect.any(String) });
+    expect(json).toMatchObject({
+      code,
+      name,
+      kind: expect.any(String),
+      title: expect.any(String),
+      message: expect.any(String),
+      solution: expect.any(String),
+      request_id: expect.any(String),
+    });
     expect(JSON.stringify(json)).not.toMatch(/at \w+ \(|node_modules|SELECT /);
   };
 
@@ -26,13 +34,20 @@ describe('gateway: HTTP hardening and error objects', () => {
   });
 
   it('answers a body over the limit with 413', async () => {
-    const r = await ctx.request('PUT', '/api/v1/webhooks', { collection: 'products', url: `https://e.com/${'x'.repeat(2000)}` });
+    const r = await ctx.request('PUT', '/api/v1/webhooks', {
+      collection: 'products',
+      url: `https://e.com/${'x'.repeat(2000)}`,
+    });
     expect(r.status).toBe(413);
     expectErrorObject(r.json, 413, 'PayloadTooLargeError');
   });
 
   it('lets bulk routes take bodies over the ordinary limit', async () => {
-    const items = Array.from({ length: 20 }, (_, i) => ({ code: `P-${i}`, name: { pt: 'x'.repeat(100) }, type: 'simple' }));
+    const items = Array.from({ length: 20 }, (_, i) => ({
+      code: `P-${i}`,
+      name: { pt: 'x'.repeat(100) },
+      type: 'simple',
+    }));
     const r = await ctx.request('POST', '/api/v1/products/bulk', { items });
     expect(JSON.stringify({ items }).length).toBeGreaterThan(1024);
     expect(r.status).not.toBe(413);
@@ -40,7 +55,9 @@ describe('gateway: HTTP hardening and error objects', () => {
   });
 
   it('answers a non-JSON content type with 415', async () => {
-    const r = await ctx.request('POST', '/api/v1/webhooks', 'collection=products', { 'content-type': 'application/x-www-form-urlencoded' });
+    const r = await ctx.request('POST', '/api/v1/webhooks', 'collection=products', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(r.status).toBe(415);
     expectErrorObject(r.json, 415, 'UnsupportedMediaTypeError');
   });

@@ -65,18 +65,23 @@ export function declareRoutes(api: Api, deps: RouteDeps): void {
 
 /** A dependency the document builder must never call (its routes are declared, never served). */
 function unreachable<T>(name: string): T {
-  return new Proxy({}, {
-    get: (_target, prop) => {
-      throw new Error(`${name}.${String(prop)} used while only building the OpenAPI document`);
+  return new Proxy(
+    {},
+    {
+      get: (_target, prop) => {
+        throw new Error(`${name}.${String(prop)} used while only building the OpenAPI document`);
+      },
     },
-  }) as T;
+  ) as T;
 }
 
 /**
  * The OpenAPI document of the gateway, built without servers, databases or clients: the routes
  * are declared against stand-in dependencies. Limits default to the configuration's defaults.
  */
-export function buildApiDocument(opts: { publicUrl?: string; maxLimit?: number; defaultLimit?: number } = {}): ApiDocument {
+export function buildApiDocument(
+  opts: { publicUrl?: string; maxLimit?: number; defaultLimit?: number } = {},
+): ApiDocument {
   const registry = createRegistry();
   declareRoutes(new Api(registry, API_BASE), {
     webhooks: unreachable<WebhooksClient>('webhooks'),
@@ -93,7 +98,13 @@ function requestTimeout(ms: number): RequestHandler {
   return (_req, res, next) => {
     const timer = setTimeout(() => {
       if (!res.headersSent) {
-        sendError(res, new UnavailableError(`The request was not answered within ${ms} ms`, { title: 'Request timed out', retryAfter: 1 }));
+        sendError(
+          res,
+          new UnavailableError(`The request was not answered within ${ms} ms`, {
+            title: 'Request timed out',
+            retryAfter: 1,
+          }),
+        );
       }
     }, ms);
     res.once('finish', () => clearTimeout(timer));
@@ -130,7 +141,9 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
   });
   app.get('/readyz', async (_req, res) => {
     const checks = Object.fromEntries(
-      await Promise.all(Object.entries(deps.dependencies).map(async ([name, h]) => [name, await h.check('', 500)] as const)),
+      await Promise.all(
+        Object.entries(deps.dependencies).map(async ([name, h]) => [name, await h.check('', 500)] as const),
+      ),
     );
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', dependencies: checks });
   });
@@ -150,7 +163,17 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
   app.use(
     cors({
       origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false,
-      exposedHeaders: ['ETag', 'Location', 'X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Idempotent-Replayed'],
+      exposedHeaders: [
+        'ETag',
+        'Location',
+        'X-Request-Id',
+        'Retry-After',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'RateLimit-Policy',
+        'Idempotent-Replayed',
+      ],
       allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'],
       maxAge: 600,
     }),
@@ -165,7 +188,14 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
   app.get(`${API_BASE}/openapi.json`, (_req, res) => {
     res.json(document);
   });
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: `${API_BASE}/openapi.json` }, customSiteTitle: 'PIM platform API' }));
+  app.use(
+    '/docs',
+    swaggerUi.serve,
+    swaggerUi.setup(undefined, {
+      swaggerOptions: { url: `${API_BASE}/openapi.json` },
+      customSiteTitle: 'PIM platform API',
+    }),
+  );
 
   app.use(
     API_BASE,

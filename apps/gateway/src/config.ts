@@ -9,13 +9,25 @@ export const gatewayConfigSchema = baseSchema.extend({
   PUBLIC_URL: z.url().optional(),
   WEBHOOKS_GRPC_URL: z.string().min(1).default('127.0.0.1:50057'),
   CATALOG_GRPC_URL: z.string().min(1).default('127.0.0.1:50051'),
-  JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb, 512kb or 1048576b').default('1mb'),
+  JSON_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb, 512kb or 1048576b')
+    .default('1mb'),
   /** Body limit of bulk routes (POST /products/bulk). */
-  BULK_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 16mb, 512kb or 1048576b').default('16mb'),
+  BULK_BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)$/i, 'must look like 16mb, 512kb or 1048576b')
+    .default('16mb'),
   PAGE_SIZE_MAX: positiveInt(100),
   PAGE_SIZE_DEFAULT: positiveInt(25),
   /** An admin key that must exist (created at start if missing); `npm start` generates one on first start. */
-  PIM_BOOTSTRAP_API_KEY: z.string().regex(/^pim_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/, 'must look like pim_<12 lowercase letters or digits>_<43 base64url characters>').optional(),
+  PIM_BOOTSTRAP_API_KEY: z
+    .string()
+    .regex(
+      /^pim_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/,
+      'must look like pim_<12 lowercase letters or digits>_<43 base64url characters>',
+    )
+    .optional(),
   RATE_LIMIT_PER_MINUTE: positiveInt(600),
   /** The longest a verified API key is trusted from memory (changes reach every replica at once by NOTIFY anyway); 0 reads every request's key from the database. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),

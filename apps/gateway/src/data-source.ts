@@ -8,5 +8,12 @@ export const SCHEMA = 'gateway';
 
 /** Persistence of the gateway. */
 export function dataSourceOptions(url: string): AppDataSourceOptions {
-  return { url, schema: SCHEMA, entities: [ApiKeyEntity, IdempotencyRecord], migrations, applicationName: 'pim-gateway', poolSize: 20 };
+  return {
+    url,
+    schema: SCHEMA,
+    entities: [ApiKeyEntity, IdempotencyRecord],
+    migrations,
+    applicationName: 'pim-gateway',
+    poolSize: 20,
+  };
 }

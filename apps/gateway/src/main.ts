@@ -17,19 +17,36 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   const ds = createDataSource(dataSourceOptions(config.DATABASE_URL));
   await ds.initialize();
-  const limiterPool = new Pool({ connectionString: config.DATABASE_URL, max: 10, application_name: 'pim-gateway-ratelimit' });
+  const limiterPool = new Pool({
+    connectionString: config.DATABASE_URL,
+    max: 10,
+    application_name: 'pim-gateway-ratelimit',
+  });
   // An idle connection the server drops (restart, failover) must not crash the process; the pool replaces it.
   limiterPool.on('error', (err) => logger.warn({ err: err.message }, 'rate-limit pool connection lost'));
 
   const keys = new ApiKeyService(ds, { logger, cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
   await keys.start();
   if (config.PIM_BOOTSTRAP_API_KEY) await keys.ensureBootstrap(config.PIM_BOOTSTRAP_API_KEY);
-  const idempotency = new IdempotencyService(ds, { retentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000, waitMs: 30_000 });
-  const purge = setInterval(() => void idempotency.purgeExpired().catch((err) => logger.warn({ err }, 'idempotency purge failed')), 10 * 60_000).unref();
+  const idempotency = new IdempotencyService(ds, {
+    retentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000,
+    waitMs: 30_000,
+  });
+  const purge = setInterval(
+    () => void idempotency.purgeExpired().catch((err) => logger.warn({ err }, 'idempotency purge failed')),
+    10 * 60_000,
+  ).unref();
 
-  const webhooks = createRpcClient(pb.WebhooksServiceClient, { service: 'webhooks', address: config.WEBHOOKS_GRPC_URL, deadlineMs: config.GRPC_DEADLINE_MS });
+  const webhooks = createRpcClient(pb.WebhooksServiceClient, {
+    service: 'webhooks',
+    address: config.WEBHOOKS_GRPC_URL,
+    deadlineMs: config.GRPC_DEADLINE_MS,
+  });
   const catalog = createCatalogClients({ address: config.CATALOG_GRPC_URL, deadlineMs: config.GRPC_DEADLINE_MS });
-  const dependencies = { webhooks: new HealthChecker(config.WEBHOOKS_GRPC_URL), catalog: new HealthChecker(config.CATALOG_GRPC_URL) };
+  const dependencies = {
+    webhooks: new HealthChecker(config.WEBHOOKS_GRPC_URL),
+    catalog: new HealthChecker(config.CATALOG_GRPC_URL),
+  };
   const publicUrl = config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}`;
   const app = createApp({
     logger,
@@ -39,7 +56,10 @@ async function main(): Promise<void> {
     idempotency,
     rateLimits: {
       perKey: new RateLimiter(limiterPool, config.RATE_LIMIT_PER_MINUTE, { schema: SCHEMA, keyPrefix: 'rl' }),
-      perIp: new RateLimiter(limiterPool, config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, { schema: SCHEMA, keyPrefix: 'rl-anon' }),
+      perIp: new RateLimiter(limiterPool, config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, {
+        schema: SCHEMA,
+        keyPrefix: 'rl-anon',
+      }),
     },
     dependencies,
     jsonBodyLimit: config.JSON_BODY_LIMIT,
@@ -47,7 +67,9 @@ async function main(): Promise<void> {
     maxLimit: config.PAGE_SIZE_MAX,
     defaultLimit: config.PAGE_SIZE_DEFAULT,
     publicUrl,
-    corsOrigins: config.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    corsOrigins: config.CORS_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     trustProxyHops: config.TRUST_PROXY_HOPS,
   });
@@ -83,6 +105,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(JSON.stringify({ level: 'fatal', service: 'gateway', msg: 'start-up failed', err: String(err?.message ?? err) }));
+  console.error(
+    JSON.stringify({ level: 'fatal', service: 'gateway', msg: 'start-up failed', err: String(err?.message ?? err) }),
+  );
   process.exit(1);
 });

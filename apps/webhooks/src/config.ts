@@ -8,7 +8,10 @@ const DEFAULT_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 /** Environment of the webhooks app. */
 export const webhooksConfigSchema = baseSchema.extend({
   WEBHOOKS_GRPC_PORT: port(50057),
-  PIM_SUBJECT_PREFIX: z.string().regex(/^([a-z0-9_-]+\.)?$/i, 'must be empty or end with a dot').default(''),
+  PIM_SUBJECT_PREFIX: z
+    .string()
+    .regex(/^([a-z0-9_-]+\.)?$/i, 'must be empty or end with a dot')
+    .default(''),
   /** Run the outbox relay (publishes this app's own events) in this process. */
   OUTBOX_RELAY: flag(true),
   /** Longest pause of the relay after repeated publish failures (NATS away). */
@@ -18,7 +21,10 @@ export const webhooksConfigSchema = baseSchema.extend({
   /** Run the delivery worker (deliveries → HTTP) in this process. */
   WEBHOOKS_DELIVERY: flag(true),
   /** Durable JetStream consumer shared by every replica's fan-out. */
-  WEBHOOKS_FANOUT_CONSUMER: z.string().regex(/^[A-Za-z0-9_-]+$/).default('webhooks-fanout'),
+  WEBHOOKS_FANOUT_CONSUMER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('webhooks-fanout'),
   /** How long JetStream waits for the fan-out's ack before handing an event out again (set when the consumer is created). */
   WEBHOOKS_FANOUT_ACK_WAIT_MS: positiveInt(30_000),
   /** Delays before each retry: durations with ms, s, m or h, comma-separated. */
@@ -71,4 +77,5 @@ export const webhooksConfigSchema = baseSchema.extend({
 export type WebhooksConfig = z.infer<typeof webhooksConfigSchema>;
 
 /** Reads and validates the environment once. */
-export const readConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig => loadConfig(webhooksConfigSchema, env);
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig =>
+  loadConfig(webhooksConfigSchema, env);

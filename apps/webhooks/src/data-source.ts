@@ -10,5 +10,11 @@ export const SCHEMA = 'webhooks';
 
 /** Persistence of the webhooks app: its schema, entities and migrations. */
 export function dataSourceOptions(url: string): AppDataSourceOptions {
-  return { url, schema: SCHEMA, entities: [WebhookEntity, OutboxEvent, InboxEvent, DeliveryEntity, DeliveryAttemptEntity], migrations, applicationName: 'pim-webhooks' };
+  return {
+    url,
+    schema: SCHEMA,
+    entities: [WebhookEntity, OutboxEvent, InboxEvent, DeliveryEntity, DeliveryAttemptEntity],
+    migrations,
+    applicationName: 'pim-webhooks',
+  };
 }

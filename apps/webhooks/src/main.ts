@@ -38,12 +38,14 @@ async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger({ service: 'webhooks', level: config.LOG_LEVEL });
   const metrics = new WebhookMetrics({ defaultMetrics: true });
-  const metricsServer = config.WEBHOOKS_METRICS_PORT > 0 ? await serveMetrics(metrics, config.WEBHOOKS_METRICS_PORT, logger) : undefined;
+  const metricsServer =
+    config.WEBHOOKS_METRICS_PORT > 0 ? await serveMetrics(metrics, config.WEBHOOKS_METRICS_PORT, logger) : undefined;
 
   const ds = createDataSource({ ...dataSourceOptions(config.DATABASE_URL), poolSize: 16 });
   await ds.initialize();
   const policy = new AddressPolicy(config.WEBHOOKS_ALLOWED_TARGETS);
-  if (policy.allowList.length > 0) logger.warn({ allowed: policy.allowList }, 'webhooks may reach these non-public ranges (WEBHOOKS_ALLOWED_TARGETS)');
+  if (policy.allowList.length > 0)
+    logger.warn({ allowed: policy.allowList }, 'webhooks may reach these non-public ranges (WEBHOOKS_ALLOWED_TARGETS)');
   const webhooks = new WebhookService(ds, { policy, secretOverlapMs: config.WEBHOOKS_SECRET_OVERLAP_MS });
   const deliveries = new DeliveryService(ds);
 
@@ -54,12 +56,21 @@ async function main(): Promise<void> {
       connect({ servers: config.NATS_URL, name: 'pim-webhooks', maxReconnectAttempts: -1, reconnectTimeWait: 250 }),
     );
     const conn = nc;
-    await withRetries(logger, 'ensuring the events stream', () => ensureStream(conn, { name: config.PIM_EVENTS_STREAM, subjects: [`${config.PIM_SUBJECT_PREFIX}pim.>`] }));
+    await withRetries(logger, 'ensuring the events stream', () =>
+      ensureStream(conn, { name: config.PIM_EVENTS_STREAM, subjects: [`${config.PIM_SUBJECT_PREFIX}pim.>`] }),
+    );
   }
 
   const relay =
     config.OUTBOX_RELAY && nc
-      ? new OutboxRelay({ dataSource: ds, nc, stream: config.PIM_EVENTS_STREAM, subjectPrefix: config.PIM_SUBJECT_PREFIX, logger, maxBackoffMs: config.OUTBOX_MAX_BACKOFF_MS })
+      ? new OutboxRelay({
+          dataSource: ds,
+          nc,
+          stream: config.PIM_EVENTS_STREAM,
+          subjectPrefix: config.PIM_SUBJECT_PREFIX,
+          logger,
+          maxBackoffMs: config.OUTBOX_MAX_BACKOFF_MS,
+        })
       : undefined;
   await relay?.start();
 
@@ -67,7 +78,11 @@ async function main(): Promise<void> {
   const worker = config.WEBHOOKS_DELIVERY
     ? new DeliveryWorker({
         dataSource: ds,
-        sender: new DeliverySender({ agent, timeoutMs: config.WEBHOOKS_TIMEOUT_MS, responseBodyMax: config.WEBHOOKS_RESPONSE_BODY_MAX }),
+        sender: new DeliverySender({
+          agent,
+          timeoutMs: config.WEBHOOKS_TIMEOUT_MS,
+          responseBodyMax: config.WEBHOOKS_RESPONSE_BODY_MAX,
+        }),
         logger,
         metrics,
         concurrency: config.WEBHOOKS_CONCURRENCY,
@@ -79,7 +94,8 @@ async function main(): Promise<void> {
         retentionDays: config.WEBHOOKS_RETENTION_DAYS,
         stopGraceMs: config.SHUTDOWN_GRACE_MS,
         onGone: async (id) => {
-          if (await webhooks.disableGone(id)) logger.warn({ webhook_id: id }, 'receiver answered 410 Gone; webhook disabled');
+          if (await webhooks.disableGone(id))
+            logger.warn({ webhook_id: id }, 'receiver answered 410 Gone; webhook disabled');
         },
       })
     : undefined;
@@ -110,7 +126,12 @@ async function main(): Promise<void> {
   });
   await app.listen(config.WEBHOOKS_GRPC_PORT);
   logger.info(
-    { relay: Boolean(relay), fanout: Boolean(fanout), delivery: Boolean(worker), retry_schedule_ms: config.WEBHOOKS_RETRY_SCHEDULE },
+    {
+      relay: Boolean(relay),
+      fanout: Boolean(fanout),
+      delivery: Boolean(worker),
+      retry_schedule_ms: config.WEBHOOKS_RETRY_SCHEDULE,
+    },
     'webhooks app started',
   );
 
@@ -134,6 +155,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(JSON.stringify({ level: 'fatal', service: 'webhooks', msg: 'start-up failed', err: String(err?.message ?? err) }));
+  console.error(
+    JSON.stringify({ level: 'fatal', service: 'webhooks', msg: 'start-up failed', err: String(err?.message ?? err) }),
+  );
   process.exit(1);
 });

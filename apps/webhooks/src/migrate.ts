@@ -15,7 +15,14 @@ async function run(): Promise<void> {
 run().then(
   () => process.exit(0),
   (err) => {
-    console.error(JSON.stringify({ level: 'fatal', service: 'webhooks-migrate', msg: 'migration failed', err: String(err?.message ?? err) }));
+    console.error(
+      JSON.stringify({
+        level: 'fatal',
+        service: 'webhooks-migrate',
+        msg: 'migration failed',
+        err: String(err?.message ?? err),
+      }),
+    );
     process.exit(1);
   },
 );

@@ -14,7 +14,9 @@ describe('createPimClient', () => {
   it('sends the API key as a bearer token to the typed path under the base URL', async () => {
     const { seen, fetch } = recorder(200, { _id: '6740a1b2c3d4e5f601234567' }, { etag: '"3"' });
     const client = createPimClient({ baseUrl: 'https://pim.example.com/', apiKey: 'pim_abc', fetch });
-    const { data, response } = await client.GET('/api/v1/webhooks/{id}', { params: { path: { id: '6740a1b2c3d4e5f601234567' } } });
+    const { data, response } = await client.GET('/api/v1/webhooks/{id}', {
+      params: { path: { id: '6740a1b2c3d4e5f601234567' } },
+    });
     expect(seen[0].url).toBe('https://pim.example.com/api/v1/webhooks/6740a1b2c3d4e5f601234567');
     expect(seen[0].headers.get('authorization')).toBe('Bearer pim_abc');
     expect(data?._id).toBe('6740a1b2c3d4e5f601234567');
@@ -24,10 +26,15 @@ describe('createPimClient', () => {
   it('serializes typed list queries and request headers, and returns error objects as error', async () => {
     const { seen, fetch } = recorder(412, { code: 412, name: 'PreconditionFailedError' });
     const client = createPimClient({ baseUrl: 'https://pim.example.com', apiKey: 'k', fetch });
-    const list = await client.GET('/api/v1/webhooks', { params: { query: { enabled: true, limit: 2, sort: '-created_at' } } });
+    const list = await client.GET('/api/v1/webhooks', {
+      params: { query: { enabled: true, limit: 2, sort: '-created_at' } },
+    });
     expect(new URL(seen[0].url).search).toBe('?enabled=true&limit=2&sort=-created_at');
     expect(list.error?.name).toBe('PreconditionFailedError');
-    await client.PATCH('/api/v1/webhooks/{id}', { params: { path: { id: 'x' }, header: { 'if-match': '"1"' } }, body: { enabled: false } });
+    await client.PATCH('/api/v1/webhooks/{id}', {
+      params: { path: { id: 'x' }, header: { 'if-match': '"1"' } },
+      body: { enabled: false },
+    });
     expect(seen[1].method).toBe('PATCH');
     expect(seen[1].headers.get('if-match')).toBe('"1"');
     expect(await seen[1].json()).toEqual({ enabled: false });

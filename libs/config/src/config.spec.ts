@@ -24,7 +24,11 @@ describe('loadConfig', () => {
     expect(msg).toContain('"abc"');
     expect(msg).toContain('DATABASE_URL');
     expect(msg).toContain('RELAY');
-    expect((caught as ConfigError).problems.map((p) => p.variable).sort()).toEqual(['DATABASE_URL', 'GRPC_PORT', 'RELAY']);
+    expect((caught as ConfigError).problems.map((p) => p.variable).sort()).toEqual([
+      'DATABASE_URL',
+      'GRPC_PORT',
+      'RELAY',
+    ]);
   });
 
   it('reports a missing required variable', () => {

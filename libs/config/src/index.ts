@@ -4,9 +4,7 @@ import { z } from 'zod';
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   constructor(readonly problems: { variable: string; message: string }[]) {
-    super(
-      `Invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`,
-    );
+    super(`Invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
   }
 }
 
@@ -42,7 +40,10 @@ export const baseSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/pim'),
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
-  PIM_EVENTS_STREAM: z.string().regex(/^[A-Za-z0-9_-]+$/).default('PIM_EVENTS'),
+  PIM_EVENTS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('PIM_EVENTS'),
   GRPC_DEADLINE_MS: positiveInt(10_000),
   SHUTDOWN_GRACE_MS: positiveInt(10_000),
 });

@@ -47,16 +47,33 @@ describe('copyInto (real Postgres)', () => {
     const source = ds();
     await source.initialize();
     try {
-      await source.query(`CREATE TABLE things (id text PRIMARY KEY, label text, tags text[] NOT NULL, doc jsonb NOT NULL, at timestamptz, flag boolean NOT NULL, amount double precision)`);
+      await source.query(
+        `CREATE TABLE things (id text PRIMARY KEY, label text, tags text[] NOT NULL, doc jsonb NOT NULL, at timestamptz, flag boolean NOT NULL, amount double precision)`,
+      );
       const nasty = 'tab\there\nnew line\r\\back\\slash "quoted" {braces},comma NULL \\N é 🚀';
       const rows: Thing[] = [
-        { id: 'a', label: nasty, tags: [nasty, '', 'NULL', 'plain'], doc: { s: nasty, n: 1.5, nested: [null, true, { k: '\\' }] }, at: new Date('2026-01-02T03:04:05.678Z'), flag: true, amount: -0.25 },
+        {
+          id: 'a',
+          label: nasty,
+          tags: [nasty, '', 'NULL', 'plain'],
+          doc: { s: nasty, n: 1.5, nested: [null, true, { k: '\\' }] },
+          at: new Date('2026-01-02T03:04:05.678Z'),
+          flag: true,
+          amount: -0.25,
+        },
         { id: 'b', label: null, tags: [], doc: [], at: null, flag: false, amount: null },
         { id: 'c', label: '', tags: ['x'], doc: 'just a string\twith tab', at: null, flag: false, amount: 1e21 },
       ];
       const columns = copyColumnsOf(source.getMetadata(Thing), COLUMNS);
       expect(columns.map((c) => c.kind)).toEqual(['scalar', 'scalar', 'array', 'json', 'scalar', 'scalar', 'scalar']);
-      await source.transaction((m) => copyInto(m, 'things', columns, rows.map((r) => COLUMNS.map((c) => (r as unknown as Record<string, unknown>)[c]))));
+      await source.transaction((m) =>
+        copyInto(
+          m,
+          'things',
+          columns,
+          rows.map((r) => COLUMNS.map((c) => (r as unknown as Record<string, unknown>)[c])),
+        ),
+      );
       const back = await source.getRepository(Thing).find({ order: { id: 'ASC' } });
       expect(back).toEqual(rows);
 
@@ -70,7 +87,14 @@ describe('copyInto (real Postgres)', () => {
       expect(await source.getRepository(Thing).count()).toBe(3);
 
       // A constraint violation fails the COPY with Postgres's error, and nothing of it stays.
-      await expect(source.transaction((m) => copyInto(m, 'things', columns, [['e', null, [], {}, null, true, null], ['a', null, [], {}, null, true, null]]))).rejects.toMatchObject({ code: '23505' });
+      await expect(
+        source.transaction((m) =>
+          copyInto(m, 'things', columns, [
+            ['e', null, [], {}, null, true, null],
+            ['a', null, [], {}, null, true, null],
+          ]),
+        ),
+      ).rejects.toMatchObject({ code: '23505' });
       expect(await source.getRepository(Thing).count()).toBe(3);
     } finally {
       await source.destroy();

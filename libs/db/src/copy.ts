@@ -56,7 +56,8 @@ export function copyColumnsOf(metadata: EntityMetadata, names: string[]): CopyCo
   return names.map((name) => {
     const column = metadata.findColumnWithDatabaseName(name);
     if (!column) throw new Error(`COPY: ${metadata.tableName} has no column ${name}`);
-    const kind: CopyKind = column.type === 'jsonb' || column.type === 'json' ? 'json' : column.isArray ? 'array' : 'scalar';
+    const kind: CopyKind =
+      column.type === 'jsonb' || column.type === 'json' ? 'json' : column.isArray ? 'array' : 'scalar';
     return { name, kind };
   });
 }
@@ -69,7 +70,12 @@ const CHUNK_CHARS = 256 * 1024;
  * transaction: Postgres's fastest way in (no SQL parsing per row, no JSON document to decode).
  * Constraints and indexes apply as for INSERT; a violation fails the whole COPY (and transaction).
  */
-export async function copyInto(m: EntityManager, table: string, columns: CopyColumn[], rows: Iterable<unknown[]>): Promise<void> {
+export async function copyInto(
+  m: EntityManager,
+  table: string,
+  columns: CopyColumn[],
+  rows: Iterable<unknown[]>,
+): Promise<void> {
   const runner = m.queryRunner;
   if (!runner) throw new Error('copyInto needs the EntityManager of a transaction');
   const client = (await runner.connect()) as PoolClient;

@@ -27,7 +27,9 @@ class WidgetWithColour {
 class CreateWidgets1700000000000 implements MigrationInterface {
   name = 'CreateWidgets1700000000000';
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE "widgets" ("_id" character(24) NOT NULL, "name" text NOT NULL, CONSTRAINT "PK_widgets" PRIMARY KEY ("_id"))`);
+    await q.query(
+      `CREATE TABLE "widgets" ("_id" character(24) NOT NULL, "name" text NOT NULL, CONSTRAINT "PK_widgets" PRIMARY KEY ("_id"))`,
+    );
   }
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TABLE "widgets"`);
@@ -56,7 +58,9 @@ describe('db', () => {
     const c = new Client({ connectionString: db.url });
     await c.connect();
     try {
-      const r = await c.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema]);
+      const r = await c.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [
+        schema,
+      ]);
       return r.rows.map((row) => row.table_name as string);
     } finally {
       await c.end();
@@ -73,12 +77,22 @@ describe('db', () => {
   });
 
   it('reports drift when an entity changes without a migration', async () => {
-    const drift = await detectDrift({ url: db.url, schema: 'shop', entities: [WidgetWithColour], migrations: [CreateWidgets1700000000000] });
+    const drift = await detectDrift({
+      url: db.url,
+      schema: 'shop',
+      entities: [WidgetWithColour],
+      migrations: [CreateWidgets1700000000000],
+    });
     expect(drift.join('\n')).toMatch(/colour/);
   });
 
   it('rolls back a failing migration whole and leaves the earlier ones applied', async () => {
-    const opts = { url: db.url, schema: 'other', entities: [Widget], migrations: [CreateWidgets1700000000000, BrokenMigration1700000000001] };
+    const opts = {
+      url: db.url,
+      schema: 'other',
+      entities: [Widget],
+      migrations: [CreateWidgets1700000000000, BrokenMigration1700000000001],
+    };
     await expect(migrate(opts)).rejects.toThrow(/no_such_table/);
     expect(await tablesIn('other')).toEqual(['migrations', 'widgets']);
   });

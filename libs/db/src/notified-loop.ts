@@ -38,7 +38,11 @@ export abstract class NotifiedLoop {
       onNotify: () => this.wakeup.wake(),
       onListening: () => this.wakeup.wake(),
       onLost: (err) => {
-        if (!this.stopping) loopOpts.logger.warn({ err }, `${loopOpts.name} lost (or could not open) its LISTEN connection; polling until it is back`);
+        if (!this.stopping)
+          loopOpts.logger.warn(
+            { err },
+            `${loopOpts.name} lost (or could not open) its LISTEN connection; polling until it is back`,
+          );
       },
     });
   }

@@ -10,7 +10,8 @@ export type UniqueMessages = Record<string, { message: string; field?: string }>
  */
 export function translatePgError(err: unknown, unique: UniqueMessages = {}): unknown {
   if (err instanceof PimError) return err;
-  const driverError = err instanceof QueryFailedError ? (err.driverError as Record<string, unknown>) : (err as Record<string, unknown>);
+  const driverError =
+    err instanceof QueryFailedError ? (err.driverError as Record<string, unknown>) : (err as Record<string, unknown>);
   const code = driverError?.code;
   const constraint = typeof driverError?.constraint === 'string' ? driverError.constraint : undefined;
   switch (code) {

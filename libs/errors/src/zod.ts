@@ -9,11 +9,15 @@ function pathOf(path: readonly PropertyKey[], prefix?: string): string {
 }
 
 /** Turns a zod failure into one ValidationError that lists every problem at once. */
-export function fromZodError(error: ZodError, opts: { title?: string; solution?: string; prefix?: string } = {}): ValidationError {
+export function fromZodError(
+  error: ZodError,
+  opts: { title?: string; solution?: string; prefix?: string } = {},
+): ValidationError {
   const details: ErrorDetail[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) details.push({ field: pathOf([...issue.path, key], opts.prefix), message: 'is not a known field' });
+      for (const key of issue.keys)
+        details.push({ field: pathOf([...issue.path, key], opts.prefix), message: 'is not a known field' });
     } else {
       details.push({ field: pathOf(issue.path, opts.prefix), message: issue.message });
     }

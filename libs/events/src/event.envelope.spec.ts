@@ -43,13 +43,25 @@ describe('buildEnvelope', () => {
   });
 
   it('uses a null actor for system work, omits a missing request id and drops unknown actor fields', () => {
-    const system = buildEnvelope({ id: 'x', source: 'io-jobs', collection: 'imports', action: 'completed', data: null, occurredAt });
+    const system = buildEnvelope({
+      id: 'x',
+      source: 'io-jobs',
+      collection: 'imports',
+      action: 'completed',
+      data: null,
+      occurredAt,
+    });
     expect(system.actor).toBeNull();
     expect('request_id' in system).toBe(false);
     expect(system.type).toBe(eventType('imports', 'completed'));
 
     const leaky = buildEnvelope({
-      id: 'x', source: 'catalog', collection: 'products', action: 'updated', data: {}, occurredAt,
+      id: 'x',
+      source: 'catalog',
+      collection: 'products',
+      action: 'updated',
+      data: {},
+      occurredAt,
       actor: { user_id: 'u1', secret: 'nope' } as never,
     });
     expect(leaky.actor).toEqual({ user_id: 'u1' });

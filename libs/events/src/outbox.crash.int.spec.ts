@@ -87,7 +87,9 @@ describe('outbox relay crash', () => {
   }
 
   it('killed after publishing but before marking: the event is in the stream once, and a fresh relay marks it without a duplicate', async () => {
-    const e = await ds.transaction((m) => recordEvent(m, { source: 'catalog', collection: 'products', action: 'created', data: { _id: 'crash-1' } }));
+    const e = await ds.transaction((m) =>
+      recordEvent(m, { source: 'catalog', collection: 'products', action: 'created', data: { _id: 'crash-1' } }),
+    );
 
     const exit = await runChildRelay('published');
     expect(exit.signal).toBe('SIGKILL');
@@ -105,7 +107,9 @@ describe('outbox relay crash', () => {
   });
 
   it('killed after claiming but before publishing: nothing reached the stream, and the event arrives once after restart', async () => {
-    const e = await ds.transaction((m) => recordEvent(m, { source: 'catalog', collection: 'products', action: 'deleted', data: { _id: 'crash-2' } }));
+    const e = await ds.transaction((m) =>
+      recordEvent(m, { source: 'catalog', collection: 'products', action: 'deleted', data: { _id: 'crash-2' } }),
+    );
 
     const exit = await runChildRelay('claimed');
     expect(exit.signal).toBe('SIGKILL');

@@ -32,7 +32,14 @@ describe('outbox', () => {
   }
 
   function relay(ds: DataSource, extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}): OutboxRelay {
-    const r = new OutboxRelay({ dataSource: ds, nc: stream.nc, stream: stream.name, subjectPrefix: stream.subjectPrefix, logger: quietLogger(), ...extra });
+    const r = new OutboxRelay({
+      dataSource: ds,
+      nc: stream.nc,
+      stream: stream.name,
+      subjectPrefix: stream.subjectPrefix,
+      logger: quietLogger(),
+      ...extra,
+    });
     relays.push(r);
     return r;
   }
@@ -43,8 +50,12 @@ describe('outbox', () => {
     const admin = createDataSource(outboxOptions(db.url, 'evt'));
     await admin.initialize();
     try {
-      const rows: { indexdef: string }[] = await admin.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = 'evt' AND indexname = 'IDX_outbox_unpublished'`);
-      expect(rows.map((r) => r.indexdef)).toEqual([expect.stringMatching(/\(occurred_at\) WHERE \(published_at IS NULL\)$/)]);
+      const rows: { indexdef: string }[] = await admin.query(
+        `SELECT indexdef FROM pg_indexes WHERE schemaname = 'evt' AND indexname = 'IDX_outbox_unpublished'`,
+      );
+      expect(rows.map((r) => r.indexdef)).toEqual([
+        expect.stringMatching(/\(occurred_at\) WHERE \(published_at IS NULL\)$/),
+      ]);
     } finally {
       await admin.destroy();
     }
@@ -54,12 +65,20 @@ describe('outbox', () => {
     await ds.initialize();
     try {
       const typeOf = async () =>
-        ((await ds.query(`SELECT data_type FROM information_schema.columns WHERE table_schema = 'evt_down' AND table_name = 'outbox' AND column_name = 'envelope'`))[0] as { data_type: string }).data_type;
+        (
+          (
+            await ds.query(
+              `SELECT data_type FROM information_schema.columns WHERE table_schema = 'evt_down' AND table_name = 'outbox' AND column_name = 'envelope'`,
+            )
+          )[0] as { data_type: string }
+        ).data_type;
       expect(await typeOf()).toBe('json');
       await ds.undoLastMigration({ transaction: 'each' });
       expect(await typeOf()).toBe('jsonb');
       await ds.undoLastMigration({ transaction: 'each' });
-      const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'evt_down' AND table_name = 'outbox'`);
+      const [{ n }] = await ds.query(
+        `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'evt_down' AND table_name = 'outbox'`,
+      );
       expect(n).toBe(0);
     } finally {
       await ds.destroy();
@@ -71,7 +90,12 @@ describe('outbox', () => {
     let recorded: EventEnvelope | undefined;
     await expect(
       ds.transaction(async (m) => {
-        recorded = await recordEvent(m, { source: 'catalog', collection: 'products', action: 'created', data: { _id: 'p1' } });
+        recorded = await recordEvent(m, {
+          source: 'catalog',
+          collection: 'products',
+          action: 'created',
+          data: { _id: 'p1' },
+        });
         throw new Error('change failed');
       }),
     ).rejects.toThrow('change failed');
@@ -81,7 +105,9 @@ describe('outbox', () => {
 
   it('refuses to record outside a transaction', async () => {
     const ds = await dataSource('evt_notx');
-    await expect(recordEvent(ds.manager, { source: 'catalog', collection: 'products', action: 'created', data: {} })).rejects.toThrow(/inside the transaction/);
+    await expect(
+      recordEvent(ds.manager, { source: 'catalog', collection: 'products', action: 'created', data: {} }),
+    ).rejects.toThrow(/inside the transaction/);
     expect(await ds.getRepository(OutboxEvent).count()).toBe(0);
   });
 
@@ -93,23 +119,53 @@ describe('outbox', () => {
 
     const product = { _id: 'p1', name: 'Chair', price: 12.5, tags: ['a', 'b'] };
     const envelope = await runWithContext({ requestId: 'req-42', actor: { user_id: 'u1', user_name: 'Ada' } }, () =>
-      ds.transaction((m) => recordEvent(m, { source: 'catalog', collection: 'products', action: 'updated', data: product })),
+      ds.transaction((m) =>
+        recordEvent(m, { source: 'catalog', collection: 'products', action: 'updated', data: product }),
+      ),
     );
-    expect(envelope).toMatchObject({ type: 'products.updated', collection: 'products', source: 'catalog', actor: { user_id: 'u1', user_name: 'Ada' }, request_id: 'req-42', schema_version: 1, data: product });
+    expect(envelope).toMatchObject({
+      type: 'products.updated',
+      collection: 'products',
+      source: 'catalog',
+      actor: { user_id: 'u1', user_name: 'Ada' },
+      request_id: 'req-42',
+      schema_version: 1,
+      data: product,
+    });
 
     const stored = await outboxRow(ds, envelope.id);
-    expect(stored).toMatchObject({ id: envelope.id, type: 'products.updated', subject: 'pim.catalog.products.updated', envelope, attempts: 0, last_error: null });
+    expect(stored).toMatchObject({
+      id: envelope.id,
+      type: 'products.updated',
+      subject: 'pim.catalog.products.updated',
+      envelope,
+      attempts: 0,
+      last_error: null,
+    });
     expect(stored!.occurred_at.toISOString()).toBe(envelope.occurred_at);
 
-    const published = await waitFor(async () => (await outboxRow(ds, envelope.id))?.published_at, 'the event to be marked published', 15_000);
+    const published = await waitFor(
+      async () => (await outboxRow(ds, envelope.id))?.published_at,
+      'the event to be marked published',
+      15_000,
+    );
     expect(published).toBeInstanceOf(Date);
 
     const messages = await stream.messages(`${stream.subjectPrefix}pim.catalog.products.>`);
-    expect(messages).toEqual([{ subject: `${stream.subjectPrefix}pim.catalog.products.updated`, data: envelope, msgId: envelope.id, seq: expect.any(Number) }]);
+    expect(messages).toEqual([
+      {
+        subject: `${stream.subjectPrefix}pim.catalog.products.updated`,
+        data: envelope,
+        msgId: envelope.id,
+        seq: expect.any(Number),
+      },
+    ]);
 
     await r.stop();
     // Once stopped, nothing is published any more: the row stays pending.
-    const later = await ds.transaction((m) => recordEvent(m, { source: 'catalog', collection: 'products', action: 'deleted', data: product }));
+    const later = await ds.transaction((m) =>
+      recordEvent(m, { source: 'catalog', collection: 'products', action: 'deleted', data: product }),
+    );
     await new Promise((res) => setTimeout(res, 300));
     expect((await outboxRow(ds, later.id))?.published_at).toBeNull();
     await ds.getRepository(OutboxEvent).delete({ id: later.id });
@@ -125,7 +181,12 @@ describe('outbox', () => {
     for (let tx = 0; tx < 20; tx += 1) {
       await ds1.transaction(async (m) => {
         for (let i = 0; i < 10; i += 1) {
-          const e = await recordEvent(m, { source: 'orders', collection: 'orders', action: 'created', data: { n: tx * 10 + i } });
+          const e = await recordEvent(m, {
+            source: 'orders',
+            collection: 'orders',
+            action: 'created',
+            data: { n: tx * 10 + i },
+          });
           ids.push(e.id);
         }
       });
@@ -135,7 +196,10 @@ describe('outbox', () => {
     const b = relay(ds2, { batchSize: 7, pollMs: 100, onPublished: (p) => void byRelay[1].push(...p) });
     await Promise.all([a.start(), b.start()]);
 
-    await waitFor(async () => (await ds1.getRepository(OutboxEvent).countBy({ published_at: IsNull() })) === 0, 'all 200 events to be published');
+    await waitFor(
+      async () => (await ds1.getRepository(OutboxEvent).countBy({ published_at: IsNull() })) === 0,
+      'all 200 events to be published',
+    );
     await Promise.all([a.stop(), b.stop()]);
 
     const overlap = byRelay[0].filter((id) => byRelay[1].includes(id));
@@ -149,10 +213,17 @@ describe('outbox', () => {
 
   it('keeps failed events pending with attempts and last_error, backs off without crashing, and publishes them once NATS accepts', async () => {
     const ds = await dataSource('evt_fail');
-    const e = await ds.transaction((m) => recordEvent(m, { source: 'catalog', collection: 'brands', action: 'created', data: { _id: 'b1' } }));
+    const e = await ds.transaction((m) =>
+      recordEvent(m, { source: 'catalog', collection: 'brands', action: 'created', data: { _id: 'b1' } }),
+    );
 
     // No stream captures this prefix, so every publish is refused (no responders).
-    const broken = relay(ds, { subjectPrefix: `nostream${randomBytes(4).toString('hex')}.`, pollMs: 20, maxBackoffMs: 100, publishTimeoutMs: 1_000 });
+    const broken = relay(ds, {
+      subjectPrefix: `nostream${randomBytes(4).toString('hex')}.`,
+      pollMs: 20,
+      maxBackoffMs: 100,
+      publishTimeoutMs: 1_000,
+    });
     await broken.start();
     const failing = await waitFor(async () => {
       const row = await outboxRow(ds, e.id);
@@ -165,7 +236,10 @@ describe('outbox', () => {
 
     const good = relay(ds, { pollMs: 50 });
     await good.start();
-    await waitFor(async () => (await outboxRow(ds, e.id))?.published_at, 'the event to be published after NATS accepts it');
+    await waitFor(
+      async () => (await outboxRow(ds, e.id))?.published_at,
+      'the event to be published after NATS accepts it',
+    );
     await good.stop();
     const messages = await stream.messages(`${stream.subjectPrefix}pim.catalog.brands.>`);
     expect(messages.map((m) => m.msgId)).toEqual([e.id]);
@@ -176,14 +250,20 @@ describe('outbox', () => {
     const r = relay(ds, { pollMs: 100 });
     await r.start();
     const listeners = async (): Promise<number[]> =>
-      (await ds.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'evt_listen-outbox-listen'`)).map((x: { pid: number }) => x.pid);
+      (
+        await ds.query(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'evt_listen-outbox-listen'`,
+        )
+      ).map((x: { pid: number }) => x.pid);
     const [first] = await waitFor(async () => {
       const pids = await listeners();
       return pids.length === 1 ? pids : null;
     }, 'the LISTEN connection');
     await ds.query('SELECT pg_terminate_backend($1)', [first]);
 
-    const e = await ds.transaction((m) => recordEvent(m, { source: 'workflow', collection: 'workflows', action: 'created', data: {} }));
+    const e = await ds.transaction((m) =>
+      recordEvent(m, { source: 'workflow', collection: 'workflows', action: 'created', data: {} }),
+    );
     await waitFor(async () => (await outboxRow(ds, e.id))?.published_at, 'the event to be published without LISTEN');
     const [second] = await waitFor(async () => {
       const pids = await listeners();
@@ -199,14 +279,25 @@ describe('outbox', () => {
     const ds = await dataSource('evt_clean');
     const repo = ds.getRepository(OutboxEvent);
     const mk = async (publishedDaysAgo: number | null): Promise<string> => {
-      const e = await ds.transaction((m) => recordEvent(m, { source: 'catalog', collection: 'families', action: 'updated', data: {} }));
-      await ds.query(`UPDATE "evt_clean"."outbox" SET "published_at" = CASE WHEN $2::int IS NULL THEN NULL ELSE now() - make_interval(days => $2::int) END WHERE "id" = $1`, [e.id, publishedDaysAgo]);
+      const e = await ds.transaction((m) =>
+        recordEvent(m, { source: 'catalog', collection: 'families', action: 'updated', data: {} }),
+      );
+      await ds.query(
+        `UPDATE "evt_clean"."outbox" SET "published_at" = CASE WHEN $2::int IS NULL THEN NULL ELSE now() - make_interval(days => $2::int) END WHERE "id" = $1`,
+        [e.id, publishedDaysAgo],
+      );
       return e.id;
     };
     const old = await mk(8);
     const recent = await mk(1);
     // A relay that publishes into a prefix no stream holds keeps the pending row pending.
-    const r = relay(ds, { subjectPrefix: `nostream${randomBytes(4).toString('hex')}.`, retentionDays: 7, pollMs: 50, maxBackoffMs: 100, publishTimeoutMs: 500 });
+    const r = relay(ds, {
+      subjectPrefix: `nostream${randomBytes(4).toString('hex')}.`,
+      retentionDays: 7,
+      pollMs: 50,
+      maxBackoffMs: 100,
+      publishTimeoutMs: 500,
+    });
     const pending = await mk(null);
     await r.start();
     await waitFor(async () => (await repo.countBy({ id: old })) === 0, 'the old row to be deleted');
@@ -236,7 +327,9 @@ describe('ensureStream', () => {
       expect([...updated.subjects].sort()).toEqual([`t${hex}.pim.>`, `u${hex}.pim.>`]);
       expect(updated.max_age).toBe(3600 * 1e9);
 
-      await expect(ensureStream(nc, { name, subjects: [`t${hex}.pim.>`], duplicateWindowMs: 1_000 })).rejects.toThrow(RangeError);
+      await expect(ensureStream(nc, { name, subjects: [`t${hex}.pim.>`], duplicateWindowMs: 1_000 })).rejects.toThrow(
+        RangeError,
+      );
     } finally {
       await jsm.streams.delete(name).catch(() => undefined);
       await nc.close();

@@ -71,7 +71,10 @@ const OUTBOX_COPY_COLUMNS = ['id', 'type', 'subject', 'envelope', 'occurred_at']
  * write's events: no multi-row INSERT to build and parse), and wakes the relays once. All of
  * them share one `occurred_at`, the moment of the write.
  */
-export async function recordEvents<T>(manager: EntityManager, events: RecordEventsInput<T>[]): Promise<EventEnvelope<T>[]> {
+export async function recordEvents<T>(
+  manager: EntityManager,
+  events: RecordEventsInput<T>[],
+): Promise<EventEnvelope<T>[]> {
   checkOutbox(manager, 'recordEvents');
   if (events.length === 0) return [];
   const occurredAt = new Date();
@@ -84,7 +87,13 @@ export async function recordEvents<T>(manager: EntityManager, events: RecordEven
     envelopes.map((envelope, i) => {
       const dataJson = events[i].dataJson;
       const stored = dataJson === undefined ? envelope : new RawJson(envelopeJsonWith(envelope, dataJson));
-      return [envelope.id, envelope.type, subjectFor('', events[i].source, events[i].collection, events[i].action), stored, occurredAt];
+      return [
+        envelope.id,
+        envelope.type,
+        subjectFor('', events[i].source, events[i].collection, events[i].action),
+        stored,
+        occurredAt,
+      ];
     }),
   );
   await notifyRelays(manager);
@@ -116,5 +125,5 @@ function envelopeOf<T>(e: RecordEventInput<T>, occurredAt: Date): EventEnvelope<
 
 /** Wakes the relays of this schema; Postgres delivers the NOTIFY at commit, once however often it is sent. */
 async function notifyRelays(manager: EntityManager): Promise<void> {
-  await manager.query('SELECT pg_notify($1, \'\')', [outboxChannel(schemaOf(manager.connection.options))]);
+  await manager.query("SELECT pg_notify($1, '')", [outboxChannel(schemaOf(manager.connection.options))]);
 }

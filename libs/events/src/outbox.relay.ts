@@ -76,7 +76,13 @@ export class OutboxRelay extends NotifiedLoop {
 
   constructor(private readonly opts: OutboxRelayOptions) {
     // Anything committed while the relay was not listening is picked up by the next batch.
-    super({ dataSource: opts.dataSource, channel: outboxChannel(schemaOf(opts.dataSource.options)), name: 'outbox relay', listenPurpose: 'outbox-listen', logger: opts.logger });
+    super({
+      dataSource: opts.dataSource,
+      channel: outboxChannel(schemaOf(opts.dataSource.options)),
+      name: 'outbox relay',
+      listenPurpose: 'outbox-listen',
+      logger: opts.logger,
+    });
     this.ds = opts.dataSource;
     this.js = jetstream(opts.nc);
     const schema = schemaOf(this.ds.options);

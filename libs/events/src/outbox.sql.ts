@@ -40,4 +40,3 @@ export const OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL: string[] = [
   `ALTER TABLE "outbox" ALTER COLUMN "envelope" SET COMPRESSION default`,
   `ALTER TABLE "outbox" ALTER COLUMN "envelope" TYPE jsonb USING "envelope"::jsonb`,
 ];
-

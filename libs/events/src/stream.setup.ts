@@ -36,14 +36,19 @@ function apiCode(err: unknown): number | undefined {
  * date. Subjects are merged, never removed, so apps that each ensure the stream don't undo
  * each other. Safe to call from many replicas at once.
  */
-export async function ensureStream(natsUrlOrConnection: string | NatsConnection, opts: EnsureStreamOptions): Promise<void> {
+export async function ensureStream(
+  natsUrlOrConnection: string | NatsConnection,
+  opts: EnsureStreamOptions,
+): Promise<void> {
   const duplicateWindowMs = opts.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
   if (duplicateWindowMs < MIN_DUPLICATE_WINDOW_MS) {
     throw new RangeError(`duplicateWindowMs must be at least ${MIN_DUPLICATE_WINDOW_MS}`);
   }
   const maxAgeMs = opts.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const owned = typeof natsUrlOrConnection === 'string';
-  const nc = owned ? await connect({ servers: natsUrlOrConnection, name: `ensure-stream-${opts.name}` }) : natsUrlOrConnection;
+  const nc = owned
+    ? await connect({ servers: natsUrlOrConnection, name: `ensure-stream-${opts.name}` })
+    : natsUrlOrConnection;
   try {
     const jsm = await jetstreamManager(nc);
     const wanted: Partial<StreamConfig> & { name: string } = {

@@ -25,6 +25,8 @@ describe('requireId', () => {
   it('returns a good id and refuses a bad one with a 400 naming the resource', () => {
     const id = newId();
     expect(requireId(id, 'webhook')).toBe(id);
-    expect(() => requireId('nope', 'webhook')).toThrow(expect.objectContaining({ status: 400, solution: expect.stringContaining('webhook') }));
+    expect(() => requireId('nope', 'webhook')).toThrow(
+      expect.objectContaining({ status: 400, solution: expect.stringContaining('webhook') }),
+    );
   });
 });

@@ -19,7 +19,14 @@ describe('logger', () => {
     runWithContext({ requestId: 'req-42' }, () => log.info({ x: 1 }, 'hello'));
     log.info('outside');
     await new Promise((r) => setImmediate(r));
-    expect(lines[0]).toMatchObject({ service: 'webhooks', version: '1.2.3', level: 'info', request_id: 'req-42', x: 1, msg: 'hello' });
+    expect(lines[0]).toMatchObject({
+      service: 'webhooks',
+      version: '1.2.3',
+      level: 'info',
+      request_id: 'req-42',
+      x: 1,
+      msg: 'hello',
+    });
     expect(lines[1].request_id).toBeUndefined();
   });
 

@@ -3,9 +3,12 @@ import { things, validationErrorOf } from './things.fixture';
 
 const ID_A = '6740a1b2c3d4e5f601234567';
 const ID_B = '6740a1b2c3d4e5f601234568';
-const parse = (raw: Record<string, unknown>, opts?: { maxLimit?: number; defaultLimit?: number }) => parseListQuery(things, raw, opts);
-const failure = (raw: Record<string, unknown>, opts?: { maxLimit?: number; defaultLimit?: number }) => validationErrorOf(() => parse(raw, opts));
-const ALLOWED = 'Allowed filters: _id, collection, url, enabled, version, created_at, tags, meta, brand_id, category_ids';
+const parse = (raw: Record<string, unknown>, opts?: { maxLimit?: number; defaultLimit?: number }) =>
+  parseListQuery(things, raw, opts);
+const failure = (raw: Record<string, unknown>, opts?: { maxLimit?: number; defaultLimit?: number }) =>
+  validationErrorOf(() => parse(raw, opts));
+const ALLOWED =
+  'Allowed filters: _id, collection, url, enabled, version, created_at, tags, meta, brand_id, category_ids';
 
 describe('parseListQuery', () => {
   describe('defaults', () => {
@@ -23,7 +26,9 @@ describe('parseListQuery', () => {
     it('takes the default limit and the cap from the options', () => {
       expect(parse({}, { defaultLimit: 10 }).limit).toBe(10);
       expect(parse({ limit: '500' }, { maxLimit: 500 }).limit).toBe(500);
-      expect(failure({ limit: '11' }, { maxLimit: 10 }).message).toBe("limit must be a whole number from 1 to 10, got '11'");
+      expect(failure({ limit: '11' }, { maxLimit: 10 }).message).toBe(
+        "limit must be a whole number from 1 to 10, got '11'",
+      );
     });
 
     it('refuses options that contradict each other', () => {
@@ -31,9 +36,12 @@ describe('parseListQuery', () => {
       expect(() => parse({}, { maxLimit: 0 })).toThrow(/maxLimit/);
     });
 
-    it('uses the declaration\'s default sort', () => {
+    it("uses the declaration's default sort", () => {
       const q = parseListQuery({ ...things, defaultSort: 'collection,-version' }, {});
-      expect(q.sort).toEqual([{ field: 'collection', direction: 'asc' }, { field: 'version', direction: 'desc' }]);
+      expect(q.sort).toEqual([
+        { field: 'collection', direction: 'asc' },
+        { field: 'version', direction: 'desc' },
+      ]);
     });
   });
 
@@ -60,7 +68,9 @@ describe('parseListQuery', () => {
     });
 
     it.each([['-1'], ['x'], ['1.2']])('refuses skip=%p', (skip) => {
-      expect(failure({ skip }).details).toEqual([{ field: 'skip', message: `skip must be a whole number from 0, got '${skip}'` }]);
+      expect(failure({ skip }).details).toEqual([
+        { field: 'skip', message: `skip must be a whole number from 0, got '${skip}'` },
+      ]);
     });
 
     it('refuses a page so far out that its offset is not a safe integer', () => {
@@ -91,7 +101,9 @@ describe('parseListQuery', () => {
       const sortable = 'Sortable fields: _id, collection, url, enabled, version, created_at, brand_id';
       expect(failure({ sort: 'nosuch' }).message).toBe(`Cannot sort by 'nosuch'. ${sortable}`);
       expect(failure({ sort: '-name' }).message).toBe(`Cannot sort by 'name'. ${sortable}`);
-      expect(failure({ sort: 'tags' }).details).toEqual([{ field: 'sort', message: `Cannot sort by 'tags'. ${sortable}` }]);
+      expect(failure({ sort: 'tags' }).details).toEqual([
+        { field: 'sort', message: `Cannot sort by 'tags'. ${sortable}` },
+      ]);
     });
 
     it('refuses a field named twice or a lone sign', () => {
@@ -115,7 +127,10 @@ describe('parseListQuery', () => {
     });
 
     it('refuses a search on a collection with no searchable fields', () => {
-      const plain = { collection: 'plain', fields: { _id: { type: 'id' as const }, created_at: { type: 'date' as const } } };
+      const plain = {
+        collection: 'plain',
+        fields: { _id: { type: 'id' as const }, created_at: { type: 'date' as const } },
+      };
       const err = validationErrorOf(() => parseListQuery(plain, { _search: 'x' }));
       expect(err.message).toBe("The collection 'plain' has no searchable fields, so _search is not supported");
       expect(err.details).toEqual([{ field: '_search', message: err.message }]);
@@ -137,8 +152,13 @@ describe('parseListQuery', () => {
     });
 
     it('says when a collection has nothing to expand', () => {
-      const plain = { collection: 'plain', fields: { _id: { type: 'id' as const }, created_at: { type: 'date' as const } } };
-      expect(validationErrorOf(() => parseListQuery(plain, { expand: 'x' })).message).toBe("The collection 'plain' has nothing to expand (got 'x')");
+      const plain = {
+        collection: 'plain',
+        fields: { _id: { type: 'id' as const }, created_at: { type: 'date' as const } },
+      };
+      expect(validationErrorOf(() => parseListQuery(plain, { expand: 'x' })).message).toBe(
+        "The collection 'plain' has nothing to expand (got 'x')",
+      );
     });
   });
 
@@ -179,7 +199,9 @@ describe('parseListQuery', () => {
     });
 
     it('joins repeated set filters and accepts typed values from code', () => {
-      expect(parse({ collection_in: ['a,b', 'c'] }).filters).toEqual([{ field: 'collection', op: 'in', values: ['a', 'b', 'c'] }]);
+      expect(parse({ collection_in: ['a,b', 'c'] }).filters).toEqual([
+        { field: 'collection', op: 'in', values: ['a', 'b', 'c'] },
+      ]);
       expect(parse({ enabled: true, version: 3 }).filters).toEqual([
         { field: 'enabled', op: 'eq', values: ['true'] },
         { field: 'version', op: 'eq', values: ['3'] },
@@ -187,7 +209,9 @@ describe('parseListQuery', () => {
     });
 
     it('allows array fields, id arrays and _exists on a filterable object', () => {
-      expect(parse({ tags: 'red', tags_nin: 'blue,green', category_ids_in: ID_A, meta_exists: 'true' }).filters).toHaveLength(4);
+      expect(
+        parse({ tags: 'red', tags_nin: 'blue,green', category_ids_in: ID_A, meta_exists: 'true' }).filters,
+      ).toHaveLength(4);
     });
 
     it('names the allowed filters for an unknown field', () => {
@@ -215,7 +239,9 @@ describe('parseListQuery', () => {
       );
       expect(failure({ enabled_lte: 'true' }).details?.[0].field).toBe('enabled_lte');
       expect(failure({ tags_gte: 'a' }).details?.[0].field).toBe('tags_gte');
-      expect(failure({ meta: 'x' }).message).toMatch(/^Operator 'eq' is not allowed on 'meta' \(object\); use meta_exists=\./);
+      expect(failure({ meta: 'x' }).message).toMatch(
+        /^Operator 'eq' is not allowed on 'meta' \(object\); use meta_exists=\./,
+      );
     });
 
     it.each([
@@ -256,12 +282,18 @@ describe('parseListQuery', () => {
     });
 
     it('checks _exists values', () => {
-      expect(failure({ url_exists: 'maybe' }).message).toBe(`Filter 'url_exists' expects true or false, got 'maybe'. ${ALLOWED}`);
+      expect(failure({ url_exists: 'maybe' }).message).toBe(
+        `Filter 'url_exists' expects true or false, got 'maybe'. ${ALLOWED}`,
+      );
     });
 
     it('refuses empty sets and empty items', () => {
-      expect(failure({ collection_in: '' }).message).toBe(`Filter 'collection_in' needs at least one value. ${ALLOWED}`);
-      expect(failure({ collection_nin: 'a,,b' }).message).toBe(`Filter 'collection_nin' has an empty value in its list. ${ALLOWED}`);
+      expect(failure({ collection_in: '' }).message).toBe(
+        `Filter 'collection_in' needs at least one value. ${ALLOWED}`,
+      );
+      expect(failure({ collection_nin: 'a,,b' }).message).toBe(
+        `Filter 'collection_nin' has an empty value in its list. ${ALLOWED}`,
+      );
       expect(failure({ tags: '' }).message).toBe(`Filter 'tags' needs a value to look for. ${ALLOWED}`);
     });
 
@@ -281,7 +313,9 @@ describe('parseListQuery', () => {
     it('reports every problem at once', () => {
       const err = failure({ page: '0', sort: 'nosuch', nosuch: '1', enabled: 'maybe' });
       expect(err.details?.map((d) => d.field)).toEqual(['page', 'sort', 'nosuch', 'enabled']);
-      expect(err.message).toMatch(/^page must be .*; Cannot sort by 'nosuch'.*; Unknown filter 'nosuch'; Filter 'enabled' expects true or false, got 'maybe'\. Allowed filters: /);
+      expect(err.message).toMatch(
+        /^page must be .*; Cannot sort by 'nosuch'.*; Unknown filter 'nosuch'; Filter 'enabled' expects true or false, got 'maybe'\. Allowed filters: /,
+      );
     });
   });
 });

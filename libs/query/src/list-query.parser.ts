@@ -58,7 +58,11 @@ export function parseListQuery(decl: ResourceDecl, raw: Record<string, unknown>,
     const values = all(key);
     if (values === undefined) return undefined;
     if (values.length !== 1) {
-      problems.push({ field: key, message: `${quote(key)} was given ${values.length} times`, solution: `Send ${key} once` });
+      problems.push({
+        field: key,
+        message: `${quote(key)} was given ${values.length} times`,
+        solution: `Send ${key} once`,
+      });
       return undefined;
     }
     return values[0];
@@ -107,7 +111,14 @@ export function parseListQuery(decl: ResourceDecl, raw: Record<string, unknown>,
   problems.push(...checkSearch(decl, search));
 
   // Repeating expand is meaningful (expand=brand&expand=categories): the lists are joined.
-  const expand = [...new Set((all('expand') ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== ''))];
+  const expand = [
+    ...new Set(
+      (all('expand') ?? [])
+        .flatMap((v) => v.split(','))
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ];
   problems.push(...checkExpand(decl, expand));
 
   const filters: Filter[] = [];

@@ -21,7 +21,10 @@ export function throwIfProblems(decl: ResourceDecl, problems: QueryProblem[]): v
   let message = problems.map((p) => p.message).join('; ');
   if (problems.some((p) => p.filter)) {
     const allowed = filterableFields(decl);
-    message += allowed.length > 0 ? `. Allowed filters: ${allowed.join(', ')}` : `. '${decl.collection}' has no filterable fields`;
+    message +=
+      allowed.length > 0
+        ? `. Allowed filters: ${allowed.join(', ')}`
+        : `. '${decl.collection}' has no filterable fields`;
   }
   const solution = [...new Set(problems.map((p) => p.solution))].join('; ');
   throw new ValidationError(message, {

@@ -1,6 +1,15 @@
 import { expectedValue, isValidValue } from './field.values';
 import { FILTER_SYNTAX, type QueryProblem } from './list-query.problems';
-import { DEFAULT_LIMIT, FILTER_OPS, MAX_LIMIT, filterKey, type Filter, type FilterOp, type ListLimits, type SortField } from './list-query.types';
+import {
+  DEFAULT_LIMIT,
+  FILTER_OPS,
+  MAX_LIMIT,
+  filterKey,
+  type Filter,
+  type FilterOp,
+  type ListLimits,
+  type SortField,
+} from './list-query.types';
 import {
   DEFAULT_SORT,
   expandables,
@@ -33,7 +42,8 @@ export function quote(v: string): string {
 export function resolveLimits(opts: ListLimits = {}): Required<ListLimits> {
   const maxLimit = opts.maxLimit ?? MAX_LIMIT;
   const defaultLimit = opts.defaultLimit ?? Math.min(DEFAULT_LIMIT, maxLimit);
-  if (!Number.isSafeInteger(maxLimit) || maxLimit < 1) throw new Error(`maxLimit must be a whole number from 1, got ${maxLimit}`);
+  if (!Number.isSafeInteger(maxLimit) || maxLimit < 1)
+    throw new Error(`maxLimit must be a whole number from 1, got ${maxLimit}`);
   if (!Number.isSafeInteger(defaultLimit) || defaultLimit < 1 || defaultLimit > maxLimit) {
     throw new Error(`defaultLimit must be a whole number from 1 to maxLimit (${maxLimit}), got ${defaultLimit}`);
   }
@@ -61,8 +71,11 @@ export function checkFilter(decl: ResourceDecl, filter: Filter): QueryProblem[] 
   const key = filterKey(filter);
   const fd = Object.hasOwn(decl.fields, filter.field) ? decl.fields[filter.field] : undefined;
   if (!fd) return [unknownFilter(key)];
-  const problem = (message: string, solution = FILTER_SYNTAX): QueryProblem[] => [{ field: key, message, solution, filter: true }];
-  if (!isFilterable(fd)) return problem(`Field ${quote(filter.field)} cannot be filtered`, 'Filter on one of the allowed fields');
+  const problem = (message: string, solution = FILTER_SYNTAX): QueryProblem[] => [
+    { field: key, message, solution, filter: true },
+  ];
+  if (!isFilterable(fd))
+    return problem(`Field ${quote(filter.field)} cannot be filtered`, 'Filter on one of the allowed fields');
   const ops = opsFor(fd.type);
   if (!ops.includes(filter.op)) {
     const forms = ops.map((op) => `${filterKey({ field: filter.field, op })}=`).join(', ');
@@ -74,14 +87,21 @@ export function checkFilter(decl: ResourceDecl, filter: Filter): QueryProblem[] 
   const { values } = filter;
   if (filter.op === 'in' || filter.op === 'nin') {
     if (values.length === 0) return problem(`Filter ${quote(key)} needs at least one value`, `Send ${key}=a,b`);
-    if (values.some((v) => v === '')) return problem(`Filter ${quote(key)} has an empty value in its list`, `Send ${key}=a,b without empty items`);
+    if (values.some((v) => v === ''))
+      return problem(`Filter ${quote(key)} has an empty value in its list`, `Send ${key}=a,b without empty items`);
   } else if (values.length !== 1) {
-    return problem(`Filter ${quote(key)} takes exactly one value, got ${values.length}`, `Send ${key} once; use ${filter.field}_in=a,b for several values`);
+    return problem(
+      `Filter ${quote(key)} takes exactly one value, got ${values.length}`,
+      `Send ${key} once; use ${filter.field}_in=a,b for several values`,
+    );
   }
   if (filter.op === 'exists') {
     return values[0] === 'true' || values[0] === 'false'
       ? []
-      : problem(`Filter ${quote(key)} expects true or false, got ${quote(values[0])}`, `Send ${key}=true or ${key}=false`);
+      : problem(
+          `Filter ${quote(key)} expects true or false, got ${quote(values[0])}`,
+          `Send ${key}=true or ${key}=false`,
+        );
   }
   const bad = values.find((v) => !isValidValue(fd.type, v));
   if (bad !== undefined) {
@@ -90,7 +110,10 @@ export function checkFilter(decl: ResourceDecl, filter: Filter): QueryProblem[] 
     return problem(`Filter ${quote(key)} expects ${what}, got ${quote(bad)}`, `Send ${key} as ${what}${hint}`);
   }
   if (filter.op === 'eq' && isArrayType(fd.type) && values[0] === '') {
-    return problem(`Filter ${quote(key)} needs a value to look for`, `Send ${key}=v to match records whose ${filter.field} contains v`);
+    return problem(
+      `Filter ${quote(key)} needs a value to look for`,
+      `Send ${key}=v to match records whose ${filter.field} contains v`,
+    );
   }
   return [];
 }
@@ -105,7 +128,11 @@ export function parseSort(text: string): { sort: SortField[]; problems: QueryPro
     const direction = item.startsWith('-') ? 'desc' : 'asc';
     const field = item.replace(/^[-+]/, '');
     if (field === '') {
-      problems.push({ field: 'sort', message: `sort item ${quote(item)} names no field`, solution: 'Send sort=-created_at,code' });
+      problems.push({
+        field: 'sort',
+        message: `sort item ${quote(item)} names no field`,
+        solution: 'Send sort=-created_at,code',
+      });
       continue;
     }
     sort.push({ field, direction });
@@ -127,11 +154,19 @@ export function checkSort(decl: ResourceDecl, sort: SortField[]): QueryProblem[]
   for (const s of sort) {
     const f = Object.hasOwn(decl.fields, s.field) ? decl.fields[s.field] : undefined;
     if (!f || !isSortable(f)) {
-      problems.push({ field: 'sort', message: `Cannot sort by ${quote(String(s.field))}. Sortable fields: ${sortable.join(', ')}`, solution });
+      problems.push({
+        field: 'sort',
+        message: `Cannot sort by ${quote(String(s.field))}. Sortable fields: ${sortable.join(', ')}`,
+        solution,
+      });
     } else if (s.direction !== 'asc' && s.direction !== 'desc') {
       problems.push({ field: 'sort', message: `Sort direction of ${quote(s.field)} must be asc or desc`, solution });
     } else if (seen.has(s.field)) {
-      problems.push({ field: 'sort', message: `sort names ${quote(s.field)} twice`, solution: 'Name each field once in sort' });
+      problems.push({
+        field: 'sort',
+        message: `sort names ${quote(s.field)} twice`,
+        solution: 'Name each field once in sort',
+      });
     }
     seen.add(s.field);
   }
@@ -141,11 +176,13 @@ export function checkSort(decl: ResourceDecl, sort: SortField[]): QueryProblem[]
 /** Checks that `_search` can run on this resource. */
 export function checkSearch(decl: ResourceDecl, search: string | undefined): QueryProblem[] {
   if (search === undefined || searchableFields(decl).length > 0) return [];
-  return [{
-    field: '_search',
-    message: `The collection '${decl.collection}' has no searchable fields, so _search is not supported`,
-    solution: 'Remove _search and use filters instead',
-  }];
+  return [
+    {
+      field: '_search',
+      message: `The collection '${decl.collection}' has no searchable fields, so _search is not supported`,
+      solution: 'Remove _search and use filters instead',
+    },
+  ];
 }
 
 /** Checks every `expand` name against the declared ones. */
@@ -153,9 +190,19 @@ export function checkExpand(decl: ResourceDecl, expand: string[]): QueryProblem[
   const allowed = expandables(decl).map((e) => e.as);
   return expand
     .filter((name) => !allowed.includes(name))
-    .map((name) => allowed.length === 0
-      ? { field: 'expand', message: `The collection '${decl.collection}' has nothing to expand (got ${quote(name)})`, solution: 'Remove expand' }
-      : { field: 'expand', message: `Cannot expand ${quote(name)}. Allowed: ${allowed.join(', ')}`, solution: `Send expand as a comma list of ${allowed.join(', ')}` });
+    .map((name) =>
+      allowed.length === 0
+        ? {
+            field: 'expand',
+            message: `The collection '${decl.collection}' has nothing to expand (got ${quote(name)})`,
+            solution: 'Remove expand',
+          }
+        : {
+            field: 'expand',
+            message: `Cannot expand ${quote(name)}. Allowed: ${allowed.join(', ')}`,
+            solution: `Send expand as a comma list of ${allowed.join(', ')}`,
+          },
+    );
 }
 
 /**
@@ -186,15 +233,27 @@ export function settleWindow(
 
 /** Problem for a bad `page`. */
 export function pageProblem(got: string): QueryProblem {
-  return { field: 'page', message: `page must be a whole number from 1, got ${quote(got)}`, solution: 'Send page=1 for the first page' };
+  return {
+    field: 'page',
+    message: `page must be a whole number from 1, got ${quote(got)}`,
+    solution: 'Send page=1 for the first page',
+  };
 }
 
 /** Problem for a bad `limit`. */
 export function limitProblem(got: string, max: number): QueryProblem {
-  return { field: 'limit', message: `limit must be a whole number from 1 to ${max}, got ${quote(got)}`, solution: `Send a limit from 1 to ${max} and page through the rest` };
+  return {
+    field: 'limit',
+    message: `limit must be a whole number from 1 to ${max}, got ${quote(got)}`,
+    solution: `Send a limit from 1 to ${max} and page through the rest`,
+  };
 }
 
 /** Problem for a bad `skip`. */
 export function skipProblem(got: string): QueryProblem {
-  return { field: 'skip', message: `skip must be a whole number from 0, got ${quote(got)}`, solution: 'Send skip=0 or more, or use page instead' };
+  return {
+    field: 'skip',
+    message: `skip must be a whole number from 0, got ${quote(got)}`,
+    solution: 'Send skip=0 or more, or use page instead',
+  };
 }

@@ -41,12 +41,45 @@ const T1 = '2024-05-02T10:00:00.000Z';
 const T2 = '2024-05-03T10:00:00.000Z';
 
 // code, title, price, quantity, enabled, published_at, created_at, name (jsonb), tags, meta (jsonb)
-const ROWS: [string, string, number | null, number, boolean | null, string | null, string, string | null, string[] | null, string | null][] = [
-  ['A1', 'Café com leite', 10.5, 1, true, '2024-01-10T00:00:00Z', T0, '{"pt":"Café","en":"Coffee"}', ['hot', 'drink'], '{"a":1}'],
+const ROWS: [
+  string,
+  string,
+  number | null,
+  number,
+  boolean | null,
+  string | null,
+  string,
+  string | null,
+  string[] | null,
+  string | null,
+][] = [
+  [
+    'A1',
+    'Café com leite',
+    10.5,
+    1,
+    true,
+    '2024-01-10T00:00:00Z',
+    T0,
+    '{"pt":"Café","en":"Coffee"}',
+    ['hot', 'drink'],
+    '{"a":1}',
+  ],
   ['A2', 'Chá verde', 5, 2, false, null, T0, '{"pt":"Chá","en":"Tea"}', ['hot'], null],
   ['B1', '100% natural juice', 7.25, 3, true, '2024-03-01T00:00:00Z', T1, '{"en":"Juice"}', ['cold', 'drink'], 'null'],
   ['B2', 'snake_case water', null, 0, null, '2024-02-01T12:00:00Z', T1, null, null, '{}'],
-  ['C1', 'Crème BRÛLÉE', 12, 5, true, '2023-12-31T23:59:59.999Z', T2, '{"fr":"Crème brûlée","pt":"CREME"}', ['dessert'], '{"b":2}'],
+  [
+    'C1',
+    'Crème BRÛLÉE',
+    12,
+    5,
+    true,
+    '2023-12-31T23:59:59.999Z',
+    T2,
+    '{"fr":"Crème brûlée","pt":"CREME"}',
+    ['dessert'],
+    '{"b":2}',
+  ],
   ['C2', 'path\\to', 1, 4, true, '2024-06-01T00:00:00Z', T2, '"plain"', [], null],
   ['D1', '５０％ off', 3, 6, false, null, '2024-05-04T10:00:00.000Z', '{"es":"Oferta"}', ['Promoção'], null],
 ];
@@ -123,7 +156,10 @@ describe('applyListQuery against Postgres', () => {
     it('compares dates, reading a bare date as UTC midnight and honouring offsets', async () => {
       expect(await sorted({ published_at_gte: '2024-01-10' })).toEqual(['A1', 'B1', 'B2', 'C2']);
       expect(await sorted({ published_at_lt: '2024-01-01' })).toEqual(['C1']);
-      expect(await sorted({ published_at_gte: '2024-02-01T13:00:00+01:00', published_at_lte: '2024-03-01' })).toEqual(['B1', 'B2']);
+      expect(await sorted({ published_at_gte: '2024-02-01T13:00:00+01:00', published_at_lte: '2024-03-01' })).toEqual([
+        'B1',
+        'B2',
+      ]);
       expect(await sorted({ published_at: '2023-12-31T23:59:59.999Z' })).toEqual(['C1']);
       expect(await sorted({ published_at_exists: 'false' })).toEqual(['A2', 'D1']);
       expect(await sorted({ created_at_in: `${T0},${T2}` })).toEqual(['A1', 'A2', 'C1', 'C2']);
@@ -198,14 +234,19 @@ describe('applyListQuery against Postgres', () => {
     async function foldedTitle(): Promise<void> {
       await ds.query(`CREATE OR REPLACE FUNCTION public.immutable_unaccent(text) RETURNS text
         LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $$`);
-      await ds.query(`ALTER TABLE items ADD COLUMN IF NOT EXISTS title_folded text GENERATED ALWAYS AS (lower(public.immutable_unaccent(title))) STORED`);
+      await ds.query(
+        `ALTER TABLE items ADD COLUMN IF NOT EXISTS title_folded text GENERATED ALWAYS AS (lower(public.immutable_unaccent(title))) STORED`,
+      );
     }
 
     it('compares a stored folded column instead of folding the field, when told to', async () => {
       await foldedTitle();
       const opts = { unaccent: 'public.immutable_unaccent', folded: { title: 'title_folded' } };
       for (const term of ['cafe', 'BRULEE', 'drink', '100%', 'e_c', 'h\\t', 'promocao', 'no such thing']) {
-        expect({ term, codes: (await codes({ _search: term }, opts)).sort() }).toEqual({ term, codes: await sorted({ _search: term }) });
+        expect({ term, codes: (await codes({ _search: term }, opts)).sort() }).toEqual({
+          term,
+          codes: await sorted({ _search: term }),
+        });
       }
       const sql = run(parseListQuery(items, { _search: 'xyz' }), opts).getQuery();
       expect(sql).toContain(`"i"."title_folded" LIKE ('%' ||`);
@@ -220,7 +261,9 @@ describe('applyListQuery against Postgres', () => {
       expect(sql('Chá')).toContain(`"i"."title_folded" LIKE`);
       expect(sql('ch')).toContain(`("i"."title_folded" || '') LIKE`);
       expect(sql('a b c')).toContain(`("i"."title_folded" || '') LIKE`);
-      expect(run(parseListQuery(items, { _search: 'ch' })).getQuery()).toContain(`(lower(unaccent("i"."title")) || '') LIKE`);
+      expect(run(parseListQuery(items, { _search: 'ch' })).getQuery()).toContain(
+        `(lower(unaccent("i"."title")) || '') LIKE`,
+      );
       expect((await codes({ _search: 'ch' }, opts)).sort()).toEqual(['A2']);
     });
   });
@@ -232,15 +275,29 @@ describe('applyListQuery against Postgres', () => {
     });
 
     it('sorts by several fields', async () => {
-      expect(await codes({ sort: '-enabled,price', enabled_exists: 'true' })).toEqual(['C2', 'B1', 'A1', 'C1', 'D1', 'A2']);
+      expect(await codes({ sort: '-enabled,price', enabled_exists: 'true' })).toEqual([
+        'C2',
+        'B1',
+        'A1',
+        'C1',
+        'D1',
+        'A2',
+      ]);
       expect(await codes({ sort: 'qty' })).toEqual(['B2', 'A1', 'A2', 'B1', 'C2', 'C1', 'D1']);
       expect(await codes({ sort: '_id' })).toEqual(['A1', 'A2', 'B1', 'B2', 'C1', 'C2', 'D1']);
       expect(await codes({ sort: 'created_at,-_id' })).toEqual(['A2', 'A1', 'B2', 'B1', 'C2', 'C1', 'D1']);
     });
 
     it('pages with limit and page, or skip, without overlap', async () => {
-      const page = (raw: Record<string, unknown>) => run(parseListQuery(items, raw)).getMany().then((r) => r.map((x) => x.code));
-      const pages = [await page({ limit: '3', page: '1' }), await page({ limit: '3', page: '2' }), await page({ limit: '3', page: '3' })];
+      const page = (raw: Record<string, unknown>) =>
+        run(parseListQuery(items, raw))
+          .getMany()
+          .then((r) => r.map((x) => x.code));
+      const pages = [
+        await page({ limit: '3', page: '1' }),
+        await page({ limit: '3', page: '2' }),
+        await page({ limit: '3', page: '3' }),
+      ];
       expect(pages).toEqual([['D1', 'C2', 'C1'], ['B2', 'B1', 'A2'], ['A1']]);
       expect(await page({ limit: '3', skip: '2' })).toEqual(['C1', 'B2', 'B1']);
       expect(await page({ limit: '3', page: '4' })).toEqual([]);
@@ -253,14 +310,26 @@ describe('applyListQuery against Postgres', () => {
     });
   });
 
-  it('adds to the caller\'s conditions and never reuses its parameter names', async () => {
+  it("adds to the caller's conditions and never reuses its parameter names", async () => {
     const qb = ds.getRepository(ItemEntity).createQueryBuilder('i').where('i.code LIKE :lq_0', { lq_0: 'A%' });
-    const rows = await applyListQuery(qb, items, parseListQuery(items, { enabled: 'true', sort: 'code' }), 'i').getMany();
+    const rows = await applyListQuery(
+      qb,
+      items,
+      parseListQuery(items, { enabled: 'true', sort: 'code' }),
+      'i',
+    ).getMany();
     expect(rows.map((r) => r.code)).toEqual(['A1']);
   });
 
   it('validates a query that did not come from the parser before building SQL', () => {
-    const bad: ListQuery = { page: 1, limit: 10, skip: 0, sort: [], filters: [{ field: 'price', op: 'gt', values: ['cheap'] }], expand: [] };
+    const bad: ListQuery = {
+      page: 1,
+      limit: 10,
+      skip: 0,
+      sort: [],
+      filters: [{ field: 'price', op: 'gt', values: ['cheap'] }],
+      expand: [],
+    };
     expect(() => run(bad)).toThrow(ValidationError);
   });
 });

@@ -2,7 +2,12 @@ import { sortWithTieBreak } from './index';
 
 describe('sortWithTieBreak', () => {
   it('ends the sort with _id in the direction of the last key', () => {
-    expect(sortWithTieBreak([{ field: 'code', direction: 'asc' }, { field: 'created_at', direction: 'desc' }])).toEqual([
+    expect(
+      sortWithTieBreak([
+        { field: 'code', direction: 'asc' },
+        { field: 'created_at', direction: 'desc' },
+      ]),
+    ).toEqual([
       { field: 'code', direction: 'asc' },
       { field: 'created_at', direction: 'desc' },
       { field: '_id', direction: 'desc' },
@@ -14,7 +19,10 @@ describe('sortWithTieBreak', () => {
   });
 
   it('adds nothing when _id is already a key', () => {
-    const sort = [{ field: '_id', direction: 'asc' as const }, { field: 'code', direction: 'desc' as const }];
+    const sort = [
+      { field: '_id', direction: 'asc' as const },
+      { field: 'code', direction: 'desc' as const },
+    ];
     expect(sortWithTieBreak(sort)).toEqual(sort);
   });
 });

@@ -2,7 +2,15 @@ import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { toSqlDate } from './field.values';
 import type { Filter, ListQuery, SortField } from './list-query.types';
 import { validateListQuery } from './list-query.validator';
-import { ID_FIELD, columnOf, isArrayType, isJsonType, searchableFields, type FieldType, type ResourceDecl } from './resource.declaration';
+import {
+  ID_FIELD,
+  columnOf,
+  isArrayType,
+  isJsonType,
+  searchableFields,
+  type FieldType,
+  type ResourceDecl,
+} from './resource.declaration';
 
 /** Options of the SQL builder. */
 export interface ApplyListQueryOptions {
@@ -60,7 +68,10 @@ function filterSql(col: string, type: FieldType, f: Filter, params: Params): str
   if (f.op === 'exists') {
     const present = f.values[0] === 'true';
     // A JSON null is as absent as an SQL NULL.
-    if (isJsonType(type)) return present ? `(${col} IS NOT NULL AND jsonb_typeof(${col}) <> 'null')` : `(${col} IS NULL OR jsonb_typeof(${col}) = 'null')`;
+    if (isJsonType(type))
+      return present
+        ? `(${col} IS NOT NULL AND jsonb_typeof(${col}) <> 'null')`
+        : `(${col} IS NULL OR jsonb_typeof(${col}) = 'null')`;
     return present ? `${col} IS NOT NULL` : `${col} IS NULL`;
   }
   const values = f.values.map((v) => sqlValue(type, v));
@@ -99,7 +110,14 @@ function filterSql(col: string, type: FieldType, f: Filter, params: Params): str
  * The `_search` condition: the term, folded (lowercase, unaccented) and with its LIKE wildcards
  * escaped, as a substring of any searchable field, folded the same way.
  */
-function searchSql(qb: SelectQueryBuilder<ObjectLiteral>, decl: ResourceDecl, alias: string, search: string, params: Params, opts: ApplyListQueryOptions): string {
+function searchSql(
+  qb: SelectQueryBuilder<ObjectLiteral>,
+  decl: ResourceDecl,
+  alias: string,
+  search: string,
+  params: Params,
+  opts: ApplyListQueryOptions,
+): string {
   const unaccent = opts.unaccent ?? 'unaccent';
   const norm = (expr: string): string => `lower(${unaccent}(${expr}))`;
   // Wildcards are escaped after unaccent: it turns fullwidth ％ and ＿ into % and _.

@@ -1,8 +1,17 @@
 import { parseListQuery, validateListQuery, type ListQuery } from './index';
 import { things, validationErrorOf } from './things.fixture';
 
-const query = (q: Partial<ListQuery> = {}): ListQuery => ({ page: 1, limit: 25, skip: 0, sort: [], filters: [], expand: [], ...q });
-const failure = (q: ListQuery, opts?: { maxLimit?: number }) => validationErrorOf(() => validateListQuery(things, q, opts));
+const query = (q: Partial<ListQuery> = {}): ListQuery => ({
+  page: 1,
+  limit: 25,
+  skip: 0,
+  sort: [],
+  filters: [],
+  expand: [],
+  ...q,
+});
+const failure = (q: ListQuery, opts?: { maxLimit?: number }) =>
+  validationErrorOf(() => validateListQuery(things, q, opts));
 
 describe('validateListQuery', () => {
   it('returns what the parser produced unchanged', () => {
@@ -20,7 +29,14 @@ describe('validateListQuery', () => {
 
   it('fills proto3 defaults: empty sort, empty search, missing lists', () => {
     const q = validateListQuery(things, { page: 1, limit: 10, skip: 0, search: '', sort: [] } as unknown as ListQuery);
-    expect(q).toEqual({ page: 1, limit: 10, skip: 0, sort: [{ field: 'created_at', direction: 'desc' }], filters: [], expand: [] });
+    expect(q).toEqual({
+      page: 1,
+      limit: 10,
+      skip: 0,
+      sort: [{ field: 'created_at', direction: 'desc' }],
+      filters: [],
+      expand: [],
+    });
   });
 
   it('settles page and skip: a positive skip wins, otherwise skip comes from page', () => {
@@ -29,7 +45,9 @@ describe('validateListQuery', () => {
   });
 
   it('refuses a bad window', () => {
-    expect(failure(query({ page: 0 })).details).toEqual([{ field: 'page', message: "page must be a whole number from 1, got '0'" }]);
+    expect(failure(query({ page: 0 })).details).toEqual([
+      { field: 'page', message: "page must be a whole number from 1, got '0'" },
+    ]);
     expect(failure(query({ limit: 101 })).details?.[0].field).toBe('limit');
     expect(failure(query({ limit: 1.5 })).details?.[0].field).toBe('limit');
     expect(failure(query({ skip: -3 })).details?.[0].field).toBe('skip');
@@ -37,23 +55,47 @@ describe('validateListQuery', () => {
   });
 
   it('refuses unknown or unsortable sort fields and bad directions', () => {
-    expect(failure(query({ sort: [{ field: 'name', direction: 'asc' }] })).message).toMatch(/^Cannot sort by 'name'\. Sortable fields: /);
-    expect(failure(query({ sort: [{ field: 'version', direction: 'up' as 'asc' }] })).message).toBe("Sort direction of 'version' must be asc or desc");
+    expect(failure(query({ sort: [{ field: 'name', direction: 'asc' }] })).message).toMatch(
+      /^Cannot sort by 'name'\. Sortable fields: /,
+    );
+    expect(failure(query({ sort: [{ field: 'version', direction: 'up' as 'asc' }] })).message).toBe(
+      "Sort direction of 'version' must be asc or desc",
+    );
   });
 
   it('refuses unknown fields, operators and values in filters, naming the allowed filters', () => {
-    expect(failure(query({ filters: [{ field: 'nosuch', op: 'eq', values: ['1'] }] })).message).toMatch(/^Unknown filter 'nosuch'\. Allowed filters: _id, /);
-    expect(failure(query({ filters: [{ field: 'collection', op: 'gt', values: ['a'] }] })).details?.[0].field).toBe('collection_gt');
-    expect(failure(query({ filters: [{ field: 'version', op: 'eq', values: ['x'] }] })).details?.[0].message).toBe("Filter 'version' expects a number such as 42 or -1.5, got 'x'");
-    expect(failure(query({ filters: [{ field: 'version', op: 'eq', values: ['1', '2'] }] })).details?.[0].message).toBe("Filter 'version' takes exactly one value, got 2");
-    expect(failure(query({ filters: [{ field: 'version', op: 'in', values: [] }] })).details?.[0].message).toBe("Filter 'version_in' needs at least one value");
-    expect(failure(query({ filters: [{ field: 'version', op: 'like' as 'eq', values: ['1'] }] })).details?.[0].field).toBe('filters');
-    expect(failure(query({ filters: [{ field: 'version', op: 'eq', values: [1 as unknown as string] }] })).details?.[0].field).toBe('filters');
+    expect(failure(query({ filters: [{ field: 'nosuch', op: 'eq', values: ['1'] }] })).message).toMatch(
+      /^Unknown filter 'nosuch'\. Allowed filters: _id, /,
+    );
+    expect(failure(query({ filters: [{ field: 'collection', op: 'gt', values: ['a'] }] })).details?.[0].field).toBe(
+      'collection_gt',
+    );
+    expect(failure(query({ filters: [{ field: 'version', op: 'eq', values: ['x'] }] })).details?.[0].message).toBe(
+      "Filter 'version' expects a number such as 42 or -1.5, got 'x'",
+    );
+    expect(failure(query({ filters: [{ field: 'version', op: 'eq', values: ['1', '2'] }] })).details?.[0].message).toBe(
+      "Filter 'version' takes exactly one value, got 2",
+    );
+    expect(failure(query({ filters: [{ field: 'version', op: 'in', values: [] }] })).details?.[0].message).toBe(
+      "Filter 'version_in' needs at least one value",
+    );
+    expect(
+      failure(query({ filters: [{ field: 'version', op: 'like' as 'eq', values: ['1'] }] })).details?.[0].field,
+    ).toBe('filters');
+    expect(
+      failure(query({ filters: [{ field: 'version', op: 'eq', values: [1 as unknown as string] }] })).details?.[0]
+        .field,
+    ).toBe('filters');
   });
 
   it('refuses search without searchable fields and unknown expansions', () => {
-    const plain = { collection: 'plain', fields: { _id: { type: 'id' as const }, created_at: { type: 'date' as const } } };
-    expect(validationErrorOf(() => validateListQuery(plain, query({ search: 'x' }))).details?.[0].field).toBe('_search');
+    const plain = {
+      collection: 'plain',
+      fields: { _id: { type: 'id' as const }, created_at: { type: 'date' as const } },
+    };
+    expect(validationErrorOf(() => validateListQuery(plain, query({ search: 'x' }))).details?.[0].field).toBe(
+      '_search',
+    );
     expect(failure(query({ expand: ['owner'] })).message).toBe("Cannot expand 'owner'. Allowed: brand, categories");
   });
 

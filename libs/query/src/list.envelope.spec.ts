@@ -6,19 +6,37 @@ const PATH = '/api/v1/things';
 /** An envelope for a raw query string's parameters, with `total` matches and a page of fake rows. */
 function envelope(raw: Record<string, unknown>, total: number, withDecl = true) {
   const query = parseListQuery(things, raw);
-  const data = Array.from({ length: Math.max(0, Math.min(query.limit, total - query.skip)) }, (_, i) => ({ n: query.skip + i }));
+  const data = Array.from({ length: Math.max(0, Math.min(query.limit, total - query.skip)) }, (_, i) => ({
+    n: query.skip + i,
+  }));
   return buildEnvelope({ query, total, data, path: PATH, raw, decl: withDecl ? things : undefined });
 }
 
 describe('buildEnvelope', () => {
   it('has exactly the 12 keys of interface 2.15, in order', () => {
-    expect(Object.keys(envelope({}, 3))).toEqual(['page', 'skip', 'limit', 'sort', 'pages', 'total', 'next', 'previous', 'nextUrl', 'previousUrl', 'filters', 'data']);
+    expect(Object.keys(envelope({}, 3))).toEqual([
+      'page',
+      'skip',
+      'limit',
+      'sort',
+      'pages',
+      'total',
+      'next',
+      'previous',
+      'nextUrl',
+      'previousUrl',
+      'filters',
+      'data',
+    ]);
   });
 
   it('shows the sort as an object in sort order, without the _id tie-break', () => {
     expect(envelope({}, 0).sort).toEqual({ created_at: 'desc' });
     const sort = envelope({ sort: 'collection,-version' }, 0).sort;
-    expect(Object.entries(sort)).toEqual([['collection', 'asc'], ['version', 'desc']]);
+    expect(Object.entries(sort)).toEqual([
+      ['collection', 'asc'],
+      ['version', 'desc'],
+    ]);
   });
 
   it('links only forward on the first page', () => {
@@ -30,10 +48,17 @@ describe('buildEnvelope', () => {
   });
 
   it('links both ways on a middle page, keeping every other parameter where it was', () => {
-    const e = envelope({ sort: '-created_at,collection', page: '2', limit: '10', collection_in: 'a,b', _search: 'café & co' }, 25);
+    const e = envelope(
+      { sort: '-created_at,collection', page: '2', limit: '10', collection_in: 'a,b', _search: 'café & co' },
+      25,
+    );
     expect(e).toMatchObject({ page: 2, skip: 10, next: true, previous: true });
-    expect(e.nextUrl).toBe(`${PATH}?sort=-created_at,collection&page=3&limit=10&collection_in=a,b&_search=caf%C3%A9%20%26%20co`);
-    expect(e.previousUrl).toBe(`${PATH}?sort=-created_at,collection&page=1&limit=10&collection_in=a,b&_search=caf%C3%A9%20%26%20co`);
+    expect(e.nextUrl).toBe(
+      `${PATH}?sort=-created_at,collection&page=3&limit=10&collection_in=a,b&_search=caf%C3%A9%20%26%20co`,
+    );
+    expect(e.previousUrl).toBe(
+      `${PATH}?sort=-created_at,collection&page=1&limit=10&collection_in=a,b&_search=caf%C3%A9%20%26%20co`,
+    );
   });
 
   it('links only backward on the last page', () => {
@@ -45,7 +70,18 @@ describe('buildEnvelope', () => {
 
   it('has no pages and no links when nothing matches', () => {
     const e = envelope({ collection: 'none' }, 0);
-    expect(e).toMatchObject({ page: 1, skip: 0, limit: 25, pages: 0, total: 0, next: false, previous: false, nextUrl: '', previousUrl: false, data: [] });
+    expect(e).toMatchObject({
+      page: 1,
+      skip: 0,
+      limit: 25,
+      pages: 0,
+      total: 0,
+      next: false,
+      previous: false,
+      nextUrl: '',
+      previousUrl: false,
+      data: [],
+    });
   });
 
   it('points back from a page past the end', () => {
@@ -67,8 +103,25 @@ describe('buildEnvelope', () => {
   });
 
   it('shows the filters keyed like the query, with typed values', () => {
-    const e = envelope({ enabled: 'true', collection_in: 'a,b', version_gte: '2', url_exists: 'false', created_at_lt: '2024-01-01', collection_ne: 'true' }, 1);
-    expect(e.filters).toEqual({ enabled: true, collection_in: ['a', 'b'], version_gte: 2, url_exists: false, created_at_lt: '2024-01-01', collection_ne: 'true' });
+    const e = envelope(
+      {
+        enabled: 'true',
+        collection_in: 'a,b',
+        version_gte: '2',
+        url_exists: 'false',
+        created_at_lt: '2024-01-01',
+        collection_ne: 'true',
+      },
+      1,
+    );
+    expect(e.filters).toEqual({
+      enabled: true,
+      collection_in: ['a', 'b'],
+      version_gte: 2,
+      url_exists: false,
+      created_at_lt: '2024-01-01',
+      collection_ne: 'true',
+    });
   });
 
   it('types only booleans when it has no declaration', () => {

@@ -52,7 +52,8 @@ export function pageUrl(path: string, raw: Record<string, unknown>, page: number
       continue;
     }
     for (const v of Array.isArray(value) ? value : [value]) {
-      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') parts.push(`${encode(key)}=${encode(String(v))}`);
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+        parts.push(`${encode(key)}=${encode(String(v))}`);
     }
   }
   if (!placed) parts.push(`page=${page}`);

@@ -1,15 +1,6 @@
 /** The types a declared field can have; they decide the operators, the value checks and the SQL. */
 export type FieldType =
-  | 'string'
-  | 'number'
-  | 'boolean'
-  | 'date'
-  | 'id'
-  | 'translate'
-  | 'string[]'
-  | 'id[]'
-  | 'object'
-  | 'array';
+  'string' | 'number' | 'boolean' | 'date' | 'id' | 'translate' | 'string[]' | 'id[]' | 'object' | 'array';
 
 /** Every field type, for checks at run time. */
 export const FIELD_TYPES: readonly FieldType[] = [
@@ -96,17 +87,23 @@ export function columnOf(decl: ResourceDecl, field: string): string {
 
 /** Names of the fields that may be filtered, in declaration order. */
 export function filterableFields(decl: ResourceDecl): string[] {
-  return Object.entries(decl.fields).filter(([, f]) => isFilterable(f)).map(([name]) => name);
+  return Object.entries(decl.fields)
+    .filter(([, f]) => isFilterable(f))
+    .map(([name]) => name);
 }
 
 /** Names of the fields that may be sorted on, in declaration order. */
 export function sortableFields(decl: ResourceDecl): string[] {
-  return Object.entries(decl.fields).filter(([, f]) => isSortable(f)).map(([name]) => name);
+  return Object.entries(decl.fields)
+    .filter(([, f]) => isSortable(f))
+    .map(([name]) => name);
 }
 
 /** Names of the fields `_search` looks in, in declaration order. */
 export function searchableFields(decl: ResourceDecl): string[] {
-  return Object.entries(decl.fields).filter(([, f]) => f.searchable === true).map(([name]) => name);
+  return Object.entries(decl.fields)
+    .filter(([, f]) => f.searchable === true)
+    .map(([name]) => name);
 }
 
 /** The `expand` names a resource accepts, with the field and collection each comes from. */
@@ -125,7 +122,8 @@ export function declareResource(decl: ResourceDecl): ResourceDecl {
   const fail = (msg: string): never => {
     throw new Error(`${where}: ${msg}`);
   };
-  if (typeof decl?.collection !== 'string' || decl.collection.length === 0) fail('collection must be a non-empty string');
+  if (typeof decl?.collection !== 'string' || decl.collection.length === 0)
+    fail('collection must be a non-empty string');
   const entries = Object.entries(decl.fields ?? {});
   if (entries.length === 0) fail('fields must declare at least one field');
 
@@ -144,7 +142,8 @@ export function declareResource(decl: ResourceDecl): ResourceDecl {
     if (f.column !== undefined && (typeof f.column !== 'string' || f.column.length === 0)) {
       fail(`field '${name}' has an empty column name`);
     }
-    if (f.sortable === true && !SORTABLE_TYPES.includes(f.type)) fail(`field '${name}' of type ${f.type} cannot be sortable`);
+    if (f.sortable === true && !SORTABLE_TYPES.includes(f.type))
+      fail(`field '${name}' of type ${f.type} cannot be sortable`);
     if (f.searchable === true && !SEARCHABLE_TYPES.includes(f.type)) {
       fail(`field '${name}' of type ${f.type} cannot be searchable (only ${SEARCHABLE_TYPES.join(', ')})`);
     }
@@ -156,10 +155,12 @@ export function declareResource(decl: ResourceDecl): ResourceDecl {
       }
       if (typeof as !== 'string' || !FIELD_NAME.test(as)) fail(`field '${name}' expands as an invalid name`);
       // In place only for lists: an id turned into an object would change what the field is.
-      if (inPlace && f.type === 'id') fail(`field '${name}' of type id cannot expand in place (name it like the record, e.g. brand_id → brand)`);
+      if (inPlace && f.type === 'id')
+        fail(`field '${name}' of type id cannot expand in place (name it like the record, e.g. brand_id → brand)`);
       if (!inPlace && names.has(as)) fail(`expand name '${as}' of field '${name}' is also a field name`);
       if (expandNames.has(as)) fail(`expand name '${as}' is used twice`);
-      if (typeof collection !== 'string' || collection.length === 0) fail(`field '${name}' expands from an empty collection`);
+      if (typeof collection !== 'string' || collection.length === 0)
+        fail(`field '${name}' expands from an empty collection`);
       expandNames.add(as);
     }
     fields[name] = {

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { code as currencyCode } from 'currency-codes';
 import { declareResource, type FieldDecl } from '@pim/query';
 import { dateTimeSchema, objectIdSchema } from './common';
-import { idSetSchema, nameSchema, tagsSchema, taxonomyCodeSchema, translatePatchSchema, translateSchema } from './taxonomy';
+import {
+  idSetSchema,
+  nameSchema,
+  tagsSchema,
+  taxonomyCodeSchema,
+  translatePatchSchema,
+  translateSchema,
+} from './taxonomy';
 
 // Attributes (interface 2.2), attribute options (2.4) and attribute groups (2.3). Types and
 // their settings follow decisions.md §7; the rules that tie a type to its settings live in the
@@ -68,12 +75,16 @@ export const TYPE_CONFIG_KEYS: Record<AttributeType, readonly string[]> = {
 };
 
 /** A calendar date, `2024-01-31` (date attributes and their bounds). */
-export const isoDateSchema = z.iso.date().meta({ description: 'A calendar date (YYYY-MM-DD)', example: '2024-01-31', maxLength: 10 });
+export const isoDateSchema = z.iso
+  .date()
+  .meta({ description: 'A calendar date (YYYY-MM-DD)', example: '2024-01-31', maxLength: 10 });
 
 /** An instant with its offset, `2024-01-31T12:00:00Z` or `…-03:00` (datetime attributes and their bounds). */
-export const isoDateTimeSchema = z.iso
-  .datetime({ offset: true })
-  .meta({ description: 'An ISO 8601 date and time with Z or an offset', example: '2024-01-31T12:00:00.000Z', maxLength: 35 });
+export const isoDateTimeSchema = z.iso.datetime({ offset: true }).meta({
+  description: 'An ISO 8601 date and time with Z or an offset',
+  example: '2024-01-31T12:00:00.000Z',
+  maxLength: 35,
+});
 
 /** Whether a code is an ISO 4217 currency code. */
 export function isCurrencyCode(code: string): boolean {
@@ -87,27 +98,61 @@ const currencySchema = z
   .refine(isCurrencyCode, 'must be an ISO 4217 currency code such as BRL')
   .meta({ example: 'BRL' });
 
-const unitSchema = z.string().min(1).max(30).regex(/^\S(.*\S)?$/, 'must not start or end with spaces').meta({ example: 'kg' });
+const unitSchema = z
+  .string()
+  .min(1)
+  .max(30)
+  .regex(/^\S(.*\S)?$/, 'must not start or end with spaces')
+  .meta({ example: 'kg' });
 
 const unique = <T>(items: T[]) => new Set(items).size === items.length;
 
 /** The settings of an attribute's type; which keys a type accepts is checked with the type. */
 export const typeConfigSchema = z
   .strictObject({
-    min_length: z.number().int().min(0).max(1_000_000).optional().meta({ description: 'text, textarea: fewest characters', format: 'int32' }),
-    max_length: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'text, textarea: most characters (≥ min_length)', format: 'int32' }),
-    pattern: z.string().max(500).optional().meta({ description: 'text, textarea: a regular expression (JavaScript syntax, Unicode mode) every value must match' }),
-    localizable: z.boolean().optional().meta({ description: 'text, textarea: the value is Translate (one text per language) instead of one string' }),
+    min_length: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .optional()
+      .meta({ description: 'text, textarea: fewest characters', format: 'int32' }),
+    max_length: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .meta({ description: 'text, textarea: most characters (≥ min_length)', format: 'int32' }),
+    pattern: z.string().max(500).optional().meta({
+      description: 'text, textarea: a regular expression (JavaScript syntax, Unicode mode) every value must match',
+    }),
+    localizable: z
+      .boolean()
+      .optional()
+      .meta({ description: 'text, textarea: the value is Translate (one text per language) instead of one string' }),
     min: z
       .union([z.number(), z.string().max(35)])
       .optional()
-      .meta({ description: 'number: smallest value; date: earliest date (YYYY-MM-DD); datetime: earliest instant (ISO 8601 with offset)' }),
+      .meta({
+        description:
+          'number: smallest value; date: earliest date (YYYY-MM-DD); datetime: earliest instant (ISO 8601 with offset)',
+      }),
     max: z
       .union([z.number(), z.string().max(35)])
       .optional()
       .meta({ description: 'number: largest value; date: latest date; datetime: latest instant (each ≥ min)' }),
-    type: z.enum(['integer', 'decimal']).optional().meta({ description: 'number: integer or decimal (default decimal)' }),
-    decimals: z.number().int().min(0).max(10).optional().meta({ description: 'number (decimal): most digits after the point', format: 'int32' }),
+    type: z
+      .enum(['integer', 'decimal'])
+      .optional()
+      .meta({ description: 'number: integer or decimal (default decimal)' }),
+    decimals: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .optional()
+      .meta({ description: 'number (decimal): most digits after the point', format: 'int32' }),
     currencies: z
       .array(currencySchema)
       .min(1)
@@ -123,7 +168,11 @@ export const typeConfigSchema = z
       .optional()
       .meta({ description: 'metric: the units a measure may be in (required for metric)' }),
     enable_ia_generation: z.boolean().optional().meta({ description: 'any type: values may be generated by AI' }),
-    prompt_ia_instruction: z.string().max(4_000).optional().meta({ description: 'any type: the instruction given to the AI that generates values' }),
+    prompt_ia_instruction: z
+      .string()
+      .max(4_000)
+      .optional()
+      .meta({ description: 'any type: the instruction given to the AI that generates values' }),
   })
   .meta({
     id: 'AttributeTypeConfig',
@@ -135,9 +184,10 @@ export const typeConfigSchema = z
 export type TypeConfig = z.infer<typeof typeConfigSchema>;
 
 /** A type_config patch: keys set or (null) removed. */
-const typeConfigPatchSchema = z
-  .record(z.string().max(40), z.unknown())
-  .meta({ description: 'Settings to set, or remove (null); the merged result is checked against the type', example: { max_length: 80, pattern: null } });
+const typeConfigPatchSchema = z.record(z.string().max(40), z.unknown()).meta({
+  description: 'Settings to set, or remove (null); the merged result is checked against the type',
+  example: { max_length: 80, pattern: null },
+});
 
 /** Why a regular expression does not compile, or undefined when it does. */
 export function patternProblem(pattern: string): string | undefined {
@@ -157,18 +207,24 @@ function boundsProblems(type: AttributeType, config: TypeConfig): Issue[] {
   const { min, max } = config;
   const check = (value: unknown, key: 'min' | 'max') => {
     if (value === undefined) return true;
-    if (type === 'number' && typeof value !== 'number') return at(key, 'must be a number for number attributes'), false;
-    if (type === 'number' && config.type === 'integer' && !Number.isInteger(value)) return at(key, 'must be a whole number for integer attributes'), false;
-    if (type === 'date' && !isoDateSchema.safeParse(value).success) return at(key, 'must be a date such as 2024-01-31 for date attributes'), false;
+    if (type === 'number' && typeof value !== 'number')
+      return (at(key, 'must be a number for number attributes'), false);
+    if (type === 'number' && config.type === 'integer' && !Number.isInteger(value))
+      return (at(key, 'must be a whole number for integer attributes'), false);
+    if (type === 'date' && !isoDateSchema.safeParse(value).success)
+      return (at(key, 'must be a date such as 2024-01-31 for date attributes'), false);
     if (type === 'datetime' && !isoDateTimeSchema.safeParse(value).success) {
-      return at(key, 'must be an ISO 8601 date and time with Z or an offset, such as 2024-01-31T12:00:00Z'), false;
+      return (at(key, 'must be an ISO 8601 date and time with Z or an offset, such as 2024-01-31T12:00:00Z'), false);
     }
     return true;
   };
   const okMin = check(min, 'min');
   const okMax = check(max, 'max');
   if (okMin && okMax && min !== undefined && max !== undefined) {
-    const below = type === 'datetime' ? Date.parse(max as string) < Date.parse(min as string) : (max as number | string) < (min as number | string);
+    const below =
+      type === 'datetime'
+        ? Date.parse(max as string) < Date.parse(min as string)
+        : (max as number | string) < (min as number | string);
     if (below) at('max', `must be ≥ min (${min})`);
   }
   return issues;
@@ -199,10 +255,15 @@ export function typeConfigProblems(a: { type?: AttributeType; type_config?: Type
     }
   }
   if (type === 'number' || type === 'date' || type === 'datetime') issues.push(...boundsProblems(type, config));
-  if (type === 'number' && config.type === 'integer' && (config.decimals ?? 0) > 0) at('decimals', 'must be 0 or absent for integer attributes');
-  if (type === 'metric' && config.units === undefined) at('units', 'is required for metric attributes (the units a measure may be in)');
+  if (type === 'number' && config.type === 'integer' && (config.decimals ?? 0) > 0)
+    at('decimals', 'must be 0 or absent for integer attributes');
+  if (type === 'metric' && config.units === undefined)
+    at('units', 'is required for metric attributes (the units a measure may be in)');
   if (a.unique === true && !UNIQUE_TYPES.includes(type)) {
-    issues.push({ path: ['unique'], message: `cannot be true for ${type} attributes (only ${UNIQUE_TYPES.join(', ')})` });
+    issues.push({
+      path: ['unique'],
+      message: `cannot be true for ${type} attributes (only ${UNIQUE_TYPES.join(', ')})`,
+    });
   } else if (a.unique === true && config.localizable === true) {
     issues.push({ path: ['unique'], message: 'cannot be true for a localizable attribute' });
   }
@@ -214,7 +275,10 @@ export const attributeKeySchema = z
   .string()
   .max(100)
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be letters, digits and _ (not starting with a digit)')
-  .meta({ description: 'Unique among live attributes; product values are stored under it (attributes.<key>)', example: 'voltage' });
+  .meta({
+    description: 'Unique among live attributes; product values are stored under it (attributes.<key>)',
+    example: 'voltage',
+  });
 
 const sequenceSchema = z
   .number()
@@ -227,12 +291,17 @@ const sequenceSchema = z
 export const attributeLinkSchema = z
   .strictObject({
     _id: objectIdSchema,
-    required: z.boolean().optional().meta({ description: 'Products in that group or category must fill the attribute (default false)' }),
+    required: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Products in that group or category must fill the attribute (default false)' }),
   })
   .meta({ id: 'AttributeLinkInput' });
 
 /** A link as the API shows it (`required` always present). */
-export const attributeLinkViewSchema = z.strictObject({ _id: objectIdSchema, required: z.boolean() }).meta({ id: 'AttributeLink' });
+export const attributeLinkViewSchema = z
+  .strictObject({ _id: objectIdSchema, required: z.boolean() })
+  .meta({ id: 'AttributeLink' });
 
 const linksSchema = (what: string) =>
   z
@@ -241,7 +310,13 @@ const linksSchema = (what: string) =>
     .refine((links) => unique(links.map((l) => l._id)), `must name each ${what} once`)
     .meta({ description: `Live ${what}s the attribute belongs to, each once` });
 
-const versionSchema = z.number().int().meta({ description: 'Incremented on every write; sent as ETag', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 });
+const versionSchema = z.number().int().meta({
+  description: 'Incremented on every write; sent as ETag',
+  format: 'int32',
+  minimum: 1,
+  maximum: 2_147_483_647,
+  example: 3,
+});
 
 /** Fields every record shows after its own. */
 const viewTail = {
@@ -252,7 +327,10 @@ const viewTail = {
 };
 
 const typeSchema = z.enum(ATTRIBUTE_TYPES).meta({ description: 'The kind of values (default text; cannot change)' });
-const associationSchema = z.enum(ATTRIBUTE_ASSOCIATIONS).meta({ description: 'What the attribute applies to: product (simple, kit, service, parents), sku (variations) or both (cannot change)' });
+const associationSchema = z.enum(ATTRIBUTE_ASSOCIATIONS).meta({
+  description:
+    'What the attribute applies to: product (simple, kit, service, parents), sku (variations) or both (cannot change)',
+});
 
 const attributeInputShape = {
   groups: linksSchema('attribute group').optional(),
@@ -262,7 +340,10 @@ const attributeInputShape = {
   description: translateSchema.optional(),
   type: typeSchema.optional(),
   type_config: typeConfigSchema.optional(),
-  unique: z.boolean().optional().meta({ description: 'No two products may hold the same value (default false; cannot change)' }),
+  unique: z
+    .boolean()
+    .optional()
+    .meta({ description: 'No two products may hold the same value (default false; cannot change)' }),
   required: z.boolean().optional().meta({ description: 'Every product it applies to must fill it (default false)' }),
   sequence: sequenceSchema.optional(),
   association: associationSchema,
@@ -276,9 +357,13 @@ export const attributeSchemas = {
   input: z
     .strictObject(attributeInputShape)
     .superRefine((a, ctx) => {
-      for (const issue of typeConfigProblems(a)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+      for (const issue of typeConfigProblems(a))
+        ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     })
-    .meta({ id: 'AttributeInput', description: 'Attribute, as written by a caller; type_config is checked against the type' }),
+    .meta({
+      id: 'AttributeInput',
+      description: 'Attribute, as written by a caller; type_config is checked against the type',
+    }),
   patch: z
     .strictObject({
       groups: linksSchema('attribute group').nullable().optional(),
@@ -330,9 +415,16 @@ export const optionValueSchema = z
   .min(1)
   .max(255)
   .refine((v) => !/\p{Cc}/u.test(v), 'must not contain control characters')
-  .meta({ pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$', description: 'What product values hold; unique among the live options of the attribute', example: 'red' });
+  .meta({
+    pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+    description: 'What product values hold; unique among the live options of the attribute',
+    example: 'red',
+  });
 
-const labelSchema = nameSchema.meta({ description: 'Label per language code; at least one', example: { pt: 'Vermelho', en: 'Red' } });
+const labelSchema = nameSchema.meta({
+  description: 'Label per language code; at least one',
+  example: { pt: 'Vermelho', en: 'Red' },
+});
 
 /** Attribute option schemas; the attribute comes from the path, never from the body. */
 export const attributeOptionSchemas = {
@@ -345,7 +437,10 @@ export const attributeOptionSchemas = {
       tags: tagsSchema.optional(),
       fields: idSetSchema('field').optional().meta({ description: 'Ids of related fields (stored as given)' }),
     })
-    .meta({ id: 'AttributeOptionInput', description: 'Option of a select or multiselect attribute, as written by a caller' }),
+    .meta({
+      id: 'AttributeOptionInput',
+      description: 'Option of a select or multiselect attribute, as written by a caller',
+    }),
   patch: z
     .strictObject({
       value: optionValueSchema.optional(),
@@ -380,7 +475,13 @@ export type AttributeOptionInput = z.infer<typeof attributeOptionSchemas.input>;
 export const usersGroupAccessSchema = z
   .strictObject({
     _id: objectIdSchema.meta({ description: 'A users group (its existence is checked once users groups exist)' }),
-    not_allowed_users: z.array(z.string().min(1).max(200)).max(1_000).meta({ description: 'Users of the group who may not access the attribute group', example: ['6740a1b2c3d4e5f601234567'] }),
+    not_allowed_users: z
+      .array(z.string().min(1).max(200))
+      .max(1_000)
+      .meta({
+        description: 'Users of the group who may not access the attribute group',
+        example: ['6740a1b2c3d4e5f601234567'],
+      }),
   })
   .meta({ id: 'AttributeGroupUsersGroup' });
 
@@ -390,7 +491,10 @@ const usersGroupsSchema = z
   .refine((groups) => unique(groups.map((g) => g._id)), 'must name each users group once')
   .meta({ description: 'Users groups that may access the group, with the users of each who may not' });
 
-const groupKeySchema = taxonomyCodeSchema.meta({ description: 'Unique among live attribute groups', example: 'technical_specs' });
+const groupKeySchema = taxonomyCodeSchema.meta({
+  description: 'Unique among live attribute groups',
+  example: 'technical_specs',
+});
 
 /** Attribute group schemas. */
 export const attributeGroupSchemas = {

@@ -4,7 +4,11 @@ import { z } from 'zod';
 export const objectIdSchema = z
   .string()
   .regex(/^[0-9a-f]{24}$/, 'must be 24 lowercase hexadecimal characters')
-  .meta({ description: 'Record id: 24 lowercase hex characters (ObjectId layout)', example: '6740a1b2c3d4e5f601234567', maxLength: 24 });
+  .meta({
+    description: 'Record id: 24 lowercase hex characters (ObjectId layout)',
+    example: '6740a1b2c3d4e5f601234567',
+    maxLength: 24,
+  });
 
 /** ISO 8601 UTC timestamp with milliseconds (as every record shows its times: always 24 characters). */
 export const dateTimeSchema = z.iso.datetime().meta({ example: '2026-11-22T16:15:43.123Z', maxLength: 24 });

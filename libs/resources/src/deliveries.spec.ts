@@ -25,7 +25,11 @@ describe('event catalog', () => {
     const expected = [...COLLECTIONS.flatMap(eventTypes), TEST_EVENT_TYPE];
     expect(catalog.map((e) => e.type)).toEqual(expected);
     expect(new Set(catalog.map((e) => e.type)).size).toBe(catalog.length);
-    expect(catalog.find((e) => e.type === 'orders.status_changed')).toMatchObject({ collection: 'orders', action: 'status_changed', app: 'orders' });
+    expect(catalog.find((e) => e.type === 'orders.status_changed')).toMatchObject({
+      collection: 'orders',
+      action: 'status_changed',
+      app: 'orders',
+    });
   });
 
   it('gives each a JSON schema of its data: the real one where the resource schema exists', () => {
@@ -35,7 +39,11 @@ describe('event catalog', () => {
     for (const field of ['collection', 'headers', 'enabled', 'version']) expect(text).toContain(`"${field}"`);
     expect(text).not.toContain('secret');
     const product = catalog.find((e) => e.type === 'products.created')!;
-    expect(product.schema).toMatchObject({ type: 'object', required: ['_id', 'version', 'created_at', 'updated_at'], additionalProperties: {} });
+    expect(product.schema).toMatchObject({
+      type: 'object',
+      required: ['_id', 'version', 'created_at', 'updated_at'],
+      additionalProperties: {},
+    });
     const test = catalog.find((e) => e.type === TEST_EVENT_TYPE)!;
     expect(test.schema).toMatchObject({ $ref: '#/$defs/TestEventData' });
     expect(JSON.stringify(test.schema)).toContain('webhook_id');

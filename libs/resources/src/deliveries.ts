@@ -11,7 +11,16 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled']
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** How one HTTP attempt ended. */
-export const ATTEMPT_OUTCOMES = ['success', 'http_error', 'rate_limited', 'gone', 'timeout', 'network_error', 'blocked', 'interrupted'] as const;
+export const ATTEMPT_OUTCOMES = [
+  'success',
+  'http_error',
+  'rate_limited',
+  'gone',
+  'timeout',
+  'network_error',
+  'blocked',
+  'interrupted',
+] as const;
 
 /** How one HTTP attempt ended. */
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
@@ -22,9 +31,11 @@ export const TEST_EVENT_TYPE = 'webhooks.test';
 const INT32_MAX = 2_147_483_647;
 // Postgres text cannot hold NUL (a string, so the lint rule on control characters in regex literals does not apply).
 const NO_NUL = '^[^\\u0000]*$';
-const int32 = (min: number, description: string, example: number) => z.number().int().min(min).max(INT32_MAX).meta({ format: 'int32', description, example });
+const int32 = (min: number, description: string, example: number) =>
+  z.number().int().min(min).max(INT32_MAX).meta({ format: 'int32', description, example });
 // Free text from a receiver or an error: anything but NUL (Postgres text cannot hold it; it is stripped).
-const text = (max: number, description: string, example: string) => z.string().regex(new RegExp(NO_NUL)).max(max).meta({ description, example });
+const text = (max: number, description: string, example: string) =>
+  z.string().regex(new RegExp(NO_NUL)).max(max).meta({ description, example });
 
 /** One delivery (an event to one webhook) as the delivery log shows it. */
 export const deliverySchema = z
@@ -32,8 +43,15 @@ export const deliverySchema = z
     _id: objectIdSchema,
     webhook_id: objectIdSchema,
     event_id: objectIdSchema.meta({ description: 'The event id; sent as `webhook-id` on every attempt' }),
-    event_type: z.string().regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/).max(130).meta({ example: 'products.updated' }),
-    status: z.enum(DELIVERY_STATUSES).meta({ description: 'pending (waiting for its next attempt), succeeded, failed (retries exhausted, 410 Gone) or cancelled (its webhook was deleted)' }),
+    event_type: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/)
+      .max(130)
+      .meta({ example: 'products.updated' }),
+    status: z.enum(DELIVERY_STATUSES).meta({
+      description:
+        'pending (waiting for its next attempt), succeeded, failed (retries exhausted, 410 Gone) or cancelled (its webhook was deleted)',
+    }),
     attempts: int32(0, 'Attempts made so far', 1),
     next_attempt_at: dateTimeSchema.optional().meta({ description: 'When the next attempt is due (pending only)' }),
     last_attempt_at: dateTimeSchema.optional(),
@@ -41,7 +59,11 @@ export const deliverySchema = z
     last_response_body: text(4096, 'The start of the receiver’s last answer (truncated)', 'ok').optional(),
     last_duration_ms: int32(0, 'Duration of the last attempt in milliseconds', 42).optional(),
     last_error: text(2000, 'Why the last attempt failed, when it did', 'receiver answered 500').optional(),
-    request_id: text(200, 'Request id of the API call that caused the event', '0b6f1d2e-5a43-4c1b-9d7e-3f2a1c0b9e8d').optional(),
+    request_id: text(
+      200,
+      'Request id of the API call that caused the event',
+      '0b6f1d2e-5a43-4c1b-9d7e-3f2a1c0b9e8d',
+    ).optional(),
     created_at: dateTimeSchema,
     updated_at: dateTimeSchema,
     completed_at: dateTimeSchema.optional(),
@@ -58,13 +80,19 @@ export const deliveryAttemptSchema = z
     status_code: int32(100, 'HTTP status, if the receiver answered', 200).max(599).optional(),
     response_body: text(4096, 'The start of the answer (truncated)', 'ok').optional(),
     error: text(2000, 'Why the attempt failed, when it did', 'receiver answered 500').optional(),
-    url: z.string().max(2048).optional().meta({ format: 'uri', description: 'Where it was sent', example: 'https://example.com/hooks/pim' }),
+    url: z
+      .string()
+      .max(2048)
+      .optional()
+      .meta({ format: 'uri', description: 'Where it was sent', example: 'https://example.com/hooks/pim' }),
   })
   .meta({ id: 'DeliveryAttempt' });
 
 /** A delivery with every attempt, oldest first (`GET /webhooks/{id}/deliveries/{deliveryId}`). */
 export const deliveryDetailSchema = deliverySchema
-  .extend({ attempt_log: z.array(deliveryAttemptSchema).max(1000).meta({ description: 'Every attempt, oldest first' }) })
+  .extend({
+    attempt_log: z.array(deliveryAttemptSchema).max(1000).meta({ description: 'Every attempt, oldest first' }),
+  })
   .meta({ id: 'DeliveryDetail' });
 
 /** A delivery as the API shows it. */
@@ -126,7 +154,9 @@ const genericRecordSchema = z
     created_at: dateTimeSchema,
     updated_at: dateTimeSchema,
   })
-  .meta({ description: 'The record as the REST API shows it; its full schema is in the OpenAPI document of its resource' });
+  .meta({
+    description: 'The record as the REST API shows it; its full schema is in the OpenAPI document of its resource',
+  });
 
 const ACTION_TEXT: Record<string, string> = {
   created: 'was created (data: the new record)',
@@ -146,7 +176,14 @@ export function eventCatalog(): EventTypeInfo[] {
     const schema = toJsonSchema(RESOURCE_SCHEMAS[c.name] ?? genericRecordSchema);
     for (const type of eventTypes(c)) {
       const action = type.slice(c.name.length + 1);
-      out.push({ type, collection: c.name, action, app: c.app, description: `A record of ${c.name} ${ACTION_TEXT[action] ?? action}`, schema });
+      out.push({
+        type,
+        collection: c.name,
+        action,
+        app: c.app,
+        description: `A record of ${c.name} ${ACTION_TEXT[action] ?? action}`,
+        schema,
+      });
     }
   }
   out.push({
@@ -154,7 +191,8 @@ export function eventCatalog(): EventTypeInfo[] {
     collection: 'webhooks',
     action: 'test',
     app: 'webhooks',
-    description: 'Sent to one webhook by POST /api/v1/webhooks/{id}/test, to check the receiver and its signature verification',
+    description:
+      'Sent to one webhook by POST /api/v1/webhooks/{id}/test, to check the receiver and its signature verification',
     schema: toJsonSchema(testEventDataSchema),
   });
   return out;

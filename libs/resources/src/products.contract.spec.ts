@@ -5,7 +5,9 @@ import { productCatalogSchema, productSchemas, publishmentSchema } from './produ
 // The REST schemas (zod) and the gRPC messages describe the same fields; this keeps them in step.
 const pkg = loadSync(PROTO_FILES.products, { includeDirs: [PROTO_ROOT], keepCase: true });
 const fieldsOf = (message: string): string[] =>
-  ((pkg[`pim.catalog.v1.${message}`] as unknown as { type: { field: { name: string }[] } }).type.field.map((f) => f.name)).sort();
+  (pkg[`pim.catalog.v1.${message}`] as unknown as { type: { field: { name: string }[] } }).type.field
+    .map((f) => f.name)
+    .sort();
 const restToProto = (keys: string[]) => keys.map((k) => (k === '_id' ? 'id' : k)).sort();
 
 describe('products contract: zod schemas vs proto messages', () => {
@@ -23,7 +25,20 @@ describe('products contract: zod schemas vs proto messages', () => {
   it('answers the seven record RPCs, the bulk upsert, the serialized read and list and the internal scan and publication RPCs', () => {
     const service = pkg['pim.catalog.v1.ProductsService'] as unknown as Record<string, unknown>;
     expect(Object.keys(service).sort()).toEqual(
-      ['BatchGetProducts', 'BulkUpsertProducts', 'CreateProduct', 'DeleteProduct', 'GetProduct', 'GetProductJson', 'ListProducts', 'ListProductsJson', 'PatchProduct', 'ScanProducts', 'UpdateProduct', 'UpdateProductPublication'].sort(),
+      [
+        'BatchGetProducts',
+        'BulkUpsertProducts',
+        'CreateProduct',
+        'DeleteProduct',
+        'GetProduct',
+        'GetProductJson',
+        'ListProducts',
+        'ListProductsJson',
+        'PatchProduct',
+        'ScanProducts',
+        'UpdateProduct',
+        'UpdateProductPublication',
+      ].sort(),
     );
   });
 

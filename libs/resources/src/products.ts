@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { declareResource } from '@pim/query';
 import { dateTimeSchema, objectIdSchema } from './common';
-import { idSetSchema, nameSchema, tagsSchema, taxonomyCodeSchema, translatePatchSchema, translateSchema } from './taxonomy';
+import {
+  idSetSchema,
+  nameSchema,
+  tagsSchema,
+  taxonomyCodeSchema,
+  translatePatchSchema,
+  translateSchema,
+} from './taxonomy';
 
 // Products (interface 2.5). The shape of `attributes` values depends on the attributes that apply
 // to each product, so the schemas only check that it is an object keyed by attribute key; the
@@ -16,13 +23,19 @@ export type ProductType = (typeof PRODUCT_TYPES)[number];
 /** Most products one bulk upsert takes (decisions.md §2). */
 export const BULK_MAX_ITEMS = 1_000;
 
-const urlSchema = z.url({ protocol: /^https?$/ }).max(2_048).meta({ example: 'https://cdn.example.com/p/1.jpg' });
+const urlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2_048)
+  .meta({ example: 'https://cdn.example.com/p/1.jpg' });
 
 /** A catalog the product is in, and the users groups that may see it there. */
 export const productCatalogSchema = z
   .strictObject({
     _id: objectIdSchema.meta({ description: 'A live catalog' }),
-    user_groups: z.array(objectIdSchema).max(1_000).meta({ description: 'Users groups that may access the product in this catalog' }),
+    user_groups: z
+      .array(objectIdSchema)
+      .max(1_000)
+      .meta({ description: 'Users groups that may access the product in this catalog' }),
   })
   .meta({ id: 'ProductCatalog' });
 
@@ -45,10 +58,20 @@ const catalogsSchema = z
 export const productAttributesSchema = z
   .record(z.string().max(100), z.unknown())
   .refine((o) => Object.keys(o).length <= 2_000, 'must have at most 2000 attributes')
-  .meta({ description: 'Values keyed by attribute key; each is checked against its attribute (type, type_config, options, association, unique, required)', example: { voltage: 220 } });
+  .meta({
+    description:
+      'Values keyed by attribute key; each is checked against its attribute (type, type_config, options, association, unique, required)',
+    example: { voltage: 220 },
+  });
 
-const typeSchema = z.enum(PRODUCT_TYPES).meta({ description: 'simple, variation (a SKU: product_id names its parent), kit or service' });
-const fulfilledSchema = z.number().min(0).max(1e15).meta({ description: 'Quantity already fulfilled or processed', example: 0 });
+const typeSchema = z
+  .enum(PRODUCT_TYPES)
+  .meta({ description: 'simple, variation (a SKU: product_id names its parent), kit or service' });
+const fulfilledSchema = z
+  .number()
+  .min(0)
+  .max(1e15)
+  .meta({ description: 'Quantity already fulfilled or processed', example: 0 });
 
 const inputShape = {
   family_id: objectIdSchema.optional().meta({ description: 'A live family' }),
@@ -56,9 +79,13 @@ const inputShape = {
   fulfilled: fulfilledSchema.optional(),
   categories: idSetSchema('category').optional().meta({ description: 'Live category ids, each once' }),
   category_trees: idSetSchema('category tree').optional().meta({ description: 'Live category tree ids, each once' }),
-  product_id: objectIdSchema.optional().meta({ description: 'Another live product; required for a variation (its parent, which is not a variation)' }),
+  product_id: objectIdSchema
+    .optional()
+    .meta({ description: 'Another live product; required for a variation (its parent, which is not a variation)' }),
   catalogs: catalogsSchema.optional(),
-  attribute_groups: idSetSchema('attribute group').optional().meta({ description: 'Live attribute group ids, each once' }),
+  attribute_groups: idSetSchema('attribute group')
+    .optional()
+    .meta({ description: 'Live attribute group ids, each once' }),
   code: taxonomyCodeSchema.meta({ description: 'Unique among live products', example: 'SKU-1001' }),
   name: nameSchema,
   description: translateSchema.optional(),
@@ -71,7 +98,12 @@ const inputShape = {
   product_approval: objectIdSchema.optional().meta({ description: 'Approval flow the product belongs to' }),
   last_approval_at: dateTimeSchema.optional(),
   published: z.boolean().optional().meta({ description: 'Published (default false)' }),
-  last_publishment_id: z.string().min(1).max(100).optional().meta({ description: 'Identifier or timestamp of the last publish action' }),
+  last_publishment_id: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: 'Identifier or timestamp of the last publish action' }),
   last_published_at: dateTimeSchema.optional(),
   publishments: z.array(publishmentSchema).max(1_000).optional(),
 };
@@ -81,7 +113,11 @@ const optional = <T extends z.ZodType>(s: T) => s.nullable().optional();
 /** Completeness per language: the share (0–100) of the required applicable attributes that are filled. */
 export const completenessSchema = z
   .record(z.string().max(35), z.number().int().min(0).max(100).meta({ format: 'int32' }))
-  .meta({ id: 'ProductCompleteness', description: 'Per language of name and description: percentage of required applicable attributes filled', example: { pt: 100, en: 50 } });
+  .meta({
+    id: 'ProductCompleteness',
+    description: 'Per language of name and description: percentage of required applicable attributes filled',
+    example: { pt: 100, en: 50 },
+  });
 
 /** Product schemas: what a caller writes, patches and reads. */
 export const productSchemas = {
@@ -128,8 +164,12 @@ export const productSchemas = {
       product_id: objectIdSchema.optional(),
       catalogs: z.array(productCatalogSchema).max(1_000),
       attribute_groups: z.array(objectIdSchema).max(1_000),
-      attributes_schema_snapshot: z.record(z.string().max(100), z.unknown()).meta({ description: 'The definitions of the applicable attributes the values were checked against, by key' }),
-      attributes_options_snapshot: z.record(z.string().max(100), z.unknown()).meta({ description: 'The options the select and multiselect values named, by key: [{value, label}]' }),
+      attributes_schema_snapshot: z
+        .record(z.string().max(100), z.unknown())
+        .meta({ description: 'The definitions of the applicable attributes the values were checked against, by key' }),
+      attributes_options_snapshot: z
+        .record(z.string().max(100), z.unknown())
+        .meta({ description: 'The options the select and multiselect values named, by key: [{value, label}]' }),
       code: z.string().max(100),
       name: translateSchema,
       description: translateSchema,
@@ -146,7 +186,13 @@ export const productSchemas = {
       last_published_at: dateTimeSchema.optional(),
       publishments: z.array(publishmentSchema).max(1_000),
       completeness: completenessSchema,
-      version: z.number().int().meta({ description: 'Incremented on every write; sent as ETag', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 }),
+      version: z.number().int().meta({
+        description: 'Incremented on every write; sent as ETag',
+        format: 'int32',
+        minimum: 1,
+        maximum: 2_147_483_647,
+        example: 3,
+      }),
       created_at: dateTimeSchema,
       updated_at: dateTimeSchema,
       created_by_name: z.string().max(200).optional(),
@@ -174,7 +220,10 @@ export const bulkItemResultSchema = z
         title: z.string().max(200),
         message: z.string().max(10_000),
         solution: z.string().max(2_000),
-        details: z.array(z.strictObject({ field: z.string().max(300), message: z.string().max(2_000) })).max(10_000).optional(),
+        details: z
+          .array(z.strictObject({ field: z.string().max(300), message: z.string().max(2_000) }))
+          .max(10_000)
+          .optional(),
       })
       .optional()
       .meta({ description: 'Why the item was not stored' }),
@@ -186,7 +235,11 @@ export const productBulkSchemas = {
   body: z
     .strictObject({
       items: z
-        .array(z.record(z.string().max(100), z.unknown()).meta({ description: 'A product input (ProductInput); checked on its own, its problems reported in its result' }))
+        .array(
+          z.record(z.string().max(100), z.unknown()).meta({
+            description: 'A product input (ProductInput); checked on its own, its problems reported in its result',
+          }),
+        )
         .min(1)
         .max(BULK_MAX_ITEMS)
         .meta({ description: `Up to ${BULK_MAX_ITEMS} product inputs; each is upserted by code` }),

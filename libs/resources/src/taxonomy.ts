@@ -30,7 +30,9 @@ export const nameSchema = z
 
 /** A merge patch of a Translate: a text sets a language, null removes it. */
 export const translatePatchSchema = (text: z.ZodString) =>
-  z.record(languageCodeSchema, text.nullable()).meta({ description: 'Languages to set (text) or remove (null)', example: { en: 'Coffee', es: null } });
+  z
+    .record(languageCodeSchema, text.nullable())
+    .meta({ description: 'Languages to set (text) or remove (null)', example: { en: 'Coffee', es: null } });
 
 const CODE = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
@@ -42,7 +44,10 @@ export const taxonomyCodeSchema = z
   .meta({ description: 'Unique among the live records of the collection', example: 'coffee_beans' });
 
 /** Free tags: at most 100, each 1 to 100 characters. */
-export const tagsSchema = z.array(z.string().min(1).max(100)).max(100).meta({ description: 'Free tags', example: ['organic'] });
+export const tagsSchema = z
+  .array(z.string().min(1).max(100))
+  .max(100)
+  .meta({ description: 'Free tags', example: ['organic'] });
 
 /** A list of ids in which each id appears once. */
 export const idSetSchema = (what: string) =>
@@ -83,7 +88,13 @@ const baseViewHead = {
 
 /** Fields every taxonomy resource shows, after its own. */
 const baseViewTail = {
-  version: z.number().int().meta({ description: 'Incremented on every write; sent as ETag', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 }),
+  version: z.number().int().meta({
+    description: 'Incremented on every write; sent as ETag',
+    format: 'int32',
+    minimum: 1,
+    maximum: 2_147_483_647,
+    example: 3,
+  }),
   created_at: dateTimeSchema,
   updated_at: dateTimeSchema,
   created_by_name: z.string().max(200).optional(),
@@ -96,8 +107,12 @@ function taxonomySchemas<In extends z.ZodRawShape, Pa extends z.ZodRawShape, Vi 
   own: { input: In; patch: Pa; view: Vi },
 ) {
   return {
-    input: z.strictObject({ ...baseInput, ...own.input }).meta({ id: `${id}Input`, description: `${description}, as written by a caller` }),
-    patch: z.strictObject({ ...basePatch, ...own.patch }).meta({ id: `${id}Patch`, description: `JSON merge patch (RFC 7396) of a ${description.toLowerCase()}` }),
+    input: z
+      .strictObject({ ...baseInput, ...own.input })
+      .meta({ id: `${id}Input`, description: `${description}, as written by a caller` }),
+    patch: z
+      .strictObject({ ...basePatch, ...own.patch })
+      .meta({ id: `${id}Patch`, description: `JSON merge patch (RFC 7396) of a ${description.toLowerCase()}` }),
     view: z.strictObject({ ...baseViewHead, ...own.view, ...baseViewTail }).meta({ id, description }),
   };
 }
@@ -106,13 +121,20 @@ function taxonomySchemas<In extends z.ZodRawShape, Pa extends z.ZodRawShape, Vi 
 export const brandSchemas = taxonomySchemas('Brand', 'Brand', { input: {}, patch: {}, view: {} });
 
 /** Category tree schemas: the common fields only. */
-export const categoryTreeSchemas = taxonomySchemas('CategoryTree', 'Category tree: the root categories hang from', { input: {}, patch: {}, view: {} });
+export const categoryTreeSchemas = taxonomySchemas('CategoryTree', 'Category tree: the root categories hang from', {
+  input: {},
+  patch: {},
+  view: {},
+});
 
 /** Category schemas: a node of one tree, under an optional parent of the same tree. */
 export const categorySchemas = taxonomySchemas('Category', 'Category: one node of a category tree', {
   input: {
     category_tree_id: objectIdSchema.meta({ description: 'The tree (must exist; the parent must be in it)' }),
-    parent_id: objectIdSchema.optional().meta({ description: 'The parent category (same tree, never the category itself or one of its descendants); absent at the top of the tree' }),
+    parent_id: objectIdSchema.optional().meta({
+      description:
+        'The parent category (same tree, never the category itself or one of its descendants); absent at the top of the tree',
+    }),
   },
   patch: {
     category_tree_id: objectIdSchema.optional(),
@@ -138,16 +160,30 @@ const familyAttributesSchema = z
   .refine((a) => new Set(a.map((x) => x._id)).size === a.length, 'must name each attribute once')
   .meta({ description: 'Live attributes of the family, each once' });
 
-const attributeGroupsSchema = idSetSchema('attribute group').meta({ description: 'Live attribute group ids, each once' });
-
-/** Family schemas: the attribute groups and attributes its products carry. */
-export const familySchemas = taxonomySchemas('Family', 'Family: the attribute groups and attributes its products carry', {
-  input: { attribute_groups: attributeGroupsSchema.optional(), attributes: familyAttributesSchema.optional() },
-  patch: { attribute_groups: attributeGroupsSchema.nullable().optional(), attributes: familyAttributesSchema.nullable().optional() },
-  view: { attribute_groups: z.array(objectIdSchema).max(1_000), attributes: z.array(familyAttributeSchema).max(1_000) },
+const attributeGroupsSchema = idSetSchema('attribute group').meta({
+  description: 'Live attribute group ids, each once',
 });
 
-const userGroupsSchema = idSetSchema('users group').meta({ description: 'Users group ids that may see the catalog (checked for existence once users groups exist)' });
+/** Family schemas: the attribute groups and attributes its products carry. */
+export const familySchemas = taxonomySchemas(
+  'Family',
+  'Family: the attribute groups and attributes its products carry',
+  {
+    input: { attribute_groups: attributeGroupsSchema.optional(), attributes: familyAttributesSchema.optional() },
+    patch: {
+      attribute_groups: attributeGroupsSchema.nullable().optional(),
+      attributes: familyAttributesSchema.nullable().optional(),
+    },
+    view: {
+      attribute_groups: z.array(objectIdSchema).max(1_000),
+      attributes: z.array(familyAttributeSchema).max(1_000),
+    },
+  },
+);
+
+const userGroupsSchema = idSetSchema('users group').meta({
+  description: 'Users group ids that may see the catalog (checked for existence once users groups exist)',
+});
 
 /** Catalog schemas: the users groups that may see its products. */
 export const catalogSchemas = taxonomySchemas('Catalog', 'Catalog: a selection of products and who may see it', {

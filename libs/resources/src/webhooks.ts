@@ -20,23 +20,37 @@ export const webhookUrlSchema = z
       return false;
     }
   }, 'must be an absolute http:// or https:// URL')
-  .meta({ description: 'Absolute http(s) URL that receives the events', example: 'https://example.com/hooks/pim', format: 'uri' });
+  .meta({
+    description: 'Absolute http(s) URL that receives the events',
+    example: 'https://example.com/hooks/pim',
+    format: 'uri',
+  });
 
 const collectionSchema = z
   .string()
   .min(1)
   .max(64)
   .refine(isCollection, { message: `must be one of: ${collectionNames().join(', ')}` })
-  .meta({ description: 'The collection whose events this webhook receives (see GET /api/v1/collections)', example: 'products', enum: collectionNames() });
+  .meta({
+    description: 'The collection whose events this webhook receives (see GET /api/v1/collections)',
+    example: 'products',
+    enum: collectionNames(),
+  });
 
 const headersSchema = z
   .array(
-    keyValueSchema.refine((kv) => HEADER_NAME.test(kv.key), { message: 'key must be a valid HTTP header name', path: ['key'] }),
+    keyValueSchema.refine((kv) => HEADER_NAME.test(kv.key), {
+      message: 'key must be a valid HTTP header name',
+      path: ['key'],
+    }),
   )
   .max(MAX_PAIRS)
   .meta({ description: 'Headers sent with every delivery' });
 
-const bodySchema = z.array(keyValueSchema).max(MAX_PAIRS).meta({ description: 'Parameters added to every delivery body' });
+const bodySchema = z
+  .array(keyValueSchema)
+  .max(MAX_PAIRS)
+  .meta({ description: 'Parameters added to every delivery body' });
 
 /** The writable fields of a webhook: body of POST, PUT /{id} and PUT (upsert by collection). */
 export const webhookInputSchema = z
@@ -69,10 +83,20 @@ export const webhookSchema = z
     headers: z.array(keyValueSchema).meta({ maxItems: MAX_PAIRS, description: 'Headers sent with every delivery' }),
     body: z.array(keyValueSchema).meta({ maxItems: MAX_PAIRS, description: 'Parameters added to every delivery body' }),
     enabled: z.boolean(),
-    version: z.number().int().meta({ description: 'Incremented on every write; sent as ETag', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 }),
+    version: z.number().int().meta({
+      description: 'Incremented on every write; sent as ETag',
+      format: 'int32',
+      minimum: 1,
+      maximum: 2_147_483_647,
+      example: 3,
+    }),
     created_at: dateTimeSchema,
     updated_at: dateTimeSchema,
-    created_by_name: z.string().optional().meta({ description: 'The user of the API key that created the webhook', example: 'Maria Silva', maxLength: 200 }),
+    created_by_name: z.string().optional().meta({
+      description: 'The user of the API key that created the webhook',
+      example: 'Maria Silva',
+      maxLength: 200,
+    }),
   })
   .meta({ id: 'Webhook', description: 'Webhook configuration (interface 2.14)' });
 

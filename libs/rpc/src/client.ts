@@ -4,13 +4,25 @@ import { currentContext } from '@pim/logging';
 import { contextToMetadata } from './metadata';
 
 /** A generated client constructor (ts-proto `makeGenericClientConstructor` output). */
-export type ClientCtor<C extends Client> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: Record<string, unknown>) => C;
+export type ClientCtor<C extends Client> = new (
+  address: string,
+  creds: ReturnType<typeof credentials.createInsecure>,
+  options?: Record<string, unknown>,
+) => C;
 
-type UnaryMethod<Req, Res> = (req: Req, md: Metadata, opts: Partial<CallOptions>, cb: (err: ServiceError | null, res: Res) => void) => unknown;
+type UnaryMethod<Req, Res> = (
+  req: Req,
+  md: Metadata,
+  opts: Partial<CallOptions>,
+  cb: (err: ServiceError | null, res: Res) => void,
+) => unknown;
 
 /** Methods of a client that are unary calls, turned into promises with deadlines, context and error mapping. */
 export type PromiseClient<C> = {
-  [K in keyof C as C[K] extends UnaryMethod<infer _Req, infer _Res> ? K : never]: C[K] extends UnaryMethod<infer Req, infer Res>
+  [K in keyof C as C[K] extends UnaryMethod<infer _Req, infer _Res> ? K : never]: C[K] extends UnaryMethod<
+    infer Req,
+    infer Res
+  >
     ? (req: Req, opts?: { deadlineMs?: number }) => Promise<Res>
     : never;
 };
@@ -27,7 +39,10 @@ export interface RpcClientOptions {
  * A promise-based client: every call carries a deadline and the current request id and caller,
  * and failures come back as domain errors (a transport failure is an UnavailableError).
  */
-export function createRpcClient<C extends Client>(Ctor: ClientCtor<C>, opts: RpcClientOptions): PromiseClient<C> & { close(): void; raw: C } {
+export function createRpcClient<C extends Client>(
+  Ctor: ClientCtor<C>,
+  opts: RpcClientOptions,
+): PromiseClient<C> & { close(): void; raw: C } {
   const raw = new Ctor(opts.address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.max_receive_message_length': 32 * 1024 * 1024,

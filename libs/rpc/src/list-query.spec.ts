@@ -7,15 +7,29 @@ describe('list query over gRPC', () => {
       page: 2,
       limit: 10,
       skip: 10,
-      sort: [{ field: 'created_at', direction: 'desc' }, { field: 'code', direction: 'asc' }],
+      sort: [
+        { field: 'created_at', direction: 'desc' },
+        { field: 'code', direction: 'asc' },
+      ],
       search: 'café',
-      filters: [{ field: 'enabled', op: 'eq', values: ['true'] }, { field: 'code', op: 'in', values: ['a', 'b'] }],
+      filters: [
+        { field: 'enabled', op: 'eq', values: ['true'] },
+        { field: 'code', op: 'in', values: ['a', 'b'] },
+      ],
       expand: ['brand'],
     };
     expect(fromProtoListQuery(toProtoListQuery(q))).toEqual(q);
   });
 
   it('fills defaults for an absent query and drops an empty search', () => {
-    expect(fromProtoListQuery(undefined)).toEqual({ page: 1, limit: 25, skip: 0, sort: [], search: undefined, filters: [], expand: [] });
+    expect(fromProtoListQuery(undefined)).toEqual({
+      page: 1,
+      limit: 25,
+      skip: 0,
+      sort: [],
+      search: undefined,
+      filters: [],
+      expand: [],
+    });
   });
 });

@@ -23,7 +23,10 @@ export function metadataToContext(md: Metadata, newRequestId: () => string): Req
   if (raw !== undefined) {
     try {
       const parsed = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw)) as Actor;
-      actor = { user_id: parsed.user_id ? String(parsed.user_id) : undefined, user_name: parsed.user_name ? String(parsed.user_name) : undefined };
+      actor = {
+        user_id: parsed.user_id ? String(parsed.user_id) : undefined,
+        user_name: parsed.user_name ? String(parsed.user_name) : undefined,
+      };
     } catch {
       actor = undefined;
     }

@@ -7,7 +7,16 @@ import { createLogger, currentContext, runWithContext, type RequestContext } fro
 import { GrpcApp, HealthChecker, createRpcClient, unary, type CallContext } from './index';
 
 const logger = createLogger({ service: 'rpc-test', level: 'silent' });
-const sample: pb.Webhook = { id: '6740a1b2c3d4e5f601234567', collection: 'products', headers: [], body: [], enabled: true, version: 1, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+const sample: pb.Webhook = {
+  id: '6740a1b2c3d4e5f601234567',
+  collection: 'products',
+  headers: [],
+  body: [],
+  enabled: true,
+  version: 1,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+};
 
 describe('rpc: server bootstrap and client factory', () => {
   let app: GrpcApp;
@@ -28,7 +37,13 @@ describe('rpc: server bootstrap and client factory', () => {
     };
     app = new GrpcApp({
       logger,
-      services: [{ name: 'pim.webhooks.v1.WebhooksService', definition: pb.WebhooksServiceService, implementation: implementation as pb.WebhooksServiceServer }],
+      services: [
+        {
+          name: 'pim.webhooks.v1.WebhooksService',
+          definition: pb.WebhooksServiceService,
+          implementation: implementation as pb.WebhooksServiceServer,
+        },
+      ],
       protoRoot: PROTO_ROOT,
       protoFiles: [PROTO_FILES.webhooks],
       shutdownGraceMs: 2000,
@@ -102,9 +117,13 @@ describe('rpc: server bootstrap and client factory', () => {
       includeDirs: [join(require.resolve('@grpc/reflection/package.json'), '..', 'build', 'proto')],
       keepCase: true,
     });
-    const def = pkg['grpc.reflection.v1.ServerReflection'] as unknown as Parameters<typeof makeGenericClientConstructor>[0];
+    const def = pkg['grpc.reflection.v1.ServerReflection'] as unknown as Parameters<
+      typeof makeGenericClientConstructor
+    >[0];
     const Ctor = makeGenericClientConstructor(def, 'ServerReflection');
-    const c = new Ctor(address, credentials.createInsecure()) as unknown as { ServerReflectionInfo(): NodeJS.ReadWriteStream & { write(m: unknown): void } };
+    const c = new Ctor(address, credentials.createInsecure()) as unknown as {
+      ServerReflectionInfo(): NodeJS.ReadWriteStream & { write(m: unknown): void };
+    };
     const stream = c.ServerReflectionInfo();
     const services = await new Promise<string[]>((resolve, reject) => {
       stream.on('data', (m: { list_services_response?: { service: { name: string }[] } }) => {

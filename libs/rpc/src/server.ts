@@ -36,7 +36,11 @@ export function unary<Req, Res>(
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
     const ctx = metadataToContext(call.metadata, randomUUID);
     const deadline = call.getDeadline();
-    const callCtx: CallContext = { ...ctx, deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline as number) : undefined };
+    const callCtx: CallContext = {
+      ...ctx,
+      deadline:
+        deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline as number) : undefined,
+    };
     runWithContext(ctx, () => {
       fn(call.request, callCtx).then(
         (res) => callback(null, res),
@@ -51,7 +55,10 @@ export function unary<Req, Res>(
   };
 }
 
-const callContext = (ctx: RequestContext, deadline: ReturnType<ServerUnaryCall<unknown, unknown>['getDeadline']>): CallContext => ({
+const callContext = (
+  ctx: RequestContext,
+  deadline: ReturnType<ServerUnaryCall<unknown, unknown>['getDeadline']>,
+): CallContext => ({
   ...ctx,
   deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline as number) : undefined,
 });
@@ -137,7 +144,14 @@ export class GrpcApp {
     const statuses = Object.fromEntries([['', 'NOT_SERVING'], ...opts.services.map((s) => [s.name, 'NOT_SERVING'])]);
     this.health = new HealthImplementation(statuses);
     this.health.addToServer(this.server);
-    const pkg = loadSync(opts.protoFiles, { includeDirs: [opts.protoRoot], keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+    const pkg = loadSync(opts.protoFiles, {
+      includeDirs: [opts.protoRoot],
+      keepCase: true,
+      longs: String,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    });
     new ReflectionService(pkg).addToServer(this.server);
     for (const s of opts.services) this.server.addService(s.definition, s.implementation);
   }
@@ -145,7 +159,9 @@ export class GrpcApp {
   /** Binds to host:port (0 = any free port) and marks every service SERVING; returns the port. */
   async listen(port: number, host = '0.0.0.0'): Promise<number> {
     this.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+      this.server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) =>
+        err ? reject(err) : resolve(bound),
+      ),
     );
     this.setServing(true);
     this.opts.logger.info({ port: this.port }, 'gRPC server listening');
@@ -178,5 +194,6 @@ export class GrpcApp {
 
 /** A handler for a method the service declares but this version does not implement. */
 export function unimplemented(method: string): handleUnaryCall<unknown, unknown> {
-  return (_call, callback) => callback({ code: status.UNIMPLEMENTED, details: `${method} is not implemented` } as never, null);
+  return (_call, callback) =>
+    callback({ code: status.UNIMPLEMENTED, details: `${method} is not implemented` } as never, null);
 }

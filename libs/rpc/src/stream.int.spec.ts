@@ -17,7 +17,9 @@ async function drain<T>(stream: ClientReadableStream<T>): Promise<T[]> {
   return out;
 }
 
-const product = (n: number): pb.Product => ({ ...pb.Product.fromPartial({ id: String(n).padStart(24, '0'), code: `p${n}`, type: 'simple', version: 1 }) });
+const product = (n: number): pb.Product => ({
+  ...pb.Product.fromPartial({ id: String(n).padStart(24, '0'), code: `p${n}`, type: 'simple', version: 1 }),
+});
 
 // A server-streaming handler over a real grpc-js server: order, context, errors and cancellation.
 describe('rpc: serverStream', () => {
@@ -33,7 +35,8 @@ describe('rpc: serverStream', () => {
       scanProducts: serverStream(logger, 'ScanProducts', async (req: pb.ScanProductsRequest, send, ctx) => {
         seen.push({ ...ctx, actor: currentContext()?.actor });
         const search = req.query?.search ?? '';
-        if (search === 'bad') throw new ValidationError('query is bad', { details: [{ field: '_search', message: 'bad' }] });
+        if (search === 'bad')
+          throw new ValidationError('query is bad', { details: [{ field: '_search', message: 'bad' }] });
         const batches = search === 'endless' ? Number.MAX_SAFE_INTEGER : 20;
         for (let b = 0; b < batches; b++) {
           if (search === 'fail-late' && b === 3) throw new Error('SELECT secret failed');
@@ -66,7 +69,11 @@ describe('rpc: serverStream', () => {
     seen = [];
   });
 
-  const scan = (search: string, md = new Metadata()) => client.scanProducts({ query: { page: 1, limit: 0, skip: 0, sort: [], filters: [], expand: [], search }, batch_size: 50 }, md);
+  const scan = (search: string, md = new Metadata()) =>
+    client.scanProducts(
+      { query: { page: 1, limit: 0, skip: 0, sort: [], filters: [], expand: [], search }, batch_size: 50 },
+      md,
+    );
 
   it('streams every batch in order and carries the request id and caller', async () => {
     const md = contextToMetadata({ requestId: 'req-s1', actor: { user_id: 'u1', user_name: 'Ana' } });

@@ -31,19 +31,23 @@ async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
 
 /** Creates a fresh, empty database with a unique name on the test server. */
 export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
-  const name = `pim_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(5).toString('hex')}`;
+  const name = `pim_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(5).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));
   return {
     name,
     url: withDatabase(testServerUrl(), name),
-    drop: () => admin(async (c) => {
-      // Give connections that are closing a moment to go, then force out any that remain.
-      for (let i = 0; i < 20; i++) {
-        const r = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
-        if (r.rows[0].n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    }),
+    drop: () =>
+      admin(async (c) => {
+        // Give connections that are closing a moment to go, then force out any that remain.
+        for (let i = 0; i < 20; i++) {
+          const r = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          if (r.rows[0].n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      }),
   };
 }

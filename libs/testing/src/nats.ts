@@ -40,7 +40,10 @@ function parse(text: string): unknown {
 /** Creates a uniquely named JetStream stream (memory storage, 2 min dedup window) on the test server. */
 export async function createTestStream(label = 'test'): Promise<TestStream> {
   const hex = randomBytes(5).toString('hex');
-  const name = `PIM_EVENTS_T_${label.replace(/[^a-z0-9]/gi, '').toUpperCase().slice(0, 20)}_${hex}`;
+  const name = `PIM_EVENTS_T_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toUpperCase()
+    .slice(0, 20)}_${hex}`;
   const subjectPrefix = `t${hex}.`;
   const url = testNatsUrl();
   const nc = await connect({ servers: url, name: `test-${name}` });
@@ -71,7 +74,12 @@ export async function createTestStream(label = 'test'): Promise<TestStream> {
         let got = 0;
         for await (const m of batch) {
           got += 1;
-          out.push({ subject: m.subject, data: parse(m.string()), msgId: m.headers?.get('Nats-Msg-Id') || undefined, seq: m.seq });
+          out.push({
+            subject: m.subject,
+            data: parse(m.string()),
+            msgId: m.headers?.get('Nats-Msg-Id') || undefined,
+            seq: m.seq,
+          });
           pending = m.info.pending;
         }
         if (got === 0) break;

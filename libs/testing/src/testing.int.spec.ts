@@ -8,14 +8,18 @@ describe('testing helpers', () => {
     expect(a.name).not.toBe(b.name);
     const c = new Client({ connectionString: a.url });
     await c.connect();
-    const tables = await c.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog','information_schema')");
+    const tables = await c.query(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog','information_schema')",
+    );
     await c.end();
     expect(tables.rows[0].n).toBe(0);
     await a.drop();
     await b.drop();
     const admin = new Client({ connectionString: a.url.replace(/\/[^/]+$/, '/postgres') });
     await admin.connect();
-    const left = await admin.query('SELECT count(*)::int AS n FROM pg_database WHERE datname = ANY($1)', [[a.name, b.name]]);
+    const left = await admin.query('SELECT count(*)::int AS n FROM pg_database WHERE datname = ANY($1)', [
+      [a.name, b.name],
+    ]);
     await admin.end();
     expect(left.rows[0].n).toBe(0);
   });

@@ -13,8 +13,17 @@ const attributeGroupCodec: RecordCodec<AttributeGroupView, pb.AttributeGroup, pb
 };
 
 /** gRPC handlers of pim.catalog.v1.AttributeGroupsService. */
-export function attributeGroupsGrpc(service: RecordService<AttributeGroupEntity, AttributeGroupView, AttributeGroupInput>, logger: Logger): ServiceRegistration {
-  const h = recordHandlers(service, attributeGroupCodec, logger, { one: 'AttributeGroup', many: 'AttributeGroups' }, (req: pb.BatchGetAttributeGroupsRequest) => req.keys ?? []);
+export function attributeGroupsGrpc(
+  service: RecordService<AttributeGroupEntity, AttributeGroupView, AttributeGroupInput>,
+  logger: Logger,
+): ServiceRegistration {
+  const h = recordHandlers(
+    service,
+    attributeGroupCodec,
+    logger,
+    { one: 'AttributeGroup', many: 'AttributeGroups' },
+    (req: pb.BatchGetAttributeGroupsRequest) => req.keys ?? [],
+  );
   const implementation: pb.AttributeGroupsServiceServer = {
     createAttributeGroup: h.create,
     getAttributeGroup: h.get,
@@ -24,5 +33,9 @@ export function attributeGroupsGrpc(service: RecordService<AttributeGroupEntity,
     listAttributeGroups: h.list,
     batchGetAttributeGroups: h.batchGet,
   };
-  return { name: 'pim.catalog.v1.AttributeGroupsService', definition: pb.AttributeGroupsServiceService, implementation };
+  return {
+    name: 'pim.catalog.v1.AttributeGroupsService',
+    definition: pb.AttributeGroupsServiceService,
+    implementation,
+  };
 }

@@ -1,5 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import { attributeGroupListDecl, attributeGroupSchemas, type AttributeGroupInput, type AttributeGroupView } from '@pim/resources';
+import {
+  attributeGroupListDecl,
+  attributeGroupSchemas,
+  type AttributeGroupInput,
+  type AttributeGroupView,
+} from '@pim/resources';
 import { searchTextOf, type RecordResource } from '../record/record.resource';
 import { refuseInUse, requireLive } from '../record/record.references';
 import { AttributeEntity } from '../attribute/attribute.entity';
@@ -10,7 +15,9 @@ import { AttributeGroupEntity } from './attribute-group.entity';
 /** A group's category must be a live category (400 naming it); it stays locked until the write commits. */
 async function checkCategory(m: EntityManager, next: AttributeGroupEntity): Promise<void> {
   if (next.category_id === null) return;
-  await requireLive(m, { table: 'categories', label: 'category', path: '/api/v1/categories' }, [{ field: 'category_id', id: next.category_id }]);
+  await requireLive(m, { table: 'categories', label: 'category', path: '/api/v1/categories' }, [
+    { field: 'category_id', id: next.category_id },
+  ]);
 }
 
 /**
@@ -19,8 +26,16 @@ async function checkCategory(m: EntityManager, next: AttributeGroupEntity): Prom
  * count and the commit.
  */
 async function refuseDeleteInUse(m: EntityManager, group: AttributeGroupEntity): Promise<void> {
-  const attributes = await m.createQueryBuilder(AttributeEntity, 'a').where('a.deleted = false').andWhere('a.group_ids @> ARRAY[:id]::text[]', { id: group._id }).getCount();
-  const families = await m.createQueryBuilder(FamilyEntity, 'f').where('f.deleted = false').andWhere('f.attribute_groups @> ARRAY[:id]::text[]', { id: group._id }).getCount();
+  const attributes = await m
+    .createQueryBuilder(AttributeEntity, 'a')
+    .where('a.deleted = false')
+    .andWhere('a.group_ids @> ARRAY[:id]::text[]', { id: group._id })
+    .getCount();
+  const families = await m
+    .createQueryBuilder(FamilyEntity, 'f')
+    .where('f.deleted = false')
+    .andWhere('f.attribute_groups @> ARRAY[:id]::text[]', { id: group._id })
+    .getCount();
   const products = await productsNaming(m, 'attribute_groups', group._id);
   refuseInUse('attribute group', group.key, [
     { count: attributes, one: 'attribute', many: 'attributes', where: `GET /api/v1/attributes?group_ids=${group._id}` },

@@ -7,7 +7,9 @@ import { RecordEntity } from '../record/record.entity';
  */
 @Entity({ name: 'attribute_options' })
 @Index('UQ_attribute_options_value_live', ['attribute_id', 'value'], { unique: true, where: 'deleted = false' })
-@Index('IDX_attribute_options_attribute_created_at', ['attribute_id', 'created_at', '_id'], { where: 'deleted = false' })
+@Index('IDX_attribute_options_attribute_created_at', ['attribute_id', 'created_at', '_id'], {
+  where: 'deleted = false',
+})
 @Index('IDX_attribute_options_search', { synchronize: false })
 @Index('IDX_attribute_options_tags', { synchronize: false })
 export class AttributeOptionEntity extends RecordEntity {

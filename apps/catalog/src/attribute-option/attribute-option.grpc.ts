@@ -11,15 +11,21 @@ const input = (i: pb.AttributeOptionInput | undefined) => ({ ...(i ?? {}) });
 /** gRPC handlers of pim.catalog.v1.AttributeOptionsService: every call names the attribute. */
 export function attributeOptionsGrpc(service: AttributeOptionsService, logger: Logger): ServiceRegistration {
   const implementation: pb.AttributeOptionsServiceServer = {
-    createAttributeOption: unary(logger, 'CreateAttributeOption', async (req) => ({ data: encode(await service.create(req.attribute_id, input(req.input))) })),
-    getAttributeOption: unary(logger, 'GetAttributeOption', async (req) => ({ data: encode(await service.get(req.attribute_id, req.id)) })),
+    createAttributeOption: unary(logger, 'CreateAttributeOption', async (req) => ({
+      data: encode(await service.create(req.attribute_id, input(req.input))),
+    })),
+    getAttributeOption: unary(logger, 'GetAttributeOption', async (req) => ({
+      data: encode(await service.get(req.attribute_id, req.id)),
+    })),
     updateAttributeOption: unary(logger, 'UpdateAttributeOption', async (req) => ({
       data: encode(await service.replace(req.attribute_id, req.id, input(req.input), req.expected_version)),
     })),
     patchAttributeOption: unary(logger, 'PatchAttributeOption', async (req) => ({
       data: encode(await service.patch(req.attribute_id, req.id, req.patch ?? {}, req.expected_version)),
     })),
-    deleteAttributeOption: unary(logger, 'DeleteAttributeOption', async (req) => ({ data: encode(await service.remove(req.attribute_id, req.id, req.expected_version)) })),
+    deleteAttributeOption: unary(logger, 'DeleteAttributeOption', async (req) => ({
+      data: encode(await service.remove(req.attribute_id, req.id, req.expected_version)),
+    })),
     listAttributeOptions: unary(logger, 'ListAttributeOptions', async (req) => {
       const r = await service.list(req.attribute_id, fromProtoListQuery(req.query));
       return { data: r.data.map(encode), page_info: { total: r.total } };
@@ -28,5 +34,9 @@ export function attributeOptionsGrpc(service: AttributeOptionsService, logger: L
       data: (await service.batchGet(req.ids ?? [], req.attribute_id, req.values ?? [])).map(encode),
     })),
   };
-  return { name: 'pim.catalog.v1.AttributeOptionsService', definition: pb.AttributeOptionsServiceService, implementation };
+  return {
+    name: 'pim.catalog.v1.AttributeOptionsService',
+    definition: pb.AttributeOptionsServiceService,
+    implementation,
+  };
 }

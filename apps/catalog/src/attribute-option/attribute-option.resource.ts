@@ -1,6 +1,12 @@
 import type { EntityManager } from 'typeorm';
 import { ConflictError, NotFoundError, ValidationError } from '@pim/errors';
-import { OPTION_TYPES, attributeOptionListDecl, attributeOptionSchemas, type AttributeOptionInput, type AttributeOptionView } from '@pim/resources';
+import {
+  OPTION_TYPES,
+  attributeOptionListDecl,
+  attributeOptionSchemas,
+  type AttributeOptionInput,
+  type AttributeOptionView,
+} from '@pim/resources';
 import { searchTextOf, type LockRequest, type RecordResource } from '../record/record.resource';
 import { AttributeEntity } from '../attribute/attribute.entity';
 import type { ProductUsage } from '../attribute/product-usage';
@@ -24,30 +30,43 @@ export async function optionsAttribute(m: EntityManager, attributeId: string, lo
     });
   }
   if (!OPTION_TYPES.includes(attribute.type)) {
-    throw new ValidationError(`Attribute '${attribute.key}' is of type ${attribute.type}; only select and multiselect attributes have options`, {
-      title: 'Attribute without options',
-      solution: 'Add options to a select or multiselect attribute',
-      details: [{ field: 'attribute_id', message: `is a ${attribute.type} attribute` }],
-    });
+    throw new ValidationError(
+      `Attribute '${attribute.key}' is of type ${attribute.type}; only select and multiselect attributes have options`,
+      {
+        title: 'Attribute without options',
+        solution: 'Add options to a select or multiselect attribute',
+        details: [{ field: 'attribute_id', message: `is a ${attribute.type} attribute` }],
+      },
+    );
   }
   return attribute;
 }
 
-const lockAttribute = async (m: EntityManager, request: LockRequest) => void (await optionsAttribute(m, request.scope.attribute_id, true));
+const lockAttribute = async (m: EntityManager, request: LockRequest) =>
+  void (await optionsAttribute(m, request.scope.attribute_id, true));
 
 /** Options of select and multiselect attributes (interface 2.4), nested under their attribute. */
-export function attributeOptionResource(usage: ProductUsage): RecordResource<AttributeOptionEntity, AttributeOptionView, AttributeOptionInput> {
+export function attributeOptionResource(
+  usage: ProductUsage,
+): RecordResource<AttributeOptionEntity, AttributeOptionView, AttributeOptionInput> {
   /** Products hold an option's value, not its id: deleting or renaming a value in use would leave them pointing at nothing. */
-  const refuseInUse = async (m: EntityManager, option: AttributeOptionEntity, doing: 'delete' | 'change the value of') => {
+  const refuseInUse = async (
+    m: EntityManager,
+    option: AttributeOptionEntity,
+    doing: 'delete' | 'change the value of',
+  ) => {
     const attribute = await optionsAttribute(m, option.attribute_id);
     const count = await usage.productsWithOption(m, attribute, option.value);
     if (count === 0) return;
     const products = `${count} live ${count === 1 ? 'product' : 'products'}`;
-    throw new ConflictError(`Cannot ${doing} option '${option.value}' of attribute '${attribute.key}': ${products} use it`, {
-      title: 'Attribute option in use',
-      solution: `Change those products' ${attribute.key} first (GET /api/v1/products?attributes.${attribute.key}=${encodeURIComponent(option.value)})`,
-      details: [{ field: '_id', message: `used by ${products}` }],
-    });
+    throw new ConflictError(
+      `Cannot ${doing} option '${option.value}' of attribute '${attribute.key}': ${products} use it`,
+      {
+        title: 'Attribute option in use',
+        solution: `Change those products' ${attribute.key} first (GET /api/v1/products?attributes.${attribute.key}=${encodeURIComponent(option.value)})`,
+        details: [{ field: '_id', message: `used by ${products}` }],
+      },
+    );
   };
   return {
     collection: 'attribute_options',
@@ -67,7 +86,15 @@ export function attributeOptionResource(usage: ProductUsage): RecordResource<Att
       fields: input.fields ?? [],
       search_text: searchTextOf(input.label),
     }),
-    view: (o) => ({ attribute_id: o.attribute_id, value: o.value, label: o.label, sequence: o.sequence, enabled: o.enabled, tags: o.tags, fields: o.fields }),
+    view: (o) => ({
+      attribute_id: o.attribute_id,
+      value: o.value,
+      label: o.label,
+      sequence: o.sequence,
+      enabled: o.enabled,
+      tags: o.tags,
+      fields: o.fields,
+    }),
     hooks: {
       lock: lockAttribute,
       beforeWrite: async (m, next, prev) => {

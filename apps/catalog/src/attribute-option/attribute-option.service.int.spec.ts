@@ -18,10 +18,17 @@ describe('attribute options (real Postgres)', () => {
 
   const options = () => ctx.services.attributeOptions;
   const values = async (attributeId: string, params: Record<string, string> = {}) =>
-    (await options().list(attributeId, parseListQuery(attributeOptionListDecl, { sort: 'value', ...params }))).data.map((o) => o.value);
+    (await options().list(attributeId, parseListQuery(attributeOptionListDecl, { sort: 'value', ...params }))).data.map(
+      (o) => o.value,
+    );
 
   it('creates an option under its attribute with every field of interface 2.4, in order', async () => {
-    const red = await options().create(color._id, { value: 'red', label: { pt: 'Vermelho', en: 'Red' }, sequence: 2, fields: [MISSING] });
+    const red = await options().create(color._id, {
+      value: 'red',
+      label: { pt: 'Vermelho', en: 'Red' },
+      sequence: 2,
+      fields: [MISSING],
+    });
     expect(red).toEqual({
       _id: expect.any(String),
       attribute_id: color._id,
@@ -40,47 +47,73 @@ describe('attribute options (real Postgres)', () => {
 
   it('exists only for live select and multiselect attributes: 400 for another type, 404 for no attribute', async () => {
     const title = await ctx.newAttribute({ key: 'title' });
-    const typed = await options().create(title._id, { value: 'x', label: { en: 'X' } }).catch((e) => e);
+    const typed = await options()
+      .create(title._id, { value: 'x', label: { en: 'X' } })
+      .catch((e) => e);
     expect(typed).toBeInstanceOf(ValidationError);
-    expect(typed.message).toBe("Attribute 'title' is of type text; only select and multiselect attributes have options");
-    await expect(options().list(title._id, parseListQuery(attributeOptionListDecl, {}))).rejects.toBeInstanceOf(ValidationError);
-    const none = await options().create(MISSING, { value: 'x', label: { en: 'X' } }).catch((e) => e);
+    expect(typed.message).toBe(
+      "Attribute 'title' is of type text; only select and multiselect attributes have options",
+    );
+    await expect(options().list(title._id, parseListQuery(attributeOptionListDecl, {}))).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    const none = await options()
+      .create(MISSING, { value: 'x', label: { en: 'X' } })
+      .catch((e) => e);
     expect(none).toBeInstanceOf(NotFoundError);
     expect(none.message).toBe(`No attribute with _id '${MISSING}'`);
-    await expect(options().list(MISSING, parseListQuery(attributeOptionListDecl, {}))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(options().list(MISSING, parseListQuery(attributeOptionListDecl, {}))).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
     await expect(options().create('nope', { value: 'x', label: { en: 'X' } })).rejects.toBeInstanceOf(ValidationError);
     const sizes = await ctx.newAttribute({ key: 'sizes', type: 'multiselect' });
-    await expect(options().create(sizes._id, { value: 'M', label: { en: 'Medium' } })).resolves.toMatchObject({ attribute_id: sizes._id });
+    await expect(options().create(sizes._id, { value: 'M', label: { en: 'Medium' } })).resolves.toMatchObject({
+      attribute_id: sizes._id,
+    });
   });
 
   it('keeps values unique among the live options of one attribute (409), not across attributes', async () => {
     await ctx.newOption(color._id, { value: 'red' });
-    const taken = await options().create(color._id, { value: 'red', label: { en: 'Red again' } }).catch((e) => e);
+    const taken = await options()
+      .create(color._id, { value: 'red', label: { en: 'Red again' } })
+      .catch((e) => e);
     expect(taken).toBeInstanceOf(ConflictError);
     expect(taken.message).toBe("Another live attribute option of the same attribute already has the value 'red'");
     expect(taken.details).toEqual([{ field: 'value', message: 'already taken' }]);
     const size = await ctx.newAttribute({ key: 'finish', type: 'select' });
-    await expect(options().create(size._id, { value: 'red', label: { en: 'Red' } })).resolves.toMatchObject({ value: 'red' });
+    await expect(options().create(size._id, { value: 'red', label: { en: 'Red' } })).resolves.toMatchObject({
+      value: 'red',
+    });
     const blue = await ctx.newOption(color._id, { value: 'blue' });
     await expect(options().patch(color._id, blue._id, { value: 'red' })).rejects.toBeInstanceOf(ConflictError);
   });
 
   it('needs a label with a language; checks value form, If-Match; merge-patches labels', async () => {
-    const bad = await options().create(color._id, { value: '', label: {}, colour: 'x' }).catch((e) => e);
+    const bad = await options()
+      .create(color._id, { value: '', label: {}, colour: 'x' })
+      .catch((e) => e);
     expect(bad.details.map((d: { field: string }) => d.field).sort()).toEqual(['colour', 'label', 'value']);
-    await expect(options().create(color._id, { value: 'a\nb', label: { en: 'x' } })).rejects.toBeInstanceOf(ValidationError);
+    await expect(options().create(color._id, { value: 'a\nb', label: { en: 'x' } })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     const red = await ctx.newOption(color._id, { value: 'red', label: { en: 'Red' } });
     const patched = await options().patch(color._id, red._id, { label: { pt: 'Vermelho' }, enabled: false }, 1);
     expect(patched).toMatchObject({ label: { en: 'Red', pt: 'Vermelho' }, enabled: false, version: 2 });
-    await expect(options().replace(color._id, red._id, { value: 'red', label: { en: 'Red' } }, 1)).rejects.toBeInstanceOf(PreconditionFailedError);
-    const removed = await options().patch(color._id, red._id, { label: { en: null, pt: null } }).catch((e) => e);
+    await expect(
+      options().replace(color._id, red._id, { value: 'red', label: { en: 'Red' } }, 1),
+    ).rejects.toBeInstanceOf(PreconditionFailedError);
+    const removed = await options()
+      .patch(color._id, red._id, { label: { en: null, pt: null } })
+      .catch((e) => e);
     expect(removed.details).toEqual([{ field: 'label', message: 'must have at least one language' }]);
   });
 
   it('is reached only through its own attribute: another attribute in the path is a 404', async () => {
     const red = await ctx.newOption(color._id, { value: 'red' });
     const other = await ctx.newAttribute({ key: 'other', type: 'select' });
-    const err = await options().get(other._id, red._id).catch((e) => e);
+    const err = await options()
+      .get(other._id, red._id)
+      .catch((e) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err.message).toBe(`No attribute option with _id '${red._id}' in attribute '${other._id}'`);
     expect(err.solution).toContain(`/api/v1/attributes/${other._id}/options`);
@@ -89,7 +122,7 @@ describe('attribute options (real Postgres)', () => {
     expect((await options().get(color._id, red._id)).version).toBe(1);
   });
 
-  it('lists one attribute\'s options: _search over label (accents folded), filters, sort, paging', async () => {
+  it("lists one attribute's options: _search over label (accents folded), filters, sort, paging", async () => {
     await ctx.newOption(color._id, { value: 'red', label: { pt: 'Vermelho' }, sequence: 3 });
     await ctx.newOption(color._id, { value: 'lilac', label: { pt: 'Lilás' }, sequence: 1, tags: ['pastel'] });
     await ctx.newOption(color._id, { value: 'blue', label: { en: 'Blue' }, sequence: 2, enabled: false });
@@ -106,15 +139,23 @@ describe('attribute options (real Postgres)', () => {
 
   it('refuses to delete, or to change the value of, an option products use (409 with their count)', async () => {
     const red = await ctx.newOption(color._id, { value: 'red' });
-    ctx.usage.productsWithOption = async (_m, attribute, value) => (attribute.key === 'color' && value === 'red' ? 3 : 0);
-    const deleting = await options().remove(color._id, red._id).catch((e) => e);
+    ctx.usage.productsWithOption = async (_m, attribute, value) =>
+      attribute.key === 'color' && value === 'red' ? 3 : 0;
+    const deleting = await options()
+      .remove(color._id, red._id)
+      .catch((e) => e);
     expect(deleting).toBeInstanceOf(ConflictError);
     expect(deleting.message).toBe("Cannot delete option 'red' of attribute 'color': 3 live products use it");
     expect(deleting.details).toEqual([{ field: '_id', message: 'used by 3 live products' }]);
-    const renaming = await options().patch(color._id, red._id, { value: 'crimson' }).catch((e) => e);
+    const renaming = await options()
+      .patch(color._id, red._id, { value: 'crimson' })
+      .catch((e) => e);
     expect(renaming).toBeInstanceOf(ConflictError);
     expect(renaming.message).toContain('Cannot change the value of option');
-    await expect(options().patch(color._id, red._id, { label: { en: 'Crimson' } })).resolves.toMatchObject({ value: 'red', version: 2 });
+    await expect(options().patch(color._id, red._id, { label: { en: 'Crimson' } })).resolves.toMatchObject({
+      value: 'red',
+      version: 2,
+    });
 
     ctx.usage.productsWithOption = async () => 0;
     await expect(options().remove(color._id, red._id)).resolves.toMatchObject({ version: 3 });
@@ -135,7 +176,9 @@ describe('attribute options (real Postgres)', () => {
     const m = await ctx.newOption(sizes._id, { value: 'M' });
     expect((await options().batchGet([red._id, m._id], undefined, [])).map((o) => o.value)).toEqual(['red', 'M']);
     expect((await options().batchGet([m._id], color._id, ['blue', 'nope'])).map((o) => o._id)).toEqual([blue._id]);
-    const needs = await options().batchGet([], undefined, ['red']).catch((e) => e);
+    const needs = await options()
+      .batchGet([], undefined, ['red'])
+      .catch((e) => e);
     expect(needs).toBeInstanceOf(ValidationError);
     expect(needs.details).toEqual([{ field: 'attribute_id', message: 'is required with values' }]);
     await options().remove(color._id, red._id);
@@ -157,7 +200,10 @@ describe('attribute options (real Postgres)', () => {
       ]);
       expect(deleted.status).toBe('fulfilled');
       if (created.status === 'rejected') expect(created.reason).toBeInstanceOf(NotFoundError);
-      const [{ live }] = await ctx.ds.query('SELECT count(*)::int AS live FROM catalog.attribute_options WHERE attribute_id = $1 AND deleted = false', [attribute._id]);
+      const [{ live }] = await ctx.ds.query(
+        'SELECT count(*)::int AS live FROM catalog.attribute_options WHERE attribute_id = $1 AND deleted = false',
+        [attribute._id],
+      );
       expect(live).toBe(0);
     }
   });
@@ -167,7 +213,11 @@ describe('attribute options (real Postgres)', () => {
     const patched = await options().patch(color._id, red._id, { sequence: 4 });
     const deleted = await options().remove(color._id, red._id);
     const events = (await ctx.events()).filter((e) => e.collection === 'attribute_options');
-    expect(events.map((e) => e.type)).toEqual(['attribute_options.created', 'attribute_options.updated', 'attribute_options.deleted']);
+    expect(events.map((e) => e.type)).toEqual([
+      'attribute_options.created',
+      'attribute_options.updated',
+      'attribute_options.deleted',
+    ]);
     expect(events.map((e) => e.data)).toEqual([red, patched, deleted]);
   });
 });

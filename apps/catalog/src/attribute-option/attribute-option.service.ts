@@ -58,11 +58,14 @@ export class AttributeOptionsService {
   async batchGet(ids: string[], attributeId: string | undefined, values: string[]): Promise<AttributeOptionView[]> {
     if (attributeId === undefined || attributeId === '') {
       if (values.length > 0) {
-        throw new ValidationError('Option values are unique per attribute: name the attribute to read options by value', {
-          title: 'Attribute needed',
-          solution: 'Send attribute_id with values, or read by ids',
-          details: [{ field: 'attribute_id', message: 'is required with values' }],
-        });
+        throw new ValidationError(
+          'Option values are unique per attribute: name the attribute to read options by value',
+          {
+            title: 'Attribute needed',
+            solution: 'Send attribute_id with values, or read by ids',
+            details: [{ field: 'attribute_id', message: 'is required with values' }],
+          },
+        );
       }
       return this.records.batchGet(ids, []);
     }

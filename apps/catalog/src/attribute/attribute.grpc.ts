@@ -13,8 +13,17 @@ const attributeCodec: RecordCodec<AttributeView, pb.Attribute, pb.AttributeInput
 };
 
 /** gRPC handlers of pim.catalog.v1.AttributesService. */
-export function attributesGrpc(service: RecordService<AttributeEntity, AttributeView, AttributeInput>, logger: Logger): ServiceRegistration {
-  const h = recordHandlers(service, attributeCodec, logger, { one: 'Attribute', many: 'Attributes' }, (req: pb.BatchGetAttributesRequest) => req.keys ?? []);
+export function attributesGrpc(
+  service: RecordService<AttributeEntity, AttributeView, AttributeInput>,
+  logger: Logger,
+): ServiceRegistration {
+  const h = recordHandlers(
+    service,
+    attributeCodec,
+    logger,
+    { one: 'Attribute', many: 'Attributes' },
+    (req: pb.BatchGetAttributesRequest) => req.keys ?? [],
+  );
   const implementation: pb.AttributesServiceServer = {
     createAttribute: h.create,
     getAttribute: h.get,

@@ -1,4 +1,12 @@
-import { DEFAULT_ATTRIBUTE_TYPE, attributeListDecl, attributeSchemas, type AttributeInput, type AttributeOptionInput, type AttributeOptionView, type AttributeView } from '@pim/resources';
+import {
+  DEFAULT_ATTRIBUTE_TYPE,
+  attributeListDecl,
+  attributeSchemas,
+  type AttributeInput,
+  type AttributeOptionInput,
+  type AttributeOptionView,
+  type AttributeView,
+} from '@pim/resources';
 import { searchTextOf, type RecordResource } from '../record/record.resource';
 import { refuseInUse } from '../record/record.references';
 import type { RecordService } from '../record/record.service';
@@ -9,7 +17,8 @@ import { refuseImmutableChanges, requireLinks } from './attribute.rules';
 import type { ProductUsage } from './product-usage';
 import { attributeScope, enqueueCompleteness } from '../completeness/completeness.jobs';
 
-const links = (given: { _id: string; required?: boolean }[] | undefined) => (given ?? []).map((l) => ({ _id: l._id, required: l.required ?? false }));
+const links = (given: { _id: string; required?: boolean }[] | undefined) =>
+  (given ?? []).map((l) => ({ _id: l._id, required: l.required ?? false }));
 
 /**
  * Attributes (interface 2.2): named by `key`, searched by name and description. Links to groups
@@ -74,18 +83,29 @@ export function attributeResource(
         if (prev !== null) refuseImmutableChanges(next, prev);
         await requireLinks(m, next);
         // Products whose required attributes this changes get their stored completeness recomputed in the background.
-        await enqueueCompleteness(m, `attributes.${prev === null ? 'created' : 'updated'} ${next._id}`, attributeScope(prev, next));
+        await enqueueCompleteness(
+          m,
+          `attributes.${prev === null ? 'created' : 'updated'} ${next._id}`,
+          attributeScope(prev, next),
+        );
       },
       async beforeDelete(m, attribute) {
         const families = await m
           .createQueryBuilder(FamilyEntity, 'f')
           .where('f.deleted = false')
-          .andWhere(`f.attributes @> jsonb_build_array(jsonb_build_object('_id', CAST(:id AS text)))`, { id: attribute._id })
+          .andWhere(`f.attributes @> jsonb_build_array(jsonb_build_object('_id', CAST(:id AS text)))`, {
+            id: attribute._id,
+          })
           .getCount();
         const products = await usage.productsWithAttribute(m, attribute);
         refuseInUse('attribute', attribute.key, [
           { count: families, one: 'family', many: 'families', where: 'GET /api/v1/families' },
-          { count: products, one: 'product', many: 'products', where: `GET /api/v1/products?attributes.${attribute.key}_exists=true` },
+          {
+            count: products,
+            one: 'product',
+            many: 'products',
+            where: `GET /api/v1/products?attributes.${attribute.key}_exists=true`,
+          },
         ]);
       },
       // Options hold no meaning without their attribute; the attribute's row lock keeps new ones out meanwhile.

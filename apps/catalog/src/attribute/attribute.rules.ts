@@ -16,7 +16,10 @@ export function refuseImmutableChanges(next: AttributeEntity, prev: AttributeEnt
   throw new ConflictError(`${changed.join(', ')} of attribute '${prev.key}' cannot change after creation (${what})`, {
     title: 'Attribute field cannot change',
     solution: `Products store values by key and shaped by type, unique and association: keep ${changed.join(', ')} as ${changed.length === 1 ? 'it is' : 'they are'}, or create another attribute`,
-    details: changed.map((f) => ({ field: f, message: `cannot change after creation (is ${JSON.stringify(prev[f])})` })),
+    details: changed.map((f) => ({
+      field: f,
+      message: `cannot change after creation (is ${JSON.stringify(prev[f])})`,
+    })),
   });
 }
 
@@ -39,10 +42,24 @@ export async function requireLinks(m: EntityManager, next: AttributeEntity): Pro
  * many). Their writes hold a share lock on it, so none can point at it between the count and the commit.
  */
 export async function refuseDeleteLinkedCategory(m: EntityManager, category: CategoryEntity): Promise<void> {
-  const attributes = await m.createQueryBuilder(AttributeEntity, 'a').where('a.deleted = false').andWhere('a.category_ids @> ARRAY[:id]::text[]', { id: category._id }).getCount();
+  const attributes = await m
+    .createQueryBuilder(AttributeEntity, 'a')
+    .where('a.deleted = false')
+    .andWhere('a.category_ids @> ARRAY[:id]::text[]', { id: category._id })
+    .getCount();
   const groups = await m.count(AttributeGroupEntity, { where: { category_id: category._id, deleted: false } });
   refuseInUse('category', category.code, [
-    { count: attributes, one: 'attribute', many: 'attributes', where: `GET /api/v1/attributes?category_ids=${category._id}` },
-    { count: groups, one: 'attribute group', many: 'attribute groups', where: `GET /api/v1/attribute-groups?category_id=${category._id}` },
+    {
+      count: attributes,
+      one: 'attribute',
+      many: 'attributes',
+      where: `GET /api/v1/attributes?category_ids=${category._id}`,
+    },
+    {
+      count: groups,
+      one: 'attribute group',
+      many: 'attribute groups',
+      where: `GET /api/v1/attribute-groups?category_id=${category._id}`,
+    },
   ]);
 }

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import type { ErrorDetail } from '@pim/errors';
-import { isCurrencyCode, isoDateSchema, isoDateTimeSchema, languageCodeSchema, type AttributeType, type TypeConfig } from '@pim/resources';
+import {
+  isCurrencyCode,
+  isoDateSchema,
+  isoDateTimeSchema,
+  languageCodeSchema,
+  type AttributeType,
+  type TypeConfig,
+} from '@pim/resources';
 
 /** What a value is checked against: the attribute's type, its settings and, for select and multiselect, its live option values. */
 export interface ValueRule {
@@ -43,33 +50,51 @@ export function decimalsOf(n: number): number {
 
 function textProblems(config: TypeConfig, text: string, field: string): ValueProblem[] {
   const length = [...text].length;
-  if (config.min_length !== undefined && length < config.min_length) return [{ field, message: `must have at least ${config.min_length} characters, has ${length}` }];
-  if (config.max_length !== undefined && length > config.max_length) return [{ field, message: `must have at most ${config.max_length} characters, has ${length}` }];
-  if (config.pattern !== undefined && !regexOf(config.pattern).test(text)) return [{ field, message: `must match the pattern ${config.pattern}` }];
+  if (config.min_length !== undefined && length < config.min_length)
+    return [{ field, message: `must have at least ${config.min_length} characters, has ${length}` }];
+  if (config.max_length !== undefined && length > config.max_length)
+    return [{ field, message: `must have at most ${config.max_length} characters, has ${length}` }];
+  if (config.pattern !== undefined && !regexOf(config.pattern).test(text))
+    return [{ field, message: `must match the pattern ${config.pattern}` }];
   return [];
 }
 
 function localizedProblems(config: TypeConfig, value: unknown, path: string): ValueProblem[] {
-  if (!isObject(value)) return [{ field: path, message: 'must be an object of language codes to texts (the attribute is localizable)' }];
+  if (!isObject(value))
+    return [{ field: path, message: 'must be an object of language codes to texts (the attribute is localizable)' }];
   return Object.entries(value).flatMap(([language, text]) => {
     const field = `${path}.${language}`;
-    if (!languageCodeSchema.safeParse(language).success) return [{ field, message: 'is not a language code such as pt, en or pt-BR' }];
+    if (!languageCodeSchema.safeParse(language).success)
+      return [{ field, message: 'is not a language code such as pt, en or pt-BR' }];
     if (typeof text !== 'string') return [{ field, message: 'must be a string' }];
     return textProblems(config, text, field);
   });
 }
 
-function boundProblems(value: number | string, config: TypeConfig, path: string, compare: (a: number | string, b: number | string) => number): ValueProblem[] {
-  if (config.min !== undefined && compare(value, config.min) < 0) return [{ field: path, message: `must be ≥ ${config.min}` }];
-  if (config.max !== undefined && compare(value, config.max) > 0) return [{ field: path, message: `must be ≤ ${config.max}` }];
+function boundProblems(
+  value: number | string,
+  config: TypeConfig,
+  path: string,
+  compare: (a: number | string, b: number | string) => number,
+): ValueProblem[] {
+  if (config.min !== undefined && compare(value, config.min) < 0)
+    return [{ field: path, message: `must be ≥ ${config.min}` }];
+  if (config.max !== undefined && compare(value, config.max) > 0)
+    return [{ field: path, message: `must be ≤ ${config.max}` }];
   return [];
 }
 
 function numberProblems(config: TypeConfig, value: unknown, path: string): ValueProblem[] {
   if (!isNumber(value)) return [{ field: path, message: 'must be a number' }];
-  if (config.type === 'integer' && !Number.isInteger(value)) return [{ field: path, message: 'must be a whole number' }];
+  if (config.type === 'integer' && !Number.isInteger(value))
+    return [{ field: path, message: 'must be a whole number' }];
   if (config.decimals !== undefined && decimalsOf(value) > config.decimals) {
-    return [{ field: path, message: `must have at most ${config.decimals} ${config.decimals === 1 ? 'decimal' : 'decimals'}` }];
+    return [
+      {
+        field: path,
+        message: `must have at most ${config.decimals} ${config.decimals === 1 ? 'decimal' : 'decimals'}`,
+      },
+    ];
   }
   return boundProblems(value, config, path, (a, b) => (a as number) - (b as number));
 }
@@ -77,18 +102,33 @@ function numberProblems(config: TypeConfig, value: unknown, path: string): Value
 function dateProblems(type: 'date' | 'datetime', config: TypeConfig, value: unknown, path: string): ValueProblem[] {
   const schema = type === 'date' ? isoDateSchema : isoDateTimeSchema;
   if (typeof value !== 'string' || !schema.safeParse(value).success) {
-    return [{ field: path, message: type === 'date' ? 'must be a date such as 2024-01-31' : 'must be an ISO 8601 date and time with Z or an offset, such as 2024-01-31T12:00:00Z' }];
+    return [
+      {
+        field: path,
+        message:
+          type === 'date'
+            ? 'must be a date such as 2024-01-31'
+            : 'must be an ISO 8601 date and time with Z or an offset, such as 2024-01-31T12:00:00Z',
+      },
+    ];
   }
   // Dates compare as text; instants with offsets compare by the moment they name.
-  const compare = type === 'date' ? (a: number | string, b: number | string) => String(a).localeCompare(String(b)) : (a: number | string, b: number | string) => Date.parse(String(a)) - Date.parse(String(b));
+  const compare =
+    type === 'date'
+      ? (a: number | string, b: number | string) => String(a).localeCompare(String(b))
+      : (a: number | string, b: number | string) => Date.parse(String(a)) - Date.parse(String(b));
   return boundProblems(value, config, path, compare);
 }
 
 function optionProblem(options: ReadonlySet<string>, value: unknown, field: string): ValueProblem[] {
-  if (typeof value !== 'string') return [{ field, message: 'must be a string: the value of one of the attribute\'s options' }];
+  if (typeof value !== 'string')
+    return [{ field, message: "must be a string: the value of one of the attribute's options" }];
   if (options.has(value)) return [];
   const known = [...options];
-  const listed = known.length === 0 ? 'the attribute has no options' : `one of ${known.slice(0, 10).map(show).join(', ')}${known.length > 10 ? ', …' : ''}`;
+  const listed =
+    known.length === 0
+      ? 'the attribute has no options'
+      : `one of ${known.slice(0, 10).map(show).join(', ')}${known.length > 10 ? ', …' : ''}`;
   return [{ field, message: `${show(value)} is not an option of the attribute (${listed})` }];
 }
 
@@ -97,7 +137,9 @@ function shapeProblems(value: unknown, keys: string[], path: string, what: strin
   if (!isObject(value)) return [{ field: path, message: `must be an object {${keys.join(', ')}} (${what})` }];
   const problems = [
     ...keys.filter((k) => !(k in value)).map((k) => ({ field: `${path}.${k}`, message: 'is required' })),
-    ...Object.keys(value).filter((k) => !keys.includes(k)).map((k) => ({ field: `${path}.${k}`, message: 'is not a known field' })),
+    ...Object.keys(value)
+      .filter((k) => !keys.includes(k))
+      .map((k) => ({ field: `${path}.${k}`, message: 'is not a known field' })),
   ];
   return problems.length > 0 ? problems : null;
 }
@@ -111,7 +153,10 @@ function priceProblems(config: TypeConfig, value: unknown, path: string): ValueP
   if (typeof currency !== 'string' || !isCurrencyCode(currency)) {
     problems.push({ field: `${path}.currency`, message: 'must be an ISO 4217 currency code such as BRL' });
   } else if (config.currencies !== undefined && !config.currencies.includes(currency)) {
-    problems.push({ field: `${path}.currency`, message: `must be one of the attribute's currencies (${config.currencies.join(', ')})` });
+    problems.push({
+      field: `${path}.currency`,
+      message: `must be one of the attribute's currencies (${config.currencies.join(', ')})`,
+    });
   }
   return problems;
 }
@@ -123,7 +168,8 @@ function metricProblems(config: TypeConfig, value: unknown, path: string): Value
   const problems: ValueProblem[] = [];
   if (!isNumber(amount)) problems.push({ field: `${path}.amount`, message: 'must be a number' });
   const units = config.units ?? [];
-  if (typeof unit !== 'string' || !units.includes(unit)) problems.push({ field: `${path}.unit`, message: `must be one of the attribute's units (${units.join(', ')})` });
+  if (typeof unit !== 'string' || !units.includes(unit))
+    problems.push({ field: `${path}.unit`, message: `must be one of the attribute's units (${units.join(', ')})` });
   return problems;
 }
 
@@ -153,7 +199,9 @@ export function validateAttributeValue(attribute: ValueRule, value: unknown, pat
     case 'text':
     case 'textarea':
       if (config.localizable === true) return localizedProblems(config, value, path);
-      return typeof value === 'string' ? textProblems(config, value, path) : [{ field: path, message: 'must be a string' }];
+      return typeof value === 'string'
+        ? textProblems(config, value, path)
+        : [{ field: path, message: 'must be a string' }];
     case 'number':
       return numberProblems(config, value, path);
     case 'boolean':

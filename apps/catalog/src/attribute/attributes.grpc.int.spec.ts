@@ -22,7 +22,12 @@ describe('pim.catalog.v1 attributes over gRPC', () => {
   beforeAll(async () => {
     ctx = await catalogTestContext();
     const logger = createLogger({ service: 'catalog-test', level: 'silent' });
-    app = new GrpcApp({ logger, services: attributesGrpc(ctx.services, logger), protoRoot: PROTO_ROOT, protoFiles: [PROTO_FILES.attributes] });
+    app = new GrpcApp({
+      logger,
+      services: attributesGrpc(ctx.services, logger),
+      protoRoot: PROTO_ROOT,
+      protoFiles: [PROTO_FILES.attributes],
+    });
     address = `127.0.0.1:${await app.listen(0, '127.0.0.1')}`;
     const opts = { service: 'catalog', address, deadlineMs: 5_000 };
     attributes = createRpcClient(pb.AttributesServiceClient, opts);
@@ -39,7 +44,8 @@ describe('pim.catalog.v1 attributes over gRPC', () => {
   it('serves health for the three services', async () => {
     const health = new HealthChecker(address);
     try {
-      for (const s of ['AttributesService', 'AttributeOptionsService', 'AttributeGroupsService']) expect(await health.check(`pim.catalog.v1.${s}`)).toBe('SERVING');
+      for (const s of ['AttributesService', 'AttributeOptionsService', 'AttributeGroupsService'])
+        expect(await health.check(`pim.catalog.v1.${s}`)).toBe('SERVING');
     } finally {
       health.close();
     }
@@ -48,10 +54,21 @@ describe('pim.catalog.v1 attributes over gRPC', () => {
   it('round-trips groups with users groups, attributes with links and a Struct type_config, options by attribute', async () => {
     const group = (
       await groups.createAttributeGroup({
-        input: { key: 'dims', name: { en: 'Dimensions' }, description: {}, users_groups: [{ id: USERS_GROUP, not_allowed_users: ['u1'] }], tags: [] },
+        input: {
+          key: 'dims',
+          name: { en: 'Dimensions' },
+          description: {},
+          users_groups: [{ id: USERS_GROUP, not_allowed_users: ['u1'] }],
+          tags: [],
+        },
       })
     ).data!;
-    expect(group).toMatchObject({ key: 'dims', sequence: 0, enabled: true, users_groups: [{ id: USERS_GROUP, not_allowed_users: ['u1'] }] });
+    expect(group).toMatchObject({
+      key: 'dims',
+      sequence: 0,
+      enabled: true,
+      users_groups: [{ id: USERS_GROUP, not_allowed_users: ['u1'] }],
+    });
     expect(group.category_id).toBeUndefined();
 
     const input: pb.AttributeInput = {
@@ -67,30 +84,63 @@ describe('pim.catalog.v1 attributes over gRPC', () => {
       tags: [],
     };
     const weight = (await attributes.createAttribute({ input })).data!;
-    expect(weight).toMatchObject({ key: 'weight', type: 'metric', type_config: { units: ['kg', 'g'], enable_ia_generation: false }, groups: [{ id: group.id, required: true }], unique: false });
-    const patched = (await attributes.patchAttribute({ id: weight.id, patch: { type_config: { units: ['kg'] } }, expected_version: 1 })).data!;
+    expect(weight).toMatchObject({
+      key: 'weight',
+      type: 'metric',
+      type_config: { units: ['kg', 'g'], enable_ia_generation: false },
+      groups: [{ id: group.id, required: true }],
+      unique: false,
+    });
+    const patched = (
+      await attributes.patchAttribute({ id: weight.id, patch: { type_config: { units: ['kg'] } }, expected_version: 1 })
+    ).data!;
     expect(patched.type_config).toEqual({ units: ['kg'], enable_ia_generation: false });
-    const immutable = await attributes.patchAttribute({ id: weight.id, patch: { association: 'product' } }).catch((e) => e);
+    const immutable = await attributes
+      .patchAttribute({ id: weight.id, patch: { association: 'product' } })
+      .catch((e) => e);
     expect(immutable).toBeInstanceOf(ConflictError);
-    const noLgpd = await attributes.createAttribute({ input: { ...input, key: 'other', protected_by_lgpd: undefined } }).catch((e) => e);
+    const noLgpd = await attributes
+      .createAttribute({ input: { ...input, key: 'other', protected_by_lgpd: undefined } })
+      .catch((e) => e);
     expect(noLgpd).toBeInstanceOf(ValidationError);
     expect(noLgpd.details.map((d: { field: string }) => d.field)).toEqual(['protected_by_lgpd']);
 
-    const color = (await attributes.createAttribute({ input: { ...input, key: 'color', type: 'select', type_config: undefined } })).data!;
+    const color = (
+      await attributes.createAttribute({ input: { ...input, key: 'color', type: 'select', type_config: undefined } })
+    ).data!;
     expect(color.type_config).toEqual({});
-    const red = (await options.createAttributeOption({ attribute_id: color.id, input: { value: 'red', label: { en: 'Red' }, tags: [], fields: [] } })).data!;
+    const red = (
+      await options.createAttributeOption({
+        attribute_id: color.id,
+        input: { value: 'red', label: { en: 'Red' }, tags: [], fields: [] },
+      })
+    ).data!;
     expect(red).toMatchObject({ attribute_id: color.id, value: 'red', sequence: 0, enabled: true });
-    await expect(options.getAttributeOption({ attribute_id: weight.id, id: red.id })).rejects.toBeInstanceOf(ValidationError);
+    await expect(options.getAttributeOption({ attribute_id: weight.id, id: red.id })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     const listed = await options.listAttributeOptions({ attribute_id: color.id, query });
     expect(listed.data.map((o) => o.value)).toEqual(['red']);
     expect(listed.page_info?.total).toBe(1);
 
-    expect((await attributes.batchGetAttributes({ ids: [], keys: ['color', 'weight', 'none'] })).data.map((a) => a.key).sort()).toEqual(['color', 'weight']);
-    expect((await groups.batchGetAttributeGroups({ ids: [], keys: ['dims'] })).data.map((g) => g.id)).toEqual([group.id]);
-    expect((await options.batchGetAttributeOptions({ ids: [], attribute_id: color.id, values: ['red'] })).data.map((o) => o.id)).toEqual([red.id]);
+    expect(
+      (await attributes.batchGetAttributes({ ids: [], keys: ['color', 'weight', 'none'] })).data
+        .map((a) => a.key)
+        .sort(),
+    ).toEqual(['color', 'weight']);
+    expect((await groups.batchGetAttributeGroups({ ids: [], keys: ['dims'] })).data.map((g) => g.id)).toEqual([
+      group.id,
+    ]);
+    expect(
+      (await options.batchGetAttributeOptions({ ids: [], attribute_id: color.id, values: ['red'] })).data.map(
+        (o) => o.id,
+      ),
+    ).toEqual([red.id]);
 
     await attributes.deleteAttribute({ id: color.id });
-    await expect(options.getAttributeOption({ attribute_id: color.id, id: red.id })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(options.getAttributeOption({ attribute_id: color.id, id: red.id })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
     const inUse = await groups.deleteAttributeGroup({ id: group.id }).catch((e) => e);
     expect(inUse).toBeInstanceOf(ConflictError);
     expect(inUse.message).toContain('1 live attribute');

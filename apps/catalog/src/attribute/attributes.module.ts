@@ -26,5 +26,9 @@ export type AttributeServices = ReturnType<typeof attributeServices>;
 
 /** Their gRPC services (pim.catalog.v1), ready for GrpcApp. */
 export function attributesGrpc(services: AttributeServices, logger: Logger): ServiceRegistration[] {
-  return [attributesServiceGrpc(services.attributes, logger), attributeOptionsGrpc(services.attributeOptions, logger), attributeGroupsGrpc(services.attributeGroups, logger)];
+  return [
+    attributesServiceGrpc(services.attributes, logger),
+    attributeOptionsGrpc(services.attributeOptions, logger),
+    attributeGroupsGrpc(services.attributeGroups, logger),
+  ];
 }

@@ -23,7 +23,10 @@ export interface ProductUsage {
  */
 export const productUsage: ProductUsage = {
   async productsWithAttribute(m, attribute) {
-    const [{ n }] = await m.query(`SELECT count(*)::int AS n FROM "products" WHERE "deleted" = false AND "attributes" ? $1`, [attribute.key]);
+    const [{ n }] = await m.query(
+      `SELECT count(*)::int AS n FROM "products" WHERE "deleted" = false AND "attributes" ? $1`,
+      [attribute.key],
+    );
     return n;
   },
   async productsWithOption(m, attribute, value) {

@@ -9,7 +9,10 @@ import type { BrandEntity } from './brand.entity';
 
 /** gRPC handlers of pim.catalog.v1.BrandsService. */
 export function brandsGrpc(service: TaxonomyService<BrandEntity, BrandView>, logger: Logger): ServiceRegistration {
-  const h = taxonomyHandlers(service, mirrorCodec<BrandView, pb.Brand, pb.BrandInput>(), logger, { one: 'Brand', many: 'Brands' });
+  const h = taxonomyHandlers(service, mirrorCodec<BrandView, pb.Brand, pb.BrandInput>(), logger, {
+    one: 'Brand',
+    many: 'Brands',
+  });
   const implementation: pb.BrandsServiceServer = {
     createBrand: h.create,
     getBrand: h.get,

@@ -8,8 +8,14 @@ import type { TaxonomyService } from '../taxonomy/taxonomy.service';
 import type { CatalogEntity } from './catalog.entity';
 
 /** gRPC handlers of pim.catalog.v1.CatalogsService. */
-export function catalogsGrpc(service: TaxonomyService<CatalogEntity, CatalogView, CatalogInput>, logger: Logger): ServiceRegistration {
-  const h = taxonomyHandlers(service, mirrorCodec<CatalogView, pb.Catalog, pb.CatalogInput>(), logger, { one: 'Catalog', many: 'Catalogs' });
+export function catalogsGrpc(
+  service: TaxonomyService<CatalogEntity, CatalogView, CatalogInput>,
+  logger: Logger,
+): ServiceRegistration {
+  const h = taxonomyHandlers(service, mirrorCodec<CatalogView, pb.Catalog, pb.CatalogInput>(), logger, {
+    one: 'Catalog',
+    many: 'Catalogs',
+  });
   const implementation: pb.CatalogsServiceServer = {
     createCatalog: h.create,
     getCatalog: h.get,

@@ -8,8 +8,14 @@ import type { TaxonomyService } from '../taxonomy/taxonomy.service';
 import type { CategoryTreeEntity } from './category-tree.entity';
 
 /** gRPC handlers of pim.catalog.v1.CategoryTreesService. */
-export function categoryTreesGrpc(service: TaxonomyService<CategoryTreeEntity, CategoryTreeView>, logger: Logger): ServiceRegistration {
-  const h = taxonomyHandlers(service, mirrorCodec<CategoryTreeView, pb.CategoryTree, pb.CategoryTreeInput>(), logger, { one: 'CategoryTree', many: 'CategoryTrees' });
+export function categoryTreesGrpc(
+  service: TaxonomyService<CategoryTreeEntity, CategoryTreeView>,
+  logger: Logger,
+): ServiceRegistration {
+  const h = taxonomyHandlers(service, mirrorCodec<CategoryTreeView, pb.CategoryTree, pb.CategoryTreeInput>(), logger, {
+    one: 'CategoryTree',
+    many: 'CategoryTrees',
+  });
   const implementation: pb.CategoryTreesServiceServer = {
     createCategoryTree: h.create,
     getCategoryTree: h.get,

@@ -8,8 +8,14 @@ import type { TaxonomyService } from '../taxonomy/taxonomy.service';
 import type { CategoryEntity } from './category.entity';
 
 /** gRPC handlers of pim.catalog.v1.CategoriesService. */
-export function categoriesGrpc(service: TaxonomyService<CategoryEntity, CategoryView, CategoryInput>, logger: Logger): ServiceRegistration {
-  const h = taxonomyHandlers(service, mirrorCodec<CategoryView, pb.Category, pb.CategoryInput>(), logger, { one: 'Category', many: 'Categories' });
+export function categoriesGrpc(
+  service: TaxonomyService<CategoryEntity, CategoryView, CategoryInput>,
+  logger: Logger,
+): ServiceRegistration {
+  const h = taxonomyHandlers(service, mirrorCodec<CategoryView, pb.Category, pb.CategoryInput>(), logger, {
+    one: 'Category',
+    many: 'Categories',
+  });
   const implementation: pb.CategoriesServiceServer = {
     createCategory: h.create,
     getCategory: h.get,

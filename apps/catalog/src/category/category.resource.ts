@@ -1,4 +1,10 @@
-import { IN_CHILDREN_FILTER, categoryListDecl, categorySchemas, type CategoryInput, type CategoryView } from '@pim/resources';
+import {
+  IN_CHILDREN_FILTER,
+  categoryListDecl,
+  categorySchemas,
+  type CategoryInput,
+  type CategoryView,
+} from '@pim/resources';
 import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
 import { CategoryEntity } from './category.entity';
 import { refuseDeleteLinkedCategory } from '../attribute/attribute.rules';
@@ -26,7 +32,10 @@ export const categoryResource: TaxonomyResource<CategoryEntity, CategoryView, Ca
     // placeCategory recomputes it when the category is (re)placed.
     path: prev?.path ?? [],
   }),
-  ownView: (c) => ({ category_tree_id: c.category_tree_id, ...(c.parent_id !== null ? { parent_id: c.parent_id } : {}) }),
+  ownView: (c) => ({
+    category_tree_id: c.category_tree_id,
+    ...(c.parent_id !== null ? { parent_id: c.parent_id } : {}),
+  }),
   hooks: {
     lock: lockCategoryWrite,
     beforeWrite: placeCategory,

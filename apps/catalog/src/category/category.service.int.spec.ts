@@ -35,7 +35,19 @@ describe('categories (real Postgres)', () => {
     expect(root).toMatchObject({ category_tree_id: tree._id, version: 1 });
     expect(root).not.toHaveProperty('parent_id');
     expect(a).toMatchObject({ category_tree_id: tree._id, parent_id: root._id });
-    expect(Object.keys(a)).toEqual(['_id', 'code', 'name', 'description', 'enabled', 'tags', 'category_tree_id', 'parent_id', 'version', 'created_at', 'updated_at']);
+    expect(Object.keys(a)).toEqual([
+      '_id',
+      'code',
+      'name',
+      'description',
+      'enabled',
+      'tags',
+      'category_tree_id',
+      'parent_id',
+      'version',
+      'created_at',
+      'updated_at',
+    ]);
   });
 
   it('refuses a missing tree, a missing parent and a parent of another tree (400 naming the field)', async () => {
@@ -47,22 +59,32 @@ describe('categories (real Postgres)', () => {
       { input: { category_tree_id: tree._id, parent_id: foreign._id }, field: 'parent_id' },
     ];
     for (const { input, field } of cases) {
-      const err = await svc().create({ code: 'x', name: { en: 'X' }, ...input }).catch((e) => e);
+      const err = await svc()
+        .create({ code: 'x', name: { en: 'X' }, ...input })
+        .catch((e) => e);
       expect(err).toBeInstanceOf(ValidationError);
       expect(err.details[0].field).toBe(field);
     }
     const gone = await ctx.newCategoryTree({ code: 'gone' });
     await ctx.services.categoryTrees.remove(gone._id);
-    await expect(svc().create({ code: 'y', name: { en: 'Y' }, category_tree_id: gone._id })).rejects.toBeInstanceOf(ValidationError);
-    expect((await ctx.events()).filter((e) => e.type === 'categories.created').map((e) => (e.data as CategoryView).code)).toEqual(['foreign']);
+    await expect(svc().create({ code: 'y', name: { en: 'Y' }, category_tree_id: gone._id })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    expect(
+      (await ctx.events()).filter((e) => e.type === 'categories.created').map((e) => (e.data as CategoryView).code),
+    ).toEqual(['foreign']);
   });
 
   it('never makes a cycle: moving under itself or a descendant is a 409 naming both', async () => {
     const { a, a11 } = await buildTree();
-    const self = await svc().patch(a._id, { parent_id: a._id }).catch((e) => e);
+    const self = await svc()
+      .patch(a._id, { parent_id: a._id })
+      .catch((e) => e);
     expect(self).toBeInstanceOf(ConflictError);
     expect(self.message).toContain("'a'");
-    const under = await svc().patch(a._id, { parent_id: a11._id }).catch((e) => e);
+    const under = await svc()
+      .patch(a._id, { parent_id: a11._id })
+      .catch((e) => e);
     expect(under).toBeInstanceOf(ConflictError);
     expect(under.message).toContain(`'a' (${a._id})`);
     expect(under.message).toContain(`'a11' (${a11._id})`);
@@ -93,18 +115,24 @@ describe('categories (real Postgres)', () => {
     expect(await codes({ categories_in_children: a._id })).toEqual(['a', 'a11']);
     expect((await svc().get(a11._id)).version).toBe(2);
     const types = (await ctx.events()).map((e) => `${e.type}:${(e.data as CategoryView).code}`);
-    expect(types.filter((t) => t.startsWith('categories.updated'))).toEqual(['categories.updated:a1', 'categories.updated:a11']);
+    expect(types.filter((t) => t.startsWith('categories.updated'))).toEqual([
+      'categories.updated:a1',
+      'categories.updated:a11',
+    ]);
   });
 
   it('moves a subtree to another tree: every descendant changes tree, version and gets its event', async () => {
     const { a, a1, a11, b } = await buildTree();
     const other = await ctx.newCategoryTree({ code: 'other' });
-    const refused = await svc().patch(a._id, { category_tree_id: other._id }).catch((e) => e);
+    const refused = await svc()
+      .patch(a._id, { category_tree_id: other._id })
+      .catch((e) => e);
     expect(refused).toBeInstanceOf(ValidationError); // its parent stays in the old tree
     const moved = await svc().patch(a._id, { category_tree_id: other._id, parent_id: null });
     expect(moved).toMatchObject({ category_tree_id: other._id, version: 2 });
     expect(moved).not.toHaveProperty('parent_id');
-    for (const c of [a1, a11]) expect(await svc().get(c._id)).toMatchObject({ category_tree_id: other._id, version: 2 });
+    for (const c of [a1, a11])
+      expect(await svc().get(c._id)).toMatchObject({ category_tree_id: other._id, version: 2 });
     expect((await svc().get(b._id)).category_tree_id).toBe(tree._id);
     expect(await codes({ category_tree_id: other._id })).toEqual(['a', 'a1', 'a11']);
     expect(await codes({ categories_in_children: a._id })).toEqual(['a', 'a1', 'a11']);
@@ -116,7 +144,9 @@ describe('categories (real Postgres)', () => {
 
   it('refuses to delete a category with live children (409 with how many) and a tree with categories', async () => {
     const { root, a11, b } = await buildTree();
-    const err = await svc().remove(root._id).catch((e) => e);
+    const err = await svc()
+      .remove(root._id)
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ConflictError);
     expect(err.message).toContain('2 live children');
     await expect(svc().remove(a11._id)).resolves.toMatchObject({ code: 'a11' });
@@ -131,12 +161,20 @@ describe('categories (real Postgres)', () => {
     for (let round = 0; round < 5; round++) {
       const x = await ctx.newCategory({ category_tree_id: tree._id, parent_id: root._id });
       const y = await ctx.newCategory({ category_tree_id: tree._id, parent_id: root._id });
-      const settled = await Promise.allSettled([svc().patch(x._id, { parent_id: y._id }), svc().patch(y._id, { parent_id: x._id })]);
+      const settled = await Promise.allSettled([
+        svc().patch(x._id, { parent_id: y._id }),
+        svc().patch(y._id, { parent_id: x._id }),
+      ]);
       expect(settled.map((s) => s.status).sort()).toEqual(['fulfilled', 'rejected']);
-      expect((settled.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+      expect((settled.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(
+        ConflictError,
+      );
     }
     // Every path still leads to the root: no category is its own ancestor.
-    const rows: { n: number }[] = await ctx.ds.query(`SELECT count(*)::int AS n FROM catalog.categories WHERE deleted = false AND path[1] <> $1`, [root._id]);
+    const rows: { n: number }[] = await ctx.ds.query(
+      `SELECT count(*)::int AS n FROM catalog.categories WHERE deleted = false AND path[1] <> $1`,
+      [root._id],
+    );
     expect(rows[0].n).toBe(0);
   });
 
@@ -144,7 +182,10 @@ describe('categories (real Postgres)', () => {
     const { root } = await buildTree();
     for (let round = 0; round < 5; round++) {
       const parent = await ctx.newCategory({ category_tree_id: tree._id, parent_id: root._id });
-      const [removed, created] = await Promise.allSettled([svc().remove(parent._id), ctx.newCategory({ category_tree_id: tree._id, parent_id: parent._id })]);
+      const [removed, created] = await Promise.allSettled([
+        svc().remove(parent._id),
+        ctx.newCategory({ category_tree_id: tree._id, parent_id: parent._id }),
+      ]);
       // Either the child came first (the delete is refused) or the delete did (the child is refused).
       expect(removed.status === 'fulfilled').toBe(created.status === 'rejected');
     }

@@ -24,9 +24,15 @@ export async function lockCategoryWrite(m: EntityManager, request: LockRequest):
     await lockTrees(m, [request.input.category_tree_id as string], 'SHARE');
     return;
   }
-  const seen = await m.findOne(CategoryEntity, { select: { _id: true, category_tree_id: true }, where: { _id: request.id, deleted: false } });
+  const seen = await m.findOne(CategoryEntity, {
+    select: { _id: true, category_tree_id: true },
+    where: { _id: request.id, deleted: false },
+  });
   if (!seen) return; // the service answers 404
-  const target = request.kind === 'update' && typeof request.given.category_tree_id === 'string' ? request.given.category_tree_id : undefined;
+  const target =
+    request.kind === 'update' && typeof request.given.category_tree_id === 'string'
+      ? request.given.category_tree_id
+      : undefined;
   await lockTrees(m, [seen.category_tree_id, target], 'UPDATE');
   const now = await m.findOne(CategoryEntity, {
     select: { _id: true, category_tree_id: true },
@@ -34,7 +40,8 @@ export async function lockCategoryWrite(m: EntityManager, request: LockRequest):
     lock: { mode: 'pessimistic_write' },
   });
   // Moved to another tree between the first read and the tree lock: the lock guards the wrong tree.
-  if (now && now.category_tree_id !== seen.category_tree_id) throw new RetryWrite('the category moved to another tree meanwhile');
+  if (now && now.category_tree_id !== seen.category_tree_id)
+    throw new RetryWrite('the category moved to another tree meanwhile');
 }
 
 function sameIds(a: string[], b: string[]): boolean {
@@ -46,8 +53,15 @@ function sameIds(a: string[], b: string[]): boolean {
  * must be live, in the same tree, and neither the category itself nor one of its descendants
  * (409 naming both).
  */
-export async function placeCategory(m: EntityManager, next: CategoryEntity, prev: CategoryEntity | null): Promise<void> {
-  const tree = await m.findOne(CategoryTreeEntity, { select: { _id: true }, where: { _id: next.category_tree_id, deleted: false } });
+export async function placeCategory(
+  m: EntityManager,
+  next: CategoryEntity,
+  prev: CategoryEntity | null,
+): Promise<void> {
+  const tree = await m.findOne(CategoryTreeEntity, {
+    select: { _id: true },
+    where: { _id: next.category_tree_id, deleted: false },
+  });
   if (!tree) {
     throw new ValidationError(`No category tree with _id '${next.category_tree_id}'`, {
       title: 'Unknown category tree',
@@ -77,11 +91,14 @@ export async function placeCategory(m: EntityManager, next: CategoryEntity, prev
     });
   }
   if (parent.category_tree_id !== next.category_tree_id) {
-    throw new ValidationError(`The parent '${parent.code}' (${parent._id}) is in category tree ${parent.category_tree_id}, not ${next.category_tree_id}`, {
-      title: 'Parent in another tree',
-      solution: 'Give a parent from the same tree, or move the category to the parent\'s tree',
-      details: [{ field: 'parent_id', message: `is in category tree ${parent.category_tree_id}` }],
-    });
+    throw new ValidationError(
+      `The parent '${parent.code}' (${parent._id}) is in category tree ${parent.category_tree_id}, not ${next.category_tree_id}`,
+      {
+        title: 'Parent in another tree',
+        solution: "Give a parent from the same tree, or move the category to the parent's tree",
+        details: [{ field: 'parent_id', message: `is in category tree ${parent.category_tree_id}` }],
+      },
+    );
   }
   if (parent.path.includes(next._id)) {
     throw new ConflictError(
@@ -89,7 +106,12 @@ export async function placeCategory(m: EntityManager, next: CategoryEntity, prev
       {
         title: 'Category cycle',
         solution: `Choose a parent outside the subtree of '${next.code}', or move '${parent.code}' out of it first`,
-        details: [{ field: 'parent_id', message: `'${parent.code}' (${parent._id}) is a descendant of '${next.code}' (${next._id})` }],
+        details: [
+          {
+            field: 'parent_id',
+            message: `'${parent.code}' (${parent._id}) is a descendant of '${next.code}' (${next._id})`,
+          },
+        ],
       },
     );
   }
@@ -100,7 +122,12 @@ export async function placeCategory(m: EntityManager, next: CategoryEntity, prev
  * Moves the live descendants of a category that moved: their paths follow its new path, and when
  * its tree changed their tree changes too (a visible change: version + 1 and an event each).
  */
-export async function moveSubtree(m: EntityManager, next: CategoryEntity, prev: CategoryEntity, emit: Emit<CategoryEntity>): Promise<void> {
+export async function moveSubtree(
+  m: EntityManager,
+  next: CategoryEntity,
+  prev: CategoryEntity,
+  emit: Emit<CategoryEntity>,
+): Promise<void> {
   const treeChanged = prev.category_tree_id !== next.category_tree_id;
   if (!treeChanged && sameIds(prev.path, next.path)) return;
   const moved: { _id: string }[] = await m.query(

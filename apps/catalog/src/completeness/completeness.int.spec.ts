@@ -24,10 +24,14 @@ describe('completeness recompute (real Postgres)', () => {
     return w;
   };
   const products = () => ctx.services.products;
-  const list = async (params: Record<string, string>) => (await products().list(parseListQuery(productListDecl, { sort: 'code', ...params }))).data.map((p) => p.code);
+  const list = async (params: Record<string, string>) =>
+    (await products().list(parseListQuery(productListDecl, { sort: 'code', ...params }))).data.map((p) => p.code);
   const get = (p: ProductView) => products().get(p._id);
   const getJson = async (p: ProductView) => JSON.parse((await products().getJson(p._id)).json) as ProductView;
-  const jobs = async () => (await ctx.ds.query(`SELECT "cause", "after_id", "attempts", "products_updated" FROM catalog.completeness_jobs ORDER BY "created_at", "id"`)) as { cause: string; after_id: string | null; attempts: number; products_updated: number }[];
+  const jobs = async () =>
+    (await ctx.ds.query(
+      `SELECT "cause", "after_id", "attempts", "products_updated" FROM catalog.completeness_jobs ORDER BY "created_at", "id"`,
+    )) as { cause: string; after_id: string | null; attempts: number; products_updated: number }[];
   /** The products.updated events since `since` (an event count), by product code. */
   const updatedEvents = async (since: number) =>
     (await ctx.events())
@@ -56,8 +60,17 @@ describe('completeness recompute (real Postgres)', () => {
     await ctx.newAttribute({ key: 'brand_line', groups: [{ _id: group, required: true }] });
     const color = await ctx.newAttribute({ key: 'color', groups: [{ _id: group }] });
     const family = (await ctx.newFamily({ attribute_groups: [group] }))._id;
-    const lacking = await ctx.newProduct({ code: 'lacking', name: { en: 'Lacking', pt: 'Falta' }, attribute_groups: [group], attributes: { brand_line: 'x' } });
-    const full = await ctx.newProduct({ code: 'full', attribute_groups: [group], attributes: { brand_line: 'x', color: 'red' } });
+    const lacking = await ctx.newProduct({
+      code: 'lacking',
+      name: { en: 'Lacking', pt: 'Falta' },
+      attribute_groups: [group],
+      attributes: { brand_line: 'x' },
+    });
+    const full = await ctx.newProduct({
+      code: 'full',
+      attribute_groups: [group],
+      attributes: { brand_line: 'x', color: 'red' },
+    });
     const byFamily = await ctx.newProduct({ code: 'by_family', family_id: family, attributes: { brand_line: 'x' } });
     const outside = await ctx.newProduct({ code: 'outside', attribute_groups: [other] });
     expect(lacking.completeness).toEqual({ en: 100, pt: 100 });
@@ -105,7 +118,9 @@ describe('completeness recompute (real Postgres)', () => {
 
     const before = await eventCount();
     await ctx.services.families.patch(family._id, { attributes: [{ _id: size._id, required: true }] });
-    expect(await jobs()).toEqual([expect.objectContaining({ cause: `families.updated ${family._id}`, after_id: null, attempts: 0 })]);
+    expect(await jobs()).toEqual([
+      expect.objectContaining({ cause: `families.updated ${family._id}`, after_id: null, attempts: 0 }),
+    ]);
     expect(await worker().runOnce()).toEqual({ jobs: 1, updated: 1 });
     expect(await get(lacking)).toMatchObject({ completeness: { en: 0 }, version: 2 });
     expect(await getJson(lacking)).toMatchObject({ completeness: { en: 0 }, version: 2 });
@@ -187,7 +202,9 @@ describe('completeness recompute (real Postgres)', () => {
     for (let i = 0; i < 3; i++) await ctx.newProduct({ code: `p${i}`, attribute_groups: [group] });
     await ctx.services.attributes.patch(color._id, { groups: [{ _id: group, required: true }] });
     // A worker that took the job and died: its lease is held, nothing was written.
-    await ctx.ds.query(`UPDATE catalog.completeness_jobs SET "lease_token" = 'aaaaaaaaaaaaaaaaaaaaaaaa', "lease_until" = now() + interval '1 hour', "attempts" = 1`);
+    await ctx.ds.query(
+      `UPDATE catalog.completeness_jobs SET "lease_token" = 'aaaaaaaaaaaaaaaaaaaaaaaa', "lease_until" = now() + interval '1 hour', "attempts" = 1`,
+    );
     expect(await worker().runOnce()).toEqual({ jobs: 0, updated: 0 });
     await ctx.ds.query(`UPDATE catalog.completeness_jobs SET "lease_until" = now() - interval '1 second'`);
     expect(await worker().runOnce()).toEqual({ jobs: 1, updated: 3 });
@@ -227,14 +244,19 @@ describe('completeness recompute (real Postgres)', () => {
         if (updated === 0 || held) return;
         held = true;
         await writer.startTransaction();
-        await writer.query(`UPDATE catalog.products SET "tags" = '{late}', "completeness" = '{"en": 100}', "completeness_min" = 100, "version" = "version" + 1 WHERE "_id" = $1`, [second._id]);
+        await writer.query(
+          `UPDATE catalog.products SET "tags" = '{late}', "completeness" = '{"en": 100}', "completeness_min" = 100, "version" = "version" + 1 WHERE "_id" = $1`,
+          [second._id],
+        );
       },
     });
     const running = w.runOnce();
     try {
       // The worker's UPDATE of the second product waits for that row lock.
       await eventually(async () => {
-        const [{ n }] = await ctx.ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE "datname" = current_database() AND "wait_event_type" = 'Lock'`);
+        const [{ n }] = await ctx.ds.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE "datname" = current_database() AND "wait_event_type" = 'Lock'`,
+        );
         expect(n).toBe(1);
       });
       await writer.commitTransaction();

@@ -32,7 +32,8 @@ export interface FamilyRequirement {
 /** The NOTIFY channel the completeness workers of one schema listen on. */
 export const completenessChannel = (schema: string) => `pim_completeness_${schema}`;
 
-const localizable = (a: AttributeRequirement) => (a.type === 'text' || a.type === 'textarea') && a.type_config.localizable === true;
+const localizable = (a: AttributeRequirement) =>
+  (a.type === 'text' || a.type === 'textarea') && a.type_config.localizable === true;
 const sorted = (ids: Iterable<string>) => [...new Set(ids)].sort();
 
 /**
@@ -42,8 +43,14 @@ const sorted = (ids: Iterable<string>) => [...new Set(ids)].sort();
  * answer differs between `prev` and `next` can change — all shared links when the way values
  * count (localizable) changes.
  */
-function changedLinks(prev: AttributeRequirement | null, next: AttributeRequirement | null, of: 'groups' | 'categories', all: boolean): string[] {
-  const requiredVia = (a: AttributeRequirement | null) => new Map((a?.[of] ?? []).map((l) => [l._id, a!.required || l.required]));
+function changedLinks(
+  prev: AttributeRequirement | null,
+  next: AttributeRequirement | null,
+  of: 'groups' | 'categories',
+  all: boolean,
+): string[] {
+  const requiredVia = (a: AttributeRequirement | null) =>
+    new Map((a?.[of] ?? []).map((l) => [l._id, a!.required || l.required]));
   const before = requiredVia(prev);
   const after = requiredVia(next);
   const ids = new Set([...before.keys(), ...after.keys()]);
@@ -61,7 +68,10 @@ function changedLinks(prev: AttributeRequirement | null, next: AttributeRequirem
  * completeness of, or null when none: a new optional attribute, or a change of its name,
  * options or sequence, needs no recompute.
  */
-export function attributeScope(prev: AttributeRequirement | null, next: AttributeRequirement | null): CompletenessScope | null {
+export function attributeScope(
+  prev: AttributeRequirement | null,
+  next: AttributeRequirement | null,
+): CompletenessScope | null {
   const recount = prev !== null && next !== null && localizable(prev) !== localizable(next);
   const scope: CompletenessScope = {
     group_ids: changedLinks(prev, next, 'groups', recount),
@@ -76,18 +86,26 @@ export function attributeScope(prev: AttributeRequirement | null, next: Attribut
 /** Which products a family's update may change the completeness of (its own), or null when its members did not change. */
 export function familyScope(prev: FamilyRequirement, next: FamilyRequirement): CompletenessScope | null {
   const members = (f: FamilyRequirement) =>
-    JSON.stringify([sorted(f.attribute_groups), [...f.attributes].map((a) => [a._id, a.required]).sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))]);
+    JSON.stringify([
+      sorted(f.attribute_groups),
+      [...f.attributes].map((a) => [a._id, a.required]).sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)),
+    ]);
   if (members(prev) === members(next)) return null;
   return { group_ids: [], category_ids: [], family_ids: [next._id], attribute_ids: [] };
 }
 
-const isEmpty = (s: CompletenessScope) => s.group_ids.length + s.category_ids.length + s.family_ids.length + s.attribute_ids.length === 0;
+const isEmpty = (s: CompletenessScope) =>
+  s.group_ids.length + s.category_ids.length + s.family_ids.length + s.attribute_ids.length === 0;
 
 /**
  * Records a recompute inside the transaction of the change that needs it (so it exists if and
  * only if the change commits) and wakes the workers (NOTIFY is delivered at commit).
  */
-export async function enqueueCompleteness(m: EntityManager, cause: string, scope: CompletenessScope | null): Promise<void> {
+export async function enqueueCompleteness(
+  m: EntityManager,
+  cause: string,
+  scope: CompletenessScope | null,
+): Promise<void> {
   if (scope === null || isEmpty(scope)) return;
   await m.query(
     `INSERT INTO "completeness_jobs" ("id", "cause", "group_ids", "category_ids", "family_ids", "attribute_ids", "created_at")

@@ -94,7 +94,13 @@ export class CompletenessWorker extends NotifiedLoop {
 
   constructor(private readonly opts: CompletenessWorkerOptions) {
     // Jobs committed while the worker was not listening are found by the next run.
-    super({ dataSource: opts.dataSource, channel: completenessChannel(schemaOf(opts.dataSource.options)), name: 'completeness worker', listenPurpose: 'completeness-listen', logger: opts.logger });
+    super({
+      dataSource: opts.dataSource,
+      channel: completenessChannel(schemaOf(opts.dataSource.options)),
+      name: 'completeness worker',
+      listenPurpose: 'completeness-listen',
+      logger: opts.logger,
+    });
     this.ds = opts.dataSource;
     this.products = new RecordService(this.ds, productResource);
     this.batchSize = opts.batchSize ?? 500;
@@ -136,7 +142,9 @@ export class CompletenessWorker extends NotifiedLoop {
         this.opts.logger.error({ err }, 'completeness job failed; it will be retried');
       }
       if (this.stopping) break;
-      await this.wakeup.sleep(this.failures > 0 ? Math.min(30_000, this.pollMs * 2 ** Math.min(this.failures, 6)) : this.pollMs);
+      await this.wakeup.sleep(
+        this.failures > 0 ? Math.min(30_000, this.pollMs * 2 ** Math.min(this.failures, 6)) : this.pollMs,
+      );
     }
   }
 
@@ -202,7 +210,10 @@ export class CompletenessWorker extends NotifiedLoop {
       );
       if (n === 0 || this.stopping) return;
       if (Date.now() >= until) {
-        this.opts.logger.warn({ job: job.id, open: n }, 'completeness job goes on although older transactions are still open');
+        this.opts.logger.warn(
+          { job: job.id, open: n },
+          'completeness job goes on although older transactions are still open',
+        );
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
@@ -250,11 +261,20 @@ export class CompletenessWorker extends NotifiedLoop {
       const moved = await this.write(job, changes);
       updated += changes.length - moved.length;
       if (moved.length === 0 || round === RETRY_ROUNDS) {
-        if (moved.length > 0) this.opts.logger.warn({ job: job.id, products: moved }, 'products kept changing under the completeness recompute; left to their own writes');
+        if (moved.length > 0)
+          this.opts.logger.warn(
+            { job: job.id, products: moved },
+            'products kept changing under the completeness recompute; left to their own writes',
+          );
         await this.advance(job, after);
         return updated;
       }
-      pending = await this.ds.manager.createQueryBuilder(ProductEntity, 'p').where('p._id IN (:...ids)', { ids: moved }).andWhere('p.deleted = false').orderBy('p._id', 'ASC').getMany();
+      pending = await this.ds.manager
+        .createQueryBuilder(ProductEntity, 'p')
+        .where('p._id IN (:...ids)', { ids: moved })
+        .andWhere('p.deleted = false')
+        .orderBy('p._id', 'ASC')
+        .getMany();
     }
   }
 
@@ -301,7 +321,9 @@ export class CompletenessWorker extends NotifiedLoop {
         ],
       );
       const done = new Set(written.map((r) => r._id));
-      const events = changes.filter((c) => done.has(c.id)).map((c) => ({ source: SOURCE, collection: 'products', action: 'updated', data: c.view, actor: null }));
+      const events = changes
+        .filter((c) => done.has(c.id))
+        .map((c) => ({ source: SOURCE, collection: 'products', action: 'updated', data: c.view, actor: null }));
       await recordEvents(m, events);
       await this.renew(m, job, null, events.length);
       return changes.filter((c) => !done.has(c.id)).map((c) => c.id);
@@ -327,7 +349,10 @@ export class CompletenessWorker extends NotifiedLoop {
 
   /** Hands the job back untouched beyond its progress, for the next worker (this one is stopping). */
   private async release(job: HeldJob): Promise<void> {
-    await this.ds.query(`UPDATE "completeness_jobs" SET "lease_token" = NULL, "lease_until" = NULL WHERE "id" = $1 AND "lease_token" = $2`, [job.id, job.lease_token]);
+    await this.ds.query(
+      `UPDATE "completeness_jobs" SET "lease_token" = NULL, "lease_until" = NULL WHERE "id" = $1 AND "lease_token" = $2`,
+      [job.id, job.lease_token],
+    );
   }
 
   /** Notes the error and lets the job wait a little before any worker takes it again. */

@@ -16,11 +16,22 @@ export interface RequirementSubject {
  * queries and without locks: unlike a product write, a recompute checks nothing, and a change
  * committed after this read records its own recompute.
  */
-export async function loadRequirementWorld(m: EntityManager, products: RequirementSubject[]): Promise<RequirementWorld> {
+export async function loadRequirementWorld(
+  m: EntityManager,
+  products: RequirementSubject[],
+): Promise<RequirementWorld> {
   const familyIds = uniq(products.map((p) => p.family_id));
   const familyRows: ({ _id: string } & FamilyDef)[] =
-    familyIds.length === 0 ? [] : await m.query(`SELECT "_id", "attribute_groups", "attributes" FROM "families" WHERE "_id" = ANY($1) AND "deleted" = false`, [familyIds]);
-  const groups = uniq([...products.flatMap((p) => p.attribute_groups), ...familyRows.flatMap((f) => f.attribute_groups)]);
+    familyIds.length === 0
+      ? []
+      : await m.query(
+          `SELECT "_id", "attribute_groups", "attributes" FROM "families" WHERE "_id" = ANY($1) AND "deleted" = false`,
+          [familyIds],
+        );
+  const groups = uniq([
+    ...products.flatMap((p) => p.attribute_groups),
+    ...familyRows.flatMap((f) => f.attribute_groups),
+  ]);
   const categories = uniq(products.flatMap((p) => p.categories));
   const familyAttributes = uniq(familyRows.flatMap((f) => f.attributes.map((a) => a._id)));
   const attributeRows: AttributeDef[] = await m.query(
@@ -29,7 +40,9 @@ export async function loadRequirementWorld(m: EntityManager, products: Requireme
     [groups, categories, familyAttributes],
   );
   return {
-    families: new Map(familyRows.map((f) => [f._id, { attribute_groups: f.attribute_groups, attributes: f.attributes }])),
+    families: new Map(
+      familyRows.map((f) => [f._id, { attribute_groups: f.attribute_groups, attributes: f.attributes }]),
+    ),
     attributesByKey: new Map(attributeRows.map((a) => [a.key, a])),
   };
 }

@@ -9,12 +9,21 @@ import type { FamilyEntity } from './family.entity';
 
 /** Family attributes carry `_id` in REST and `id` in protos (buf lint forbids a leading underscore). */
 const familyCodec: RecordCodec<FamilyView, pb.Family, pb.FamilyInput> = {
-  toMessage: (view) => ({ ...viewToMessage(view), attributes: view.attributes.map((a) => ({ id: a._id, required: a.required })) }),
-  fromInput: (input) => ({ ...(input ?? {}), attributes: (input?.attributes ?? []).map((a) => ({ _id: a.id, required: a.required })) }),
+  toMessage: (view) => ({
+    ...viewToMessage(view),
+    attributes: view.attributes.map((a) => ({ id: a._id, required: a.required })),
+  }),
+  fromInput: (input) => ({
+    ...(input ?? {}),
+    attributes: (input?.attributes ?? []).map((a) => ({ _id: a.id, required: a.required })),
+  }),
 };
 
 /** gRPC handlers of pim.catalog.v1.FamiliesService. */
-export function familiesGrpc(service: TaxonomyService<FamilyEntity, FamilyView, FamilyInput>, logger: Logger): ServiceRegistration {
+export function familiesGrpc(
+  service: TaxonomyService<FamilyEntity, FamilyView, FamilyInput>,
+  logger: Logger,
+): ServiceRegistration {
   const h = taxonomyHandlers(service, familyCodec, logger, { one: 'Family', many: 'Families' });
   const implementation: pb.FamiliesServiceServer = {
     createFamily: h.create,

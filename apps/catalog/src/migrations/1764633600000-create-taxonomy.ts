@@ -14,8 +14,16 @@ const COMMON_COLUMNS =
 const TABLES: [table: string, pk: string, own: string][] = [
   ['brands', 'PK_fccd13f3d4cd2a3bb17b0d3c9fb', ''],
   ['category_trees', 'PK_8c5c5496af518d4ce2f21815e3a', ''],
-  ['categories', 'PK_41b10fde49e2e6b0c771fa2ad5e', `, "category_tree_id" character(24) NOT NULL, "parent_id" character(24), "path" text array NOT NULL`],
-  ['families', 'PK_ce3c6e88f9425d1401c7affacd4', `, "attribute_groups" text array NOT NULL DEFAULT '{}', "attributes" jsonb NOT NULL DEFAULT '[]'`],
+  [
+    'categories',
+    'PK_41b10fde49e2e6b0c771fa2ad5e',
+    `, "category_tree_id" character(24) NOT NULL, "parent_id" character(24), "path" text array NOT NULL`,
+  ],
+  [
+    'families',
+    'PK_ce3c6e88f9425d1401c7affacd4',
+    `, "attribute_groups" text array NOT NULL DEFAULT '{}', "attributes" jsonb NOT NULL DEFAULT '[]'`,
+  ],
   ['catalogs', 'PK_680bdf64e1771281159a472b8c7', `, "user_groups" text array NOT NULL DEFAULT '{}'`],
 ];
 

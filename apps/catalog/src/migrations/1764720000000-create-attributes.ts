@@ -50,19 +50,31 @@ export class CreateAttributes1764720000000 implements MigrationInterface {
       );
       await q.query(`CREATE INDEX "IDX_${table}_tags" ON "${table}" USING gin ("tags") WHERE deleted = false`);
     }
-    await q.query(`CREATE UNIQUE INDEX "UQ_attribute_groups_key_live" ON "attribute_groups" ("key") WHERE deleted = false`);
+    await q.query(
+      `CREATE UNIQUE INDEX "UQ_attribute_groups_key_live" ON "attribute_groups" ("key") WHERE deleted = false`,
+    );
     await q.query(`CREATE INDEX "IDX_attribute_groups_created_at" ON "attribute_groups" ("created_at", "_id")`);
-    await q.query(`CREATE INDEX "IDX_attribute_groups_category_live" ON "attribute_groups" ("category_id") WHERE deleted = false`);
+    await q.query(
+      `CREATE INDEX "IDX_attribute_groups_category_live" ON "attribute_groups" ("category_id") WHERE deleted = false`,
+    );
 
     await q.query(`CREATE UNIQUE INDEX "UQ_attributes_key_live" ON "attributes" ("key") WHERE deleted = false`);
     await q.query(`CREATE INDEX "IDX_attributes_created_at" ON "attributes" ("created_at", "_id")`);
     // `group_ids=<id>` and `category_ids=<id>` filters, and the in-use checks of group and category deletes.
-    await q.query(`CREATE INDEX "IDX_attributes_group_ids" ON "attributes" USING gin ("group_ids") WHERE deleted = false`);
-    await q.query(`CREATE INDEX "IDX_attributes_category_ids" ON "attributes" USING gin ("category_ids") WHERE deleted = false`);
+    await q.query(
+      `CREATE INDEX "IDX_attributes_group_ids" ON "attributes" USING gin ("group_ids") WHERE deleted = false`,
+    );
+    await q.query(
+      `CREATE INDEX "IDX_attributes_category_ids" ON "attributes" USING gin ("category_ids") WHERE deleted = false`,
+    );
 
-    await q.query(`CREATE UNIQUE INDEX "UQ_attribute_options_value_live" ON "attribute_options" ("attribute_id", "value") WHERE deleted = false`);
+    await q.query(
+      `CREATE UNIQUE INDEX "UQ_attribute_options_value_live" ON "attribute_options" ("attribute_id", "value") WHERE deleted = false`,
+    );
     // Options are always listed per attribute; the default sort then reads this index in order.
-    await q.query(`CREATE INDEX "IDX_attribute_options_attribute_created_at" ON "attribute_options" ("attribute_id", "created_at", "_id") WHERE deleted = false`);
+    await q.query(
+      `CREATE INDEX "IDX_attribute_options_attribute_created_at" ON "attribute_options" ("attribute_id", "created_at", "_id") WHERE deleted = false`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -26,19 +26,33 @@ export class CreateProducts1764806400000 implements MigrationInterface {
   name = 'CreateProducts1764806400000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE "products" (${COLUMNS}, CONSTRAINT "PK_bb9432d5569253ad39cd0061760" PRIMARY KEY ("_id"))`);
+    await q.query(
+      `CREATE TABLE "products" (${COLUMNS}, CONSTRAINT "PK_bb9432d5569253ad39cd0061760" PRIMARY KEY ("_id"))`,
+    );
     await q.query(`CREATE UNIQUE INDEX "UQ_products_code_live" ON "products" ("code") WHERE deleted = false`);
     await q.query(`CREATE INDEX "IDX_products_created_at" ON "products" ("created_at", "_id")`);
-    await q.query(`CREATE INDEX "IDX_products_search" ON "products" USING gin (lower(immutable_unaccent("search_text")) public.gin_trgm_ops) WHERE deleted = false`);
+    await q.query(
+      `CREATE INDEX "IDX_products_search" ON "products" USING gin (lower(immutable_unaccent("search_text")) public.gin_trgm_ops) WHERE deleted = false`,
+    );
     await q.query(`CREATE INDEX "IDX_products_tags" ON "products" USING gin ("tags") WHERE deleted = false`);
-    await q.query(`CREATE INDEX "IDX_products_categories" ON "products" USING gin ("categories") WHERE deleted = false`);
-    await q.query(`CREATE INDEX "IDX_products_category_trees" ON "products" USING gin ("category_trees") WHERE deleted = false`);
-    await q.query(`CREATE INDEX "IDX_products_attribute_groups" ON "products" USING gin ("attribute_groups") WHERE deleted = false`);
-    await q.query(`CREATE INDEX "IDX_products_attributes" ON "products" USING gin ("attributes") WHERE deleted = false`);
+    await q.query(
+      `CREATE INDEX "IDX_products_categories" ON "products" USING gin ("categories") WHERE deleted = false`,
+    );
+    await q.query(
+      `CREATE INDEX "IDX_products_category_trees" ON "products" USING gin ("category_trees") WHERE deleted = false`,
+    );
+    await q.query(
+      `CREATE INDEX "IDX_products_attribute_groups" ON "products" USING gin ("attribute_groups") WHERE deleted = false`,
+    );
+    await q.query(
+      `CREATE INDEX "IDX_products_attributes" ON "products" USING gin ("attributes") WHERE deleted = false`,
+    );
     await q.query(`CREATE INDEX "IDX_products_family_live" ON "products" ("family_id") WHERE deleted = false`);
     await q.query(`CREATE INDEX "IDX_products_brand_live" ON "products" ("brand_id") WHERE deleted = false`);
     await q.query(`CREATE INDEX "IDX_products_product_live" ON "products" ("product_id") WHERE deleted = false`);
-    await q.query(`CREATE INDEX "IDX_products_completeness_min_live" ON "products" ("completeness_min") WHERE deleted = false`);
+    await q.query(
+      `CREATE INDEX "IDX_products_completeness_min_live" ON "products" ("completeness_min") WHERE deleted = false`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

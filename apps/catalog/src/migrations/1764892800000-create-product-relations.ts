@@ -17,11 +17,19 @@ export class CreateProductRelations1764892800000 implements MigrationInterface {
   name = 'CreateProductRelations1764892800000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE "product_relations" (${COLUMNS}, CONSTRAINT "PK_product_relations" PRIMARY KEY ("_id"))`);
-    await q.query(`CREATE UNIQUE INDEX "UQ_product_relations_key_live" ON "product_relations" ("key") WHERE deleted = false`);
+    await q.query(
+      `CREATE TABLE "product_relations" (${COLUMNS}, CONSTRAINT "PK_product_relations" PRIMARY KEY ("_id"))`,
+    );
+    await q.query(
+      `CREATE UNIQUE INDEX "UQ_product_relations_key_live" ON "product_relations" ("key") WHERE deleted = false`,
+    );
     await q.query(`CREATE INDEX "IDX_product_relations_created_at" ON "product_relations" ("created_at", "_id")`);
-    await q.query(`CREATE INDEX "IDX_product_relations_product_live" ON "product_relations" ("product_id") WHERE deleted = false`);
-    await q.query(`CREATE INDEX "IDX_product_relations_items" ON "product_relations" USING gin ("items") WHERE deleted = false`);
+    await q.query(
+      `CREATE INDEX "IDX_product_relations_product_live" ON "product_relations" ("product_id") WHERE deleted = false`,
+    );
+    await q.query(
+      `CREATE INDEX "IDX_product_relations_items" ON "product_relations" USING gin ("items") WHERE deleted = false`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

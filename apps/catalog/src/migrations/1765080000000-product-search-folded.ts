@@ -31,16 +31,25 @@ export class ProductSearchFolded1765080000000 implements MigrationInterface {
       `CREATE TABLE IF NOT EXISTS "typeorm_metadata" ("type" character varying NOT NULL, "database" character varying, ` +
         `"schema" character varying, "table" character varying, "name" character varying, "value" text)`,
     );
-    await q.query(`INSERT INTO "typeorm_metadata" ("database", "schema", "table", "type", "name", "value") VALUES (current_database(), current_schema(), 'products', 'GENERATED_COLUMN', 'search_folded', $1)`, [FOLDED]);
+    await q.query(
+      `INSERT INTO "typeorm_metadata" ("database", "schema", "table", "type", "name", "value") VALUES (current_database(), current_schema(), 'products', 'GENERATED_COLUMN', 'search_folded', $1)`,
+      [FOLDED],
+    );
     await q.query(`DROP INDEX "IDX_products_search"`);
-    await q.query(`CREATE INDEX "IDX_products_search_folded" ON "products" USING gin ("search_folded" public.gin_trgm_ops, "brand_id", "family_id") WHERE deleted = false`);
+    await q.query(
+      `CREATE INDEX "IDX_products_search_folded" ON "products" USING gin ("search_folded" public.gin_trgm_ops, "brand_id", "family_id") WHERE deleted = false`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX "IDX_products_search_folded"`);
-    await q.query(`CREATE INDEX "IDX_products_search" ON "products" USING gin (lower(immutable_unaccent("search_text")) public.gin_trgm_ops) WHERE deleted = false`);
+    await q.query(
+      `CREATE INDEX "IDX_products_search" ON "products" USING gin (lower(immutable_unaccent("search_text")) public.gin_trgm_ops) WHERE deleted = false`,
+    );
     // The table stays: TypeORM creates it anyway before it runs or reverts a migration while an entity has a generated column.
-    await q.query(`DELETE FROM "typeorm_metadata" WHERE "type" = 'GENERATED_COLUMN' AND "table" = 'products' AND "name" = 'search_folded'`);
+    await q.query(
+      `DELETE FROM "typeorm_metadata" WHERE "type" = 'GENERATED_COLUMN' AND "table" = 'products' AND "name" = 'search_folded'`,
+    );
     await q.query(`ALTER TABLE "products" DROP COLUMN "search_folded"`);
     // btree_gin stays: it lives in public, where other schemas' indexes may use it.
   }

@@ -19,7 +19,9 @@ export class CompletenessJobs1765324800000 implements MigrationInterface {
   name = 'CompletenessJobs1765324800000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE "completeness_jobs" (${COLUMNS}, CONSTRAINT "PK_completeness_jobs" PRIMARY KEY ("id"))`);
+    await q.query(
+      `CREATE TABLE "completeness_jobs" (${COLUMNS}, CONSTRAINT "PK_completeness_jobs" PRIMARY KEY ("id"))`,
+    );
     await q.query(`CREATE INDEX "IDX_completeness_jobs_created_at" ON "completeness_jobs" ("created_at", "id")`);
   }
 

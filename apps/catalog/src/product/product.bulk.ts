@@ -4,7 +4,13 @@ import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { copyColumnsOf, copyInto } from '@pim/db';
 import { recordEvents } from '@pim/events';
-import { BULK_MAX_ITEMS, productSchemas, type BulkItemResult, type ProductInput, type ProductView } from '@pim/resources';
+import {
+  BULK_MAX_ITEMS,
+  productSchemas,
+  type BulkItemResult,
+  type ProductInput,
+  type ProductView,
+} from '@pim/resources';
 import { SOURCE, type RecordService } from '../record/record.service';
 import { ProductEntity } from './product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
@@ -16,14 +22,48 @@ const DEADLOCK = '40P01';
 
 /** Columns a bulk upsert writes (every column of the table; `_id` is the conflict's survivor). */
 const COLUMNS = [
-  '_id', 'search_text', 'version', 'created_at', 'updated_at', 'created_by_name', 'deleted', 'deleted_at', 'deleted_by',
-  'family_id', 'brand_id', 'fulfilled', 'categories', 'category_trees', 'product_id', 'catalogs', 'attribute_groups',
-  'attributes_schema_snapshot', 'attributes_options_snapshot', 'code', 'name', 'description', 'image', 'images', 'attributes',
-  'enabled', 'tags', 'type', 'product_approval', 'last_approval_at', 'published', 'last_publishment_id', 'last_published_at',
-  'publishments', 'completeness', 'completeness_min', 'rendered',
+  '_id',
+  'search_text',
+  'version',
+  'created_at',
+  'updated_at',
+  'created_by_name',
+  'deleted',
+  'deleted_at',
+  'deleted_by',
+  'family_id',
+  'brand_id',
+  'fulfilled',
+  'categories',
+  'category_trees',
+  'product_id',
+  'catalogs',
+  'attribute_groups',
+  'attributes_schema_snapshot',
+  'attributes_options_snapshot',
+  'code',
+  'name',
+  'description',
+  'image',
+  'images',
+  'attributes',
+  'enabled',
+  'tags',
+  'type',
+  'product_approval',
+  'last_approval_at',
+  'published',
+  'last_publishment_id',
+  'last_published_at',
+  'publishments',
+  'completeness',
+  'completeness_min',
+  'rendered',
 ];
 const LIST = COLUMNS.map((c) => `"${c}"`).join(', ');
-const SET = COLUMNS.filter((c) => c !== '_id').map((c) => `"${c}" = EXCLUDED."${c}"`).join(', ');
+const SET = COLUMNS.filter((c) => c !== '_id')
+  .map((c) => `"${c}" = EXCLUDED."${c}"`)
+  .join(', ');
 
 /** The error of an item as its result shows it (no request id: the response carries one). */
 const itemError = (err: { toObject(): ErrorObject }) => {
@@ -63,18 +103,26 @@ export class ProductBulkUpsert {
     const firstAt = new Map<string, number>();
     items.forEach((raw, index) => {
       const parsed = productSchemas.input.safeParse(raw);
-      const code = typeof (raw as { code?: unknown })?.code === 'string' ? ((raw as { code: string }).code) : undefined;
+      const code = typeof (raw as { code?: unknown })?.code === 'string' ? (raw as { code: string }).code : undefined;
       if (!parsed.success) {
-        results[index] = { index, ...(code !== undefined ? { code } : {}), status: 'failed', error: itemError(fromZodError(parsed.error, { title: 'Invalid product' })) };
+        results[index] = {
+          index,
+          ...(code !== undefined ? { code } : {}),
+          status: 'failed',
+          error: itemError(fromZodError(parsed.error, { title: 'Invalid product' })),
+        };
         return;
       }
       const earlier = firstAt.get(parsed.data.code);
       if (earlier !== undefined) {
-        const err = new ValidationError(`The code '${parsed.data.code}' appears earlier in the batch (item ${earlier})`, {
-          title: 'Duplicate code in batch',
-          solution: 'Send each code once per batch',
-          details: [{ field: 'code', message: `repeats item ${earlier}` }],
-        });
+        const err = new ValidationError(
+          `The code '${parsed.data.code}' appears earlier in the batch (item ${earlier})`,
+          {
+            title: 'Duplicate code in batch',
+            solution: 'Send each code once per batch',
+            details: [{ field: 'code', message: `repeats item ${earlier}` }],
+          },
+        );
         results[index] = { index, code: parsed.data.code, status: 'failed', error: itemError(err) };
         return;
       }
@@ -92,7 +140,9 @@ export class ProductBulkUpsert {
       try {
         return await this.ds.transaction((m) => this.writeIn(m, pending));
       } catch (err) {
-        const code = (err as { driverError?: { code?: string }; code?: string })?.driverError?.code ?? (err as { code?: string })?.code;
+        const code =
+          (err as { driverError?: { code?: string }; code?: string })?.driverError?.code ??
+          (err as { code?: string })?.code;
         if (code === DEADLOCK && attempt < ATTEMPTS) continue;
         throw err;
       }
@@ -103,7 +153,11 @@ export class ProductBulkUpsert {
     const codes = pending.map((p) => p.input.code);
     // Same lock as single writes take, so a code is never created twice between the read and the insert.
     await lockStrings(m, CODE_LOCK, codes);
-    const existing = await m.find(ProductEntity, { where: { code: In(codes), deleted: false }, lock: { mode: 'pessimistic_write' }, order: { _id: 'ASC' } });
+    const existing = await m.find(ProductEntity, {
+      where: { code: In(codes), deleted: false },
+      lock: { mode: 'pessimistic_write' },
+      order: { _id: 'ASC' },
+    });
     const prevByCode = new Map(existing.map((p) => [p.code, p]));
     const now = new Date();
     const actor = currentContext()?.actor?.user_name ?? null;
@@ -113,7 +167,15 @@ export class ProductBulkUpsert {
       if (prev) {
         next.version = prev.version + 1;
       } else {
-        Object.assign(next, { _id: newId(), version: 1, created_at: now, created_by_name: actor, deleted: false, deleted_at: null, deleted_by: null });
+        Object.assign(next, {
+          _id: newId(),
+          version: 1,
+          created_at: now,
+          created_by_name: actor,
+          deleted: false,
+          deleted_at: null,
+          deleted_by: null,
+        });
       }
       next.updated_at = now;
       return next;
@@ -127,7 +189,12 @@ export class ProductBulkUpsert {
       const { index } = pending[i];
       const check = checkProduct(draft, world, claims);
       if (!check.ok) {
-        results.push({ index, code: draft.code, status: 'failed', error: itemError(productProblemsError(draft.code, check.problems)) });
+        results.push({
+          index,
+          code: draft.code,
+          status: 'failed',
+          error: itemError(productProblemsError(draft.code, check.problems)),
+        });
         return;
       }
       Object.assign(draft, check.derived);
@@ -148,7 +215,12 @@ export class ProductBulkUpsert {
     const created = good.filter((g) => g.action === 'created').map((g) => g.entity);
     const updated = good.filter((g) => g.action === 'updated').map((g) => g.entity);
     if (created.length > 0) {
-      await copyInto(m, 'products', copyColumnsOf(m.connection.getMetadata(ProductEntity), COLUMNS), created.map((entity) => COLUMNS.map((c) => column(entity, c))));
+      await copyInto(
+        m,
+        'products',
+        copyColumnsOf(m.connection.getMetadata(ProductEntity), COLUMNS),
+        created.map((entity) => COLUMNS.map((c) => column(entity, c))),
+      );
     }
     if (updated.length > 0) {
       const rows = updated.map((entity) => Object.fromEntries(COLUMNS.map((c) => [c, column(entity, c)])));
@@ -161,7 +233,15 @@ export class ProductBulkUpsert {
     const ctx = currentContext();
     await recordEvents(
       m,
-      good.map(({ action, entity }, i) => ({ source: SOURCE, collection: 'products', action, data: views[i], dataJson: entity.rendered ?? undefined, actor: ctx?.actor ?? null, requestId: ctx?.requestId })),
+      good.map(({ action, entity }, i) => ({
+        source: SOURCE,
+        collection: 'products',
+        action,
+        data: views[i],
+        dataJson: entity.rendered ?? undefined,
+        actor: ctx?.actor ?? null,
+        requestId: ctx?.requestId,
+      })),
     );
     return results;
   }

@@ -16,7 +16,8 @@ export interface Completeness {
 }
 
 /** Whether an attribute holds one text per language (filled per language for completeness). */
-export const isLocalized = (a: AttributeDef) => (a.type === 'text' || a.type === 'textarea') && a.type_config.localizable === true;
+export const isLocalized = (a: AttributeDef) =>
+  (a.type === 'text' || a.type === 'textarea') && a.type_config.localizable === true;
 
 /** Whether a value counts as filled (in one language, for a localizable attribute). */
 export function filled(a: AttributeDef, value: unknown, language?: string): boolean {
@@ -32,14 +33,18 @@ export function filled(a: AttributeDef, value: unknown, language?: string): bool
 }
 
 /** Whether an attribute's association admits the product's type (decisions.md §7). */
-export const fitsType = (a: AttributeDef, variation: boolean) => a.association === 'product_and_sku' || (a.association === 'sku') === variation;
+export const fitsType = (a: AttributeDef, variation: boolean) =>
+  a.association === 'product_and_sku' || (a.association === 'sku') === variation;
 
 /**
  * The attributes that apply to a product — those linked to its attribute groups (its own and
  * its family's), to its categories, or named by its family — each with whether it must be
  * filled there (on the attribute, or on one of the links the product has).
  */
-export function applicable(p: Pick<ProductDraft, 'family_id' | 'attribute_groups' | 'categories'>, w: RequirementWorld): Map<string, Applicable> {
+export function applicable(
+  p: Pick<ProductDraft, 'family_id' | 'attribute_groups' | 'categories'>,
+  w: RequirementWorld,
+): Map<string, Applicable> {
   const family = p.family_id !== null ? w.families.get(p.family_id) : undefined;
   const groups = new Set([...p.attribute_groups, ...(family?.attribute_groups ?? [])]);
   const categories = new Set(p.categories);
@@ -50,7 +55,8 @@ export function applicable(p: Pick<ProductDraft, 'family_id' | 'attribute_groups
     const inCategories = a.categories.filter((l) => categories.has(l._id));
     const inFamily = byFamily.get(a._id);
     if (inGroups.length === 0 && inCategories.length === 0 && inFamily === undefined) continue;
-    const required = a.required || inFamily === true || inGroups.some((l) => l.required) || inCategories.some((l) => l.required);
+    const required =
+      a.required || inFamily === true || inGroups.some((l) => l.required) || inCategories.some((l) => l.required);
     out.set(a.key, { a, required });
   }
   return out;
@@ -64,7 +70,11 @@ export const requiredAttributes = (apply: Map<string, Applicable>, variation: bo
  * Completeness per language of `name` ∪ `description`: floor(100 × filled required / required),
  * 100 when nothing is required; and its lowest value (100 when the product has no language).
  */
-export function completenessOf(p: Pick<ProductDraft, 'name' | 'description'>, required: AttributeDef[], attributes: Record<string, unknown>): Completeness {
+export function completenessOf(
+  p: Pick<ProductDraft, 'name' | 'description'>,
+  required: AttributeDef[],
+  attributes: Record<string, unknown>,
+): Completeness {
   const languages = [...new Set([...Object.keys(p.name), ...Object.keys(p.description)])].sort();
   const completeness = Object.fromEntries(
     languages.map((language) => {
@@ -77,6 +87,12 @@ export function completenessOf(p: Pick<ProductDraft, 'name' | 'description'>, re
 }
 
 /** A stored product's completeness against a (fresh) world: what the background recompute writes. */
-export function productCompleteness(p: Pick<ProductDraft, 'family_id' | 'attribute_groups' | 'categories' | 'name' | 'description' | 'attributes' | 'type'>, w: RequirementWorld): Completeness {
+export function productCompleteness(
+  p: Pick<
+    ProductDraft,
+    'family_id' | 'attribute_groups' | 'categories' | 'name' | 'description' | 'attributes' | 'type'
+  >,
+  w: RequirementWorld,
+): Completeness {
   return completenessOf(p, requiredAttributes(applicable(p, w), p.type === 'variation'), p.attributes);
 }

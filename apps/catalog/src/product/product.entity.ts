@@ -121,7 +121,14 @@ export class ProductEntity extends RecordEntity {
    * `search_text` folded (lowercase, unaccented) by Postgres on every write; `_search` compares
    * it with a plain LIKE through the trigram index. Never written nor read by the app.
    */
-  @Column({ type: 'text', generatedType: 'STORED', asExpression: 'lower(immutable_unaccent(search_text))', insert: false, update: false, select: false })
+  @Column({
+    type: 'text',
+    generatedType: 'STORED',
+    asExpression: 'lower(immutable_unaccent(search_text))',
+    insert: false,
+    update: false,
+    select: false,
+  })
   search_folded!: string;
 
   /**

@@ -30,7 +30,11 @@ function typed(a: FilterAttribute, raw: string): unknown {
  * date and datetime attributes. An unknown key, a value of the wrong type or an operator the type
  * does not take is a 400 naming the filter.
  */
-export async function applyAttributeFilters(m: EntityManager, qb: SelectQueryBuilder<ProductEntity>, filters: Filter[]): Promise<void> {
+export async function applyAttributeFilters(
+  m: EntityManager,
+  qb: SelectQueryBuilder<ProductEntity>,
+  filters: Filter[],
+): Promise<void> {
   const keys = [...new Set(filters.map((f) => f.field.slice(ATTRIBUTE_FILTER_PREFIX.length)))];
   const rows: { key: string; type: AttributeType; localizable: boolean | null }[] = await m.query(
     `SELECT "key", "type", ("type_config" ->> 'localizable')::boolean AS localizable FROM "attributes" WHERE "deleted" = false AND "key" = ANY($1)`,
@@ -45,25 +49,39 @@ export async function applyAttributeFilters(m: EntityManager, qb: SelectQueryBui
     if (!a) return void problems.push({ field, message: 'names no live attribute key' });
     const k = `af_k${i}`;
     if (f.op === 'exists') {
-      if (f.values[0] !== 'true' && f.values[0] !== 'false') return void problems.push({ field, message: '_exists must be true or false' });
+      if (f.values[0] !== 'true' && f.values[0] !== 'false')
+        return void problems.push({ field, message: '_exists must be true or false' });
       const want = f.values[0] === 'true';
       clauses.push({ sql: `(t.attributes -> :${k}) IS ${want ? 'NOT ' : ''}NULL`, params: { [k]: a.key } });
       return;
     }
-    if (NOT_FILTERABLE.includes(a.type)) return void problems.push({ field, message: `${a.type} attributes can only be filtered with _exists` });
+    if (NOT_FILTERABLE.includes(a.type))
+      return void problems.push({ field, message: `${a.type} attributes can only be filtered with _exists` });
     const values = f.values.map((raw) => typed(a, raw));
-    if (values.some((v) => v === undefined)) return void problems.push({ field, message: `must be ${a.type === 'number' ? 'a number' : 'true or false'} for a ${a.type} attribute` });
+    if (values.some((v) => v === undefined))
+      return void problems.push({
+        field,
+        message: `must be ${a.type === 'number' ? 'a number' : 'true or false'} for a ${a.type} attribute`,
+      });
     if (['gt', 'gte', 'lt', 'lte'].includes(f.op)) {
-      if (!RANGE_TYPES.includes(a.type)) return void problems.push({ field, message: `_${f.op} applies to number, date and datetime attributes only` });
+      if (!RANGE_TYPES.includes(a.type))
+        return void problems.push({ field, message: `_${f.op} applies to number, date and datetime attributes only` });
       const cmp = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[f.op as 'gt' | 'gte' | 'lt' | 'lte'];
       const cast = a.type === 'number' ? 'numeric' : a.type === 'date' ? 'date' : 'timestamptz';
       const v = `af_v${i}`;
-      clauses.push({ sql: `(t.attributes ->> :${k})::${cast} ${cmp} CAST(:${v} AS ${cast})`, params: { [k]: a.key, [v]: String(values[0]) } });
+      clauses.push({
+        sql: `(t.attributes ->> :${k})::${cast} ${cmp} CAST(:${v} AS ${cast})`,
+        params: { [k]: a.key, [v]: String(values[0]) },
+      });
       return;
     }
     const one = (value: unknown, j: number) => {
       const p = `af_v${i}_${j}`;
-      if (a.localizable) return { sql: `EXISTS (SELECT 1 FROM jsonb_each_text(t.attributes -> :${k}) AS e WHERE e.value = :${p})`, params: { [p]: value } };
+      if (a.localizable)
+        return {
+          sql: `EXISTS (SELECT 1 FROM jsonb_each_text(t.attributes -> :${k}) AS e WHERE e.value = :${p})`,
+          params: { [p]: value },
+        };
       const contained = { [a.key]: a.type === 'multiselect' ? [value] : value };
       return { sql: `t.attributes @> CAST(:${p} AS jsonb)`, params: { [p]: JSON.stringify(contained) } };
     };

@@ -24,7 +24,9 @@ export const SCAN_BATCH_MAX = 1_000;
 function batchSizeOf(requested: number | undefined): number {
   if (requested === undefined) return SCAN_BATCH_DEFAULT;
   if (!Number.isInteger(requested) || requested < 1 || requested > SCAN_BATCH_MAX) {
-    throw new ValidationError(`batch_size must be a whole number from 1 to ${SCAN_BATCH_MAX}, got ${requested}`, { details: [{ field: 'batch_size', message: `must be 1 to ${SCAN_BATCH_MAX}` }] });
+    throw new ValidationError(`batch_size must be a whole number from 1 to ${SCAN_BATCH_MAX}, got ${requested}`, {
+      details: [{ field: 'batch_size', message: `must be 1 to ${SCAN_BATCH_MAX}` }],
+    });
   }
   return requested;
 }
@@ -32,20 +34,38 @@ function batchSizeOf(requested: number | undefined): number {
 /** The items of a bulk upsert, sent as Structs or as one JSON array. */
 function bulkItemsOf(req: pb.BulkUpsertProductsRequest): unknown[] {
   if (!req.items_json || req.items_json.length === 0) return req.items ?? [];
-  if ((req.items ?? []).length > 0) throw new ValidationError('Send the items either as items or as items_json, not both');
+  if ((req.items ?? []).length > 0)
+    throw new ValidationError('Send the items either as items or as items_json, not both');
   let items: unknown;
   try {
-    items = JSON.parse(Buffer.from(req.items_json.buffer, req.items_json.byteOffset, req.items_json.byteLength).toString('utf8'));
+    items = JSON.parse(
+      Buffer.from(req.items_json.buffer, req.items_json.byteOffset, req.items_json.byteLength).toString('utf8'),
+    );
   } catch {
-    throw new ValidationError('items_json is not valid JSON', { details: [{ field: 'items_json', message: 'must be a JSON array of product inputs' }] });
+    throw new ValidationError('items_json is not valid JSON', {
+      details: [{ field: 'items_json', message: 'must be a JSON array of product inputs' }],
+    });
   }
-  if (!Array.isArray(items)) throw new ValidationError('items_json must be a JSON array', { details: [{ field: 'items_json', message: 'must be a JSON array of product inputs' }] });
+  if (!Array.isArray(items))
+    throw new ValidationError('items_json must be a JSON array', {
+      details: [{ field: 'items_json', message: 'must be a JSON array of product inputs' }],
+    });
   return items;
 }
 
 /** gRPC handlers of pim.catalog.v1.ProductsService. */
-export function productsGrpc(service: RecordService<ProductEntity, ProductView, ProductInput>, bulk: ProductBulkUpsert, logger: Logger): ServiceRegistration {
-  const h = recordHandlers(service, productCodec, logger, { one: 'Product', many: 'Products' }, (req: pb.BatchGetProductsRequest) => req.codes ?? []);
+export function productsGrpc(
+  service: RecordService<ProductEntity, ProductView, ProductInput>,
+  bulk: ProductBulkUpsert,
+  logger: Logger,
+): ServiceRegistration {
+  const h = recordHandlers(
+    service,
+    productCodec,
+    logger,
+    { one: 'Product', many: 'Products' },
+    (req: pb.BatchGetProductsRequest) => req.codes ?? [],
+  );
   const implementation: pb.ProductsServiceServer = {
     createProduct: h.create,
     getProduct: h.get,
@@ -63,23 +83,31 @@ export function productsGrpc(service: RecordService<ProductEntity, ProductView, 
     }),
     batchGetProducts: h.batchGet,
     bulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: pb.BulkUpsertProductsRequest) => ({
-      data: (await bulk.upsert(bulkItemsOf(req))).map(({ _id, ...r }) => ({ ...r, ...(_id !== undefined ? { id: _id } : {}) })),
+      data: (await bulk.upsert(bulkItemsOf(req))).map(({ _id, ...r }) => ({
+        ...r,
+        ...(_id !== undefined ? { id: _id } : {}),
+      })),
     })),
     scanProducts: serverStream(logger, 'ScanProducts', async (req: pb.ScanProductsRequest, send) => {
       const size = batchSizeOf(req.batch_size);
       const { filters, search } = fromProtoListQuery(req.query);
-      for await (const batch of service.scan({ filters, search }, size)) await send({ data: batch.map((v) => productCodec.toMessage(v)) });
+      for await (const batch of service.scan({ filters, search }, size))
+        await send({ data: batch.map((v) => productCodec.toMessage(v)) });
     }),
-    updateProductPublication: unary(logger, 'UpdateProductPublication', async (req: pb.UpdateProductPublicationRequest) => {
-      // A merge patch of the four fields alone: the product's other fields and rules stay as they are.
-      const patch = {
-        published: req.published,
-        last_published_at: req.last_published_at ?? null,
-        last_publishment_id: req.last_publishment_id ?? null,
-        publishments: req.publishments ?? [],
-      };
-      return { data: productCodec.toMessage(await service.patch(req.id, patch, req.expected_version)) };
-    }),
+    updateProductPublication: unary(
+      logger,
+      'UpdateProductPublication',
+      async (req: pb.UpdateProductPublicationRequest) => {
+        // A merge patch of the four fields alone: the product's other fields and rules stay as they are.
+        const patch = {
+          published: req.published,
+          last_published_at: req.last_published_at ?? null,
+          last_publishment_id: req.last_publishment_id ?? null,
+          publishments: req.publishments ?? [],
+        };
+        return { data: productCodec.toMessage(await service.patch(req.id, patch, req.expected_version)) };
+      },
+    ),
   };
   return { name: 'pim.catalog.v1.ProductsService', definition: pb.ProductsServiceService, implementation };
 }

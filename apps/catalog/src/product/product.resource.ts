@@ -46,7 +46,9 @@ export function productColumns(input: ProductInput): Partial<ProductEntity> {
 }
 
 /** The fields a product shows between `_id` and `version` (absent optional references left out). */
-export function productView(p: ProductEntity): Omit<ProductView, '_id' | 'version' | 'created_at' | 'updated_at' | 'created_by_name'> {
+export function productView(
+  p: ProductEntity,
+): Omit<ProductView, '_id' | 'version' | 'created_at' | 'updated_at' | 'created_by_name'> {
   const optional = <T>(key: string, v: T | null | undefined) => (v === null || v === undefined ? {} : { [key]: v });
   return {
     ...optional('family_id', p.family_id),
@@ -82,10 +84,13 @@ export function productView(p: ProductEntity): Omit<ProductView, '_id' | 'versio
 export function productProblemsError(code: string, problems: { field: string; message: string }[]): ValidationError {
   const first = problems[0];
   return new ValidationError(
-    problems.length === 1 ? `Product '${code}': ${first.field} ${first.message}` : `Product '${code}' has ${problems.length} problems: ${problems.map((p) => p.field).join(', ')}`,
+    problems.length === 1
+      ? `Product '${code}': ${first.field} ${first.message}`
+      : `Product '${code}' has ${problems.length} problems: ${problems.map((p) => p.field).join(', ')}`,
     {
       title: 'Invalid product',
-      solution: 'Fix each field listed in details: references must name live records, attribute values must suit their attribute (GET /api/v1/attributes)',
+      solution:
+        'Fix each field listed in details: references must name live records, attribute values must suit their attribute (GET /api/v1/attributes)',
       details: problems,
     },
   );
@@ -133,8 +138,13 @@ export const productResource: RecordResource<ProductEntity, ProductView, Product
       applyRules(next, await loadWorld(m, [next]));
     },
     async beforeDelete(m, product) {
-      const [{ n }]: { n: number }[] = await m.query(`SELECT count(*)::int AS n FROM "products" WHERE "product_id" = $1 AND "deleted" = false`, [product._id]);
-      refuseInUse('product', product.code, [{ count: n, one: 'product', many: 'products', where: `GET /api/v1/products?product_id=${product._id}` }]);
+      const [{ n }]: { n: number }[] = await m.query(
+        `SELECT count(*)::int AS n FROM "products" WHERE "product_id" = $1 AND "deleted" = false`,
+        [product._id],
+      );
+      refuseInUse('product', product.code, [
+        { count: n, one: 'product', many: 'products', where: `GET /api/v1/products?product_id=${product._id}` },
+      ]);
       await refuseDeleteNamedByRelations('product')(m, product);
     },
   },

@@ -20,18 +20,28 @@ export type BatchClaims = Map<string, string>;
 
 function referenceProblems(p: ProductDraft, w: ProductWorld): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
-  const missing = (field: string, label: string, id: string) => problems.push({ field, message: `no live ${label} has _id '${id}'` });
+  const missing = (field: string, label: string, id: string) =>
+    problems.push({ field, message: `no live ${label} has _id '${id}'` });
   if (p.family_id !== null && !w.families.has(p.family_id)) missing('family_id', 'family', p.family_id);
   if (p.brand_id !== null && !w.live.brands.has(p.brand_id)) missing('brand_id', 'brand', p.brand_id);
   p.categories.forEach((id, i) => w.live.categories.has(id) || missing(`categories.${i}`, 'category', id));
-  p.category_trees.forEach((id, i) => w.live.category_trees.has(id) || missing(`category_trees.${i}`, 'category tree', id));
+  p.category_trees.forEach(
+    (id, i) => w.live.category_trees.has(id) || missing(`category_trees.${i}`, 'category tree', id),
+  );
   p.catalogs.forEach((c, i) => w.live.catalogs.has(c._id) || missing(`catalogs.${i}._id`, 'catalog', c._id));
-  p.attribute_groups.forEach((id, i) => w.live.attribute_groups.has(id) || missing(`attribute_groups.${i}`, 'attribute group', id));
+  p.attribute_groups.forEach(
+    (id, i) => w.live.attribute_groups.has(id) || missing(`attribute_groups.${i}`, 'attribute group', id),
+  );
   if (p.product_id !== null) {
     const parent = w.parents.get(p.product_id);
-    if (p.product_id === p._id) problems.push({ field: 'product_id', message: 'must name another product, not the product itself' });
+    if (p.product_id === p._id)
+      problems.push({ field: 'product_id', message: 'must name another product, not the product itself' });
     else if (parent === undefined) missing('product_id', 'product', p.product_id);
-    else if (p.type === 'variation' && parent === 'variation') problems.push({ field: 'product_id', message: `names a variation; a variation's parent must not be a variation` });
+    else if (p.type === 'variation' && parent === 'variation')
+      problems.push({
+        field: 'product_id',
+        message: `names a variation; a variation's parent must not be a variation`,
+      });
   } else if (p.type === 'variation') {
     problems.push({ field: 'product_id', message: 'is required for a variation: the _id of its parent product' });
   }
@@ -60,16 +70,27 @@ export function checkProduct(p: ProductDraft, w: ProductWorld, claims: BatchClai
       continue;
     }
     if (!link) {
-      problems.push({ field, message: "does not apply to this product: it is not linked to the product's attribute groups, categories or family" });
+      problems.push({
+        field,
+        message:
+          "does not apply to this product: it is not linked to the product's attribute groups, categories or family",
+      });
       continue;
     }
     const a = link.a;
     if (!fitsType(a, variation)) {
-      problems.push({ field, message: `applies to ${a.association === 'sku' ? 'variations' : 'products that are not variations'} only (association ${a.association}), and this product is a ${p.type}` });
+      problems.push({
+        field,
+        message: `applies to ${a.association === 'sku' ? 'variations' : 'products that are not variations'} only (association ${a.association}), and this product is a ${p.type}`,
+      });
       continue;
     }
     const options = w.options.get(a._id);
-    const valueProblems = validateAttributeValue({ type: a.type, type_config: a.type_config, options: options?.keys() }, value, field);
+    const valueProblems = validateAttributeValue(
+      { type: a.type, type_config: a.type_config, options: options?.keys() },
+      value,
+      field,
+    );
     if (valueProblems.length > 0) {
       problems.push(...valueProblems);
       continue;
@@ -82,14 +103,23 @@ export function checkProduct(p: ProductDraft, w: ProductWorld, claims: BatchClai
       const k = uniqueKey(key, value);
       const holder = w.taken.get(k);
       const earlier = claims.get(k);
-      if (holder && holder._id !== p._id && holder.code !== p.code) problems.push({ field, message: `must be unique: product '${holder.code}' already holds ${JSON.stringify(value)}` });
-      else if (earlier !== undefined && earlier !== p.code) problems.push({ field, message: `must be unique: product '${earlier}' earlier in the batch holds ${JSON.stringify(value)}` });
+      if (holder && holder._id !== p._id && holder.code !== p.code)
+        problems.push({
+          field,
+          message: `must be unique: product '${holder.code}' already holds ${JSON.stringify(value)}`,
+        });
+      else if (earlier !== undefined && earlier !== p.code)
+        problems.push({
+          field,
+          message: `must be unique: product '${earlier}' earlier in the batch holds ${JSON.stringify(value)}`,
+        });
       else claimed.push(k);
     }
   }
   const required = requiredAttributes(apply, variation);
   for (const a of required) {
-    if (!filled(a, attributes[a.key])) problems.push({ field: `attributes.${a.key}`, message: 'is required for this product and has no value' });
+    if (!filled(a, attributes[a.key]))
+      problems.push({ field: `attributes.${a.key}`, message: 'is required for this product and has no value' });
   }
   if (problems.length > 0) return { ok: false, problems };
   for (const k of claimed) claims.set(k, p.code);
@@ -99,7 +129,18 @@ export function checkProduct(p: ProductDraft, w: ProductWorld, claims: BatchClai
     [...apply.values()]
       .filter(({ a }) => fitsType(a, variation))
       .sort((x, y) => x.a.key.localeCompare(y.a.key))
-      .map(({ a, required: r }) => [a.key, { _id: a._id, name: a.name, type: a.type, type_config: a.type_config, unique: a.unique, required: r, association: a.association }]),
+      .map(({ a, required: r }) => [
+        a.key,
+        {
+          _id: a._id,
+          name: a.name,
+          type: a.type,
+          type_config: a.type_config,
+          unique: a.unique,
+          required: r,
+          association: a.association,
+        },
+      ]),
   );
   return {
     ok: true,

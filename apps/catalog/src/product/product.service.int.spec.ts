@@ -18,7 +18,8 @@ describe('products (real Postgres)', () => {
   useCatalogContext((c) => (ctx = c));
 
   const products = () => ctx.services.products;
-  const list = async (params: Record<string, string>) => (await products().list(parseListQuery(productListDecl, { sort: 'code', ...params }))).data.map((p) => p.code);
+  const list = async (params: Record<string, string>) =>
+    (await products().list(parseListQuery(productListDecl, { sort: 'code', ...params }))).data.map((p) => p.code);
   const problemsOf = async (work: Promise<unknown>) => {
     const err = await work.catch((e) => e);
     expect(err).toBeInstanceOf(ValidationError);
@@ -30,7 +31,13 @@ describe('products (real Postgres)', () => {
     const group = (await ctx.newAttributeGroup())._id;
     const link = { groups: [{ _id: group }] };
     const attrs: Record<string, AttributeView> = {};
-    for (const [key, spec] of Object.entries(EVERY_TYPE)) attrs[key] = await ctx.newAttribute({ key, association: 'product_and_sku', ...link, ...(spec as Partial<AttributeInput>) });
+    for (const [key, spec] of Object.entries(EVERY_TYPE))
+      attrs[key] = await ctx.newAttribute({
+        key,
+        association: 'product_and_sku',
+        ...link,
+        ...(spec as Partial<AttributeInput>),
+      });
     for (const key of ['a_select', 'a_multiselect']) {
       for (const value of EVERY_TYPE_OPTIONS) await ctx.newOption(attrs[key]._id, { value, label: { en: value } });
     }
@@ -42,7 +49,11 @@ describe('products (real Postgres)', () => {
     const bad = BAD_VALUES;
     const details = await problemsOf(ctx.newProduct({ code: 'bad', attribute_groups: [group], attributes: bad }));
     const keys = new Set(details.map((d) => d.field.split('.').slice(0, 2).join('.')));
-    expect([...keys].sort()).toEqual(Object.keys(bad).map((k) => `attributes.${k}`).sort());
+    expect([...keys].sort()).toEqual(
+      Object.keys(bad)
+        .map((k) => `attributes.${k}`)
+        .sort(),
+    );
 
     const good = GOOD_VALUES;
     const input: ProductInput = {
@@ -57,7 +68,14 @@ describe('products (real Postgres)', () => {
       fulfilled: 2.5,
     };
     const created = await products().create(input);
-    expect(created).toMatchObject({ ...input, enabled: true, published: false, categories: [], version: 1, completeness: { en: 100, pt: 100 } });
+    expect(created).toMatchObject({
+      ...input,
+      enabled: true,
+      published: false,
+      categories: [],
+      version: 1,
+      completeness: { en: 100, pt: 100 },
+    });
     expect(created.attributes).toEqual(good);
     expect(await products().get(created._id)).toEqual(created);
     expect(Object.keys(created.attributes_schema_snapshot).sort()).toEqual(Object.keys(good).sort());
@@ -86,7 +104,14 @@ describe('products (real Postgres)', () => {
         product_id: MISSING2,
       }),
     );
-    expect(details.map((d) => d.field).sort()).toEqual(['attribute_groups.0', 'catalogs.0._id', 'categories.1', 'category_trees.0', 'family_id', 'product_id']);
+    expect(details.map((d) => d.field).sort()).toEqual([
+      'attribute_groups.0',
+      'catalogs.0._id',
+      'categories.1',
+      'category_trees.0',
+      'family_id',
+      'product_id',
+    ]);
     expect(details.find((d) => d.field === 'categories.1')?.message).toBe(`no live category has _id '${MISSING}'`);
   });
 
@@ -97,18 +122,42 @@ describe('products (real Postgres)', () => {
     await ctx.newAttribute({ key: 'for_both', association: 'product_and_sku', groups: [{ _id: group }] });
 
     expect((await problemsOf(ctx.newProduct({ type: 'variation' }))).map((d) => d.field)).toEqual(['product_id']);
-    const parent = await ctx.newProduct({ code: 'parent', attribute_groups: [group], attributes: { for_products: 'p', for_both: 'b' } });
-    const sku = await ctx.newProduct({ code: 'sku', type: 'variation', product_id: parent._id, attribute_groups: [group], attributes: { for_skus: 's', for_both: 'b' } });
+    const parent = await ctx.newProduct({
+      code: 'parent',
+      attribute_groups: [group],
+      attributes: { for_products: 'p', for_both: 'b' },
+    });
+    const sku = await ctx.newProduct({
+      code: 'sku',
+      type: 'variation',
+      product_id: parent._id,
+      attribute_groups: [group],
+      attributes: { for_skus: 's', for_both: 'b' },
+    });
     expect(sku.product_id).toBe(parent._id);
-    expect((await problemsOf(ctx.newProduct({ type: 'variation', product_id: sku._id }))).map((d) => d.message)).toEqual([
-      "names a variation; a variation's parent must not be a variation",
-    ]);
+    expect(
+      (await problemsOf(ctx.newProduct({ type: 'variation', product_id: sku._id }))).map((d) => d.message),
+    ).toEqual(["names a variation; a variation's parent must not be a variation"]);
     const wrong = await problemsOf(ctx.newProduct({ attribute_groups: [group], attributes: { for_skus: 'x' } }));
-    expect(wrong).toEqual([{ field: 'attributes.for_skus', message: 'applies to variations only (association sku), and this product is a simple' }]);
-    const wrongSku = await problemsOf(ctx.newProduct({ type: 'variation', product_id: parent._id, attribute_groups: [group], attributes: { for_products: 'x' } }));
+    expect(wrong).toEqual([
+      {
+        field: 'attributes.for_skus',
+        message: 'applies to variations only (association sku), and this product is a simple',
+      },
+    ]);
+    const wrongSku = await problemsOf(
+      ctx.newProduct({
+        type: 'variation',
+        product_id: parent._id,
+        attribute_groups: [group],
+        attributes: { for_products: 'x' },
+      }),
+    );
     expect(wrongSku.map((d) => d.field)).toEqual(['attributes.for_products']);
 
-    const refused = await products().remove(parent._id).catch((e) => e);
+    const refused = await products()
+      .remove(parent._id)
+      .catch((e) => e);
     expect(refused).toBeInstanceOf(ConflictError);
     expect(refused.message).toBe("The product 'parent' is still used by 1 live product");
   });
@@ -125,30 +174,58 @@ describe('products (real Postgres)', () => {
 
     const first = await ctx.newProduct({ code: 'first', attribute_groups: [group], attributes: { ean: '789' } });
     const details = await problemsOf(
-      ctx.newProduct({ code: 'second', attribute_groups: [group], categories: [category], family_id: family, attributes: { ean: '789', ghost: 1, elsewhere: 'x' } }),
+      ctx.newProduct({
+        code: 'second',
+        attribute_groups: [group],
+        categories: [category],
+        family_id: family,
+        attributes: { ean: '789', ghost: 1, elsewhere: 'x' },
+      }),
     );
     expect(details).toEqual(
       expect.arrayContaining([
         { field: 'attributes.ean', message: 'must be unique: product \'first\' already holds "789"' },
         { field: 'attributes.ghost', message: 'is not an attribute: no live attribute has this key' },
-        { field: 'attributes.elsewhere', message: "does not apply to this product: it is not linked to the product's attribute groups, categories or family" },
+        {
+          field: 'attributes.elsewhere',
+          message:
+            "does not apply to this product: it is not linked to the product's attribute groups, categories or family",
+        },
         { field: 'attributes.by_link', message: 'is required for this product and has no value' },
         { field: 'attributes.by_family', message: 'is required for this product and has no value' },
       ]),
     );
     expect(details).toHaveLength(5);
     // A product keeps its own unique value on a rewrite; If-Match guards it.
-    await expect(products().patch(first._id, { name: { es: 'Primero' } }, 1)).resolves.toMatchObject({ version: 2, attributes: { ean: '789' } });
+    await expect(products().patch(first._id, { name: { es: 'Primero' } }, 1)).resolves.toMatchObject({
+      version: 2,
+      attributes: { ean: '789' },
+    });
     await expect(products().patch(first._id, { tags: ['x'] }, 1)).rejects.toBeInstanceOf(PreconditionFailedError);
   });
 
   it('computes completeness per language of name and description and filters on its lowest value', async () => {
     const group = (await ctx.newAttributeGroup())._id;
     await ctx.newAttribute({ key: 'plain', required: true, groups: [{ _id: group }] });
-    await ctx.newAttribute({ key: 'story', type: 'textarea', type_config: { localizable: true }, groups: [{ _id: group, required: true }] });
-    const half = await ctx.newProduct({ code: 'half', name: { pt: 'Meio', en: 'Half' }, attribute_groups: [group], attributes: { plain: 'x', story: { pt: 'história' } } });
+    await ctx.newAttribute({
+      key: 'story',
+      type: 'textarea',
+      type_config: { localizable: true },
+      groups: [{ _id: group, required: true }],
+    });
+    const half = await ctx.newProduct({
+      code: 'half',
+      name: { pt: 'Meio', en: 'Half' },
+      attribute_groups: [group],
+      attributes: { plain: 'x', story: { pt: 'história' } },
+    });
     expect(half.completeness).toEqual({ en: 50, pt: 100 });
-    const full = await ctx.newProduct({ code: 'full', name: { pt: 'Cheio' }, attribute_groups: [group], attributes: { plain: 'x', story: { pt: 'história' } } });
+    const full = await ctx.newProduct({
+      code: 'full',
+      name: { pt: 'Cheio' },
+      attribute_groups: [group],
+      attributes: { plain: 'x', story: { pt: 'história' } },
+    });
     expect(full.completeness).toEqual({ pt: 100 });
     expect(await list({ completeness_min_lt: '100' })).toEqual(['half']);
     expect(await list({ completeness_min: '100' })).toEqual(['full']);
@@ -172,23 +249,35 @@ describe('products (real Postgres)', () => {
     expect(await list({ _search: 'de a', family_id: family })).toEqual(['c1']);
     expect(await list({ _search: '%' })).toEqual([]);
     // Updates refold: the column is generated from search_text.
-    const c3 = await products().patch((await products().list(parseListQuery(productListDecl, { code: 'c3' }))).data[0]._id, { name: { en: 'Salt' } });
+    const c3 = await products().patch(
+      (await products().list(parseListQuery(productListDecl, { code: 'c3' }))).data[0]._id,
+      { name: { en: 'Salt' } },
+    );
     expect(c3.code).toBe('c3');
     expect(await list({ _search: 'acucar' })).toEqual(['c1']);
 
     // The planner sees the term: the pattern is folded to a constant, so the column's statistics estimate it.
     const q = parseListQuery(productListDecl, { _search: 'Açucar' });
-    const [sql, params] = applyListQuery(ctx.ds.manager.createQueryBuilder(ProductEntity, 't').where('t.deleted = false'), storageDecl(productListDecl), q, 't', {
-      unaccent: UNACCENT,
-      folded: { [SEARCH_FIELD]: SEARCH_FOLDED },
-    }).getQueryAndParameters();
-    const plan = (await ctx.ds.query(`EXPLAIN ${sql}`, params)).map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+    const [sql, params] = applyListQuery(
+      ctx.ds.manager.createQueryBuilder(ProductEntity, 't').where('t.deleted = false'),
+      storageDecl(productListDecl),
+      q,
+      't',
+      {
+        unaccent: UNACCENT,
+        folded: { [SEARCH_FIELD]: SEARCH_FOLDED },
+      },
+    ).getQueryAndParameters();
+    const plan = (await ctx.ds.query(`EXPLAIN ${sql}`, params))
+      .map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN'])
+      .join('\n');
     expect(plan).toContain(`search_folded ~~ '%acucar%'::text`);
   });
 
   it('gives the exact total: from a short last page, else by counting', async () => {
     for (const code of ['t1', 't2', 't3', 't4', 't5']) await ctx.newProduct({ code });
-    const total = async (params: Record<string, string>) => (await products().list(parseListQuery(productListDecl, params))).total;
+    const total = async (params: Record<string, string>) =>
+      (await products().list(parseListQuery(productListDecl, params))).total;
     expect(await total({ limit: '2' })).toBe(5);
     expect(await total({ limit: '2', page: '3' })).toBe(5);
     expect(await total({ limit: '5' })).toBe(5);
@@ -247,13 +336,19 @@ describe('products (real Postgres)', () => {
     expect((await ctx.events()).filter((e) => e.type === 'products.deleted')).toHaveLength(1);
   });
 
-  it('filters on attributes.<key> by the attribute\'s type', async () => {
+  it("filters on attributes.<key> by the attribute's type", async () => {
     const group = (await ctx.newAttributeGroup())._id;
     const color = await ctx.newAttribute({ key: 'color', type: 'multiselect', groups: [{ _id: group }] });
     for (const value of EVERY_TYPE_OPTIONS) await ctx.newOption(color._id, { value });
     await ctx.newAttribute({ key: 'weight', type: 'number', groups: [{ _id: group }] });
-    await ctx.newAttribute({ key: 'title', type: 'text', type_config: { localizable: true }, groups: [{ _id: group }] });
-    const add = (code: string, attributes: Record<string, unknown>) => ctx.newProduct({ code, attribute_groups: [group], attributes });
+    await ctx.newAttribute({
+      key: 'title',
+      type: 'text',
+      type_config: { localizable: true },
+      groups: [{ _id: group }],
+    });
+    const add = (code: string, attributes: Record<string, unknown>) =>
+      ctx.newProduct({ code, attribute_groups: [group], attributes });
     await add('a', { color: ['red'], weight: 1, title: { pt: 'Azul' } });
     await add('b', { color: ['blue', 'red'], weight: 5 });
     await add('c', { weight: 10 });
@@ -267,7 +362,12 @@ describe('products (real Postgres)', () => {
     expect(await by({ field: 'attributes.weight', op: 'eq', values: ['10'] })).toEqual(['c']);
     expect(await by({ field: 'attributes.color', op: 'exists', values: ['false'] })).toEqual(['c']);
     expect(await by({ field: 'attributes.title', op: 'eq', values: ['Azul'] })).toEqual(['a']);
-    const details = await problemsOf(by({ field: 'attributes.weight', op: 'eq', values: ['heavy'] }, { field: 'attributes.ghost', op: 'eq', values: ['x'] }));
+    const details = await problemsOf(
+      by(
+        { field: 'attributes.weight', op: 'eq', values: ['heavy'] },
+        { field: 'attributes.ghost', op: 'eq', values: ['x'] },
+      ),
+    );
     expect(details).toEqual([
       { field: 'attributes.weight', message: 'must be a number for a number attribute' },
       { field: 'attributes.ghost', message: 'names no live attribute key' },
@@ -320,14 +420,20 @@ describe('products (real Postgres)', () => {
       }));
       const badAt = [3, 100, 200, 300, 400, 500, 600, 700, 800, 999];
       badAt.forEach((i, n) => {
-        items[i] = n % 2 === 0 ? { ...(items[i] as object), attributes: { weight: 'heavy' } } : { code: `bulk-${i}`, type: 'simple' };
+        items[i] =
+          n % 2 === 0
+            ? { ...(items[i] as object), attributes: { weight: 'heavy' } }
+            : { code: `bulk-${i}`, type: 'simple' };
       });
       const results = await ctx.services.productBulk.upsert(items);
       expect(results).toHaveLength(1_000);
       expect(results.filter((r) => r.status === 'created')).toHaveLength(990);
       const failed = results.filter((r) => r.status === 'failed');
       expect(failed.map((r) => r.index)).toEqual(badAt);
-      expect(failed[0].error).toMatchObject({ code: 400, details: [{ field: 'attributes.weight', message: 'must be a number' }] });
+      expect(failed[0].error).toMatchObject({
+        code: 400,
+        details: [{ field: 'attributes.weight', message: 'must be a number' }],
+      });
       expect(failed[1].error).toMatchObject({ code: 400, details: [{ field: 'name' }] });
       const [{ n }] = await ctx.ds.query('SELECT count(*)::int AS n FROM catalog.products');
       expect(n).toBe(990);
@@ -337,13 +443,23 @@ describe('products (real Postgres)', () => {
       expect(events.find((e) => (e.data as { _id: string })._id === stored._id)?.data).toEqual(stored);
 
       const again = await ctx.services.productBulk.upsert([
-        { code: 'bulk-0', name: { en: 'Renamed' }, type: 'simple', attribute_groups: [group], attributes: { weight: 1 } },
+        {
+          code: 'bulk-0',
+          name: { en: 'Renamed' },
+          type: 'simple',
+          attribute_groups: [group],
+          attributes: { weight: 1 },
+        },
         { code: 'bulk-new', name: { en: 'New' }, type: 'simple' },
         { code: 'bulk-new', name: { en: 'Twice' }, type: 'simple' },
       ]);
       expect(again.map((r) => r.status)).toEqual(['updated', 'created', 'failed']);
       expect(again[0]._id).toBe(stored._id);
-      expect(await products().get(stored._id)).toMatchObject({ version: 2, name: { en: 'Renamed' }, created_at: stored.created_at });
+      expect(await products().get(stored._id)).toMatchObject({
+        version: 2,
+        name: { en: 'Renamed' },
+        created_at: stored.created_at,
+      });
       expect((await ctx.events()).filter((e) => e.type === 'products.updated')).toHaveLength(1);
     });
 
@@ -351,10 +467,23 @@ describe('products (real Postgres)', () => {
       const group = (await ctx.newAttributeGroup())._id;
       await ctx.newAttribute({ key: 'ean', unique: true, groups: [{ _id: group }] });
       await ctx.newProduct({ code: 'held', attribute_groups: [group], attributes: { ean: '1' } });
-      const item = (code: string, ean: string) => ({ code, name: { en: code }, type: 'simple', attribute_groups: [group], attributes: { ean } });
-      const results = await ctx.services.productBulk.upsert([item('a', '1'), item('b', '2'), item('c', '2'), item('held', '1')]);
+      const item = (code: string, ean: string) => ({
+        code,
+        name: { en: code },
+        type: 'simple',
+        attribute_groups: [group],
+        attributes: { ean },
+      });
+      const results = await ctx.services.productBulk.upsert([
+        item('a', '1'),
+        item('b', '2'),
+        item('c', '2'),
+        item('held', '1'),
+      ]);
       expect(results.map((r) => r.status)).toEqual(['failed', 'created', 'failed', 'updated']);
-      expect(results[2].error?.details).toEqual([{ field: 'attributes.ean', message: 'must be unique: product \'b\' earlier in the batch holds "2"' }]);
+      expect(results[2].error?.details).toEqual([
+        { field: 'attributes.ean', message: 'must be unique: product \'b\' earlier in the batch holds "2"' },
+      ]);
     });
   });
 });

@@ -2,7 +2,8 @@ import type { EntityManager } from 'typeorm';
 import { refuseInUse } from '../record/record.references';
 
 /** The product fields that name records of other collections. */
-export type ProductReferenceField = 'family_id' | 'brand_id' | 'categories' | 'category_trees' | 'attribute_groups' | 'catalogs';
+export type ProductReferenceField =
+  'family_id' | 'brand_id' | 'categories' | 'category_trees' | 'attribute_groups' | 'catalogs';
 
 const CONDITION: Record<ProductReferenceField, string> = {
   family_id: `"family_id" = $1`,
@@ -15,7 +16,10 @@ const CONDITION: Record<ProductReferenceField, string> = {
 
 /** How many live products name a record in one of their reference fields. */
 export async function productsNaming(m: EntityManager, field: ProductReferenceField, id: string): Promise<number> {
-  const [{ n }]: { n: number }[] = await m.query(`SELECT count(*)::int AS n FROM "products" WHERE "deleted" = false AND ${CONDITION[field]}`, [id]);
+  const [{ n }]: { n: number }[] = await m.query(
+    `SELECT count(*)::int AS n FROM "products" WHERE "deleted" = false AND ${CONDITION[field]}`,
+    [id],
+  );
   return n;
 }
 
@@ -27,6 +31,8 @@ export async function productsNaming(m: EntityManager, field: ProductReferenceFi
 export function refuseDeleteNamedByProducts(label: string, field: ProductReferenceField) {
   return async (m: EntityManager, record: { _id: string; code?: string; key?: string }): Promise<void> => {
     const count = await productsNaming(m, field, record._id);
-    refuseInUse(label, record.code ?? record.key ?? record._id, [{ count, one: 'product', many: 'products', where: `GET /api/v1/products?${field}=${record._id}` }]);
+    refuseInUse(label, record.code ?? record.key ?? record._id, [
+      { count, one: 'product', many: 'products', where: `GET /api/v1/products?${field}=${record._id}` },
+    ]);
   };
 }

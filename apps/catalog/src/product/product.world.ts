@@ -49,7 +49,13 @@ export type TakenValues = Map<string, { _id: string; code: string }>;
  */
 export interface ProductWorld {
   families: Map<string, FamilyDef>;
-  live: { brands: Set<string>; categories: Set<string>; category_trees: Set<string>; catalogs: Set<string>; attribute_groups: Set<string> };
+  live: {
+    brands: Set<string>;
+    categories: Set<string>;
+    category_trees: Set<string>;
+    catalogs: Set<string>;
+    attribute_groups: Set<string>;
+  };
   /** Live products the batch names as `product_id`, with their type. */
   parents: Map<string, ProductType>;
   attributesByKey: Map<string, AttributeDef>;
@@ -71,7 +77,10 @@ const uniq = (ids: Iterable<string | null>) => [...new Set([...ids].filter((x): 
  */
 async function liveIds(m: EntityManager, table: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows: { _id: string }[] = await m.query(`SELECT "_id" FROM "${table}" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`, [ids]);
+  const rows: { _id: string }[] = await m.query(
+    `SELECT "_id" FROM "${table}" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`,
+    [ids],
+  );
   return new Set(rows.map((r) => r._id));
 }
 
@@ -79,7 +88,10 @@ async function liveIds(m: EntityManager, table: string, ids: string[]): Promise<
 export async function lockStrings(m: EntityManager, namespace: string, values: string[]): Promise<void> {
   const sorted = [...new Set(values)].sort();
   if (sorted.length === 0) return;
-  await m.query(`SELECT pg_advisory_xact_lock(hashtext($1 || s.v)) FROM (SELECT v FROM unnest($2::text[]) AS v ORDER BY v) AS s`, [`${namespace}:`, sorted]);
+  await m.query(
+    `SELECT pg_advisory_xact_lock(hashtext($1 || s.v)) FROM (SELECT v FROM unnest($2::text[]) AS v ORDER BY v) AS s`,
+    [`${namespace}:`, sorted],
+  );
 }
 
 /** Loads the world of a batch of products (see ProductWorld), inside the write's transaction. */
@@ -87,9 +99,14 @@ export async function loadWorld(m: EntityManager, drafts: ProductDraft[]): Promi
   const familyRows: ({ _id: string } & FamilyDef)[] = await (async () => {
     const ids = uniq(drafts.map((d) => d.family_id));
     if (ids.length === 0) return [];
-    return m.query(`SELECT "_id", "attribute_groups", "attributes" FROM "families" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`, [ids]);
+    return m.query(
+      `SELECT "_id", "attribute_groups", "attributes" FROM "families" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`,
+      [ids],
+    );
   })();
-  const families = new Map(familyRows.map((f) => [f._id, { attribute_groups: f.attribute_groups, attributes: f.attributes }]));
+  const families = new Map(
+    familyRows.map((f) => [f._id, { attribute_groups: f.attribute_groups, attributes: f.attributes }]),
+  );
   const live = {
     brands: await liveIds(m, 'brands', uniq(drafts.map((d) => d.brand_id))),
     categories: await liveIds(m, 'categories', uniq(drafts.flatMap((d) => d.categories))),
@@ -99,7 +116,12 @@ export async function loadWorld(m: EntityManager, drafts: ProductDraft[]): Promi
   };
   const parentIds = uniq(drafts.map((d) => d.product_id));
   const parentRows: { _id: string; type: ProductType }[] =
-    parentIds.length === 0 ? [] : await m.query(`SELECT "_id", "type" FROM "products" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`, [parentIds]);
+    parentIds.length === 0
+      ? []
+      : await m.query(
+          `SELECT "_id", "type" FROM "products" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`,
+          [parentIds],
+        );
 
   const groups = uniq([...drafts.flatMap((d) => d.attribute_groups), ...familyRows.flatMap((f) => f.attribute_groups)]);
   const categories = uniq(drafts.flatMap((d) => d.categories));
@@ -112,7 +134,9 @@ export async function loadWorld(m: EntityManager, drafts: ProductDraft[]): Promi
   );
   const attributesByKey = new Map(attributeRows.map((a) => [a.key, a]));
 
-  const optionAttributes = attributeRows.filter((a) => a.type === 'select' || a.type === 'multiselect').map((a) => a._id);
+  const optionAttributes = attributeRows
+    .filter((a) => a.type === 'select' || a.type === 'multiselect')
+    .map((a) => a._id);
   const options = new Map<string, Map<string, Record<string, string>>>(optionAttributes.map((id) => [id, new Map()]));
   if (optionAttributes.length > 0) {
     const rows: { attribute_id: string; value: string; label: Record<string, string> }[] = await m.query(
@@ -130,7 +154,11 @@ export async function loadWorld(m: EntityManager, drafts: ProductDraft[]): Promi
  * The unique values of the batch that other live products hold. Each value is locked first
  * (advisory, in order), so two writers cannot both find a value free and both take it.
  */
-async function takenValues(m: EntityManager, drafts: ProductDraft[], attributes: Map<string, AttributeDef>): Promise<TakenValues> {
+async function takenValues(
+  m: EntityManager,
+  drafts: ProductDraft[],
+  attributes: Map<string, AttributeDef>,
+): Promise<TakenValues> {
   const pairs = new Map<string, [string, string]>();
   for (const d of drafts) {
     for (const [key, value] of Object.entries(d.attributes)) {

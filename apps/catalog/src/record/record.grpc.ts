@@ -21,7 +21,11 @@ export function viewToMessage<V extends { _id: string }>(view: V): Omit<V, '_id'
 }
 
 /** The codec of a resource whose message and input mirror the REST shapes exactly. */
-export function mirrorCodec<V extends { _id: string }, M extends Omit<V, '_id'> & { id: string }, In extends object>(): RecordCodec<V, M, In> {
+export function mirrorCodec<
+  V extends { _id: string },
+  M extends Omit<V, '_id'> & { id: string },
+  In extends object,
+>(): RecordCodec<V, M, In> {
   return {
     toMessage: (view) => viewToMessage(view) as M,
     fromInput: (input) => ({ ...(input ?? {}) }),
@@ -37,7 +41,6 @@ export function idsOut<T extends { _id: string }>(items: T[]): (Omit<T, '_id'> &
 export function idsIn<T extends { id: string }>(items: T[] | undefined): (Omit<T, 'id'> & { _id: string })[] {
   return (items ?? []).map(({ id, ...rest }) => ({ _id: id, ...rest }));
 }
-
 
 /** The seven handlers of a record service, typed by its message (M), input (In) and BatchGet request (B). */
 export interface RecordHandlers<M, In, B> {
@@ -67,13 +70,19 @@ export function recordHandlers<E extends RecordEntity, V extends RecordView, I, 
   return {
     create: unary(logger, `Create${one}`, async (req) => encode(await service.create(codec.fromInput(req.input)))),
     get: unary(logger, `Get${one}`, async (req) => encode(await service.get(req.id))),
-    update: unary(logger, `Update${one}`, async (req) => encode(await service.replace(req.id, codec.fromInput(req.input), req.expected_version))),
-    patch: unary(logger, `Patch${one}`, async (req) => encode(await service.patch(req.id, req.patch ?? {}, req.expected_version))),
+    update: unary(logger, `Update${one}`, async (req) =>
+      encode(await service.replace(req.id, codec.fromInput(req.input), req.expected_version)),
+    ),
+    patch: unary(logger, `Patch${one}`, async (req) =>
+      encode(await service.patch(req.id, req.patch ?? {}, req.expected_version)),
+    ),
     delete: unary(logger, `Delete${one}`, async (req) => encode(await service.remove(req.id, req.expected_version))),
     list: unary(logger, `List${many}`, async (req) => {
       const r = await service.list(fromProtoListQuery(req.query));
       return { data: r.data.map((v) => codec.toMessage(v)), page_info: { total: r.total } };
     }),
-    batchGet: unary(logger, `BatchGet${many}`, async (req) => ({ data: (await service.batchGet(req.ids ?? [], handlesOf(req))).map((v) => codec.toMessage(v)) })),
+    batchGet: unary(logger, `BatchGet${many}`, async (req) => ({
+      data: (await service.batchGet(req.ids ?? [], handlesOf(req))).map((v) => codec.toMessage(v)),
+    })),
   };
 }

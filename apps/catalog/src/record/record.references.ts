@@ -25,11 +25,17 @@ export interface ReferenceTarget {
 export async function requireLive(m: EntityManager, target: ReferenceTarget, refs: Reference[]): Promise<void> {
   if (refs.length === 0) return;
   const ids = [...new Set(refs.map((r) => r.id))].sort();
-  const rows: { _id: string }[] = await m.query(`SELECT "_id" FROM "${target.table}" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`, [ids]);
+  const rows: { _id: string }[] = await m.query(
+    `SELECT "_id" FROM "${target.table}" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`,
+    [ids],
+  );
   const live = new Set(rows.map((r) => r._id));
   const missing = refs.filter((r) => !live.has(r.id));
   if (missing.length === 0) return;
-  const details: ErrorDetail[] = missing.map((r) => ({ field: r.field, message: `no live ${target.label} has _id '${r.id}'` }));
+  const details: ErrorDetail[] = missing.map((r) => ({
+    field: r.field,
+    message: `no live ${target.label} has _id '${r.id}'`,
+  }));
   const names = [...new Set(missing.map((r) => `'${r.id}'`))].join(', ');
   throw new ValidationError(`No live ${target.label} with _id ${names}`, {
     title: `Unknown ${target.label}`,

@@ -76,7 +76,10 @@ export interface RecordResource<E extends RecordEntity, V extends RecordView, I>
    * whose field starts with `prefix` skip the declaration's checks and are applied by `apply`
    * (which checks them itself) to the query on alias `t`.
    */
-  nestedFilters?: { prefix: string; apply(m: EntityManager, qb: SelectQueryBuilder<E>, filters: Filter[]): Promise<void> };
+  nestedFilters?: {
+    prefix: string;
+    apply(m: EntityManager, qb: SelectQueryBuilder<E>, filters: Filter[]): Promise<void>;
+  };
   /**
    * The record keeps its API view serialized in a `rendered` text column (written with every
    * write, NULL once deleted), so a read by id returns it as stored (RecordService.getJson).
@@ -93,7 +96,10 @@ export const SEARCH_FIELD = 'search_text';
  */
 export function storageDecl(decl: ResourceDecl, columns: Record<string, string> = {}): ResourceDecl {
   const fields = Object.fromEntries(
-    Object.entries(decl.fields).map(([name, f]) => [name, { ...f, searchable: false, column: columns[name] ?? f.column }]),
+    Object.entries(decl.fields).map(([name, f]) => [
+      name,
+      { ...f, searchable: false, column: columns[name] ?? f.column },
+    ]),
   );
   return declareResource({
     collection: decl.collection,

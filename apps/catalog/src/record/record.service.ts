@@ -5,10 +5,24 @@ import { isId, newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { recordEvent } from '@pim/events';
 import { quoteIdent, translatePgError } from '@pim/db';
-import { applyListQuery, validateListQuery, type ApplyListQueryOptions, type Filter, type ListQuery, type ResourceDecl } from '@pim/query';
+import {
+  applyListQuery,
+  validateListQuery,
+  type ApplyListQueryOptions,
+  type Filter,
+  type ListQuery,
+  type ResourceDecl,
+} from '@pim/query';
 import { mergePatch } from './merge-patch';
 import type { RecordEntity } from './record.entity';
-import { SEARCH_FIELD, storageDecl, type LockRequest, type RecordResource, type RecordView, type Scope } from './record.resource';
+import {
+  SEARCH_FIELD,
+  storageDecl,
+  type LockRequest,
+  type RecordResource,
+  type RecordView,
+  type Scope,
+} from './record.resource';
 
 /** The app whose events these are. */
 export const SOURCE = 'catalog';
@@ -33,7 +47,8 @@ const ATTEMPTS = 3;
 const DEADLOCK = '40P01';
 
 const isDeadlock = (err: unknown): boolean =>
-  (err as { driverError?: { code?: string } })?.driverError?.code === DEADLOCK || (err as { code?: string })?.code === DEADLOCK;
+  (err as { driverError?: { code?: string } })?.driverError?.code === DEADLOCK ||
+  (err as { code?: string })?.code === DEADLOCK;
 
 /**
  * The domain service of one resource: create, get, replace, merge-patch, soft delete, list and
@@ -83,7 +98,11 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   async create(raw: unknown): Promise<V> {
     const input = this.parseInput(raw);
     return this.transaction(input as Record<string, unknown>, async (m) => {
-      await this.resource.hooks?.lock?.(m, { kind: 'create', input: input as Record<string, unknown>, scope: this.scope });
+      await this.resource.hooks?.lock?.(m, {
+        kind: 'create',
+        input: input as Record<string, unknown>,
+        scope: this.scope,
+      });
       const now = new Date();
       const record = m.create(this.resource.entity, {
         _id: newId(),
@@ -146,7 +165,9 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     if (!parsed.success) throw fromZodError(parsed.error, { title: `Invalid ${this.resource.label} patch` });
     const patch = parsed.data as Record<string, unknown>;
     return this.update(id, patch, expectedVersion, (current) => {
-      const writable = Object.fromEntries(Object.entries(this.toView(current)).filter(([k]) => this.writable.includes(k)));
+      const writable = Object.fromEntries(
+        Object.entries(this.toView(current)).filter(([k]) => this.writable.includes(k)),
+      );
       return this.parseInput(mergePatch(writable, patch));
     });
   }
@@ -177,7 +198,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
    * with its children), one `deleted` event each; returns how many.
    */
   async removeAllWithin(m: EntityManager): Promise<number> {
-    if (Object.keys(this.scope).length === 0) throw new Error(`removeAllWithin on ${this.resource.collection} needs a scope`);
+    if (Object.keys(this.scope).length === 0)
+      throw new Error(`removeAllWithin on ${this.resource.collection} needs a scope`);
     const now = new Date();
     const updated = await m
       .createQueryBuilder()
@@ -195,7 +217,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       .execute();
     const ids = (updated.raw as { _id: string }[]).map((r) => r._id);
     if (ids.length === 0) return 0;
-    const records = await m.find(this.resource.entity, { where: { _id: In(ids) } as never, order: { _id: 'ASC' } as never });
+    const records = await m.find(this.resource.entity, {
+      where: { _id: In(ids) } as never,
+      order: { _id: 'ASC' } as never,
+    });
     for (const record of records) await this.emit(m, 'deleted', this.toView(record));
     return ids.length;
   }
@@ -212,7 +237,19 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     let after: string | undefined;
     for (;;) {
       const filters: Filter[] = after === undefined ? rest : [...rest, { field: '_id', op: 'gt', values: [after] }];
-      const q = validateListQuery(this.decl, { page: 1, limit: batchSize, skip: 0, sort: [{ field: '_id', direction: 'asc' }], filters, search: query.search, expand: [] }, { maxLimit: batchSize });
+      const q = validateListQuery(
+        this.decl,
+        {
+          page: 1,
+          limit: batchSize,
+          skip: 0,
+          sort: [{ field: '_id', direction: 'asc' }],
+          filters,
+          search: query.search,
+          expand: [],
+        },
+        { maxLimit: batchSize },
+      );
       const qb = this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
       if (nested && own.length > 0) await nested.apply(this.ds.manager, qb, own);
       const rows = await applyListQuery(qb, this.decl, q, 't', this.sqlOptions()).getMany();
@@ -243,7 +280,9 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const [rows, total] = await Promise.all([page.clone().select(['t._id', 't.rendered']).getMany(), page.getCount()]);
     const rendered = (r: E) => (r as { rendered?: string | null }).rendered ?? null;
     const missing = rows.filter((r) => rendered(r) === null).map((r) => r._id);
-    const views = new Map(missing.length > 0 ? (await this.batchGet(missing, [])).map((v) => [v._id, JSON.stringify(v)]) : []);
+    const views = new Map(
+      missing.length > 0 ? (await this.batchGet(missing, [])).map((v) => [v._id, JSON.stringify(v)]) : [],
+    );
     const items = rows.flatMap((r) => {
       const json = rendered(r) ?? views.get(r._id);
       return json === undefined ? [] : [json];
@@ -255,7 +294,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   private async pageQuery(query: ListQuery): Promise<SelectQueryBuilder<E>> {
     const nested = this.resource.nestedFilters;
     const own = nested ? (query.filters ?? []).filter((f) => f.field.startsWith(nested.prefix)) : [];
-    const q = validateListQuery(this.decl, { ...query, filters: (query.filters ?? []).filter((f) => !own.includes(f)) });
+    const q = validateListQuery(this.decl, {
+      ...query,
+      filters: (query.filters ?? []).filter((f) => !own.includes(f)),
+    });
     const qb = this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
     if (nested && own.length > 0) await nested.apply(this.ds.manager, qb, own);
     return applyListQuery(qb, this.decl, q, 't', this.sqlOptions());
@@ -270,30 +312,49 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /** Live records (of the scope) with one of the ids or handles (unknown ones are left out), ordered by `_id`. */
   async batchGet(ids: string[], handles: string[]): Promise<V[]> {
     if (ids.length + handles.length > BATCH_GET_MAX) {
-      throw new ValidationError(`At most ${BATCH_GET_MAX} ids and ${this.resource.handle}s can be read at once, got ${ids.length + handles.length}`, {
-        title: 'Too many ids',
-        solution: `Split the request into batches of at most ${BATCH_GET_MAX}`,
-      });
+      throw new ValidationError(
+        `At most ${BATCH_GET_MAX} ids and ${this.resource.handle}s can be read at once, got ${ids.length + handles.length}`,
+        {
+          title: 'Too many ids',
+          solution: `Split the request into batches of at most ${BATCH_GET_MAX}`,
+        },
+      );
     }
-    const bad = ids.flatMap((id, i) => (isId(id) ? [] : [{ field: `ids.${i}`, message: 'must be 24 lowercase hexadecimal characters' }]));
-    if (bad.length > 0) throw new ValidationError(`${bad.length} id(s) are malformed`, { title: 'Invalid id', details: bad });
+    const bad = ids.flatMap((id, i) =>
+      isId(id) ? [] : [{ field: `ids.${i}`, message: 'must be 24 lowercase hexadecimal characters' }],
+    );
+    if (bad.length > 0)
+      throw new ValidationError(`${bad.length} id(s) are malformed`, { title: 'Invalid id', details: bad });
     if (ids.length === 0 && handles.length === 0) return [];
-    const rows = await this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'))
-      .andWhere(`(t._id = ANY(:ids) OR t.${this.resource.handle} = ANY(:handles))`, { ids: [...new Set(ids)], handles: [...new Set(handles)] })
+    const rows = await this.scoped(
+      this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'),
+    )
+      .andWhere(`(t._id = ANY(:ids) OR t.${this.resource.handle} = ANY(:handles))`, {
+        ids: [...new Set(ids)],
+        handles: [...new Set(handles)],
+      })
       .orderBy('t._id', 'ASC')
       .getMany();
     return rows.map((r) => this.toView(r));
   }
 
   private scoped<Q extends { andWhere(where: string, params: Record<string, unknown>): Q }>(qb: Q): Q {
-    return Object.entries(this.scope).reduce((q, [column, value], i) => q.andWhere(`t.${column} = :scope_${i}`, { [`scope_${i}`]: value }), qb);
+    return Object.entries(this.scope).reduce(
+      (q, [column, value], i) => q.andWhere(`t.${column} = :scope_${i}`, { [`scope_${i}`]: value }),
+      qb,
+    );
   }
 
   private where(id: string): never {
     return { _id: id, deleted: false, ...this.scope } as never;
   }
 
-  private async update(id: string, given: Record<string, unknown>, expectedVersion: number | undefined, inputFor: (current: E) => I): Promise<V> {
+  private async update(
+    id: string,
+    given: Record<string, unknown>,
+    expectedVersion: number | undefined,
+    inputFor: (current: E) => I,
+  ): Promise<V> {
     return this.transaction(given, async (m) => {
       const prev = await this.lockRecord(m, { kind: 'update', id, given, scope: this.scope }, expectedVersion);
       const input = inputFor(prev);
@@ -304,26 +365,41 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       const view = this.render(next);
       await m.save(this.resource.entity, next as never);
       await this.emit(m, 'updated', view);
-      await this.resource.hooks?.afterWrite?.(m, next, prev, (action, record) => this.emit(m, action, this.toView(record)));
+      await this.resource.hooks?.afterWrite?.(m, next, prev, (action, record) =>
+        this.emit(m, action, this.toView(record)),
+      );
       return view;
     });
   }
 
   /** Takes the resource's early locks, then the record's row lock, and checks If-Match under it. */
-  private async lockRecord(m: EntityManager, request: Exclude<LockRequest, { kind: 'create' }>, expectedVersion: number | undefined): Promise<E> {
+  private async lockRecord(
+    m: EntityManager,
+    request: Exclude<LockRequest, { kind: 'create' }>,
+    expectedVersion: number | undefined,
+  ): Promise<E> {
     await this.resource.hooks?.lock?.(m, request);
-    const record = await m.findOne(this.resource.entity, { where: this.where(request.id), lock: { mode: 'pessimistic_write' } });
+    const record = await m.findOne(this.resource.entity, {
+      where: this.where(request.id),
+      lock: { mode: 'pessimistic_write' },
+    });
     if (!record) throw this.notFound(request.id);
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
-      throw new PreconditionFailedError(`The ${this.resource.label} is at version ${record.version}, not ${expectedVersion}`, {
-        details: [{ field: 'If-Match', message: `current version is ${record.version}` }],
-      });
+      throw new PreconditionFailedError(
+        `The ${this.resource.label} is at version ${record.version}, not ${expectedVersion}`,
+        {
+          details: [{ field: 'If-Match', message: `current version is ${record.version}` }],
+        },
+      );
     }
     return record;
   }
 
   /** Runs a write in a transaction, again when a hook asks for it or Postgres broke a deadlock. */
-  private async transaction<T>(given: Record<string, unknown> | null, work: (m: EntityManager) => Promise<T>): Promise<T> {
+  private async transaction<T>(
+    given: Record<string, unknown> | null,
+    work: (m: EntityManager) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.ds.transaction(work);
@@ -339,7 +415,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const among = `live ${label}${parent ? ` of the same ${parent.label}` : ''}`;
     return translatePgError(err, {
       [`UQ_${this.tableName()}_${handle}_live`]: {
-        message: typeof taken === 'string' ? `Another ${among} already has the ${handle} '${taken}'` : `Another ${among} already has this ${handle}`,
+        message:
+          typeof taken === 'string'
+            ? `Another ${among} already has the ${handle} '${taken}'`
+            : `Another ${among} already has this ${handle}`,
         field: handle,
       },
     });
@@ -363,7 +442,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const { label, parent } = this.resource;
     const under = parent && this.scope[parent.column] ? ` in ${parent.label} '${this.scope[parent.column]}'` : '';
     // A nested path names its parent as `{column}`: `/api/v1/attributes/{attribute_id}/options`.
-    const path = Object.entries(this.scope).reduce((p, [column, value]) => p.replace(`{${column}}`, value), this.resource.path);
+    const path = Object.entries(this.scope).reduce(
+      (p, [column, value]) => p.replace(`{${column}}`, value),
+      this.resource.path,
+    );
     return new NotFoundError(`No ${label} with _id '${id}'${under}`, {
       title: `${label[0].toUpperCase()}${label.slice(1)} not found`,
       solution: `List them with GET ${path} to find the right _id`,
@@ -372,6 +454,13 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   private async emit(m: EntityManager, action: 'created' | 'updated' | 'deleted', data: V): Promise<void> {
     const ctx = currentContext();
-    await recordEvent(m, { source: SOURCE, collection: this.resource.collection, action, data, actor: ctx?.actor, requestId: ctx?.requestId });
+    await recordEvent(m, {
+      source: SOURCE,
+      collection: this.resource.collection,
+      action,
+      data,
+      actor: ctx?.actor,
+      requestId: ctx?.requestId,
+    });
   }
 }

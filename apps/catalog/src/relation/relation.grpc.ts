@@ -13,15 +13,27 @@ const relationCodec: RecordCodec<ProductRelationView, pb.ProductRelation, pb.Pro
   toMessage: (view) => ({ ...noLists(), ...viewToMessage(view) }) as unknown as pb.ProductRelation,
   fromInput: (input) => {
     // Decoded items carry every proto field; the REST shape has only those set.
-    const plain = (items: pb.ProductRelationItem[]) => items.map((i) => Object.fromEntries(Object.entries(i).filter(([, v]) => v !== undefined)));
-    const lists = Object.fromEntries(PRODUCT_RELATION_TYPES.flatMap((t) => ((input?.[t]?.length ?? 0) > 0 ? [[t, plain(input![t])]] : [])));
+    const plain = (items: pb.ProductRelationItem[]) =>
+      items.map((i) => Object.fromEntries(Object.entries(i).filter(([, v]) => v !== undefined)));
+    const lists = Object.fromEntries(
+      PRODUCT_RELATION_TYPES.flatMap((t) => ((input?.[t]?.length ?? 0) > 0 ? [[t, plain(input![t])]] : [])),
+    );
     return { type: input?.type, product_id: input?.product_id, ...lists };
   },
 };
 
 /** gRPC handlers of pim.catalog.v1.ProductRelationsService. */
-export function productRelationsGrpc(service: RecordService<ProductRelationEntity, ProductRelationView, ProductRelationInput>, logger: Logger): ServiceRegistration {
-  const h = recordHandlers(service, relationCodec, logger, { one: 'ProductRelation', many: 'ProductRelations' }, (req: pb.BatchGetProductRelationsRequest) => req.keys ?? []);
+export function productRelationsGrpc(
+  service: RecordService<ProductRelationEntity, ProductRelationView, ProductRelationInput>,
+  logger: Logger,
+): ServiceRegistration {
+  const h = recordHandlers(
+    service,
+    relationCodec,
+    logger,
+    { one: 'ProductRelation', many: 'ProductRelations' },
+    (req: pb.BatchGetProductRelationsRequest) => req.keys ?? [],
+  );
   const implementation: pb.ProductRelationsServiceServer = {
     createProductRelation: h.create,
     getProductRelation: h.get,
@@ -31,5 +43,9 @@ export function productRelationsGrpc(service: RecordService<ProductRelationEntit
     listProductRelations: h.list,
     batchGetProductRelations: h.batchGet,
   };
-  return { name: 'pim.catalog.v1.ProductRelationsService', definition: pb.ProductRelationsServiceService, implementation };
+  return {
+    name: 'pim.catalog.v1.ProductRelationsService',
+    definition: pb.ProductRelationsServiceService,
+    implementation,
+  };
 }

@@ -19,27 +19,52 @@ export const relationKey = (productId: string, type: string): string => `${produ
 const PRODUCTS = { table: 'products', label: 'product', path: '/api/v1/products' };
 
 /** Rows read (and share-locked, so none is deleted before the write commits) for the fit checks. */
-async function liveRows<T extends { _id: string }>(m: EntityManager, table: string, columns: string, ids: string[]): Promise<Map<string, T>> {
+async function liveRows<T extends { _id: string }>(
+  m: EntityManager,
+  table: string,
+  columns: string,
+  ids: string[],
+): Promise<Map<string, T>> {
   if (ids.length === 0) return new Map();
-  const rows: T[] = await m.query(`SELECT "_id", ${columns} FROM "${table}" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`, [[...new Set(ids)].sort()]);
+  const rows: T[] = await m.query(
+    `SELECT "_id", ${columns} FROM "${table}" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`,
+    [[...new Set(ids)].sort()],
+  );
   return new Map(rows.map((r) => [r._id, r]));
 }
 
 /** What each item must be, by type: a product that is (or is not) a service, or a category (in its tree). */
-function problemsOf(type: ProductRelationType, items: ProductRelationItem[], products: Map<string, { type: string }>, categories: Map<string, { category_tree_id: string }>): ErrorDetail[] {
+function problemsOf(
+  type: ProductRelationType,
+  items: ProductRelationItem[],
+  products: Map<string, { type: string }>,
+  categories: Map<string, { category_tree_id: string }>,
+): ErrorDetail[] {
   return items.flatMap((item, i): ErrorDetail[] => {
     const field = `${type}.${i}.id`;
     if (PRODUCT_ITEM_TYPES.includes(type)) {
       const p = products.get(item.id);
       if (!p) return [{ field, message: `no live product has _id '${item.id}'` }];
-      if (type === 'kit_products' && p.type === 'service') return [{ field, message: `product '${item.id}' is a service; kit_products holds products that are not services (kit_services holds services)` }];
-      if (type === 'kit_services' && p.type !== 'service') return [{ field, message: `product '${item.id}' is not a service (its type is ${p.type})` }];
+      if (type === 'kit_products' && p.type === 'service')
+        return [
+          {
+            field,
+            message: `product '${item.id}' is a service; kit_products holds products that are not services (kit_services holds services)`,
+          },
+        ];
+      if (type === 'kit_services' && p.type !== 'service')
+        return [{ field, message: `product '${item.id}' is not a service (its type is ${p.type})` }];
       return [];
     }
     const c = categories.get(item.id);
     if (!c) return [{ field, message: `no live category has _id '${item.id}'` }];
     if (item.category_tree_id !== undefined && c.category_tree_id !== item.category_tree_id) {
-      return [{ field: `${type}.${i}.category_tree_id`, message: `category '${item.id}' is in category tree '${c.category_tree_id}', not '${item.category_tree_id}'` }];
+      return [
+        {
+          field: `${type}.${i}.category_tree_id`,
+          message: `category '${item.id}' is in category tree '${c.category_tree_id}', not '${item.category_tree_id}'`,
+        },
+      ];
     }
     return [];
   });
@@ -50,20 +75,33 @@ async function checkReferences(m: EntityManager, next: ProductRelationEntity): P
   await requireLive(m, PRODUCTS, [{ field: 'product_id', id: next.product_id }]);
   const ids = next.items.map((i) => i.id);
   const namesProducts = PRODUCT_ITEM_TYPES.includes(next.type);
-  const products = namesProducts ? await liveRows<{ _id: string; type: string }>(m, 'products', '"type"', ids) : new Map();
-  const categories = namesProducts ? new Map() : await liveRows<{ _id: string; category_tree_id: string }>(m, 'categories', '"category_tree_id"', ids);
+  const products = namesProducts
+    ? await liveRows<{ _id: string; type: string }>(m, 'products', '"type"', ids)
+    : new Map();
+  const categories = namesProducts
+    ? new Map()
+    : await liveRows<{ _id: string; category_tree_id: string }>(m, 'categories', '"category_tree_id"', ids);
   const details = problemsOf(next.type, next.items, products, categories);
   if (details.length === 0) return;
-  throw new ValidationError(details.length === 1 ? `Product relation: ${details[0].field} ${details[0].message}` : `Product relation has ${details.length} problems`, {
-    title: 'Invalid product relation',
-    solution: 'Name live records that fit the type: products (services for kit_services, non-services for kit_products) or categories with their tree',
-    details,
-  });
+  throw new ValidationError(
+    details.length === 1
+      ? `Product relation: ${details[0].field} ${details[0].message}`
+      : `Product relation has ${details.length} problems`,
+    {
+      title: 'Invalid product relation',
+      solution:
+        'Name live records that fit the type: products (services for kit_services, non-services for kit_products) or categories with their tree',
+      details,
+    },
+  );
 }
 
 /** A clear 409 for a second relation of one product and type (the unique index still decides races). */
 async function refuseSecond(m: EntityManager, next: ProductRelationEntity): Promise<void> {
-  const [other]: { _id: string }[] = await m.query(`SELECT "_id" FROM "product_relations" WHERE "key" = $1 AND "deleted" = false AND "_id" <> $2`, [next.key, next._id]);
+  const [other]: { _id: string }[] = await m.query(
+    `SELECT "_id" FROM "product_relations" WHERE "key" = $1 AND "deleted" = false AND "_id" <> $2`,
+    [next.key, next._id],
+  );
   if (!other) return;
   throw new ConflictError(`Product '${next.product_id}' already has a live ${next.type} relation (${other._id})`, {
     title: 'Relation exists',
@@ -77,26 +115,27 @@ async function refuseSecond(m: EntityManager, next: ProductRelationEntity): Prom
  * (`<product_id>:<type>`) is unique among live relations. Every write checks that the product is
  * live and each item names a live record fitting the type.
  */
-export const productRelationResource: RecordResource<ProductRelationEntity, ProductRelationView, ProductRelationInput> = {
-  collection: 'product_relations',
-  label: 'product relation',
-  path: '/api/v1/product-relations',
-  entity: ProductRelationEntity,
-  schemas: productRelationSchemas,
-  listDecl: productRelationListDecl,
-  handle: 'key',
-  columns: (input) => ({
-    key: relationKey(input.product_id, input.type),
-    type: input.type,
-    product_id: input.product_id,
-    items: (input[input.type] ?? []) as ProductRelationItem[],
-    search_text: '',
-  }),
-  view: (r) => ({ type: r.type, product_id: r.product_id, [r.type]: r.items }),
-  hooks: {
-    async beforeWrite(m, next) {
-      await checkReferences(m, next);
-      await refuseSecond(m, next);
+export const productRelationResource: RecordResource<ProductRelationEntity, ProductRelationView, ProductRelationInput> =
+  {
+    collection: 'product_relations',
+    label: 'product relation',
+    path: '/api/v1/product-relations',
+    entity: ProductRelationEntity,
+    schemas: productRelationSchemas,
+    listDecl: productRelationListDecl,
+    handle: 'key',
+    columns: (input) => ({
+      key: relationKey(input.product_id, input.type),
+      type: input.type,
+      product_id: input.product_id,
+      items: (input[input.type] ?? []) as ProductRelationItem[],
+      search_text: '',
+    }),
+    view: (r) => ({ type: r.type, product_id: r.product_id, [r.type]: r.items }),
+    hooks: {
+      async beforeWrite(m, next) {
+        await checkReferences(m, next);
+        await refuseSecond(m, next);
+      },
     },
-  },
-};
+  };

@@ -19,7 +19,12 @@ export function refuseDeleteNamedByRelations(label: string) {
   return async (m: EntityManager, record: { _id: string; code?: string }): Promise<void> => {
     const count = await relationsNaming(m, record._id);
     refuseInUse(label, record.code ?? record._id, [
-      { count, one: 'product relation', many: 'product relations', where: `GET /api/v1/product-relations?product_id=${record._id} and the relations whose lists name it` },
+      {
+        count,
+        one: 'product relation',
+        many: 'product relations',
+        where: `GET /api/v1/product-relations?product_id=${record._id} and the relations whose lists name it`,
+      },
     ]);
   };
 }

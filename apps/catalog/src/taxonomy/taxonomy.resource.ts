@@ -15,7 +15,11 @@ export type OwnView<V extends TaxonomyView> = Omit<V, keyof TaxonomyView>;
  * taxonomy fields (`code`, `name`, `description`, `enabled`, `tags`) are implied; the declaration
  * gives only what the resource adds. `taxonomyRecord` turns it into a record resource.
  */
-export interface TaxonomyResource<E extends TaxonomyEntity, V extends TaxonomyView, I extends TaxonomyInput = TaxonomyInput> {
+export interface TaxonomyResource<
+  E extends TaxonomyEntity,
+  V extends TaxonomyView,
+  I extends TaxonomyInput = TaxonomyInput,
+> {
   /** The collection (events, list declaration, scopes): `brands`, `category_trees`... */
   collection: string;
   /** The record in words, for messages: `brand`, `category tree`. */
@@ -37,7 +41,9 @@ export interface TaxonomyResource<E extends TaxonomyEntity, V extends TaxonomyVi
 }
 
 /** A taxonomy declaration as a record resource: named by `code`, searched by code and name. */
-export function taxonomyRecord<E extends TaxonomyEntity, V extends TaxonomyView, I extends TaxonomyInput>(r: TaxonomyResource<E, V, I>): RecordResource<E, V, I> {
+export function taxonomyRecord<E extends TaxonomyEntity, V extends TaxonomyView, I extends TaxonomyInput>(
+  r: TaxonomyResource<E, V, I>,
+): RecordResource<E, V, I> {
   return {
     collection: r.collection,
     label: r.label,

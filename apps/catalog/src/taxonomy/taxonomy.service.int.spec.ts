@@ -10,8 +10,10 @@ import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.c
 import { storageDecl } from '../record/record.resource';
 import { UNACCENT } from '../record/record.service';
 
-const as = <T>(user: string, fn: () => Promise<T>) => runWithContext({ requestId: `req-${user}`, actor: { user_id: '6740a1b2c3d4e5f601234567', user_name: user } }, fn);
-const query = (decl: Parameters<typeof parseListQuery>[0], params: Record<string, string>): ListQuery => parseListQuery(decl, params);
+const as = <T>(user: string, fn: () => Promise<T>) =>
+  runWithContext({ requestId: `req-${user}`, actor: { user_id: '6740a1b2c3d4e5f601234567', user_name: user } }, fn);
+const query = (decl: Parameters<typeof parseListQuery>[0], params: Record<string, string>): ListQuery =>
+  parseListQuery(decl, params);
 const ID = '6740a1b2c3d4e5f601234567';
 
 // The rules every taxonomy resource shares, exercised on brands, families and catalogs.
@@ -37,16 +39,27 @@ describe('taxonomy services (real Postgres)', () => {
   });
 
   it('refuses bad input, listing every problem at once', async () => {
-    const err = await ctx.services.brands.create({ code: 'bad code', name: {}, description: { 'not a language': 'x' }, colour: 'red' }).catch((e) => e);
+    const err = await ctx.services.brands
+      .create({ code: 'bad code', name: {}, description: { 'not a language': 'x' }, colour: 'red' })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ValidationError);
     const fields = err.details.map((d: { field: string }) => d.field);
     expect(fields).toEqual(expect.arrayContaining(['code', 'name', 'colour']));
     expect(fields.some((f: string) => f.startsWith('description'))).toBe(true);
     await expect(ctx.services.brands.create({ code: 'x', name: { en: '' } })).rejects.toBeInstanceOf(ValidationError);
-    await expect(ctx.services.families.create({ code: 'f', name: { en: 'F' }, attributes: [{ _id: ID, required: true }, { _id: ID, required: false }] })).rejects.toThrow(
-      'must name each attribute once',
-    );
-    await expect(ctx.services.catalogs.create({ code: 'c', name: { en: 'C' }, user_groups: ['nope'] })).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      ctx.services.families.create({
+        code: 'f',
+        name: { en: 'F' },
+        attributes: [
+          { _id: ID, required: true },
+          { _id: ID, required: false },
+        ],
+      }),
+    ).rejects.toThrow('must name each attribute once');
+    await expect(
+      ctx.services.catalogs.create({ code: 'c', name: { en: 'C' }, user_groups: ['nope'] }),
+    ).rejects.toBeInstanceOf(ValidationError);
   });
 
   it('keeps codes unique among live records: 409 naming the code; deleting frees it and records who', async () => {
@@ -62,18 +75,30 @@ describe('taxonomy services (real Postgres)', () => {
     expect(deleted).toMatchObject({ _id: brand._id, version: 2 });
     await expect(ctx.services.brands.get(brand._id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(ctx.services.brands.remove(brand._id)).rejects.toBeInstanceOf(NotFoundError);
-    const [raw] = await ctx.ds.query('SELECT deleted, deleted_by, deleted_at IS NOT NULL AS stamped FROM catalog.brands WHERE _id = $1', [brand._id]);
+    const [raw] = await ctx.ds.query(
+      'SELECT deleted, deleted_by, deleted_at IS NOT NULL AS stamped FROM catalog.brands WHERE _id = $1',
+      [brand._id],
+    );
     expect(raw).toEqual({ deleted: true, deleted_by: 'Bia', stamped: true });
     expect((await ctx.services.brands.list(query(brandListDecl, {}))).total).toBe(1);
     await expect(ctx.newBrand({ code: 'nike' })).resolves.toMatchObject({ code: 'nike' });
   });
 
   it('replaces (omitted optional fields back to defaults) and merge-patches Translate per language', async () => {
-    const brand = await ctx.newBrand({ code: 'b1', name: { pt: 'Café', en: 'Coffee' }, description: { en: 'Beans' }, tags: ['hot'], enabled: false });
+    const brand = await ctx.newBrand({
+      code: 'b1',
+      name: { pt: 'Café', en: 'Coffee' },
+      description: { en: 'Beans' },
+      tags: ['hot'],
+      enabled: false,
+    });
     const replaced = await ctx.services.brands.replace(brand._id, { code: 'b1', name: { pt: 'Café' } });
     expect(replaced).toMatchObject({ name: { pt: 'Café' }, description: {}, tags: [], enabled: true, version: 2 });
 
-    const patched = await ctx.services.brands.patch(brand._id, { name: { en: 'Coffee', es: 'Café' }, tags: ['a', 'b'] });
+    const patched = await ctx.services.brands.patch(brand._id, {
+      name: { en: 'Coffee', es: 'Café' },
+      tags: ['a', 'b'],
+    });
     expect(patched).toMatchObject({ name: { pt: 'Café', en: 'Coffee', es: 'Café' }, tags: ['a', 'b'], version: 3 });
     const removed = await ctx.services.brands.patch(brand._id, { name: { es: null }, tags: null, enabled: false });
     expect(removed).toMatchObject({ name: { pt: 'Café', en: 'Coffee' }, tags: [], enabled: false, version: 4 });
@@ -89,14 +114,18 @@ describe('taxonomy services (real Postgres)', () => {
 
   it('checks If-Match under the row lock: a stale version is 412, two writers with one version get one success', async () => {
     const brand = await ctx.newBrand();
-    await expect(ctx.services.brands.patch(brand._id, { enabled: false }, 7)).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(ctx.services.brands.patch(brand._id, { enabled: false }, 7)).rejects.toBeInstanceOf(
+      PreconditionFailedError,
+    );
     await expect(ctx.services.brands.remove(brand._id, 7)).rejects.toBeInstanceOf(PreconditionFailedError);
     const settled = await Promise.allSettled([
       ctx.services.brands.patch(brand._id, { tags: ['one'] }, 1),
       ctx.services.brands.replace(brand._id, { code: brand.code, name: { en: 'two' } }, 1),
     ]);
     expect(settled.map((s) => s.status).sort()).toEqual(['fulfilled', 'rejected']);
-    expect((settled.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(PreconditionFailedError);
+    expect((settled.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(
+      PreconditionFailedError,
+    );
     await expect(ctx.services.brands.remove(brand._id, 2)).resolves.toMatchObject({ version: 3 });
   });
 
@@ -112,7 +141,8 @@ describe('taxonomy services (real Postgres)', () => {
     const b = await ctx.newBrand({ code: 'b', enabled: false, tags: ['eco'] });
     const c = await ctx.newBrand({ code: 'c' });
     await ctx.services.brands.patch(c._id, { tags: ['x'] });
-    const codes = async (params: Record<string, string>) => (await ctx.services.brands.list(query(brandListDecl, params))).data.map((x) => x.code);
+    const codes = async (params: Record<string, string>) =>
+      (await ctx.services.brands.list(query(brandListDecl, params))).data.map((x) => x.code);
 
     expect(await codes({ sort: 'code' })).toEqual(['a', 'b', 'c']);
     expect(await codes({})).toEqual(['c', 'b', 'a']);
@@ -126,7 +156,12 @@ describe('taxonomy services (real Postgres)', () => {
     expect(await codes({ created_by_name_exists: 'true' })).toEqual([]);
     expect((await ctx.services.brands.list(query(brandListDecl, { limit: '1' }))).total).toBe(3);
     // A query that skipped the gateway is checked again: search_text is storage, not a filter.
-    await expect(ctx.services.brands.list({ ...query(brandListDecl, {}), filters: [{ field: 'search_text', op: 'eq', values: ['a'] }] })).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      ctx.services.brands.list({
+        ...query(brandListDecl, {}),
+        filters: [{ field: 'search_text', op: 'eq', values: ['a'] }],
+      }),
+    ).rejects.toBeInstanceOf(ValidationError);
   });
 
   it('_search matches code and every language of name, ignoring case and accents, through the trigram index', async () => {
@@ -134,7 +169,8 @@ describe('taxonomy services (real Postgres)', () => {
     await ctx.newBrand({ code: 'b2', name: { pt: 'Café', en: 'Brew' } });
     await ctx.newBrand({ code: 'b3', name: { fr: 'CRÈME brûlée' } });
     await ctx.newBrand({ code: 'b4', name: { en: 'Tea' } });
-    const found = async (text: string) => (await ctx.services.brands.list(query(brandListDecl, { _search: text, sort: 'code' }))).data.map((x) => x.code);
+    const found = async (text: string) =>
+      (await ctx.services.brands.list(query(brandListDecl, { _search: text, sort: 'code' }))).data.map((x) => x.code);
     expect(await found('cafe')).toEqual(['b2']);
     expect(await found('CAFÉ')).toEqual(['b2']);
     expect(await found('coffee')).toEqual(['COFFEE_CO']);
@@ -170,39 +206,71 @@ describe('taxonomy services (real Postgres)', () => {
     const bad = await ctx.services.brands.batchGet(['nope', a._id], []).catch((e) => e);
     expect(bad).toBeInstanceOf(ValidationError);
     expect(bad.details).toEqual([{ field: 'ids.0', message: 'must be 24 lowercase hexadecimal characters' }]);
-    await expect(ctx.services.brands.batchGet([], Array.from({ length: 1001 }, (_, i) => `c${i}`))).rejects.toThrow('At most 1000');
+    await expect(
+      ctx.services.brands.batchGet(
+        [],
+        Array.from({ length: 1001 }, (_, i) => `c${i}`),
+      ),
+    ).rejects.toThrow('At most 1000');
   });
 
   it('families keep attribute groups and attributes with required; catalogs keep users groups; both filter on them', async () => {
     const g1 = (await ctx.newAttributeGroup())._id;
     const g2 = (await ctx.newAttributeGroup())._id;
     const attribute = (await ctx.newAttribute())._id;
-    const family = await ctx.newFamily({ code: 'shoes', attribute_groups: [g1, g2], attributes: [{ _id: attribute, required: true }] });
+    const family = await ctx.newFamily({
+      code: 'shoes',
+      attribute_groups: [g1, g2],
+      attributes: [{ _id: attribute, required: true }],
+    });
     expect(family).toMatchObject({ attribute_groups: [g1, g2], attributes: [{ _id: attribute, required: true }] });
     await ctx.newFamily({ code: 'shirts' });
     const byGroup = await ctx.services.families.list(query(familyListDecl, { attribute_groups: g2 }));
     expect(byGroup.data.map((f) => f.code)).toEqual(['shoes']);
-    const patched = await ctx.services.families.patch(family._id, { attributes: [{ _id: attribute, required: false }], attribute_groups: null });
+    const patched = await ctx.services.families.patch(family._id, {
+      attributes: [{ _id: attribute, required: false }],
+      attribute_groups: null,
+    });
     expect(patched).toMatchObject({ attribute_groups: [], attributes: [{ _id: attribute, required: false }] });
 
     const catalog = await ctx.newCatalog({ code: 'b2b', user_groups: [g1] });
     expect(catalog.user_groups).toEqual([g1]);
-    expect((await ctx.services.catalogs.list(query(catalogListDecl, { user_groups: g1 }))).data.map((x) => x.code)).toEqual(['b2b']);
+    expect(
+      (await ctx.services.catalogs.list(query(catalogListDecl, { user_groups: g1 }))).data.map((x) => x.code),
+    ).toEqual(['b2b']);
     expect((await ctx.services.catalogs.list(query(catalogListDecl, { user_groups: g2 }))).total).toBe(0);
   });
 
   it('families name only live attribute groups and attributes (400 naming each missing id), which cannot be deleted while named (409)', async () => {
     const group = await ctx.newAttributeGroup({ key: 'specs' });
     const attribute = await ctx.newAttribute({ key: 'width' });
-    const missing = await ctx.newFamily({ attribute_groups: [group._id, ID], attributes: [{ _id: ID, required: true }] }).catch((e) => e);
+    const missing = await ctx
+      .newFamily({ attribute_groups: [group._id, ID], attributes: [{ _id: ID, required: true }] })
+      .catch((e) => e);
     expect(missing).toBeInstanceOf(ValidationError);
-    expect(missing.details).toEqual([{ field: 'attribute_groups.1', message: `no live attribute group has _id '${ID}'` }]);
-    const noAttribute = await ctx.newFamily({ attributes: [{ _id: attribute._id, required: true }, { _id: ID, required: false }] }).catch((e) => e);
+    expect(missing.details).toEqual([
+      { field: 'attribute_groups.1', message: `no live attribute group has _id '${ID}'` },
+    ]);
+    const noAttribute = await ctx
+      .newFamily({
+        attributes: [
+          { _id: attribute._id, required: true },
+          { _id: ID, required: false },
+        ],
+      })
+      .catch((e) => e);
     expect(noAttribute.details).toEqual([{ field: 'attributes.1._id', message: `no live attribute has _id '${ID}'` }]);
 
-    const family = await ctx.newFamily({ attribute_groups: [group._id], attributes: [{ _id: attribute._id, required: true }] });
-    expect((await ctx.services.attributeGroups.remove(group._id).catch((e) => e)).message).toBe("The attribute group 'specs' is still used by 1 live family");
-    expect((await ctx.services.attributes.remove(attribute._id).catch((e) => e)).message).toBe("The attribute 'width' is still used by 1 live family");
+    const family = await ctx.newFamily({
+      attribute_groups: [group._id],
+      attributes: [{ _id: attribute._id, required: true }],
+    });
+    expect((await ctx.services.attributeGroups.remove(group._id).catch((e) => e)).message).toBe(
+      "The attribute group 'specs' is still used by 1 live family",
+    );
+    expect((await ctx.services.attributes.remove(attribute._id).catch((e) => e)).message).toBe(
+      "The attribute 'width' is still used by 1 live family",
+    );
     await ctx.services.families.remove(family._id);
     await expect(ctx.services.attributeGroups.remove(group._id)).resolves.toMatchObject({ key: 'specs' });
     await expect(ctx.services.attributes.remove(attribute._id)).resolves.toMatchObject({ key: 'width' });
@@ -212,19 +280,34 @@ describe('taxonomy services (real Postgres)', () => {
     const brand = await as('Caio', () => ctx.services.brands.create({ code: 'ev', name: { en: 'Ev' } }));
     const patched = await ctx.services.brands.patch(brand._id, { enabled: false });
     await expect(ctx.services.brands.create({ code: 'ev', name: { en: 'Dup' } })).rejects.toBeInstanceOf(ConflictError);
-    await expect(ctx.services.brands.patch(brand._id, { enabled: true }, 1)).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(ctx.services.brands.patch(brand._id, { enabled: true }, 1)).rejects.toBeInstanceOf(
+      PreconditionFailedError,
+    );
     const deleted = await ctx.services.brands.remove(brand._id);
 
     const events = await ctx.events();
     expect(events.map((e) => e.type)).toEqual(['brands.created', 'brands.updated', 'brands.deleted']);
-    expect(events[0]).toMatchObject({ collection: 'brands', source: 'catalog', actor: { user_name: 'Caio' }, request_id: 'req-Caio', data: brand });
+    expect(events[0]).toMatchObject({
+      collection: 'brands',
+      source: 'catalog',
+      actor: { user_name: 'Caio' },
+      request_id: 'req-Caio',
+      data: brand,
+    });
     expect(events[1].data).toEqual(patched);
     expect(events[2].data).toEqual(deleted);
   });
 
   it('publishes the outbox to JetStream as pim.catalog.<collection>.<action>', async () => {
     const stream = await createTestStream('catalog');
-    const relay = new OutboxRelay({ dataSource: ctx.ds, nc: stream.nc, stream: stream.name, subjectPrefix: stream.subjectPrefix, logger: createLogger({ service: 'test', level: 'silent' }), pollMs: 50 });
+    const relay = new OutboxRelay({
+      dataSource: ctx.ds,
+      nc: stream.nc,
+      stream: stream.name,
+      subjectPrefix: stream.subjectPrefix,
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      pollMs: 50,
+    });
     try {
       const tree = await ctx.newCategoryTree();
       await ctx.services.categoryTrees.remove(tree._id);
@@ -234,7 +317,10 @@ describe('taxonomy services (real Postgres)', () => {
         await new Promise((r) => setTimeout(r, 50));
         msgs = await stream.messages();
       }
-      expect(msgs.map((m) => m.subject)).toEqual([`${stream.subjectPrefix}pim.catalog.category_trees.created`, `${stream.subjectPrefix}pim.catalog.category_trees.deleted`]);
+      expect(msgs.map((m) => m.subject)).toEqual([
+        `${stream.subjectPrefix}pim.catalog.category_trees.created`,
+        `${stream.subjectPrefix}pim.catalog.category_trees.deleted`,
+      ]);
       expect(msgs[0].data).toMatchObject({ type: 'category_trees.created', data: tree });
     } finally {
       await relay.stop();

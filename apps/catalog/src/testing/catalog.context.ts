@@ -62,7 +62,12 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
   const ds = createDataSource(dataSourceOptions(db.url));
   await ds.initialize();
   const usage: ProductUsage = { ...productUsage };
-  const services = { ...taxonomyServices(ds), ...attributeServices(ds, usage), ...productServices(ds), ...relationServices(ds) };
+  const services = {
+    ...taxonomyServices(ds),
+    ...attributeServices(ds, usage),
+    ...productServices(ds),
+    ...relationServices(ds),
+  };
   let n = 0;
   const unique = (prefix: string) => `${prefix}_${++n}`;
   const base = (prefix: string) => {
@@ -70,7 +75,12 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
     return { code, name: { en: `${prefix} ${code}` } };
   };
   const newAttribute = (overrides: Partial<AttributeInput> = {}) =>
-    services.attributes.create({ key: unique('attribute'), association: 'product', protected_by_lgpd: false, ...overrides });
+    services.attributes.create({
+      key: unique('attribute'),
+      association: 'product',
+      protected_by_lgpd: false,
+      ...overrides,
+    });
   return {
     db,
     ds,

@@ -13,11 +13,22 @@ export const apiKeyInputSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(100).meta({ description: 'What the key is for', example: 'ERP integration' }),
     scopes: z
-      .array(z.string().max(64).refine(isGrantableScope, { message: 'must be admin or <collection>:read|write of a known collection' }).meta({ enum: grantableScopes() }))
+      .array(
+        z
+          .string()
+          .max(64)
+          .refine(isGrantableScope, { message: 'must be admin or <collection>:read|write of a known collection' })
+          .meta({ enum: grantableScopes() }),
+      )
       .min(1)
       .max(100)
-      .meta({ description: 'Scopes granted: admin, or <collection>:read / <collection>:write (write includes read)', example: ['webhooks:read', 'products:write'] }),
-    user_id: objectIdSchema.optional().meta({ description: 'The user the key acts for (fills created_by_name, deleted_by, last_interaction)' }),
+      .meta({
+        description: 'Scopes granted: admin, or <collection>:read / <collection>:write (write includes read)',
+        example: ['webhooks:read', 'products:write'],
+      }),
+    user_id: objectIdSchema
+      .optional()
+      .meta({ description: 'The user the key acts for (fills created_by_name, deleted_by, last_interaction)' }),
     user_name: z.string().trim().min(1).max(200).optional().meta({ example: 'Ana Souza' }),
     expires_at: dateTimeSchema
       .max(MAX_EXPIRY_LENGTH)
@@ -31,9 +42,21 @@ export const apiKeySchema = z
   .strictObject({
     _id: objectIdSchema,
     name: z.string().max(100).meta({ example: 'ERP integration' }),
-    prefix: z.string().regex(/^[a-z0-9]{12}$/).max(12).meta({ description: 'The public part of the key: pim_<prefix>_…', example: 'k3x9q2m7a1b8' }),
-    scopes: z.array(z.string().regex(new RegExp(SCOPE_PATTERN)).max(64)).max(100).meta({ example: ['webhooks:read', 'products:write'] }),
-    user_id: z.string().regex(/^[0-9a-f]{24}$/).max(24).optional().meta({ example: '6740a1b2c3d4e5f601234567' }),
+    prefix: z
+      .string()
+      .regex(/^[a-z0-9]{12}$/)
+      .max(12)
+      .meta({ description: 'The public part of the key: pim_<prefix>_…', example: 'k3x9q2m7a1b8' }),
+    scopes: z
+      .array(z.string().regex(new RegExp(SCOPE_PATTERN)).max(64))
+      .max(100)
+      .meta({ example: ['webhooks:read', 'products:write'] }),
+    user_id: z
+      .string()
+      .regex(/^[0-9a-f]{24}$/)
+      .max(24)
+      .optional()
+      .meta({ example: '6740a1b2c3d4e5f601234567' }),
     user_name: z.string().max(200).optional().meta({ example: 'Ana Souza' }),
     expires_at: dateTimeSchema.optional(),
     last_used_at: dateTimeSchema.optional(),
@@ -53,7 +76,10 @@ export const apiKeyWithTokenSchema = apiKeySchema
       .string()
       .regex(/^pim_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/)
       .max(60)
-      .meta({ description: 'The full key; shown only in this response', example: 'pim_k3x9q2m7a1b8_Jx1vR8mQ2pL5sT9wK3nB7cF4hD6gA0eY2uI8oP1zX5q' }),
+      .meta({
+        description: 'The full key; shown only in this response',
+        example: 'pim_k3x9q2m7a1b8_Jx1vR8mQ2pL5sT9wK3nB7cF4hD6gA0eY2uI8oP1zX5q',
+      }),
   })
   .meta({ id: 'ApiKeyWithToken' });
 

@@ -36,7 +36,9 @@ export function toView(k: ApiKeyEntity): ApiKeyView {
 }
 
 const unauthenticated = (message: string) =>
-  new AuthenticationError(message, { solution: 'Send "Authorization: Bearer pim_<prefix>_<secret>" with a key an admin created at /api/v1/api-keys' });
+  new AuthenticationError(message, {
+    solution: 'Send "Authorization: Bearer pim_<prefix>_<secret>" with a key an admin created at /api/v1/api-keys',
+  });
 
 /** The channel the api_keys trigger (migration 1765152000000) notifies with the changed key's prefix. */
 export const API_KEYS_CHANNEL = 'gateway_api_keys';
@@ -90,7 +92,10 @@ export class ApiKeyService {
             onListening: () => this.forget(),
             onLost: (err) => {
               this.forget();
-              opts.logger?.warn({ err }, 'API key change notifications lost; verifying every request in the database until they are back');
+              opts.logger?.warn(
+                { err },
+                'API key change notifications lost; verifying every request in the database until they are back',
+              );
             },
           });
   }
@@ -114,7 +119,9 @@ export class ApiKeyService {
   /** Creates a key; the returned token is the only time its secret is seen. */
   async create(input: ApiKeyInput): Promise<{ key: ApiKeyView; token: string }> {
     if (input.expires_at && Date.parse(input.expires_at) <= Date.now()) {
-      throw new ValidationError('expires_at must be in the future', { details: [{ field: 'expires_at', message: 'must be in the future' }] });
+      throw new ValidationError('expires_at must be in the future', {
+        details: [{ field: 'expires_at', message: 'must be in the future' }],
+      });
     }
     const { token, prefix, hash } = newToken();
     const now = new Date();
@@ -149,7 +156,10 @@ export class ApiKeyService {
    */
   async ensureBootstrap(token: string): Promise<void> {
     const parsed = parseToken(token);
-    if (!parsed) throw new Error('PIM_BOOTSTRAP_API_KEY must look like pim_<12 lowercase letters or digits>_<43 base64url characters>');
+    if (!parsed)
+      throw new Error(
+        'PIM_BOOTSTRAP_API_KEY must look like pim_<12 lowercase letters or digits>_<43 base64url characters>',
+      );
     const now = new Date();
     await this.ds.query(
       `INSERT INTO api_keys (_id, name, prefix, secret_hash, scopes, user_name, revoked, version, created_at, updated_at)
@@ -174,7 +184,10 @@ export class ApiKeyService {
       key.lastUsedAt = Date.now();
       // Best effort and off the request's path: a lost update only makes last_used_at older.
       void this.ds
-        .query(`UPDATE api_keys SET last_used_at = now() WHERE _id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [key.principal.keyId])
+        .query(
+          `UPDATE api_keys SET last_used_at = now() WHERE _id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+          [key.principal.keyId],
+        )
         .catch(() => undefined);
     }
     return key.principal;
@@ -190,7 +203,13 @@ export class ApiKeyService {
       secretHash: row.secret_hash,
       revoked: row.revoked,
       expiresAt: row.expires_at?.getTime() ?? null,
-      principal: { keyId: row._id, prefix: row.prefix, scopes: row.scopes, user_id: row.user_id ?? undefined, user_name: row.user_name ?? undefined },
+      principal: {
+        keyId: row._id,
+        prefix: row.prefix,
+        scopes: row.scopes,
+        user_id: row.user_id ?? undefined,
+        user_name: row.user_name ?? undefined,
+      },
       lastUsedAt: row.last_used_at?.getTime() ?? 0,
     };
     if (listening && this.listener?.listening && epoch === this.epoch) this.known?.set(prefix, key);
@@ -205,7 +224,12 @@ export class ApiKeyService {
   /** A page of keys and the total that match. */
   async list(query: ListQuery): Promise<{ data: ApiKeyView[]; total: number }> {
     const q = validateListQuery(apiKeyListDecl, query);
-    const [rows, total] = await applyListQuery(this.ds.manager.createQueryBuilder(ApiKeyEntity, 'k'), apiKeyListDecl, q, 'k').getManyAndCount();
+    const [rows, total] = await applyListQuery(
+      this.ds.manager.createQueryBuilder(ApiKeyEntity, 'k'),
+      apiKeyListDecl,
+      q,
+      'k',
+    ).getManyAndCount();
     return { data: rows.map(toView), total };
   }
 

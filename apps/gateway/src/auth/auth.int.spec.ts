@@ -12,9 +12,18 @@ describe('gateway: API keys and scopes', () => {
   });
 
   it('answers 401 without a key, with a malformed key and with an unknown key', async () => {
-    for (const authorization of ['', 'Bearer nonsense', `Bearer pim_aaaaaaaaaaaa_${'A'.repeat(43)}`, 'Basic dXNlcjpwYXNz']) {
+    for (const authorization of [
+      '',
+      'Bearer nonsense',
+      `Bearer pim_aaaaaaaaaaaa_${'A'.repeat(43)}`,
+      'Basic dXNlcjpwYXNz',
+    ]) {
       const r = await ctx.request('GET', '/api/v1/webhooks', undefined, { authorization });
-      expect({ authorization, status: r.status, name: r.json.name }).toEqual({ authorization, status: 401, name: 'AuthenticationError' });
+      expect({ authorization, status: r.status, name: r.json.name }).toEqual({
+        authorization,
+        status: 401,
+        name: 'AuthenticationError',
+      });
     }
   });
 
@@ -22,7 +31,12 @@ describe('gateway: API keys and scopes', () => {
     const reader = await ctx.newKey(['webhooks:read']);
     const list = await ctx.request('GET', '/api/v1/webhooks', undefined, { authorization: `Bearer ${reader}` });
     expect(list.status).toBe(503); // allowed through: the webhooks app is down in this test
-    const put = await ctx.request('PUT', '/api/v1/webhooks', { collection: 'products' }, { authorization: `Bearer ${reader}` });
+    const put = await ctx.request(
+      'PUT',
+      '/api/v1/webhooks',
+      { collection: 'products' },
+      { authorization: `Bearer ${reader}` },
+    );
     expect(put.status).toBe(403);
     expect(put.json).toMatchObject({ name: 'AuthorizationError', kind: 'authorization' });
     expect(put.json.message).toContain('webhooks:write');
@@ -31,7 +45,11 @@ describe('gateway: API keys and scopes', () => {
   });
 
   it('creates a key whose secret works at once, shows it once, and stops it on revoke', async () => {
-    const created = await ctx.request('POST', '/api/v1/api-keys', { name: 'ERP', scopes: ['webhooks:write'], user_name: 'Ana' });
+    const created = await ctx.request('POST', '/api/v1/api-keys', {
+      name: 'ERP',
+      scopes: ['webhooks:write'],
+      user_name: 'Ana',
+    });
     expect(created.status).toBe(201);
     const token = created.json.key as string;
     expect(token).toMatch(/^pim_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/);
@@ -45,7 +63,9 @@ describe('gateway: API keys and scopes', () => {
     const stored = await ctx.ds.query('SELECT secret_hash FROM gateway.api_keys WHERE _id = $1', [id]);
     expect(stored[0].secret_hash).not.toContain(secret);
 
-    expect((await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect(
+      (await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${token}` })).status,
+    ).toBe(200);
     expect((await ctx.request('DELETE', `/api/v1/api-keys/${id}`)).status).toBe(204);
     const after = await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${token}` });
     expect(after.status).toBe(401);
@@ -62,13 +82,19 @@ describe('gateway: API keys and scopes', () => {
     const fresh = rotated.json.key as string;
     expect(fresh).not.toBe(old);
     expect(fresh.split('_')[1]).toBe(old.split('_')[1]);
-    expect((await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${old}` })).status).toBe(401);
-    expect((await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${fresh}` })).status).toBe(200);
+    expect(
+      (await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${old}` })).status,
+    ).toBe(401);
+    expect(
+      (await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${fresh}` })).status,
+    ).toBe(200);
   });
 
   it('refuses an expired key and a key with unknown scopes', async () => {
     const token = await ctx.newKey(['webhooks:read'], { expires_at: new Date(Date.now() + 2000).toISOString() });
-    expect((await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect(
+      (await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${token}` })).status,
+    ).toBe(200);
     await new Promise((r) => setTimeout(r, 2100));
     const r = await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${token}` });
     expect(r.status).toBe(401);
@@ -92,7 +118,8 @@ describe('gateway: API keys and scopes', () => {
 
   it('a key revoked through one replica, or by hand in SQL, stops working on another replica that had it in memory', async () => {
     const other = await ctx.addReplica();
-    const use = async (token: string) => (await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${token}` }, other)).status;
+    const use = async (token: string) =>
+      (await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${token}` }, other)).status;
     const until401 = async (token: string): Promise<number> => {
       let status = await use(token);
       // The other replica hears of the change by NOTIFY (milliseconds); without it, it would trust its memory for a minute.
@@ -120,7 +147,9 @@ describe('gateway: API keys and scopes', () => {
     let status = 200;
     for (let i = 0; i < 100 && status === 200; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      status = (await ctx.request('GET', '/api/v1/webhooks', undefined, { authorization: `Bearer ${c.json.key}` }, other)).status;
+      status = (
+        await ctx.request('GET', '/api/v1/webhooks', undefined, { authorization: `Bearer ${c.json.key}` }, other)
+      ).status;
     }
     expect(status).toBe(403);
   });

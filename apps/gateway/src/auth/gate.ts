@@ -36,7 +36,9 @@ export function gate(deps: { keys: ApiKeyService; perKey: RateLimiter; perIp: Ra
       if (authError.status >= 500) return next(authError);
     }
     try {
-      const state = principal ? await deps.perKey.consume(`key:${principal.keyId}`) : await deps.perIp.consume(`ip:${req.ip ?? 'unknown'}`);
+      const state = principal
+        ? await deps.perKey.consume(`key:${principal.keyId}`)
+        : await deps.perIp.consume(`ip:${req.ip ?? 'unknown'}`);
       setRateLimitHeaders(res, state);
     } catch (err) {
       const rl = (err as { rateLimit?: RateLimitState }).rateLimit;

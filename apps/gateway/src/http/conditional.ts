@@ -30,10 +30,18 @@ export const ifMatchHeader = z.object({
 
 /** The ETag response header of a record. */
 export const etagHeaders = z.object({
-  ETag: z.string().regex(/^"\d{1,10}"$/).max(12).meta({ description: 'Version of the record; send it back in If-Match or If-None-Match', example: '"3"' }),
+  ETag: z
+    .string()
+    .regex(/^"\d{1,10}"$/)
+    .max(12)
+    .meta({ description: 'Version of the record; send it back in If-Match or If-None-Match', example: '"3"' }),
 });
 
 /** The Location response header of a created record. */
 export const locationHeaders = z.object({
-  Location: z.string().max(2048).meta({ format: 'uri-reference', description: 'Path of the new record', example: '/api/v1/webhooks/6740a1b2c3d4e5f601234567' }),
+  Location: z.string().max(2048).meta({
+    format: 'uri-reference',
+    description: 'Path of the new record',
+    example: '/api/v1/webhooks/6740a1b2c3d4e5f601234567',
+  }),
 });

@@ -15,12 +15,21 @@ const DEFAULT_RETRY_AFTER = 5;
 /** Writes an error object as the response (the only place the gateway builds an error body). */
 export function sendError(res: Response, err: PimError): void {
   const retryAfter = err.retryAfter ?? (err.status === 429 || err.status === 503 ? DEFAULT_RETRY_AFTER : undefined);
-  if (retryAfter !== undefined) res.setHeader('Retry-After', String(Math.min(86_400, Math.max(1, Math.ceil(retryAfter)))));
-  res.status(err.status).type('application/json').send(JSON.stringify(err.toObject(res.locals.requestId as string | undefined)));
+  if (retryAfter !== undefined)
+    res.setHeader('Retry-After', String(Math.min(86_400, Math.max(1, Math.ceil(retryAfter)))));
+  res
+    .status(err.status)
+    .type('application/json')
+    .send(JSON.stringify(err.toObject(res.locals.requestId as string | undefined)));
 }
 
 /** Errors raised by express's body parser, turned into domain errors. */
-function fromBodyParser(err: { type?: string; status?: number; limit?: number; message?: string }): PimError | undefined {
+function fromBodyParser(err: {
+  type?: string;
+  status?: number;
+  limit?: number;
+  message?: string;
+}): PimError | undefined {
   switch (err.type) {
     case 'entity.parse.failed':
       return new ValidationError('The request body is not valid JSON', {
@@ -47,7 +56,13 @@ function fromBodyParser(err: { type?: string; status?: number; limit?: number; m
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const pim = fromBodyParser(err) ?? toPimError(err);
-    const line = { method: req.method, path: req.path, status: pim.status, kind: pim.kind, err: pim.logLevel === 'error' ? err : undefined };
+    const line = {
+      method: req.method,
+      path: req.path,
+      status: pim.status,
+      kind: pim.kind,
+      err: pim.logLevel === 'error' ? err : undefined,
+    };
     logger[pim.logLevel](line, pim.logLevel === 'error' ? 'request failed' : pim.message);
     if (res.headersSent) {
       res.end();
@@ -60,10 +75,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 /** 404 error object for paths no route serves. */
 export function notFoundHandler(): RequestHandler {
   return (req: Request, res: Response) =>
-    sendError(res, new NotFoundError(`No route for ${req.method} ${req.path}`, {
-      title: 'Route not found',
-      solution: 'See the API reference at /docs for the available routes',
-    }));
+    sendError(
+      res,
+      new NotFoundError(`No route for ${req.method} ${req.path}`, {
+        title: 'Route not found',
+        solution: 'See the API reference at /docs for the available routes',
+      }),
+    );
 }
 
 /** Requests that carry a body must send it as JSON. */
@@ -71,9 +89,11 @@ export function requireJson(): RequestHandler {
   return (req, _res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
     if (hasBody && !req.is(['application/json', 'application/merge-patch+json', 'application/*+json'])) {
-      next(new UnsupportedMediaTypeError(`Content-Type '${req.get('content-type') ?? '(none)'}' is not supported`, {
-        solution: 'Send the body as JSON with "Content-Type: application/json"',
-      }));
+      next(
+        new UnsupportedMediaTypeError(`Content-Type '${req.get('content-type') ?? '(none)'}' is not supported`, {
+          solution: 'Send the body as JSON with "Content-Type: application/json"',
+        }),
+      );
       return;
     }
     next();

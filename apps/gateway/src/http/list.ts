@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { DEFAULT_SORT, isFilterable, opsFor, sortableFields, type FieldType, type FilterOp, type ResourceDecl } from '@pim/query';
+import {
+  DEFAULT_SORT,
+  isFilterable,
+  opsFor,
+  sortableFields,
+  type FieldType,
+  type FilterOp,
+  type ResourceDecl,
+} from '@pim/query';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -21,7 +29,11 @@ function valueSchema(type: FieldType): z.ZodType {
         .meta({ example: '2026-01-31T12:00:00.000Z' });
     case 'id':
     case 'id[]':
-      return z.string().regex(/^[0-9a-f]{24}$/).max(24).meta({ example: '6740a1b2c3d4e5f601234567' });
+      return z
+        .string()
+        .regex(/^[0-9a-f]{24}$/)
+        .max(24)
+        .meta({ example: '6740a1b2c3d4e5f601234567' });
     default:
       return z.string().max(1000).meta({ pattern: NO_NUL });
   }
@@ -31,10 +43,18 @@ function valueSchema(type: FieldType): z.ZodType {
 function listSchema(type: FieldType): z.ZodType {
   switch (type) {
     case 'boolean':
-      return z.string().regex(/^(true|false)(,(true|false))*$/).max(1000).meta({ example: 'true,false' });
+      return z
+        .string()
+        .regex(/^(true|false)(,(true|false))*$/)
+        .max(1000)
+        .meta({ example: 'true,false' });
     case 'id':
     case 'id[]':
-      return z.string().regex(/^[0-9a-f]{24}(,[0-9a-f]{24})*$/).max(8000).meta({ example: '6740a1b2c3d4e5f601234567,6740a1b2c3d4e5f601234568' });
+      return z
+        .string()
+        .regex(/^[0-9a-f]{24}(,[0-9a-f]{24})*$/)
+        .max(8000)
+        .meta({ example: '6740a1b2c3d4e5f601234567,6740a1b2c3d4e5f601234568' });
     default:
       return z.string().max(8000).meta({ pattern: NO_NUL });
   }
@@ -62,9 +82,27 @@ function filterParam(name: string, type: FieldType, op: FilterOp): [string, z.Zo
 /** The OpenAPI description of a list's query parameters, derived from the resource declaration. */
 export function listQuerySchema(decl: ResourceDecl, maxLimit: number): z.ZodObject {
   const shape: Record<string, z.ZodType> = {
-    page: z.number().int().min(1).max(MAX_SAFE).optional().meta({ format: 'int64', description: 'Page number, from 1', example: 1 }),
-    limit: z.number().int().min(1).max(maxLimit).optional().meta({ format: 'int32', description: `Page size (default 25, at most ${maxLimit})`, example: 25 }),
-    skip: z.number().int().min(0).max(MAX_SAFE).optional().meta({ format: 'int64', description: 'Records to skip (instead of page)', example: 0 }),
+    page: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SAFE)
+      .optional()
+      .meta({ format: 'int64', description: 'Page number, from 1', example: 1 }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(maxLimit)
+      .optional()
+      .meta({ format: 'int32', description: `Page size (default 25, at most ${maxLimit})`, example: 25 }),
+    skip: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_SAFE)
+      .optional()
+      .meta({ format: 'int64', description: 'Records to skip (instead of page)', example: 0 }),
   };
   const sortable = sortableFields(decl);
   if (sortable.length) {
@@ -74,11 +112,21 @@ export function listQuerySchema(decl: ResourceDecl, maxLimit: number): z.ZodObje
       .regex(new RegExp(`^${item}(,${item})*$`))
       .max(1000)
       .optional()
-      .meta({ description: `Comma-separated fields; a leading - sorts descending (default ${decl.defaultSort ?? DEFAULT_SORT}). Sortable: ${sortable.join(', ')}`, example: decl.defaultSort ?? DEFAULT_SORT });
+      .meta({
+        description: `Comma-separated fields; a leading - sorts descending (default ${decl.defaultSort ?? DEFAULT_SORT}). Sortable: ${sortable.join(', ')}`,
+        example: decl.defaultSort ?? DEFAULT_SORT,
+      });
   }
-  const searchable = Object.entries(decl.fields).filter(([, f]) => f.searchable).map(([n]) => n);
+  const searchable = Object.entries(decl.fields)
+    .filter(([, f]) => f.searchable)
+    .map(([n]) => n);
   if (searchable.length) {
-    shape._search = z.string().max(1000).meta({ pattern: NO_NUL }).optional().meta({ description: `Case- and accent-insensitive text over: ${searchable.join(', ')}` });
+    shape._search = z
+      .string()
+      .max(1000)
+      .meta({ pattern: NO_NUL })
+      .optional()
+      .meta({ description: `Case- and accent-insensitive text over: ${searchable.join(', ')}` });
   }
   const expandable = Object.values(decl.fields).flatMap((f) => (f.expand ? [f.expand.as] : []));
   if (expandable.length) {
@@ -99,4 +147,3 @@ export function listQuerySchema(decl: ResourceDecl, maxLimit: number): z.ZodObje
   }
   return z.object(shape);
 }
-

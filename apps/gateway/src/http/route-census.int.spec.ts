@@ -12,7 +12,8 @@ interface Layer {
 /** Every (method, path) the express app answers, found by walking its router stacks. */
 function registeredRoutes(stack: Layer[], prefix: string): { method: string; path: string }[] {
   return stack.flatMap((layer) => {
-    if (layer.route) return Object.keys(layer.route.methods).map((method) => ({ method, path: `${prefix}${layer.route!.path}` }));
+    if (layer.route)
+      return Object.keys(layer.route.methods).map((method) => ({ method, path: `${prefix}${layer.route!.path}` }));
     if (layer.name === 'router' && layer.handle?.stack) return registeredRoutes(layer.handle.stack, '/api/v1');
     return [];
   });
@@ -41,8 +42,16 @@ describe('route census', () => {
     expect(undeclared).toEqual([]);
     for (const d of app.api.declared) {
       expect(d.scope).toMatch(/^(admin|authenticated|[a-z_]+:(read|write))$/);
-      const r = await ctx.request(d.method.toUpperCase(), d.path.replace(/:[a-z_]+/gi, '6740a1b2c3d4e5f601234567'), d.method === 'get' || d.method === 'delete' ? undefined : {}, { authorization: '' });
-      expect({ route: `${d.method} ${d.path}`, status: r.status }).toEqual({ route: `${d.method} ${d.path}`, status: 401 });
+      const r = await ctx.request(
+        d.method.toUpperCase(),
+        d.path.replace(/:[a-z_]+/gi, '6740a1b2c3d4e5f601234567'),
+        d.method === 'get' || d.method === 'delete' ? undefined : {},
+        { authorization: '' },
+      );
+      expect({ route: `${d.method} ${d.path}`, status: r.status }).toEqual({
+        route: `${d.method} ${d.path}`,
+        status: 401,
+      });
     }
   });
 
@@ -52,6 +61,8 @@ describe('route census', () => {
     });
     const routes = registeredRoutes((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
     const declared = new Set(app.api.declared.map((d) => `${d.method} ${d.path}`));
-    expect(routes.filter((r) => !declared.has(`${r.method} ${r.path}`) && !PUBLIC_PATHS.includes(r.path))).toEqual([{ method: 'get', path: '/api/v1/sneaky' }]);
+    expect(routes.filter((r) => !declared.has(`${r.method} ${r.path}`) && !PUBLIC_PATHS.includes(r.path))).toEqual([
+      { method: 'get', path: '/api/v1/sneaky' },
+    ]);
   });
 });

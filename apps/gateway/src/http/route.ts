@@ -3,7 +3,14 @@ import { z, type ZodType } from 'zod';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { AuthenticationError, ValidationError, fromZodError } from '@pim/errors';
 import { errorResponse, errorResponseHeaders, errorResponseName } from '../openapi/errors';
-import { COUNTED_HEADERS, headerRef, ownHeaders, responseHeaders, sharedHeaderObject, type SharedHeader } from '../openapi/headers';
+import {
+  COUNTED_HEADERS,
+  headerRef,
+  ownHeaders,
+  responseHeaders,
+  sharedHeaderObject,
+  type SharedHeader,
+} from '../openapi/headers';
 import { authorize, type Principal, type Scope } from '../auth/scopes';
 import { requestHash, type IdempotencyService } from '../idempotency/idempotency.service';
 
@@ -56,12 +63,23 @@ function send(res: Response, req: Request, result: RouteResult): void {
   const etag = result.headers?.ETag;
   if (req.method === 'GET' && etag && result.status === 200) {
     const inm = req.get('if-none-match');
-    if (inm && (inm.trim() === '*' || inm.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag))) {
+    if (
+      inm &&
+      (inm.trim() === '*' ||
+        inm
+          .split(',')
+          .map((t) => t.trim().replace(/^W\//, ''))
+          .includes(etag))
+    ) {
       res.status(304).end();
       return;
     }
   }
-  if (result.json !== undefined) res.status(result.status).type('application/json').send(Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength));
+  if (result.json !== undefined)
+    res
+      .status(result.status)
+      .type('application/json')
+      .send(Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength));
   else if (result.body === undefined) res.status(result.status).end();
   else res.status(result.status).json(result.body);
 }
@@ -81,7 +99,11 @@ const idempotencyKeyHeader = z
   .regex(/^[\x21-\x7e]{1,255}$/)
   .max(255)
   .optional()
-  .meta({ description: 'Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409', example: '8f14e45f-ceea-467f-a0e8-3f1b5d2e6b4a' });
+  .meta({
+    description:
+      'Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409',
+    example: '8f14e45f-ceea-467f-a0e8-3f1b5d2e6b4a',
+  });
 
 const ifNoneMatchHeader = z
   .string()
@@ -129,7 +151,14 @@ export class Api {
       }
       const path = `${this.base}${req.path}`;
       const run = () =>
-        spec.handler({ params: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: body as never, headers: req.headers, path, principal });
+        spec.handler({
+          params: req.params as Record<string, string>,
+          query: req.query as Record<string, unknown>,
+          body: body as never,
+          headers: req.headers,
+          path,
+          principal,
+        });
       const idempotencyKey = req.get('idempotency-key');
       if (spec.method === 'post' && idempotencyKey !== undefined && this.idempotency) {
         const hash = requestHash(req.method, path, req.body ?? null);
@@ -167,7 +196,18 @@ export class Api {
   private describe<B extends ZodType | undefined>(spec: RouteSpec<B>): RouteConfig {
     const pathParams = [...spec.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
     const params = pathParams.length
-      ? z.object(Object.fromEntries(pathParams.map((p) => [p, z.string().regex(/^[0-9a-f]{24}$/).max(24).meta({ description: 'Record id (24 lowercase hex)', example: '6740a1b2c3d4e5f601234567' })])))
+      ? z.object(
+          Object.fromEntries(
+            pathParams.map((p) => [
+              p,
+              z
+                .string()
+                .regex(/^[0-9a-f]{24}$/)
+                .max(24)
+                .meta({ description: 'Record id (24 lowercase hex)', example: '6740a1b2c3d4e5f601234567' }),
+            ]),
+          ),
+        )
       : undefined;
     const statuses = new Set<number>([400, 401, 403, 429, 500, 503, ...(spec.errors ?? [])]);
     if (pathParams.length) statuses.add(404);
@@ -181,14 +221,21 @@ export class Api {
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = {
         description: r.description,
-        headers: responseHeaders({ ...counted, ...(spec.method === 'post' ? this.headerRefs(['Idempotent-Replayed']) : {}), ...ownHeaders(r.headers) }),
+        headers: responseHeaders({
+          ...counted,
+          ...(spec.method === 'post' ? this.headerRefs(['Idempotent-Replayed']) : {}),
+          ...ownHeaders(r.headers),
+        }),
         content: r.schema ? { 'application/json': { schema: r.schema } } : undefined,
       };
     }
     // send() answers a GET whose ETag matches If-None-Match with 304 and no body.
     const etag = spec.method === 'get' ? spec.responses[200]?.headers?.shape.ETag : undefined;
     if (etag) {
-      responses['304'] = { description: 'Not modified: If-None-Match names the current ETag (no body)', headers: responseHeaders({ ...counted, ...ownHeaders(z.object({ ETag: etag })) }) };
+      responses['304'] = {
+        description: 'Not modified: If-None-Match names the current ETag (no body)',
+        headers: responseHeaders({ ...counted, ...ownHeaders(z.object({ ETag: etag })) }),
+      };
     }
     for (const status of [...statuses].sort()) responses[String(status)] = this.errorResponseRef(status);
     let headers = spec.requestHeaders;
@@ -207,7 +254,12 @@ export class Api {
         query: spec.query,
         headers,
         // A body schema that also accepts no body (rotate's optional {}) makes the body optional.
-        body: spec.body ? { required: !spec.body.safeParse(undefined).success, content: { 'application/json': { schema: spec.body } } } : undefined,
+        body: spec.body
+          ? {
+              required: !spec.body.safeParse(undefined).success,
+              content: { 'application/json': { schema: spec.body } },
+            }
+          : undefined,
       },
       responses,
     };

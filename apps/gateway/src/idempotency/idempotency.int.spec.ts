@@ -11,12 +11,18 @@ describe('gateway: Idempotency-Key on POST', () => {
     await ctx?.close();
   });
 
-  const keysNamed = async (name: string) => Number((await ctx.ds.query('SELECT count(*) AS n FROM gateway.api_keys WHERE name = $1', [name]))[0].n);
+  const keysNamed = async (name: string) =>
+    Number((await ctx.ds.query('SELECT count(*) AS n FROM gateway.api_keys WHERE name = $1', [name]))[0].n);
 
   it('replays the first response for the same key and body, and creates one record', async () => {
     const body = { name: 'idem-1', scopes: ['webhooks:read'] };
     const first = await ctx.request('POST', '/api/v1/api-keys', body, { 'idempotency-key': 'k-1' });
-    const again = await ctx.request('POST', '/api/v1/api-keys', { scopes: ['webhooks:read'], name: 'idem-1' }, { 'idempotency-key': 'k-1' });
+    const again = await ctx.request(
+      'POST',
+      '/api/v1/api-keys',
+      { scopes: ['webhooks:read'], name: 'idem-1' },
+      { 'idempotency-key': 'k-1' },
+    );
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.json).toEqual(first.json);
@@ -25,8 +31,18 @@ describe('gateway: Idempotency-Key on POST', () => {
   });
 
   it('answers 409 for the same key with a different body', async () => {
-    await ctx.request('POST', '/api/v1/api-keys', { name: 'idem-2', scopes: ['webhooks:read'] }, { 'idempotency-key': 'k-2' });
-    const other = await ctx.request('POST', '/api/v1/api-keys', { name: 'idem-2b', scopes: ['webhooks:read'] }, { 'idempotency-key': 'k-2' });
+    await ctx.request(
+      'POST',
+      '/api/v1/api-keys',
+      { name: 'idem-2', scopes: ['webhooks:read'] },
+      { 'idempotency-key': 'k-2' },
+    );
+    const other = await ctx.request(
+      'POST',
+      '/api/v1/api-keys',
+      { name: 'idem-2b', scopes: ['webhooks:read'] },
+      { 'idempotency-key': 'k-2' },
+    );
     expect(other.status).toBe(409);
     expect(other.json).toMatchObject({ name: 'ConflictError', title: 'Idempotency-Key reused' });
     expect(await keysNamed('idem-2b')).toBe(0);
@@ -34,7 +50,9 @@ describe('gateway: Idempotency-Key on POST', () => {
 
   it('runs ten concurrent requests with one key once, all answered alike', async () => {
     const body = { name: 'idem-3', scopes: ['webhooks:read'] };
-    const results = await Promise.all(Array.from({ length: 10 }, () => ctx.request('POST', '/api/v1/api-keys', body, { 'idempotency-key': 'k-3' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => ctx.request('POST', '/api/v1/api-keys', body, { 'idempotency-key': 'k-3' })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(new Set(results.map((r) => r.json._id)).size).toBe(1);
     expect(await keysNamed('idem-3')).toBe(1);
@@ -42,8 +60,18 @@ describe('gateway: Idempotency-Key on POST', () => {
 
   it('keeps keys of different callers apart, and replays client errors too', async () => {
     const other = await ctx.newKey(['admin']);
-    const a = await ctx.request('POST', '/api/v1/api-keys', { name: 'idem-4', scopes: ['webhooks:read'] }, { 'idempotency-key': 'shared' });
-    const b = await ctx.request('POST', '/api/v1/api-keys', { name: 'idem-4', scopes: ['webhooks:read'] }, { 'idempotency-key': 'shared', authorization: `Bearer ${other}` });
+    const a = await ctx.request(
+      'POST',
+      '/api/v1/api-keys',
+      { name: 'idem-4', scopes: ['webhooks:read'] },
+      { 'idempotency-key': 'shared' },
+    );
+    const b = await ctx.request(
+      'POST',
+      '/api/v1/api-keys',
+      { name: 'idem-4', scopes: ['webhooks:read'] },
+      { 'idempotency-key': 'shared', authorization: `Bearer ${other}` },
+    );
     expect(a.json._id).not.toBe(b.json._id);
     const bad = { name: 'idem-5', scopes: [] };
     const e1 = await ctx.request('POST', '/api/v1/api-keys', bad, { 'idempotency-key': 'k-5' });
@@ -53,7 +81,12 @@ describe('gateway: Idempotency-Key on POST', () => {
   });
 
   it('refuses a malformed Idempotency-Key', async () => {
-    const r = await ctx.request('POST', '/api/v1/api-keys', { name: 'x', scopes: ['admin'] }, { 'idempotency-key': 'x'.repeat(300) });
+    const r = await ctx.request(
+      'POST',
+      '/api/v1/api-keys',
+      { name: 'x', scopes: ['admin'] },
+      { 'idempotency-key': 'x'.repeat(300) },
+    );
     expect(r.status).toBe(400);
     expect(r.json.title).toBe('Invalid Idempotency-Key');
   });

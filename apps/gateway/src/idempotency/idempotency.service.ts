@@ -26,7 +26,9 @@ function canonical(value: unknown): string {
 
 /** The fingerprint of a request: two requests "are the same" when these match. */
 export function requestHash(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonical(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonical(body)}`)
+    .digest('hex');
 }
 
 /**
@@ -37,11 +39,19 @@ export function requestHash(method: string, path: string, body: unknown): string
 export class IdempotencyService {
   constructor(
     private readonly ds: DataSource,
-    private readonly opts: { retentionMs: number; waitMs: number; pollMs?: number } = { retentionMs: 24 * 3600_000, waitMs: 30_000 },
+    private readonly opts: { retentionMs: number; waitMs: number; pollMs?: number } = {
+      retentionMs: 24 * 3600_000,
+      waitMs: 30_000,
+    },
   ) {}
 
   /** Runs exec once per (owner, key); returns its response and whether this one was a replay. */
-  async run(owner: string, key: string, hash: string, exec: () => Promise<StoredResponse>): Promise<{ response: StoredResponse; replayed: boolean }> {
+  async run(
+    owner: string,
+    key: string,
+    hash: string,
+    exec: () => Promise<StoredResponse>,
+  ): Promise<{ response: StoredResponse; replayed: boolean }> {
     if (!KEY.test(key)) {
       throw new ValidationError('Idempotency-Key must be 1 to 255 visible ASCII characters', {
         title: 'Invalid Idempotency-Key',
@@ -60,7 +70,10 @@ export class IdempotencyService {
       );
       if (claimed.length > 0) return { response: await this.execute(owner, key, exec), replayed: false };
 
-      const [row] = (await this.ds.query('SELECT request_hash, response_status, response_headers, response_body FROM idempotency_records WHERE owner = $1 AND key = $2', [owner, key])) as IdempotencyRecord[];
+      const [row] = (await this.ds.query(
+        'SELECT request_hash, response_status, response_headers, response_body FROM idempotency_records WHERE owner = $1 AND key = $2',
+        [owner, key],
+      )) as IdempotencyRecord[];
       if (!row) continue; // the first request failed and released the key: claim it now
       if (row.request_hash !== hash) {
         throw new ConflictError('This Idempotency-Key was already used with a different request', {
@@ -69,7 +82,10 @@ export class IdempotencyService {
         });
       }
       if (row.response_status !== null) {
-        return { response: { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body }, replayed: true };
+        return {
+          response: { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body },
+          replayed: true,
+        };
       }
       if (Date.now() > deadline) {
         throw new ConflictError('A request with this Idempotency-Key is still being processed', {
@@ -84,7 +100,9 @@ export class IdempotencyService {
 
   /** Deletes records past the retention period (any replica may run it). */
   async purgeExpired(): Promise<void> {
-    await this.ds.query(`DELETE FROM idempotency_records WHERE created_at < now() - make_interval(secs => $1)`, [this.opts.retentionMs / 1000]);
+    await this.ds.query(`DELETE FROM idempotency_records WHERE created_at < now() - make_interval(secs => $1)`, [
+      this.opts.retentionMs / 1000,
+    ]);
   }
 
   private async execute(owner: string, key: string, exec: () => Promise<StoredResponse>): Promise<StoredResponse> {
@@ -104,17 +122,16 @@ export class IdempotencyService {
       await this.release(owner, key);
       return response;
     }
-    await this.ds.query('UPDATE idempotency_records SET response_status = $3, response_headers = $4, response_body = $5 WHERE owner = $1 AND key = $2', [
-      owner,
-      key,
-      response.status,
-      JSON.stringify(response.headers),
-      JSON.stringify(response.body ?? null),
-    ]);
+    await this.ds.query(
+      'UPDATE idempotency_records SET response_status = $3, response_headers = $4, response_body = $5 WHERE owner = $1 AND key = $2',
+      [owner, key, response.status, JSON.stringify(response.headers), JSON.stringify(response.body ?? null)],
+    );
     return response;
   }
 
   private async release(owner: string, key: string): Promise<void> {
-    await this.ds.query('DELETE FROM idempotency_records WHERE owner = $1 AND key = $2 AND response_status IS NULL', [owner, key]).catch(() => undefined);
+    await this.ds
+      .query('DELETE FROM idempotency_records WHERE owner = $1 AND key = $2 AND response_status IS NULL', [owner, key])
+      .catch(() => undefined);
   }
 }

@@ -22,7 +22,9 @@ export class CreateGateway1763830800000 implements MigrationInterface {
     );
     await q.query(`CREATE INDEX "IDX_idempotency_records_created_at" ON "idempotency_records" ("created_at")`);
     // Shared counters of every gateway replica; rows expire (epoch ms in `expire`) and are swept.
-    await q.query(`CREATE TABLE "rate_limits" ("key" varchar(255) PRIMARY KEY, "points" integer NOT NULL DEFAULT 0, "expire" bigint)`);
+    await q.query(
+      `CREATE TABLE "rate_limits" ("key" varchar(255) PRIMARY KEY, "points" integer NOT NULL DEFAULT 0, "expire" bigint)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

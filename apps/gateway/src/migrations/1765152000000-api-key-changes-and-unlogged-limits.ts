@@ -24,7 +24,9 @@ export class ApiKeyChangesAndUnloggedLimits1765152000000 implements MigrationInt
          RETURN NULL;
        END $$`,
     );
-    await q.query(`CREATE TRIGGER "api_keys_notify_change" AFTER UPDATE OR DELETE ON "api_keys" FOR EACH ROW EXECUTE FUNCTION "api_keys_notify_change"()`);
+    await q.query(
+      `CREATE TRIGGER "api_keys_notify_change" AFTER UPDATE OR DELETE ON "api_keys" FOR EACH ROW EXECUTE FUNCTION "api_keys_notify_change"()`,
+    );
     await q.query(`ALTER TABLE "rate_limits" SET UNLOGGED`);
   }
 

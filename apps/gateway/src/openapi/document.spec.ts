@@ -12,7 +12,10 @@ describe('the OpenAPI document', () => {
   const op = (path: string, method: string) => (doc.paths as Record<string, Record<string, Operation>>)[path][method];
 
   it('lists an https PUBLIC_URL as a public server and never advertises a plain-http one', () => {
-    expect(serverEntry('https://pim.example.com/')).toMatchObject({ url: 'https://pim.example.com', 'x-internal': false });
+    expect(serverEntry('https://pim.example.com/')).toMatchObject({
+      url: 'https://pim.example.com',
+      'x-internal': false,
+    });
     for (const local of ['http://127.0.0.1:8080', undefined]) {
       expect(serverEntry(local)).toMatchObject({ url: '/', 'x-internal': true });
       expect(serverEntry(local).description).toMatch(/local/i);
@@ -42,7 +45,9 @@ describe('the OpenAPI document', () => {
 
   it('bounds page sizes by the configured maximum', () => {
     const limit = (d: ReturnType<typeof buildApiDocument>) =>
-      (d.paths as Record<string, Record<string, Operation>>)['/api/v1/webhooks'].get.parameters?.find((p) => p.name === 'limit')?.schema.maximum;
+      (d.paths as Record<string, Record<string, Operation>>)['/api/v1/webhooks'].get.parameters?.find(
+        (p) => p.name === 'limit',
+      )?.schema.maximum;
     expect(limit(doc)).toBe(100);
     expect(limit(buildApiDocument({ maxLimit: 500 }))).toBe(500);
   });

@@ -10,7 +10,8 @@ export function createRegistry(): OpenAPIRegistry {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'pim_<prefix>_<secret>',
-    description: 'An API key in the Authorization header: `Authorization: Bearer pim_<prefix>_<secret>`. Each route names the scope it needs.',
+    description:
+      'An API key in the Authorization header: `Authorization: Bearer pim_<prefix>_<secret>`. Each route names the scope it needs.',
   });
   return registry;
 }
@@ -36,11 +37,16 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 export function serverEntry(publicUrl?: string): ApiServer {
   const url = publicUrl?.replace(/\/+$/, '');
   if (url && /^https:\/\//i.test(url)) {
-    return { url, description: 'This deployment over HTTPS (its PUBLIC_URL): production or staging', 'x-internal': false };
+    return {
+      url,
+      description: 'This deployment over HTTPS (its PUBLIC_URL): production or staging',
+      'x-internal': false,
+    };
   }
   return {
     url: '/',
-    description: 'Local development or test gateway: the origin that served this document, over plain HTTP (a production deployment sets an https PUBLIC_URL)',
+    description:
+      'Local development or test gateway: the origin that served this document, over plain HTTP (a production deployment sets an https PUBLIC_URL)',
     'x-internal': true,
   };
 }
@@ -49,7 +55,10 @@ export function serverEntry(publicUrl?: string): ApiServer {
 export function buildDocument(registry: OpenAPIRegistry, publicUrl?: string): ApiDocument {
   const used = new Set(registry.definitions.flatMap((d) => (d.type === 'route' ? (d.route.tags ?? []) : [])));
   // Error responses are shared components that refer to the Error schema by name, so it is added here.
-  return new OpenApiGeneratorV31([...registry.definitions, { type: 'schema', schema: errorObjectSchema }]).generateDocument({
+  return new OpenApiGeneratorV31([
+    ...registry.definitions,
+    { type: 'schema', schema: errorObjectSchema },
+  ]).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'PIM platform API',
@@ -61,6 +70,8 @@ export function buildDocument(registry: OpenAPIRegistry, publicUrl?: string): Ap
       contact: { name: 'PIM platform team' },
     },
     servers: [serverEntry(publicUrl)],
-    tags: [...used].sort().map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
+    tags: [...used]
+      .sort()
+      .map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
   });
 }

@@ -14,7 +14,16 @@ import {
   ValidationError,
   type PimError,
 } from '@pim/errors';
-import { COUNTED_HEADERS, SHARED_HEADERS, UNCOUNTED_HEADERS, headerObject, headerRef, responseHeaders, type HeadersObject, type SharedHeader } from './headers';
+import {
+  COUNTED_HEADERS,
+  SHARED_HEADERS,
+  UNCOUNTED_HEADERS,
+  headerObject,
+  headerRef,
+  responseHeaders,
+  type HeadersObject,
+  type SharedHeader,
+} from './headers';
 
 /** A response as zod-to-openapi takes it. */
 export type ResponseObject = ResponseConfig;
@@ -23,16 +32,42 @@ export type ResponseObject = ResponseConfig;
 export const errorObjectSchema = z
   .strictObject({
     code: z.number().int().min(400).max(599).meta({ format: 'int32', description: 'The HTTP status', example: 400 }),
-    kind: z.enum(['validation', 'authentication', 'authorization', 'not_found', 'conflict', 'precondition', 'payload_too_large', 'unsupported_media_type', 'rate_limit', 'internal', 'unavailable']),
-    name: z.string().regex(/^[A-Za-z]+Error$/).max(64).meta({ example: 'ValidationError' }),
+    kind: z.enum([
+      'validation',
+      'authentication',
+      'authorization',
+      'not_found',
+      'conflict',
+      'precondition',
+      'payload_too_large',
+      'unsupported_media_type',
+      'rate_limit',
+      'internal',
+      'unavailable',
+    ]),
+    name: z
+      .string()
+      .regex(/^[A-Za-z]+Error$/)
+      .max(64)
+      .meta({ example: 'ValidationError' }),
     title: z.string().max(200).meta({ example: 'Invalid webhook' }),
     message: z.string().max(4000).meta({ example: 'url must be an absolute http:// or https:// URL' }),
     solution: z.string().max(1000).meta({ example: 'Correct the fields named in details and send the request again' }),
     details: z
-      .array(z.strictObject({ field: z.string().max(200).meta({ example: 'url' }), message: z.string().max(1000).meta({ example: 'must be an absolute http:// or https:// URL' }) }))
+      .array(
+        z.strictObject({
+          field: z.string().max(200).meta({ example: 'url' }),
+          message: z.string().max(1000).meta({ example: 'must be an absolute http:// or https:// URL' }),
+        }),
+      )
       .max(1000)
       .optional(),
-    request_id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/).max(128).optional().meta({ description: 'The X-Request-Id of the response', example: '0b5f3a4e-8c1d-4f7a-9e2b-6d3c1a2b4c5d' }),
+    request_id: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,128}$/)
+      .max(128)
+      .optional()
+      .meta({ description: 'The X-Request-Id of the response', example: '0b5f3a4e-8c1d-4f7a-9e2b-6d3c1a2b4c5d' }),
   })
   .meta({ id: 'Error', description: 'Every error, at every status, has this shape' });
 
@@ -65,18 +100,29 @@ const EXAMPLE_ERRORS: Record<number, PimError> = {
     title: 'Webhook not found',
     solution: 'List webhooks with GET /api/v1/webhooks to find the right _id',
   }),
-  409: new ConflictError('This collection already has a webhook', { details: [{ field: 'collection', message: 'This collection already has a webhook' }] }),
-  412: new PreconditionFailedError('The webhook is at version 4, not 3', { details: [{ field: 'If-Match', message: 'current version is 4' }] }),
-  413: new PayloadTooLargeError('The request body is larger than the limit of 1048576 bytes', { solution: 'Send at most 1048576 bytes in one request' }),
-  415: new UnsupportedMediaTypeError("Content-Type 'text/plain' is not supported", { solution: 'Send the body as JSON with "Content-Type: application/json"' }),
-  429: new RateLimitError('More than 600 requests a minute', { solution: 'Wait 42 s (Retry-After), then retry; spread requests to stay under 600 a minute' }),
+  409: new ConflictError('This collection already has a webhook', {
+    details: [{ field: 'collection', message: 'This collection already has a webhook' }],
+  }),
+  412: new PreconditionFailedError('The webhook is at version 4, not 3', {
+    details: [{ field: 'If-Match', message: 'current version is 4' }],
+  }),
+  413: new PayloadTooLargeError('The request body is larger than the limit of 1048576 bytes', {
+    solution: 'Send at most 1048576 bytes in one request',
+  }),
+  415: new UnsupportedMediaTypeError("Content-Type 'text/plain' is not supported", {
+    solution: 'Send the body as JSON with "Content-Type: application/json"',
+  }),
+  429: new RateLimitError('More than 600 requests a minute', {
+    solution: 'Wait 42 s (Retry-After), then retry; spread requests to stay under 600 a minute',
+  }),
   500: new InternalError('An unexpected error occurred'),
   503: new UnavailableError('webhooks is unavailable'),
 };
 
 /** An example error object for a status (with a request id, as every response carries one). */
 export function errorExample(status: number): z.infer<typeof errorObjectSchema> | undefined {
-  return EXAMPLE_ERRORS[status]?.toObject('0b5f3a4e-8c1d-4f7a-9e2b-6d3c1a2b4c5d') as z.infer<typeof errorObjectSchema> | undefined;
+  return EXAMPLE_ERRORS[status]?.toObject('0b5f3a4e-8c1d-4f7a-9e2b-6d3c1a2b4c5d') as
+    z.infer<typeof errorObjectSchema> | undefined;
 }
 
 /** Component names of the error responses, by status. */
@@ -117,11 +163,14 @@ export function errorResponse(status: number): ResponseObject {
     );
   }
   const text = ERROR_DESCRIPTIONS[status] ?? 'Error';
-  const description = status >= 500 ? `${text}. RateLimit-* headers are present when the request was counted before it failed.` : text;
+  const description =
+    status >= 500 ? `${text}. RateLimit-* headers are present when the request was counted before it failed.` : text;
   const example = errorExample(status);
   return {
     description,
     headers: responseHeaders(headers),
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, ...(example ? { example } : {}) } },
+    content: {
+      'application/json': { schema: { $ref: '#/components/schemas/Error' }, ...(example ? { example } : {}) },
+    },
   };
 }

@@ -24,10 +24,14 @@ function spectralCli(): string {
 
 /** Lints files with the repository's .spectral.yaml (spectral:oas + OWASP) in one run. */
 function lint(files: string[]): Finding[] {
-  const run = spawnSync(process.execPath, [spectralCli(), 'lint', ...files, '--ruleset', join(root, '.spectral.yaml'), '--format', 'json', '--quiet'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const run = spawnSync(
+    process.execPath,
+    [spectralCli(), 'lint', ...files, '--ruleset', join(root, '.spectral.yaml'), '--format', 'json', '--quiet'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   const out = run.stdout.trim();
   if (!out.startsWith('[')) throw new Error(`spectral did not report (exit ${run.status}): ${run.stderr || out}`);
   return JSON.parse(out) as Finding[];
@@ -56,7 +60,10 @@ describe('OpenAPI document: spectral with the OWASP ruleset', () => {
     // What a production gateway (https PUBLIC_URL) serves.
     const https = buildApiDocument({ publicUrl: 'https://pim.example.com' });
     // The served document without rate-limit, CORS and Retry-After headers and with a plain-http server.
-    const broken = JSON.parse(JSON.stringify(served)) as { servers: { url: string }[]; components: { responses: Record<string, { headers: Record<string, unknown> }> } };
+    const broken = JSON.parse(JSON.stringify(served)) as {
+      servers: { url: string }[];
+      components: { responses: Record<string, { headers: Record<string, unknown> }> };
+    };
     broken.servers[0].url = 'http://pim.example.com';
     for (const response of Object.values(broken.components.responses)) {
       delete response.headers['RateLimit-Limit'];
@@ -87,7 +94,12 @@ describe('OpenAPI document: spectral with the OWASP ruleset', () => {
   it('fails a document without rate-limit, CORS and Retry-After headers or with a plain-http server', () => {
     const codes = new Set(errorsIn('broken.json').map((f) => f.code));
     expect([...codes].sort()).toEqual(
-      ['owasp:api4:2023-rate-limit', 'owasp:api4:2023-rate-limit-retry-after', 'owasp:api8:2023-define-cors-origin', 'owasp:api8:2023-no-server-http'].sort(),
+      [
+        'owasp:api4:2023-rate-limit',
+        'owasp:api4:2023-rate-limit-retry-after',
+        'owasp:api8:2023-define-cors-origin',
+        'owasp:api8:2023-no-server-http',
+      ].sort(),
     );
   });
 

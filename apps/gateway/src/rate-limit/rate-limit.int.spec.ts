@@ -19,7 +19,15 @@ describe('gateway: rate limits shared by every replica', () => {
   it('lets exactly 100 of a 120-request burst through, spread over two replicas, with RateLimit headers', async () => {
     const key = await ctx.newKey(['webhooks:read']);
     const results = await Promise.all(
-      Array.from({ length: 120 }, (_, i) => ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${key}` }, i % 2 ? second : ctx.base)),
+      Array.from({ length: 120 }, (_, i) =>
+        ctx.request(
+          'GET',
+          '/api/v1/collections',
+          undefined,
+          { authorization: `Bearer ${key}` },
+          i % 2 ? second : ctx.base,
+        ),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     const limited = results.filter((r) => r.status === 429);
@@ -43,7 +51,10 @@ describe('gateway: rate limits shared by every replica', () => {
 
   it('limits callers without a valid key by IP address', async () => {
     const statuses = [];
-    for (let i = 0; i < 7; i++) statuses.push((await ctx.request('GET', '/api/v1/collections', undefined, { authorization: 'Bearer wrong' })).status);
+    for (let i = 0; i < 7; i++)
+      statuses.push(
+        (await ctx.request('GET', '/api/v1/collections', undefined, { authorization: 'Bearer wrong' })).status,
+      );
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
 
@@ -53,14 +64,21 @@ describe('gateway: rate limits shared by every replica', () => {
     try {
       const a = new RateLimiter(pool, 500, { schema: SCHEMA, keyPrefix: 'lease' });
       const b = new RateLimiter(pool, 500, { schema: SCHEMA, keyPrefix: 'lease' });
-      const points = async (key: string) => ((await pool.query(`SELECT points FROM ${SCHEMA}.rate_limits WHERE key = $1`, [`lease:${key}`])).rows[0] as { points: number }).points;
+      const points = async (key: string) =>
+        (
+          (await pool.query(`SELECT points FROM ${SCHEMA}.rate_limits WHERE key = $1`, [`lease:${key}`])).rows[0] as {
+            points: number;
+          }
+        ).points;
 
       const states = [];
       for (let i = 0; i < 12; i++) states.push(await a.consume('single'));
       expect(await points('single')).toBe(15); // three leases of 5 for 12 requests
       expect(states.map((s) => s.remaining)).toEqual([499, 498, 497, 496, 495, 494, 493, 492, 491, 490, 489, 488]);
 
-      const outcomes = await Promise.allSettled(Array.from({ length: 600 }, (_, i) => (i % 2 ? a : b).consume('burst')));
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 600 }, (_, i) => (i % 2 ? a : b).consume('burst')),
+      );
       const passed = outcomes.filter((o) => o.status === 'fulfilled').length;
       const refused = outcomes.filter((o) => o.status === 'rejected');
       expect(passed).toBeLessThanOrEqual(500);

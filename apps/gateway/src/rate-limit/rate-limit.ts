@@ -44,7 +44,11 @@ export class RateLimiter {
   /** A lease being taken per key: concurrent requests of one key wait for it instead of taking their own. */
   private readonly taking = new Map<string, Promise<void>>();
 
-  constructor(pool: Pool, readonly limit: number, opts: { schema: string; keyPrefix: string; windowSeconds?: number }) {
+  constructor(
+    pool: Pool,
+    readonly limit: number,
+    opts: { schema: string; keyPrefix: string; windowSeconds?: number },
+  ) {
     this.limiter = new RateLimiterPostgres({
       storeClient: pool,
       storeType: 'pool',
@@ -64,7 +68,11 @@ export class RateLimiter {
       const held = this.leases.get(key);
       if (held && held.tokens > 0 && held.resetAt > Date.now()) {
         held.tokens -= 1;
-        return { limit: this.limit, remaining: Math.max(0, held.sharedRemaining + held.tokens), resetSeconds: Math.max(1, Math.ceil((held.resetAt - Date.now()) / 1000)) };
+        return {
+          limit: this.limit,
+          remaining: Math.max(0, held.sharedRemaining + held.tokens),
+          resetSeconds: Math.max(1, Math.ceil((held.resetAt - Date.now()) / 1000)),
+        };
       }
       const taking = this.taking.get(key);
       if (taking) {
@@ -86,7 +94,11 @@ export class RateLimiter {
   private async take(key: string): Promise<void> {
     try {
       const r = await this.limiter.consume(key, this.lease);
-      this.leases.set(key, { tokens: this.lease, sharedRemaining: Math.max(0, r.remainingPoints), resetAt: Date.now() + r.msBeforeNext });
+      this.leases.set(key, {
+        tokens: this.lease,
+        sharedRemaining: Math.max(0, r.remainingPoints),
+        resetAt: Date.now() + r.msBeforeNext,
+      });
     } catch (err) {
       if (err instanceof RateLimiterRes) {
         this.leases.delete(key);
@@ -104,6 +116,10 @@ export class RateLimiter {
   }
 
   private state(r: RateLimiterRes): RateLimitState {
-    return { limit: this.limit, remaining: Math.max(0, r.remainingPoints), resetSeconds: Math.max(1, Math.ceil(r.msBeforeNext / 1000)) };
+    return {
+      limit: this.limit,
+      remaining: Math.max(0, r.remainingPoints),
+      resetSeconds: Math.max(1, Math.ceil(r.msBeforeNext / 1000)),
+    };
   }
 }

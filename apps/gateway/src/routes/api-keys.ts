@@ -20,7 +20,9 @@ export function apiKeyRoutes(api: Api, keys: ApiKeyService, limits: { maxLimit: 
     description: 'The response carries the full key in `key`; it is shown only here (store it now).',
     tags: TAGS,
     body: apiKeyInputSchema,
-    responses: { 201: { description: 'The new key and its secret', schema: apiKeyWithTokenSchema, headers: locationHeaders } },
+    responses: {
+      201: { description: 'The new key and its secret', schema: apiKeyWithTokenSchema, headers: locationHeaders },
+    },
     handler: async ({ body, path }) => {
       const { key, token } = await keys.create(body);
       return { status: 201, body: { ...key, key: token }, headers: { Location: `${path}/${key._id}` } };
@@ -35,7 +37,12 @@ export function apiKeyRoutes(api: Api, keys: ApiKeyService, limits: { maxLimit: 
     summary: 'List API keys',
     tags: TAGS,
     query: listQuerySchema(apiKeyListDecl, limits.maxLimit),
-    responses: { 200: { description: 'A page of keys (never their secrets)', schema: envelopeSchema('ApiKeyList', apiKeySchema, limits.maxLimit) } },
+    responses: {
+      200: {
+        description: 'A page of keys (never their secrets)',
+        schema: envelopeSchema('ApiKeyList', apiKeySchema, limits.maxLimit),
+      },
+    },
     handler: async ({ query, path }) => {
       const q = parseListQuery(apiKeyListDecl, query, limits);
       const { data, total } = await keys.list(q);
@@ -77,7 +84,10 @@ export function apiKeyRoutes(api: Api, keys: ApiKeyService, limits: { maxLimit: 
     summary: 'Rotate an API key',
     description: 'Gives the key a new secret (same prefix, scopes and user); the old secret stops working at once.',
     tags: TAGS,
-    body: z.strictObject({}).optional().meta({ id: 'Empty', description: 'Nothing: the body may be left out or be {}' }),
+    body: z
+      .strictObject({})
+      .optional()
+      .meta({ id: 'Empty', description: 'Nothing: the body may be left out or be {}' }),
     responses: { 200: { description: 'The key and its new secret', schema: apiKeyWithTokenSchema } },
     handler: async ({ params }) => {
       const { key, token } = await keys.rotate(params.id);

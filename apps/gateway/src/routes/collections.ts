@@ -5,11 +5,26 @@ import type { Api } from '../http/route';
 const collectionSchema = z
   .strictObject({
     name: z.string().max(64).meta({ example: 'products', enum: collectionNames() }),
-    app: z.string().max(32).meta({ description: 'The app that owns the records', example: 'catalog', enum: [...new Set(COLLECTIONS.map((c) => c.app))].sort() }),
+    app: z
+      .string()
+      .max(32)
+      .meta({
+        description: 'The app that owns the records',
+        example: 'catalog',
+        enum: [...new Set(COLLECTIONS.map((c) => c.app))].sort(),
+      }),
     event_types: z
-      .array(z.string().regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/).max(100))
+      .array(
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/)
+          .max(100),
+      )
       .max(20)
-      .meta({ description: 'Event types of the collection: <collection>.<action>', example: ['products.created', 'products.updated', 'products.deleted'] }),
+      .meta({
+        description: 'Event types of the collection: <collection>.<action>',
+        example: ['products.created', 'products.updated', 'products.deleted'],
+      }),
   })
   .meta({ id: 'Collection' });
 
@@ -22,7 +37,12 @@ export function collectionRoutes(api: Api): void {
     scope: 'authenticated',
     summary: 'List the collections webhooks can subscribe to',
     tags: ['Webhooks'],
-    responses: { 200: { description: 'Every collection', schema: z.strictObject({ data: z.array(collectionSchema).max(100) }).meta({ id: 'CollectionList' }) } },
+    responses: {
+      200: {
+        description: 'Every collection',
+        schema: z.strictObject({ data: z.array(collectionSchema).max(100) }).meta({ id: 'CollectionList' }),
+      },
+    },
     handler: async () => ({
       status: 200,
       body: { data: COLLECTIONS.map((c) => ({ name: c.name, app: c.app, event_types: eventTypes(c) })) },

@@ -32,14 +32,27 @@ export function fromDeliveryMessage(m: pb.Delivery | undefined): DeliveryView {
     created_at: m.created_at,
     updated_at: m.updated_at,
   };
-  const optional = ['next_attempt_at', 'last_attempt_at', 'last_status_code', 'last_response_body', 'last_duration_ms', 'last_error', 'request_id', 'completed_at'] as const;
+  const optional = [
+    'next_attempt_at',
+    'last_attempt_at',
+    'last_status_code',
+    'last_response_body',
+    'last_duration_ms',
+    'last_error',
+    'request_id',
+    'completed_at',
+  ] as const;
   for (const k of optional) if (m[k] !== undefined) (v as Record<string, unknown>)[k] = m[k];
   return v;
 }
 
 /** Proto attempt → the API's attempt. */
 export function fromAttemptMessage(a: pb.DeliveryAttempt): DeliveryAttemptView {
-  const v: DeliveryAttemptView = { number: a.number, started_at: a.started_at, outcome: a.outcome as DeliveryAttemptView['outcome'] };
+  const v: DeliveryAttemptView = {
+    number: a.number,
+    started_at: a.started_at,
+    outcome: a.outcome as DeliveryAttemptView['outcome'],
+  };
   const optional = ['duration_ms', 'status_code', 'response_body', 'error', 'url'] as const;
   for (const k of optional) if (a[k] !== undefined) (v as Record<string, unknown>)[k] = a[k];
   return v;
@@ -56,17 +69,28 @@ const recoverQuery = z.object({
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/)
     .max(35)
-    .meta({ description: 'Failed deliveries created at or after this date are queued again', example: '2026-11-22T00:00:00Z' }),
+    .meta({
+      description: 'Failed deliveries created at or after this date are queued again',
+      example: '2026-11-22T00:00:00Z',
+    }),
 });
 
 const recoveredSchema = z
-  .strictObject({ recovered: z.number().int().min(0).max(2_147_483_647).meta({ format: 'int32', description: 'Deliveries queued again', example: 12 }) })
+  .strictObject({
+    recovered: z
+      .number()
+      .int()
+      .min(0)
+      .max(2_147_483_647)
+      .meta({ format: 'int32', description: 'Deliveries queued again', example: 12 }),
+  })
   .meta({ id: 'RecoverResult' });
 
 const rotatedSchema = webhookWithSecretSchema
   .extend({
     previous_secret_expires_at: z.iso.datetime().meta({
-      description: 'Until then every delivery also carries a signature made with the previous secret, so receivers can switch without losing events',
+      description:
+        'Until then every delivery also carries a signature made with the previous secret, so receivers can switch without losing events',
       example: '2026-11-23T16:15:43.123Z',
       maxLength: 24,
     }),
@@ -76,13 +100,31 @@ const rotatedSchema = webhookWithSecretSchema
 const NAME = /^[a-z][a-z0-9_]*$/;
 const eventTypeSchema = z
   .strictObject({
-    type: z.string().regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/).max(130).meta({ example: 'products.updated' }),
+    type: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/)
+      .max(130)
+      .meta({ example: 'products.updated' }),
     collection: z.string().regex(NAME).max(64).meta({ example: 'products' }),
     action: z.string().regex(NAME).max(64).meta({ example: 'updated' }),
-    app: z.string().regex(/^[a-z][a-z0-9-]*$/).max(32).meta({ example: 'catalog' }),
-    description: z.string().regex(new RegExp(NO_NUL)).max(500).meta({ example: 'A record of products was changed (data: the record after the change)' }),
+    app: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]*$/)
+      .max(32)
+      .meta({ example: 'catalog' }),
+    description: z
+      .string()
+      .regex(new RegExp(NO_NUL))
+      .max(500)
+      .meta({ example: 'A record of products was changed (data: the record after the change)' }),
     schema: z
-      .record(z.string().regex(/^[$A-Za-z_][A-Za-z0-9_]*$/).max(64), z.unknown())
+      .record(
+        z
+          .string()
+          .regex(/^[$A-Za-z_][A-Za-z0-9_]*$/)
+          .max(64),
+        z.unknown(),
+      )
       .meta({ description: 'JSON Schema (draft 2020-12) of the event `data`', example: { type: 'object' } }),
   })
   .meta({ id: 'EventType' });
@@ -90,7 +132,11 @@ const eventTypeSchema = z
 const eventTypesSchema = z.strictObject({ data: z.array(eventTypeSchema).max(500) }).meta({ id: 'EventTypeList' });
 
 /** Declares the delivery log, its actions, secret rotation and the event catalog (issue 5 §4). */
-export function deliveryRoutes(api: Api, client: WebhooksClient, limits: { maxLimit: number; defaultLimit: number }): void {
+export function deliveryRoutes(
+  api: Api,
+  client: WebhooksClient,
+  limits: { maxLimit: number; defaultLimit: number },
+): void {
   const deliveryListSchema = envelopeSchema('DeliveryList', deliverySchema, limits.maxLimit);
 
   api.route({
@@ -106,10 +152,23 @@ export function deliveryRoutes(api: Api, client: WebhooksClient, limits: { maxLi
     responses: { 200: { description: 'A page of deliveries', schema: deliveryListSchema } },
     handler: async ({ params, query, path }) => {
       const id = webhookId(params.id);
-      const q = parseListQuery(deliveryListDecl, query, { maxLimit: limits.maxLimit, defaultLimit: limits.defaultLimit });
+      const q = parseListQuery(deliveryListDecl, query, {
+        maxLimit: limits.maxLimit,
+        defaultLimit: limits.defaultLimit,
+      });
       const r = await client.listDeliveries({ webhook_id: id, query: toProtoListQuery(q) });
       const data = r.data.map(fromDeliveryMessage);
-      return { status: 200, body: buildEnvelope({ query: q, total: r.page_info?.total ?? 0, data, path, raw: query, decl: deliveryListDecl }) };
+      return {
+        status: 200,
+        body: buildEnvelope({
+          query: q,
+          total: r.page_info?.total ?? 0,
+          data,
+          path,
+          raw: query,
+          decl: deliveryListDecl,
+        }),
+      };
     },
   });
 
@@ -122,8 +181,14 @@ export function deliveryRoutes(api: Api, client: WebhooksClient, limits: { maxLi
     tags: TAGS,
     responses: { 200: { description: 'The delivery and its attempts, oldest first', schema: deliveryDetailSchema } },
     handler: async ({ params }) => {
-      const r = await client.getDelivery({ webhook_id: webhookId(params.id), delivery_id: deliveryId(params.deliveryId) });
-      return { status: 200, body: { ...fromDeliveryMessage(r.delivery), attempt_log: r.attempts.map(fromAttemptMessage) } };
+      const r = await client.getDelivery({
+        webhook_id: webhookId(params.id),
+        delivery_id: deliveryId(params.deliveryId),
+      });
+      return {
+        status: 200,
+        body: { ...fromDeliveryMessage(r.delivery), attempt_log: r.attempts.map(fromAttemptMessage) },
+      };
     },
   });
 
@@ -139,7 +204,10 @@ export function deliveryRoutes(api: Api, client: WebhooksClient, limits: { maxLi
     errors: [409],
     responses: { 202: { description: 'The delivery, queued', schema: deliverySchema } },
     handler: async ({ params }) => {
-      const r = await client.redeliverDelivery({ webhook_id: webhookId(params.id), delivery_id: deliveryId(params.deliveryId) });
+      const r = await client.redeliverDelivery({
+        webhook_id: webhookId(params.id),
+        delivery_id: deliveryId(params.deliveryId),
+      });
       return { status: 202, body: fromDeliveryMessage(r.delivery) };
     },
   });
@@ -150,7 +218,8 @@ export function deliveryRoutes(api: Api, client: WebhooksClient, limits: { maxLi
     operationId: 'recoverWebhookDeliveries',
     scope: 'webhooks:write',
     summary: 'Send again every failed delivery since a date',
-    description: 'Queues again, with a fresh retry schedule, every `failed` delivery of this webhook created at or after `since`.',
+    description:
+      'Queues again, with a fresh retry schedule, every `failed` delivery of this webhook created at or after `since`.',
     tags: TAGS,
     query: recoverQuery,
     responses: { 202: { description: 'How many deliveries were queued again', schema: recoveredSchema } },
@@ -183,7 +252,11 @@ export function deliveryRoutes(api: Api, client: WebhooksClient, limits: { maxLi
     handler: async ({ params, path }) => {
       const r = await client.sendTestEvent({ webhook_id: webhookId(params.id) });
       const delivery = fromDeliveryMessage(r.delivery);
-      return { status: 202, body: delivery, headers: { Location: `${path.replace(/\/test$/, '')}/deliveries/${delivery._id}` } };
+      return {
+        status: 202,
+        body: delivery,
+        headers: { Location: `${path.replace(/\/test$/, '')}/deliveries/${delivery._id}` },
+      };
     },
   });
 
@@ -200,7 +273,10 @@ export function deliveryRoutes(api: Api, client: WebhooksClient, limits: { maxLi
     errors: [412],
     responses: { 200: { description: 'The webhook with its new secret', schema: rotatedSchema, headers: etagHeaders } },
     handler: async ({ params, headers }) => {
-      const r = await client.rotateSecret({ webhook_id: webhookId(params.id), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      const r = await client.rotateSecret({
+        webhook_id: webhookId(params.id),
+        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+      });
       const webhook = fromMessage(r.webhook);
       return {
         status: 200,

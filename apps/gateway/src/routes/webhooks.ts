@@ -53,12 +53,17 @@ const idParam = (id: string) => requireId(id, 'webhook');
 const TAGS = ['Webhooks'];
 
 /** What an upsert answers: the webhook, with its signing secret only when the upsert created it. */
-const upsertedWebhookSchema = webhookWithSecretSchema
-  .partial({ secret: true })
-  .meta({ id: 'UpsertedWebhook', description: 'The webhook after an upsert; `secret` is present only when the upsert created it' });
+const upsertedWebhookSchema = webhookWithSecretSchema.partial({ secret: true }).meta({
+  id: 'UpsertedWebhook',
+  description: 'The webhook after an upsert; `secret` is present only when the upsert created it',
+});
 
 /** Declares the webhook routes (interface 4.1, 4.2 and the id-based routes beside them). */
-export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLimit: number; defaultLimit: number }): void {
+export function webhookRoutes(
+  api: Api,
+  client: WebhooksClient,
+  limits: { maxLimit: number; defaultLimit: number },
+): void {
   const webhookListSchema = envelopeSchema('WebhookList', webhookSchema, limits.maxLimit);
 
   api.route({
@@ -67,16 +72,26 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     operationId: 'upsertWebhook',
     scope: 'webhooks:write',
     summary: 'Create or update the webhook of a collection',
-    description: 'Upserts by `collection` (interface 4.1): creates the webhook when the collection has none (the response then carries its signing `secret`, shown only once), otherwise writes the given fields onto it; omitted fields keep their values.',
+    description:
+      'Upserts by `collection` (interface 4.1): creates the webhook when the collection has none (the response then carries its signing `secret`, shown only once), otherwise writes the given fields onto it; omitted fields keep their values.',
     tags: TAGS,
     body: webhookInputSchema,
     requestHeaders: ifMatchHeader,
     errors: [409, 412],
-    responses: { 200: { description: 'The webhook after the write', schema: upsertedWebhookSchema, headers: etagHeaders } },
+    responses: {
+      200: { description: 'The webhook after the write', schema: upsertedWebhookSchema, headers: etagHeaders },
+    },
     handler: async ({ body, headers }) => {
-      const r = await client.upsertWebhook({ webhook: toInput(body), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      const r = await client.upsertWebhook({
+        webhook: toInput(body),
+        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+      });
       const webhook = fromMessage(r.webhook);
-      return { status: 200, body: r.secret ? { ...webhook, secret: r.secret } : webhook, headers: { ETag: etag(webhook.version) } };
+      return {
+        status: 200,
+        body: r.secret ? { ...webhook, secret: r.secret } : webhook,
+        headers: { ETag: etag(webhook.version) },
+      };
     },
   });
 
@@ -91,10 +106,23 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     query: listQuerySchema(webhookListDecl, limits.maxLimit),
     responses: { 200: { description: 'A page of webhooks', schema: webhookListSchema } },
     handler: async ({ query, path }) => {
-      const q = parseListQuery(webhookListDecl, query, { maxLimit: limits.maxLimit, defaultLimit: limits.defaultLimit });
+      const q = parseListQuery(webhookListDecl, query, {
+        maxLimit: limits.maxLimit,
+        defaultLimit: limits.defaultLimit,
+      });
       const r = await client.listWebhooks({ query: toProtoListQuery(q) });
       const data = r.data.map(fromMessage);
-      return { status: 200, body: buildEnvelope({ query: q, total: r.page_info?.total ?? 0, data, path, raw: query, decl: webhookListDecl }) };
+      return {
+        status: 200,
+        body: buildEnvelope({
+          query: q,
+          total: r.page_info?.total ?? 0,
+          data,
+          path,
+          raw: query,
+          decl: webhookListDecl,
+        }),
+      };
     },
   });
 
@@ -108,11 +136,21 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     tags: TAGS,
     body: webhookInputSchema,
     errors: [409],
-    responses: { 201: { description: 'The new webhook and its signing secret', schema: webhookWithSecretSchema, headers: etagHeaders.extend(locationHeaders.shape) } },
+    responses: {
+      201: {
+        description: 'The new webhook and its signing secret',
+        schema: webhookWithSecretSchema,
+        headers: etagHeaders.extend(locationHeaders.shape),
+      },
+    },
     handler: async ({ body, path }) => {
       const r = await client.createWebhook({ webhook: toInput(body) });
       const webhook = fromMessage(r.webhook);
-      return { status: 201, body: { ...webhook, secret: r.secret }, headers: { ETag: etag(webhook.version), Location: `${path}/${webhook._id}` } };
+      return {
+        status: 201,
+        body: { ...webhook, secret: r.secret },
+        headers: { ETag: etag(webhook.version), Location: `${path}/${webhook._id}` },
+      };
     },
   });
 
@@ -144,7 +182,11 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     responses: { 200: { description: 'The webhook after the write', schema: webhookSchema, headers: etagHeaders } },
     handler: async ({ params, body, headers }) => {
       const id = idParam(params.id);
-      const r = await client.updateWebhook({ id, webhook: toInput(body), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      const r = await client.updateWebhook({
+        id,
+        webhook: toInput(body),
+        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+      });
       const webhook = fromMessage(r.webhook);
       return { status: 200, body: webhook, headers: { ETag: etag(webhook.version) } };
     },
@@ -164,7 +206,11 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     responses: { 200: { description: 'The webhook after the write', schema: webhookSchema, headers: etagHeaders } },
     handler: async ({ params, body, headers }) => {
       const id = idParam(params.id);
-      const r = await client.patchWebhook({ id, patch: body, expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      const r = await client.patchWebhook({
+        id,
+        patch: body,
+        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+      });
       const webhook = fromMessage(r.webhook);
       return { status: 200, body: webhook, headers: { ETag: etag(webhook.version) } };
     },
@@ -182,7 +228,10 @@ export function webhookRoutes(api: Api, client: WebhooksClient, limits: { maxLim
     errors: [412],
     responses: { 204: { description: 'Deleted' } },
     handler: async ({ params, headers }) => {
-      await client.deleteWebhook({ id: idParam(params.id), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      await client.deleteWebhook({
+        id: idParam(params.id),
+        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+      });
       return { status: 204 };
     },
   });

@@ -56,7 +56,8 @@ function runNode(file: string, env: NodeJS.ProcessEnv, output: string[]): ChildP
   return child;
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
 /**
  * Migrates a fresh database, starts `apps/catalog/src/main.ts` on a free port (its own stream),
@@ -90,7 +91,8 @@ export async function catalogHarness(): Promise<CatalogHarness> {
   try {
     const until = Date.now() + 30_000;
     while ((await health.check('pim.catalog.v1.CategoriesService', 500)) !== 'SERVING') {
-      if (Date.now() > until || app.exitCode !== null) throw new Error(`the catalog app did not become healthy:\n${output.join('')}`);
+      if (Date.now() > until || app.exitCode !== null)
+        throw new Error(`the catalog app did not become healthy:\n${output.join('')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   } catch (err) {
@@ -111,7 +113,12 @@ export async function catalogHarness(): Promise<CatalogHarness> {
   web.use(requestContext);
   web.use((req, res, next) => {
     const scopes = (req.get('x-test-scopes') ?? 'admin').split(',').filter(Boolean);
-    const principal: Principal = { keyId: 'test', prefix: 'test', scopes, user_name: req.get('x-test-user') ?? 'tester' };
+    const principal: Principal = {
+      keyId: 'test',
+      prefix: 'test',
+      scopes,
+      user_name: req.get('x-test-user') ?? 'tester',
+    };
     res.locals.principal = principal;
     const ctx = currentContext();
     if (ctx) ctx.actor = { user_name: principal.user_name };
@@ -136,7 +143,11 @@ export async function catalogHarness(): Promise<CatalogHarness> {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
-      return { status: res.status, headers: res.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      return {
+        status: res.status,
+        headers: res.headers,
+        json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      };
     },
     async close() {
       clients.close();

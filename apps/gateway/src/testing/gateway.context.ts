@@ -48,7 +48,13 @@ export interface GatewayTestContext {
   /** Creates a key through the service and returns its token. */
   newKey(scopes: string[], user?: { user_id?: string; user_name?: string; expires_at?: string }): Promise<string>;
   /** An HTTP call with the admin key unless `authorization` is given ('' sends none). */
-  request(method: string, path: string, body?: unknown, headers?: Record<string, string>, base?: string): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+    base?: string,
+  ): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
@@ -121,7 +127,8 @@ export async function gatewayTestContext(opts: GatewayTestOptions = {}): Promise
     },
     async request(method, path, body, headers = {}, at = base) {
       const { authorization, ...rest } = headers;
-      const auth: Record<string, string> = authorization === '' ? {} : { authorization: authorization ?? `Bearer ${adminKey}` };
+      const auth: Record<string, string> =
+        authorization === '' ? {} : { authorization: authorization ?? `Bearer ${adminKey}` };
       const res = await fetch(`${at}${path}`, {
         method,
         headers: body === undefined ? { ...auth, ...rest } : { 'content-type': 'application/json', ...auth, ...rest },

@@ -39,7 +39,11 @@ type DeliveryHandlers = Pick<
 >;
 
 /** gRPC handlers of the delivery log and its actions (part of pim.webhooks.v1.WebhooksService). */
-export function deliveryHandlers(deliveries: DeliveryService, webhooks: WebhookService, logger: Logger): DeliveryHandlers {
+export function deliveryHandlers(
+  deliveries: DeliveryService,
+  webhooks: WebhookService,
+  logger: Logger,
+): DeliveryHandlers {
   return {
     listDeliveries: unary(logger, 'ListDeliveries', async (req: pb.ListDeliveriesRequest) => {
       const r = await deliveries.list(req.webhook_id, fromProtoListQuery(req.query));
@@ -60,7 +64,11 @@ export function deliveryHandlers(deliveries: DeliveryService, webhooks: WebhookS
     })),
     rotateSecret: unary(logger, 'RotateSecret', async (req: pb.RotateSecretRequest) => {
       const r = await webhooks.rotateSecret(req.webhook_id, req.expected_version);
-      return { webhook: toMessage(r.webhook), secret: r.secret, previous_secret_expires_at: r.previousSecretExpiresAt.toISOString() };
+      return {
+        webhook: toMessage(r.webhook),
+        secret: r.secret,
+        previous_secret_expires_at: r.previousSecretExpiresAt.toISOString(),
+      };
     }),
   };
 }

@@ -28,7 +28,8 @@ const CLAIM_LOCK = 'pim-webhooks:claim';
 const SESSION_SETTINGS = '-c synchronous_commit=off -c enable_bitmapscan=off -c enable_seqscan=off';
 
 /** Error text of an attempt whose worker stopped before recording a result. */
-export const INTERRUPTED_ERROR = 'the worker holding this attempt stopped before recording its result (its lease ran out)';
+export const INTERRUPTED_ERROR =
+  'the worker holding this attempt stopped before recording its result (its lease ran out)';
 
 interface ClaimRow {
   _id: string;
@@ -105,8 +106,18 @@ SELECT f."_id", f.webhook_id, f.event_id, f.event_type, f.attempts, f.retry_base
   FROM full_rows f`;
 
 /** The call of the prepared claim; its values are checked to be of their shape before they are inlined. */
-export function claimCall(max: number, perWebhook: number, leaseMs: number, token: string, attemptIds: string[]): string {
-  if (!UUID.test(token) || !attemptIds.every((id) => ID.test(id)) || ![max, perWebhook, leaseMs].every(Number.isSafeInteger)) {
+export function claimCall(
+  max: number,
+  perWebhook: number,
+  leaseMs: number,
+  token: string,
+  attemptIds: string[],
+): string {
+  if (
+    !UUID.test(token) ||
+    !attemptIds.every((id) => ID.test(id)) ||
+    ![max, perWebhook, leaseMs].every(Number.isSafeInteger)
+  ) {
     throw new Error('claim: refusing to inline an unexpected value');
   }
   const ids = attemptIds.length > 0 ? `ARRAY['${attemptIds.join("','")}']` : `ARRAY[]::text[]`;
@@ -301,7 +312,10 @@ export class DeliveryQueue {
     const next = (results[claimAt + 1].rows[0] as { next: Date | null } | undefined)?.next ?? null;
     return {
       lost,
-      claim: { deliveries: (results[claimAt].rows as ClaimRow[]).map((r) => toClaimed(r, token)), nextDueAt: next ? new Date(next) : null },
+      claim: {
+        deliveries: (results[claimAt].rows as ClaimRow[]).map((r) => toClaimed(r, token)),
+        nextDueAt: next ? new Date(next) : null,
+      },
     };
   }
 
@@ -346,7 +360,9 @@ export class DeliveryQueue {
     return this.tx(async (m) => {
       const {
         rows: [{ locked }],
-      } = await m.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('pim-webhooks:purge')) AS locked`);
+      } = await m.query<{ locked: boolean }>(
+        `SELECT pg_try_advisory_xact_lock(hashtext('pim-webhooks:purge')) AS locked`,
+      );
       if (!locked) return 0;
       await m.query('SET LOCAL enable_seqscan = on');
       const d = await m.query(

@@ -44,22 +44,49 @@ export interface AttemptResult {
 export const RESERVED_BODY_KEYS = ['type', 'timestamp', 'data'];
 
 // Headers the platform sets or that belong to the connection; a webhook's own pairs never replace them.
-const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
+const RESERVED_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'user-agent',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]);
 
 const USER_AGENT = 'pim-webhooks/1.0';
 const ERROR_MAX = 1_000;
 
 /** The JSON body of a delivery: `{type, timestamp, data}` plus the webhook's body pairs as top-level keys. */
-export function buildPayload(envelope: Pick<EventEnvelope, 'type' | 'occurred_at' | 'data'>, pairs: KeyValuePair[]): string {
-  const payload: Record<string, unknown> = { type: envelope.type, timestamp: envelope.occurred_at, data: envelope.data };
+export function buildPayload(
+  envelope: Pick<EventEnvelope, 'type' | 'occurred_at' | 'data'>,
+  pairs: KeyValuePair[],
+): string {
+  const payload: Record<string, unknown> = {
+    type: envelope.type,
+    timestamp: envelope.occurred_at,
+    data: envelope.data,
+  };
   for (const { key, value } of pairs) if (!RESERVED_BODY_KEYS.includes(key)) payload[key] = value;
   return JSON.stringify(payload);
 }
 
 /** The request headers of one attempt: the webhook's headers, then the Standard Webhooks ones. */
-export function buildHeaders(d: Pick<ClaimedDelivery, 'eventId' | 'headers' | 'secrets'>, body: string, timestampSeconds: number): Record<string, string> {
+export function buildHeaders(
+  d: Pick<ClaimedDelivery, 'eventId' | 'headers' | 'secrets'>,
+  body: string,
+  timestampSeconds: number,
+): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const { key, value } of d.headers) if (!RESERVED_HEADERS.has(key.toLowerCase())) headers[key.toLowerCase()] = value;
+  for (const { key, value } of d.headers)
+    if (!RESERVED_HEADERS.has(key.toLowerCase())) headers[key.toLowerCase()] = value;
   headers['content-type'] = 'application/json';
   headers['user-agent'] = USER_AGENT;
   headers['webhook-id'] = d.eventId;
@@ -81,7 +108,11 @@ const clean = (s: string) => s.replaceAll('\u0000', '');
 
 function describe(err: unknown): string {
   const e = err as { name?: string; message?: string; code?: string; cause?: { message?: string; code?: string } };
-  const parts = [e?.code ?? e?.name, e?.message, e?.cause?.message && e.cause.message !== e.message ? `(${e.cause.code ?? ''} ${e.cause.message})` : undefined];
+  const parts = [
+    e?.code ?? e?.name,
+    e?.message,
+    e?.cause?.message && e.cause.message !== e.message ? `(${e.cause.code ?? ''} ${e.cause.message})` : undefined,
+  ];
   return clean(parts.filter(Boolean).join(': ')).slice(0, ERROR_MAX);
 }
 
@@ -184,7 +215,14 @@ export class DeliverySender {
       } catch (err) {
         // The status arrived in time; an answer cut short afterwards does not change it.
         responseBody = undefined;
-        if (outcome !== 'success') return { outcome, startedAt, durationMs: elapsed(), statusCode, error: `reading the answer failed: ${describe(err)}` };
+        if (outcome !== 'success')
+          return {
+            outcome,
+            startedAt,
+            durationMs: elapsed(),
+            statusCode,
+            error: `reading the answer failed: ${describe(err)}`,
+          };
       }
       const result: AttemptResult = { outcome, startedAt, durationMs: elapsed(), statusCode, responseBody };
       if (outcome === 'rate_limited') {
@@ -192,15 +230,35 @@ export class DeliverySender {
         if (wait !== null) result.retryAfterMs = wait;
       }
       if (outcome === 'http_error' || outcome === 'gone' || outcome === 'rate_limited') {
-        result.error = res.statusCode >= 300 && res.statusCode < 400 ? `redirect (${res.statusCode}) not followed` : `receiver answered ${res.statusCode}`;
+        result.error =
+          res.statusCode >= 300 && res.statusCode < 400
+            ? `redirect (${res.statusCode}) not followed`
+            : `receiver answered ${res.statusCode}`;
       }
       return result;
     } catch (err) {
       const durationMs = elapsed();
       if (isBlockedError(err)) return { outcome: 'blocked', startedAt, durationMs, error: describe(err) };
-      if (signal?.aborted) return { outcome: 'interrupted', startedAt, durationMs, statusCode, error: `aborted: ${describe(signal.reason)}` };
-      if (timedOut() || /timeout/i.test(String((err as Error)?.name ?? '')) || (err as { code?: string })?.code?.includes('TIMEOUT')) {
-        return { outcome: 'timeout', startedAt, durationMs, statusCode, error: `no complete answer within ${this.opts.timeoutMs} ms` };
+      if (signal?.aborted)
+        return {
+          outcome: 'interrupted',
+          startedAt,
+          durationMs,
+          statusCode,
+          error: `aborted: ${describe(signal.reason)}`,
+        };
+      if (
+        timedOut() ||
+        /timeout/i.test(String((err as Error)?.name ?? '')) ||
+        (err as { code?: string })?.code?.includes('TIMEOUT')
+      ) {
+        return {
+          outcome: 'timeout',
+          startedAt,
+          durationMs,
+          statusCode,
+          error: `no complete answer within ${this.opts.timeoutMs} ms`,
+        };
       }
       return { outcome: 'network_error', startedAt, durationMs, statusCode, error: describe(err) };
     }

@@ -45,7 +45,10 @@ export function toAttemptView(a: DeliveryAttemptEntity): DeliveryAttemptView {
 }
 
 const webhookNotFound = (id: string) =>
-  new NotFoundError(`No webhook with _id '${id}'`, { title: 'Webhook not found', solution: 'List webhooks with GET /api/v1/webhooks to find the right _id' });
+  new NotFoundError(`No webhook with _id '${id}'`, {
+    title: 'Webhook not found',
+    solution: 'List webhooks with GET /api/v1/webhooks to find the right _id',
+  });
 
 const deliveryNotFound = (webhookId: string, id: string) =>
   new NotFoundError(`Webhook '${webhookId}' has no delivery with _id '${id}'`, {
@@ -66,19 +69,27 @@ export class DeliveryService {
     requireId(webhookId, 'webhook');
     const q = validateListQuery(deliveryListDecl, query);
     await this.liveWebhook(this.ds.manager, webhookId);
-    const qb = this.ds.manager.createQueryBuilder(DeliveryEntity, 'd').where('d.webhook_id = :webhookId', { webhookId });
+    const qb = this.ds.manager
+      .createQueryBuilder(DeliveryEntity, 'd')
+      .where('d.webhook_id = :webhookId', { webhookId });
     const [rows, total] = await applyListQuery(qb, deliveryListDecl, q, 'd').getManyAndCount();
     return { data: rows.map(toDeliveryView), total };
   }
 
   /** One delivery with every attempt, oldest first. */
-  async get(webhookId: string, deliveryId: string): Promise<{ delivery: DeliveryView; attempts: DeliveryAttemptView[] }> {
+  async get(
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<{ delivery: DeliveryView; attempts: DeliveryAttemptView[] }> {
     requireId(webhookId, 'webhook');
     requireId(deliveryId, 'delivery', 'deliveryId');
     await this.liveWebhook(this.ds.manager, webhookId);
     const d = await this.ds.manager.findOne(DeliveryEntity, { where: { _id: deliveryId, webhook_id: webhookId } });
     if (!d) throw deliveryNotFound(webhookId, deliveryId);
-    const attempts = await this.ds.manager.find(DeliveryAttemptEntity, { where: { delivery_id: deliveryId }, order: { number: 'ASC', started_at: 'ASC' } });
+    const attempts = await this.ds.manager.find(DeliveryAttemptEntity, {
+      where: { delivery_id: deliveryId },
+      order: { number: 'ASC', started_at: 'ASC' },
+    });
     return { delivery: toDeliveryView(d), attempts: attempts.map(toAttemptView) };
   }
 
@@ -91,7 +102,10 @@ export class DeliveryService {
     requireId(deliveryId, 'delivery', 'deliveryId');
     return this.ds.transaction(async (m) => {
       await this.liveWebhook(m, webhookId);
-      const d = await m.findOne(DeliveryEntity, { where: { _id: deliveryId, webhook_id: webhookId }, lock: { mode: 'pessimistic_write' } });
+      const d = await m.findOne(DeliveryEntity, {
+        where: { _id: deliveryId, webhook_id: webhookId },
+        lock: { mode: 'pessimistic_write' },
+      });
       if (!d) throw deliveryNotFound(webhookId, deliveryId);
       if (d.lease_token !== null && d.lease_expires_at !== null && d.lease_expires_at.getTime() > Date.now()) {
         throw new ConflictError('This delivery is being sent right now', {
@@ -112,7 +126,7 @@ export class DeliveryService {
           updated_at: () => 'now()',
         },
       );
-      await m.query('SELECT pg_notify($1, \'\')', [DELIVERIES_CHANNEL]);
+      await m.query("SELECT pg_notify($1, '')", [DELIVERIES_CHANNEL]);
       return toDeliveryView(await m.findOneOrFail(DeliveryEntity, { where: { _id: deliveryId } }));
     });
   }
@@ -136,7 +150,7 @@ export class DeliveryService {
         [webhookId, new Date(at).toISOString()],
       );
       const n = Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
-      if (n > 0) await m.query('SELECT pg_notify($1, \'\')', [DELIVERIES_CHANNEL]);
+      if (n > 0) await m.query("SELECT pg_notify($1, '')", [DELIVERIES_CHANNEL]);
       return n;
     });
   }
@@ -147,7 +161,10 @@ export class DeliveryService {
     return this.ds.transaction(async (m) => {
       const w = await this.liveWebhook(m, webhookId);
       if (!w.url) {
-        throw new ConflictError('This webhook has no url to send to', { title: 'No url', solution: 'Set the webhook url first (PATCH /api/v1/webhooks/{id})' });
+        throw new ConflictError('This webhook has no url to send to', {
+          title: 'No url',
+          solution: 'Set the webhook url first (PATCH /api/v1/webhooks/{id})',
+        });
       }
       if (!w.enabled) {
         throw new ConflictError('This webhook is disabled; it sends nothing, tests included', {
@@ -161,7 +178,10 @@ export class DeliveryService {
         source: 'webhooks',
         collection: 'webhooks',
         action: 'test',
-        data: { webhook_id: w._id, message: 'A test event from the PIM platform: this webhook is reachable and its signature can be checked.' },
+        data: {
+          webhook_id: w._id,
+          message: 'A test event from the PIM platform: this webhook is reachable and its signature can be checked.',
+        },
         occurredAt: new Date(),
         actor: ctx?.actor ?? null,
         requestId: ctx?.requestId,

@@ -97,7 +97,11 @@ export class DeliveryWorker {
       // Deliveries committed while we were not listening are claimed by the next cycle.
       onListening: () => this.wake(),
       onLost: (err) => {
-        if (!this.stopping) this.opts.logger.warn({ err }, 'delivery worker lost (or could not open) its LISTEN connection; polling until it is back');
+        if (!this.stopping)
+          this.opts.logger.warn(
+            { err },
+            'delivery worker lost (or could not open) its LISTEN connection; polling until it is back',
+          );
       },
     });
     await this.listener.start();
@@ -132,7 +136,10 @@ export class DeliveryWorker {
     const grace = this.opts.stopGraceMs ?? 10_000;
     const all = Promise.all([...this.inflight.values()].map((f) => f.done));
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), grace)))]);
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), grace))),
+    ]);
     clearTimeout(timer);
     if (timedOut) {
       for (const f of this.inflight.values()) f.abort.abort(new LeaseLostError('the worker is shutting down'));
@@ -164,7 +171,8 @@ export class DeliveryWorker {
       // sleep return at once.
       if (main) this.woken = false;
       // The second loop only takes a burst worth a cycle of its own; small ones wait for the main loop.
-      const batch = main || this.completions.length >= this.minClaim ? this.completions.splice(0, MAX_RECORD_BATCH) : [];
+      const batch =
+        main || this.completions.length >= this.minClaim ? this.completions.splice(0, MAX_RECORD_BATCH) : [];
       if (!main && batch.length === 0) {
         await this.sleep(this.opts.pollMs, true, false);
         continue;
@@ -172,7 +180,10 @@ export class DeliveryWorker {
       // Slots held by the outcomes of this batch are free once it commits, i.e. before the claim runs.
       const free = this.opts.concurrency - this.inflight.size - this.reserved + batch.length;
       // Near capacity with nothing to record, wait for a few slots rather than claiming them one at a time.
-      const want = batch.length === 0 && this.inflight.size > 0 && free < this.minClaim ? 0 : Math.max(0, Math.min(free, this.claimBatch));
+      const want =
+        batch.length === 0 && this.inflight.size > 0 && free < this.minClaim
+          ? 0
+          : Math.max(0, Math.min(free, this.claimBatch));
       let nextDueAt: Date | null = null;
       let claimed = 0;
       if (want > 0 || batch.length > 0) {
@@ -192,7 +203,10 @@ export class DeliveryWorker {
           this.failures += 1;
           // Keep the outcomes (renew keeps their leases alive) and try again after the back-off.
           this.completions.unshift(...batch);
-          this.opts.logger.error({ err, outcomes: batch.length }, 'recording outcomes / claiming deliveries failed; will retry');
+          this.opts.logger.error(
+            { err, outcomes: batch.length },
+            'recording outcomes / claiming deliveries failed; will retry',
+          );
         } finally {
           this.reserved -= want;
         }
@@ -204,7 +218,8 @@ export class DeliveryWorker {
       }
       if (this.stopping) break;
       let wait = this.opts.pollMs;
-      if (this.failures > 0) wait = Math.min(MAX_BACKOFF_MS, Math.max(100, this.opts.pollMs) * 2 ** Math.min(this.failures, 8));
+      if (this.failures > 0)
+        wait = Math.min(MAX_BACKOFF_MS, Math.max(100, this.opts.pollMs) * 2 ** Math.min(this.failures, 8));
       else if (nextDueAt) wait = Math.max(0, Math.min(wait, nextDueAt.getTime() - Date.now() + 1));
       await this.sleep(wait, this.failures === 0);
     }
@@ -218,19 +233,29 @@ export class DeliveryWorker {
       this.opts.metrics?.queueBatch.observe({ op: 'record' }, batch.length);
     }
     this.opts.metrics?.queueSeconds.observe({ op: 'claim' }, seconds);
-    for (const id of lost) this.opts.logger.warn({ delivery_id: id }, 'lease was lost before the outcome was recorded; the attempt is logged, the delivery is left to its new holder');
+    for (const id of lost)
+      this.opts.logger.warn(
+        { delivery_id: id },
+        'lease was lost before the outcome was recorded; the attempt is logged, the delivery is left to its new holder',
+      );
     for (const c of batch) this.inflight.delete(c.delivery.id);
   }
 
   private launch(d: ClaimedDelivery, deadline: number): void {
     const entry: InFlight = { delivery: d, deadline, abort: new AbortController() };
     this.inflight.set(d.id, entry);
-    if (d.attempt === 1) this.opts.metrics?.firstAttemptLag.observe(Math.max(0, Date.now() - d.occurredAt.getTime()) / 1000);
+    if (d.attempt === 1)
+      this.opts.metrics?.firstAttemptLag.observe(Math.max(0, Date.now() - d.occurredAt.getTime()) / 1000);
     entry.done = runWithContext({ requestId: d.requestId ?? `delivery-${d.id}` }, async () => {
       let result: AttemptResult;
       if (Date.now() >= entry.deadline - this.margin) {
         // The claim took so long that the lease may already be someone else's: do not send.
-        result = { outcome: 'interrupted', startedAt: new Date(), durationMs: 0, error: 'not sent: the lease was about to run out before the request started' };
+        result = {
+          outcome: 'interrupted',
+          startedAt: new Date(),
+          durationMs: 0,
+          error: 'not sent: the lease was about to run out before the request started',
+        };
       } else {
         result = await this.opts.sender.send(d, entry.abort.signal);
       }
@@ -245,25 +270,34 @@ export class DeliveryWorker {
     if (state.status !== 'pending') this.opts.metrics?.finished.inc({ status: state.status });
     const level = result.outcome === 'success' ? 'debug' : 'info';
     // A success is logged at debug: build its line only when someone reads it.
-    if (this.opts.logger.isLevelEnabled(level)) this.opts.logger[level](
-      {
-        delivery_id: d.id,
-        webhook_id: d.webhookId,
-        event_id: d.eventId,
-        event_type: d.eventType,
-        attempt: d.attempt,
-        outcome: result.outcome,
-        status_code: result.statusCode,
-        duration_ms: result.durationMs,
-        error: result.error,
-        next_attempt_at: state.nextAttemptAt?.toISOString(),
-        status: state.status,
-      },
-      'delivery attempt',
-    );
-    this.completions.push({ delivery: d, result, url: d.url, status: state.status, nextAttemptAt: state.nextAttemptAt });
+    if (this.opts.logger.isLevelEnabled(level))
+      this.opts.logger[level](
+        {
+          delivery_id: d.id,
+          webhook_id: d.webhookId,
+          event_id: d.eventId,
+          event_type: d.eventType,
+          attempt: d.attempt,
+          outcome: result.outcome,
+          status_code: result.statusCode,
+          duration_ms: result.durationMs,
+          error: result.error,
+          next_attempt_at: state.nextAttemptAt?.toISOString(),
+          status: state.status,
+        },
+        'delivery attempt',
+      );
+    this.completions.push({
+      delivery: d,
+      result,
+      url: d.url,
+      status: state.status,
+      nextAttemptAt: state.nextAttemptAt,
+    });
     if (result.outcome === 'gone' && this.opts.onGone) {
-      this.opts.onGone(d.webhookId).catch((err) => this.opts.logger.error({ err, webhook_id: d.webhookId }, 'disabling a gone webhook failed'));
+      this.opts
+        .onGone(d.webhookId)
+        .catch((err) => this.opts.logger.error({ err, webhook_id: d.webhookId }, 'disabling a gone webhook failed'));
     }
     this.scheduleFlush();
   }
@@ -306,7 +340,10 @@ export class DeliveryWorker {
     if (held.length === 0) return;
     const started = Date.now();
     try {
-      const lost = await this.queue.renew(held.map((f) => ({ id: f.delivery.id, token: f.delivery.token })), this.opts.leaseMs);
+      const lost = await this.queue.renew(
+        held.map((f) => ({ id: f.delivery.id, token: f.delivery.token })),
+        this.opts.leaseMs,
+      );
       for (const f of held) {
         if (lost.has(f.delivery.id)) f.abort.abort(new LeaseLostError('another worker holds this delivery now'));
         else f.deadline = started + this.opts.leaseMs;
@@ -314,7 +351,8 @@ export class DeliveryWorker {
     } catch (err) {
       this.opts.logger.warn({ err }, 'renewing delivery leases failed');
       const now = Date.now();
-      for (const f of held) if (now >= f.deadline - this.margin) f.abort.abort(new LeaseLostError('the lease could not be renewed'));
+      for (const f of held)
+        if (now >= f.deadline - this.margin) f.abort.abort(new LeaseLostError('the lease could not be renewed'));
     }
   }
 

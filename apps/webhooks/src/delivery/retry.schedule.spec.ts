@@ -2,7 +2,9 @@ import { MAX_RETRY_AFTER_MS, nextDelay, parseRetryAfter, parseSchedule } from '.
 
 describe('retry schedule', () => {
   it('parses the default schedule of decisions.md §8', () => {
-    expect(parseSchedule('5s,5m,30m,2h,5h,10h,10h')).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+    expect(parseSchedule('5s,5m,30m,2h,5h,10h,10h')).toEqual([
+      5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+    ]);
     expect(parseSchedule(' 50ms, 1.5s ')).toEqual([50, 1_500]);
   });
 

@@ -6,7 +6,10 @@ export const MAX_RETRY_AFTER_MS = 10 * 3_600_000;
 
 /** Parses "5s,5m,30m,2h" into milliseconds; throws on anything else. */
 export function parseSchedule(text: string): number[] {
-  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (parts.length === 0) throw new Error('the retry schedule needs at least one delay, e.g. 5s,5m,30m');
   return parts.map((p) => {
     const m = DURATION.exec(p);
@@ -19,7 +22,12 @@ export function parseSchedule(text: string): number[] {
  * The delay before the next attempt after `failedAttempts` failures since the last (re)queue, or
  * null when the schedule is exhausted. The delay is spread uniformly by ±jitter.
  */
-export function nextDelay(schedule: number[], failedAttempts: number, jitter: number, random: () => number = Math.random): number | null {
+export function nextDelay(
+  schedule: number[],
+  failedAttempts: number,
+  jitter: number,
+  random: () => number = Math.random,
+): number | null {
   if (failedAttempts < 1 || failedAttempts > schedule.length) return null;
   const base = schedule[failedAttempts - 1];
   return Math.max(0, Math.round(base * (1 - jitter + 2 * jitter * random())));

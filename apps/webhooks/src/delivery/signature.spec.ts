@@ -18,8 +18,17 @@ describe('Standard Webhooks signing', () => {
     const secret = newSigningSecret();
     const body = buildPayload(envelope, [{ key: 'store', value: 'br-01' }]);
     const ts = Math.floor(Date.now() / 1000);
-    const headers = buildHeaders({ eventId: envelope.id, headers: [{ key: 'X-Api-Key', value: 'k' }], secrets: [secret] }, body, ts);
-    expect(headers).toMatchObject({ 'content-type': 'application/json', 'x-api-key': 'k', 'webhook-id': envelope.id, 'webhook-timestamp': String(ts) });
+    const headers = buildHeaders(
+      { eventId: envelope.id, headers: [{ key: 'X-Api-Key', value: 'k' }], secrets: [secret] },
+      body,
+      ts,
+    );
+    expect(headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-api-key': 'k',
+      'webhook-id': envelope.id,
+      'webhook-timestamp': String(ts),
+    });
     expect(new Webhook(secret).verify(body, headers)).toEqual({
       type: 'products.updated',
       timestamp: '2026-11-22T16:15:43.123Z',
@@ -52,9 +61,31 @@ describe('Standard Webhooks signing', () => {
   });
 
   it('keeps the payload keys and the platform headers from being replaced by the webhook', () => {
-    const body = JSON.parse(buildPayload(envelope, [{ key: 'type', value: 'x' }, { key: 'data', value: 'y' }, { key: 'extra', value: 'z' }]));
-    expect(body).toEqual({ type: 'products.updated', timestamp: envelope.occurred_at, data: envelope.data, extra: 'z' });
-    const headers = buildHeaders({ eventId: envelope.id, headers: [{ key: 'Webhook-Id', value: 'forged' }, { key: 'Content-Type', value: 'text/plain' }], secrets: [newSigningSecret()] }, '{}', 1);
+    const body = JSON.parse(
+      buildPayload(envelope, [
+        { key: 'type', value: 'x' },
+        { key: 'data', value: 'y' },
+        { key: 'extra', value: 'z' },
+      ]),
+    );
+    expect(body).toEqual({
+      type: 'products.updated',
+      timestamp: envelope.occurred_at,
+      data: envelope.data,
+      extra: 'z',
+    });
+    const headers = buildHeaders(
+      {
+        eventId: envelope.id,
+        headers: [
+          { key: 'Webhook-Id', value: 'forged' },
+          { key: 'Content-Type', value: 'text/plain' },
+        ],
+        secrets: [newSigningSecret()],
+      },
+      '{}',
+      1,
+    );
     expect(headers['webhook-id']).toBe(envelope.id);
     expect(headers['content-type']).toBe('application/json');
   });

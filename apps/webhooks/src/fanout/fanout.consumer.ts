@@ -1,5 +1,12 @@
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import type { EventEnvelope } from '@pim/events';
 import type { Logger } from '@pim/logging';
 import type { WebhookMetrics } from '../metrics/metrics';
@@ -33,7 +40,8 @@ const MAX_NAK_DELAY_MS = 30_000;
 /** Whether Postgres refused the data itself (SQLSTATE class 22), which no retry can fix. */
 function isDataError(err: unknown): boolean {
   const e = err as { code?: unknown; driverError?: { code?: unknown } };
-  const code = typeof e?.code === 'string' ? e.code : typeof e?.driverError?.code === 'string' ? e.driverError.code : '';
+  const code =
+    typeof e?.code === 'string' ? e.code : typeof e?.driverError?.code === 'string' ? e.driverError.code : '';
   return code.startsWith('22');
 }
 
@@ -78,7 +86,11 @@ export class FanoutConsumer {
       await jsm.consumers.info(this.opts.stream, this.opts.durable);
       return;
     } catch (err) {
-      if ((err as { code?: unknown })?.code !== CONSUMER_NOT_FOUND && !/consumer not found/i.test(String((err as Error)?.message))) throw err;
+      if (
+        (err as { code?: unknown })?.code !== CONSUMER_NOT_FOUND &&
+        !/consumer not found/i.test(String((err as Error)?.message))
+      )
+        throw err;
     }
     await jsm.consumers.add(this.opts.stream, {
       durable_name: this.opts.durable,
@@ -122,7 +134,9 @@ export class FanoutConsumer {
       for await (const s of messages.status()) {
         if (s.type === 'consumer_not_found' || s.type === 'consumer_deleted') {
           this.opts.logger.warn({ status: s.type }, 'fan-out consumer missing; creating it again');
-          await this.ensureConsumer().catch((err) => this.opts.logger.warn({ err }, 'could not create the fan-out consumer yet'));
+          await this.ensureConsumer().catch((err) =>
+            this.opts.logger.warn({ err }, 'could not create the fan-out consumer yet'),
+          );
         }
       }
     } catch {
@@ -142,11 +156,17 @@ export class FanoutConsumer {
   // Postgres may be away (try again later, for as long as it takes) or refuse this event's data (drop it).
   private giveBack(m: JsMsg, err: unknown): void {
     if (isDataError(err)) {
-      this.opts.logger.error({ err, subject: m.subject, seq: m.seq, tries: m.info.deliveryCount }, 'Postgres refuses the data of this event; dropping it');
+      this.opts.logger.error(
+        { err, subject: m.subject, seq: m.seq, tries: m.info.deliveryCount },
+        'Postgres refuses the data of this event; dropping it',
+      );
       m.term();
       return;
     }
-    this.opts.logger.warn({ err, subject: m.subject, seq: m.seq }, 'recording an event failed; JetStream will hand it out again');
+    this.opts.logger.warn(
+      { err, subject: m.subject, seq: m.seq },
+      'recording an event failed; JetStream will hand it out again',
+    );
     m.nak(Math.min(MAX_NAK_DELAY_MS, NAK_DELAY_MS * m.info.deliveryCount));
   }
 
@@ -187,7 +207,10 @@ export class FanoutConsumer {
           continue;
         }
         // One bad event must not hold back the rest of its batch: record them one by one.
-        this.opts.logger.warn({ err, count: events.length }, 'recording a batch of events failed; retrying them one by one');
+        this.opts.logger.warn(
+          { err, count: events.length },
+          'recording a batch of events failed; retrying them one by one',
+        );
         for (let i = 0; i < events.length; i++) {
           await this.recordAndAck([events[i]], [good[i]]).catch((e: unknown) => this.giveBack(good[i], e));
         }

@@ -37,15 +37,28 @@ describe('fan-out: durable JetStream consumer → inbox + deliveries (real NATS,
   const js = () => jetstream(stream.nc);
   const publish = async (e: EventEnvelope, msgID = e.id) => {
     const [collection, action] = e.type.split('.');
-    await js().publish(stream.subjectPrefix + subjectFor('', e.source, collection, action), JSON.stringify(e), { msgID });
+    await js().publish(stream.subjectPrefix + subjectFor('', e.source, collection, action), JSON.stringify(e), {
+      msgID,
+    });
   };
   const startConsumer = (metrics?: WebhookMetrics, onDeliveries?: () => void) => {
-    const c = new FanoutConsumer({ nc: stream.nc, stream: stream.name, subjectPrefix: stream.subjectPrefix, durable: 'webhooks-fanout', recorder: new FanoutRecorder(ctx.ds), logger, metrics, onDeliveries, ackWaitMs: 2_000 });
+    const c = new FanoutConsumer({
+      nc: stream.nc,
+      stream: stream.name,
+      subjectPrefix: stream.subjectPrefix,
+      durable: 'webhooks-fanout',
+      recorder: new FanoutRecorder(ctx.ds),
+      logger,
+      metrics,
+      onDeliveries,
+      ackWaitMs: 2_000,
+    });
     c.start();
     consumers.push(c);
     return c;
   };
-  const count = async (table: string) => Number((await ctx.ds.query(`SELECT count(*)::int AS n FROM webhooks.${table}`))[0].n);
+  const count = async (table: string) =>
+    Number((await ctx.ds.query(`SELECT count(*)::int AS n FROM webhooks.${table}`))[0].n);
 
   it('creates one delivery per enabled, live webhook with a url whose collection matches, then acks', async () => {
     const products = await ctx.newWebhook({ collection: 'products', url: 'http://127.0.0.1:9/x' });
@@ -58,7 +71,14 @@ describe('fan-out: durable JetStream consumer → inbox + deliveries (real NATS,
     const metrics = new WebhookMetrics();
     let woken = 0;
     startConsumer(metrics, () => (woken += 1));
-    const events = [testEvent('products', 'created'), testEvent('products', 'deleted'), testEvent('orders'), testEvent('brands'), testEvent('families'), testEvent('channels')];
+    const events = [
+      testEvent('products', 'created'),
+      testEvent('products', 'deleted'),
+      testEvent('orders'),
+      testEvent('brands'),
+      testEvent('families'),
+      testEvent('channels'),
+    ];
     for (const e of events) await publish(e);
     await until(async () => (await count('inbox')) === events.length, 10_000, 'all recorded');
 
@@ -71,10 +91,25 @@ describe('fan-out: durable JetStream consumer → inbox + deliveries (real NATS,
     ]);
     expect(woken).toBeGreaterThan(0);
     // Only events a webhook takes keep their payload; the others are recorded by id alone.
-    const kept: { event_id: string; has: boolean }[] = await ctx.ds.query('SELECT event_id, envelope IS NOT NULL AS has FROM webhooks.inbox');
-    expect(kept.filter((k) => k.has).map((k) => k.event_id).sort()).toEqual([events[0].id, events[1].id].sort());
-    await until(async () => (await jetstreamManager(stream.nc).then((m) => m.consumers.info(stream.name, 'webhooks-fanout'))).num_ack_pending === 0, 5_000, 'acked');
-    expect(await metrics.registry.getSingleMetricAsString('pim_webhooks_fanout_events_total')).toContain(`result="recorded"} ${events.length}`);
+    const kept: { event_id: string; has: boolean }[] = await ctx.ds.query(
+      'SELECT event_id, envelope IS NOT NULL AS has FROM webhooks.inbox',
+    );
+    expect(
+      kept
+        .filter((k) => k.has)
+        .map((k) => k.event_id)
+        .sort(),
+    ).toEqual([events[0].id, events[1].id].sort());
+    await until(
+      async () =>
+        (await jetstreamManager(stream.nc).then((m) => m.consumers.info(stream.name, 'webhooks-fanout')))
+          .num_ack_pending === 0,
+      5_000,
+      'acked',
+    );
+    expect(await metrics.registry.getSingleMetricAsString('pim_webhooks_fanout_events_total')).toContain(
+      `result="recorded"} ${events.length}`,
+    );
   });
 
   it('records an event handed out again (or re-published under another message id) once: no second delivery', async () => {
@@ -89,7 +124,9 @@ describe('fan-out: durable JetStream consumer → inbox + deliveries (real NATS,
     await publish(testEvent('products'));
     await until(async () => (await count('inbox')) === 2, 10_000, 'second event');
     expect(await count('deliveries')).toBe(2);
-    expect((await ctx.ds.query(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE event_id = $1`, [e.id]))[0].n).toBe(1);
+    expect(
+      (await ctx.ds.query(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE event_id = $1`, [e.id]))[0].n,
+    ).toBe(1);
   });
 
   it('shares one durable consumer between replicas: every event recorded exactly once', async () => {
@@ -103,7 +140,8 @@ describe('fan-out: durable JetStream consumer → inbox + deliveries (real NATS,
     await until(async () => (await count('deliveries')) === 300, 15_000, 'all delivered');
     const ids: { event_id: string }[] = await ctx.ds.query('SELECT event_id FROM webhooks.deliveries');
     expect(new Set(ids.map((r) => r.event_id))).toEqual(new Set(events.map((e) => e.id)));
-    const recorded = async (m: WebhookMetrics) => (await m.events.get()).values.filter((v) => v.labels.result === 'recorded').reduce((s, v) => s + v.value, 0);
+    const recorded = async (m: WebhookMetrics) =>
+      (await m.events.get()).values.filter((v) => v.labels.result === 'recorded').reduce((s, v) => s + v.value, 0);
     expect((await recorded(metricsA)) + (await recorded(metricsB))).toBe(300);
   });
 
@@ -128,12 +166,18 @@ describe('fan-out: durable JetStream consumer → inbox + deliveries (real NATS,
     // A NUL inside a string is valid JSON but not valid jsonb: the event is kept without it.
     await publish(testEvent('products', 'updated', { name: 'a\u0000b' }));
     await until(async () => (await count('deliveries')) === 2, 10_000, 'good ones');
-    await until(async () => {
-      const info = await (await jetstreamManager(stream.nc)).consumers.info(stream.name, 'webhooks-fanout');
-      return info.num_ack_pending === 0 && info.num_pending === 0;
-    }, 5_000, 'nothing left');
+    await until(
+      async () => {
+        const info = await (await jetstreamManager(stream.nc)).consumers.info(stream.name, 'webhooks-fanout');
+        return info.num_ack_pending === 0 && info.num_pending === 0;
+      },
+      5_000,
+      'nothing left',
+    );
     expect(await count('inbox')).toBe(2);
-    const names: { name: string | null }[] = await ctx.ds.query(`SELECT envelope->'data'->>'name' AS name FROM webhooks.inbox ORDER BY name`);
+    const names: { name: string | null }[] = await ctx.ds.query(
+      `SELECT envelope->'data'->>'name' AS name FROM webhooks.inbox ORDER BY name`,
+    );
     expect(names.map((n) => n.name)).toEqual(['ab', null]);
   });
 });

@@ -14,7 +14,8 @@ export interface RecordResult {
 }
 
 // jsonb cannot hold U+0000; an event carrying one is recorded without it rather than not at all.
-const withoutNul = (_key: string, value: unknown) => (typeof value === 'string' ? value.replaceAll('\u0000', '') : value);
+const withoutNul = (_key: string, value: unknown) =>
+  typeof value === 'string' ? value.replaceAll('\u0000', '') : value;
 
 /** Whether a parsed message has what the fan-out needs of an envelope. */
 export function isEnvelope(v: unknown): v is EventEnvelope {
@@ -47,16 +48,30 @@ export class FanoutRecorder {
   }
 
   /** Records inside the caller's transaction (the test-event path uses it with its own checks). */
-  async recordIn(m: EntityManager, events: EventEnvelope[], seen = events.length, onlyWebhookId?: string): Promise<RecordResult> {
+  async recordIn(
+    m: EntityManager,
+    events: EventEnvelope[],
+    seen = events.length,
+    onlyWebhookId?: string,
+  ): Promise<RecordResult> {
     // The webhooks first: an event no webhook takes is recorded without its envelope (the id alone
     // makes a redelivered copy a duplicate); only deliveries need the payload.
     const collections = [...new Set(events.map((e) => e.collection))];
     const webhooks: { _id: string; collection: string }[] = onlyWebhookId
       ? await m.query(`SELECT "_id", collection FROM webhooks WHERE "_id" = $1`, [onlyWebhookId])
-      : await m.query(`SELECT "_id", collection FROM webhooks WHERE collection = ANY($1) AND enabled AND NOT deleted AND url IS NOT NULL`, [collections]);
+      : await m.query(
+          `SELECT "_id", collection FROM webhooks WHERE collection = ANY($1) AND enabled AND NOT deleted AND url IS NOT NULL`,
+          [collections],
+        );
     const taken = new Set(webhooks.map((w) => w.collection));
     const wanted = (e: EventEnvelope) => onlyWebhookId !== undefined || taken.has(e.collection);
-    const inserted: { event_id: string; collection: string; type: string; occurred_at: Date; request_id: string | null }[] = await m.query(
+    const inserted: {
+      event_id: string;
+      collection: string;
+      type: string;
+      occurred_at: Date;
+      request_id: string | null;
+    }[] = await m.query(
       `INSERT INTO inbox (event_id, type, collection, source, occurred_at, request_id, envelope, received_at)
        SELECT e.id, e.type, e.collection, e.source, e.occurred_at, e.request_id, e.envelope, now()
          FROM jsonb_to_recordset($1::jsonb) AS e(id char(24), type text, collection text, source text, occurred_at timestamptz, request_id text, envelope jsonb)
@@ -64,7 +79,15 @@ export class FanoutRecorder {
        RETURNING event_id, collection, type, occurred_at, request_id`,
       [
         JSON.stringify(
-          events.map((e) => ({ id: e.id, type: e.type, collection: e.collection, source: e.source, occurred_at: e.occurred_at, request_id: e.request_id ?? null, envelope: wanted(e) ? e : null })),
+          events.map((e) => ({
+            id: e.id,
+            type: e.type,
+            collection: e.collection,
+            source: e.source,
+            occurred_at: e.occurred_at,
+            request_id: e.request_id ?? null,
+            envelope: wanted(e) ? e : null,
+          })),
           withoutNul,
         ),
       ],
@@ -73,7 +96,14 @@ export class FanoutRecorder {
     const rows = inserted.flatMap((i) =>
       webhooks
         .filter((w) => onlyWebhookId !== undefined || w.collection === i.collection)
-        .map((w) => ({ id: newId(), webhook_id: w._id, event_id: i.event_id, event_type: i.type, request_id: i.request_id, event_occurred_at: i.occurred_at })),
+        .map((w) => ({
+          id: newId(),
+          webhook_id: w._id,
+          event_id: i.event_id,
+          event_type: i.type,
+          request_id: i.request_id,
+          event_occurred_at: i.occurred_at,
+        })),
     );
     if (rows.length > 0) {
       await m.query(
@@ -83,7 +113,7 @@ export class FanoutRecorder {
          ON CONFLICT (event_id, webhook_id) DO NOTHING`,
         [JSON.stringify(rows)],
       );
-      await m.query('SELECT pg_notify($1, \'\')', [DELIVERIES_CHANNEL]);
+      await m.query("SELECT pg_notify($1, '')", [DELIVERIES_CHANNEL]);
     }
     return { recorded: inserted.length, duplicates: seen - inserted.length, deliveries: rows.length };
   }

@@ -9,7 +9,12 @@ const LAG_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 3
 export class WebhookMetrics {
   readonly registry = new Registry();
   /** Attempts by outcome (success, http_error, rate_limited, gone, timeout, network_error, blocked, interrupted). */
-  readonly attempts = new Counter({ name: 'pim_webhooks_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [this.registry] });
+  readonly attempts = new Counter({
+    name: 'pim_webhooks_attempts_total',
+    help: 'Delivery attempts by outcome',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   /** Duration of attempts by outcome. */
   readonly attemptSeconds = new Histogram({
     name: 'pim_webhooks_attempt_duration_seconds',
@@ -26,11 +31,25 @@ export class WebhookMetrics {
     registers: [this.registry],
   });
   /** Deliveries that reached a final state, by that state. */
-  readonly finished = new Counter({ name: 'pim_webhooks_deliveries_finished_total', help: 'Deliveries that succeeded or failed for good', labelNames: ['status'], registers: [this.registry] });
+  readonly finished = new Counter({
+    name: 'pim_webhooks_deliveries_finished_total',
+    help: 'Deliveries that succeeded or failed for good',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
   /** Events the fan-out saw: recorded (new) or duplicate (already in the inbox). */
-  readonly events = new Counter({ name: 'pim_webhooks_fanout_events_total', help: 'Events consumed by the fan-out', labelNames: ['result'], registers: [this.registry] });
+  readonly events = new Counter({
+    name: 'pim_webhooks_fanout_events_total',
+    help: 'Events consumed by the fan-out',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
   /** Deliveries the fan-out created. */
-  readonly created = new Counter({ name: 'pim_webhooks_deliveries_created_total', help: 'Deliveries created by the fan-out', registers: [this.registry] });
+  readonly created = new Counter({
+    name: 'pim_webhooks_deliveries_created_total',
+    help: 'Deliveries created by the fan-out',
+    registers: [this.registry],
+  });
 
   /** Duration of the queue's own statements: claim (with leases) and record (outcomes), per batch. */
   readonly queueSeconds = new Histogram({

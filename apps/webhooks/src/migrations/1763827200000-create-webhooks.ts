@@ -15,7 +15,9 @@ export class CreateWebhooks1763827200000 implements MigrationInterface {
         `"deleted_at" TIMESTAMP WITH TIME ZONE, "deleted_by" text, CONSTRAINT "PK_42e22721a046e205eb14db60606" PRIMARY KEY ("_id"))`,
     );
     await q.query(`CREATE INDEX "IDX_webhooks_created_at" ON "webhooks" ("created_at", "_id")`);
-    await q.query(`CREATE UNIQUE INDEX "UQ_webhooks_collection_live" ON "webhooks" ("collection") WHERE deleted = false`);
+    await q.query(
+      `CREATE UNIQUE INDEX "UQ_webhooks_collection_live" ON "webhooks" ("collection") WHERE deleted = false`,
+    );
     for (const sql of OUTBOX_UP_SQL) await q.query(sql);
   }
 

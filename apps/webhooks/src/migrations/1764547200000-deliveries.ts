@@ -23,7 +23,9 @@ export class Deliveries1764547200000 implements MigrationInterface {
         `CONSTRAINT "PK_deliveries" PRIMARY KEY ("_id"))`,
     );
     await q.query(`CREATE UNIQUE INDEX "UQ_deliveries_event_webhook" ON "deliveries" ("event_id", "webhook_id")`);
-    await q.query(`CREATE INDEX "IDX_deliveries_due" ON "deliveries" ("webhook_id", "next_attempt_at", "_id") WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX "IDX_deliveries_due" ON "deliveries" ("webhook_id", "next_attempt_at", "_id") WHERE status = 'pending'`,
+    );
     await q.query(`CREATE INDEX "IDX_deliveries_leased" ON "deliveries" ("webhook_id") WHERE lease_token IS NOT NULL`);
     await q.query(`CREATE INDEX "IDX_deliveries_list" ON "deliveries" ("webhook_id", "created_at", "_id")`);
     await q.query(

@@ -4,4 +4,9 @@ import { OutboxEnvelopeJson1765238400002 } from './1765238400002-outbox-envelope
 import { InboxEnvelopeOnlyWhenDelivered1765238400003 } from './1765238400003-inbox-envelope-only-when-delivered';
 
 /** Every migration of the webhooks schema, oldest first. */
-export const migrations = [CreateWebhooks1763827200000, Deliveries1764547200000, OutboxEnvelopeJson1765238400002, InboxEnvelopeOnlyWhenDelivered1765238400003];
+export const migrations = [
+  CreateWebhooks1763827200000,
+  Deliveries1764547200000,
+  OutboxEnvelopeJson1765238400002,
+  InboxEnvelopeOnlyWhenDelivered1765238400003,
+];

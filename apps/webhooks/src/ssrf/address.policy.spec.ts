@@ -3,15 +3,12 @@ import { AddressPolicy, isIpLiteral, parseAllowList } from './address.policy';
 describe('AddressPolicy', () => {
   const strict = new AddressPolicy();
 
-  it.each([
-    ['93.184.216.34'],
-    ['8.8.8.8'],
-    ['2606:4700:4700::1111'],
-    ['::ffff:8.8.8.8'],
-    ['64:ff9b::808:808'],
-  ])('allows the public address %s', (address) => {
-    expect(strict.check(address)).toEqual({ allowed: true });
-  });
+  it.each([['93.184.216.34'], ['8.8.8.8'], ['2606:4700:4700::1111'], ['::ffff:8.8.8.8'], ['64:ff9b::808:808']])(
+    'allows the public address %s',
+    (address) => {
+      expect(strict.check(address)).toEqual({ allowed: true });
+    },
+  );
 
   it.each([
     ['169.254.169.254', 'link-local'],

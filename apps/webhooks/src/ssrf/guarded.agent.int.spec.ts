@@ -11,12 +11,16 @@ function fakeResolver(table: Record<string, string[]>) {
     calls.push(hostname);
     const list = table[hostname];
     if (!list) return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-    cb(null, list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    cb(
+      null,
+      list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
   }) as never;
   return { lookup, calls };
 }
 
-const post = (agent: Agent, url: string) => request(url, { method: 'POST', body: '{}', dispatcher: agent, signal: AbortSignal.timeout(5_000) });
+const post = (agent: Agent, url: string) =>
+  request(url, { method: 'POST', body: '{}', dispatcher: agent, signal: AbortSignal.timeout(5_000) });
 
 describe('SSRF guard on the delivery agent (real sockets on loopback)', () => {
   let receiver: TestReceiver;
@@ -32,7 +36,12 @@ describe('SSRF guard on the delivery agent (real sockets on loopback)', () => {
   it('with the allowance off, refuses metadata, private and IPv4-mapped loopback targets before connecting', async () => {
     const agent = createGuardedAgent({ policy: new AddressPolicy() });
     try {
-      for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', `http://[::ffff:127.0.0.1]:${receiver.port}/hook`, `http://127.0.0.1:${receiver.port}/hook`]) {
+      for (const url of [
+        'http://169.254.169.254/latest/meta-data/',
+        'http://10.0.0.1/',
+        `http://[::ffff:127.0.0.1]:${receiver.port}/hook`,
+        `http://127.0.0.1:${receiver.port}/hook`,
+      ]) {
         const err = await post(agent, url).then(
           () => null,
           (e: unknown) => e,
@@ -66,9 +75,16 @@ describe('SSRF guard on the delivery agent (real sockets on loopback)', () => {
 
   it('with the allowance for loopback, reaches the local receiver by literal, mapped form and name', async () => {
     const dns = fakeResolver({ 'receiver.test': ['127.0.0.1'] });
-    const agent = createGuardedAgent({ policy: new AddressPolicy(parseAllowList('127.0.0.0/8,::1/128')), lookup: dns.lookup });
+    const agent = createGuardedAgent({
+      policy: new AddressPolicy(parseAllowList('127.0.0.0/8,::1/128')),
+      lookup: dns.lookup,
+    });
     try {
-      for (const url of [`http://127.0.0.1:${receiver.port}/hook`, `http://[::ffff:127.0.0.1]:${receiver.port}/hook`, `http://receiver.test:${receiver.port}/hook`]) {
+      for (const url of [
+        `http://127.0.0.1:${receiver.port}/hook`,
+        `http://[::ffff:127.0.0.1]:${receiver.port}/hook`,
+        `http://receiver.test:${receiver.port}/hook`,
+      ]) {
         const res = await post(agent, url);
         await res.body.text();
         expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });

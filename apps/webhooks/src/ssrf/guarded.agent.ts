@@ -14,7 +14,11 @@ export class BlockedTargetError extends Error {
 
 /** Whether an error (or its cause chain) is a refusal of the SSRF guard. */
 export function isBlockedError(err: unknown): err is Error {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e.code === BLOCKED_CODE) return true;
   }
   return false;
@@ -41,12 +45,15 @@ export function guardedLookup(policy: AddressPolicy, resolve: typeof dnsLookup =
     resolve(hostname, { family: options.family, hints: options.hints, all: true }, (err, result) => {
       if (err) return callback(err, '', 0);
       const addresses = result as unknown as LookupAddress[];
-      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      if (addresses.length === 0)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       for (const a of addresses) {
         const verdict = policy.check(a.address);
-        if (!verdict.allowed) return callback(new BlockedTargetError(`${hostname} resolves to ${verdict.reason}`), '', 0);
+        if (!verdict.allowed)
+          return callback(new BlockedTargetError(`${hostname} resolves to ${verdict.reason}`), '', 0);
       }
-      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if ((options as { all?: boolean }).all)
+        (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       else callback(null, addresses[0].address, addresses[0].family);
     });
   };
@@ -69,7 +76,9 @@ export function createGuardedAgent(opts: GuardedAgentOptions): Agent {
     base(options, (err, socket) => {
       if (err || !socket) return callback(err ?? new Error('no socket'), null);
       const remote = socket.remoteAddress;
-      const verdict = remote ? policy.check(remote) : ({ allowed: false, reason: 'the socket has no remote address' } as const);
+      const verdict = remote
+        ? policy.check(remote)
+        : ({ allowed: false, reason: 'the socket has no remote address' } as const);
       if (!verdict.allowed) {
         socket.destroy();
         return callback(new BlockedTargetError(verdict.reason), null);
@@ -77,5 +86,9 @@ export function createGuardedAgent(opts: GuardedAgentOptions): Agent {
       callback(null, socket);
     });
   };
-  return new Agent({ connect, connections: opts.connections ?? 128, keepAliveTimeout: opts.keepAliveTimeoutMs ?? 4_000 });
+  return new Agent({
+    connect,
+    connections: opts.connections ?? 128,
+    keepAliveTimeout: opts.keepAliveTimeoutMs ?? 4_000,
+  });
 }

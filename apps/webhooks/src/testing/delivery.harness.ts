@@ -13,8 +13,21 @@ import { createGuardedAgent } from '../ssrf/guarded.agent';
 export const loopbackPolicy = () => new AddressPolicy(parseAllowList('127.0.0.0/8,::1/128'));
 
 /** An event of a collection, as an app would publish it. */
-export function testEvent(collection: string, action = 'updated', data: Record<string, unknown> = {}, requestId?: string): EventEnvelope {
-  return buildEnvelope({ id: newId(), source: 'test', collection, action, data: { _id: newId(), ...data }, occurredAt: new Date(), requestId });
+export function testEvent(
+  collection: string,
+  action = 'updated',
+  data: Record<string, unknown> = {},
+  requestId?: string,
+): EventEnvelope {
+  return buildEnvelope({
+    id: newId(),
+    source: 'test',
+    collection,
+    action,
+    data: { _id: newId(), ...data },
+    occurredAt: new Date(),
+    requestId,
+  });
 }
 
 /** Workers built for a test, all stopped together. */
@@ -26,7 +39,9 @@ export class WorkerPool {
   constructor(private readonly ds: DataSource) {}
 
   /** Starts one worker (a replica) with test-sized timings unless overridden. */
-  async start(overrides: Partial<DeliveryWorkerOptions> & { timeoutMs?: number; policy?: AddressPolicy } = {}): Promise<DeliveryWorker> {
+  async start(
+    overrides: Partial<DeliveryWorkerOptions> & { timeoutMs?: number; policy?: AddressPolicy } = {},
+  ): Promise<DeliveryWorker> {
     const agent = createGuardedAgent({ policy: overrides.policy ?? loopbackPolicy() });
     this.agents.push(agent);
     const worker = new DeliveryWorker({
@@ -57,7 +72,11 @@ export class WorkerPool {
 export const recordEvents = (ds: DataSource, events: EventEnvelope[]) => new FanoutRecorder(ds).record(events);
 
 /** Polls a condition (no timing assertions: only a limit on how long to wait). */
-export async function until(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+export async function until(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`${what} not met within ${timeoutMs} ms`);

@@ -41,7 +41,13 @@ export async function startReceiver(path = '/hook'): Promise<TestReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const got: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const got: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       requests.push(got);
       const a = rule(got, requests.length);
       const send = () => {
@@ -65,7 +71,8 @@ export async function startReceiver(path = '/hook'): Promise<TestReceiver> {
     async waitFor(count, timeoutMs = 15_000) {
       const until = Date.now() + timeoutMs;
       while (requests.length < count) {
-        if (Date.now() > until) throw new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`);
+        if (Date.now() > until)
+          throw new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return requests;

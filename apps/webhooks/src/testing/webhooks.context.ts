@@ -28,7 +28,9 @@ export async function webhooksTestContext(options: WebhookServiceOptions = {}): 
   const service = new WebhookService(ds, options);
   const deliveries = new DeliveryService(ds);
   const freeCollection = async (): Promise<string> => {
-    const rows: { collection: string }[] = await ds.query('SELECT collection FROM webhooks.webhooks WHERE deleted = false');
+    const rows: { collection: string }[] = await ds.query(
+      'SELECT collection FROM webhooks.webhooks WHERE deleted = false',
+    );
     const used = new Set(rows.map((r) => r.collection));
     const free = COLLECTIONS.find((c) => !used.has(c.name));
     if (!free) throw new Error('every collection already has a webhook in this test');
@@ -40,10 +42,16 @@ export async function webhooksTestContext(options: WebhookServiceOptions = {}): 
     service,
     deliveries,
     async newWebhook(overrides = {}) {
-      return service.create({ collection: overrides.collection ?? (await freeCollection()), url: 'https://receiver.example/hook', ...overrides });
+      return service.create({
+        collection: overrides.collection ?? (await freeCollection()),
+        url: 'https://receiver.example/hook',
+        ...overrides,
+      });
     },
     async reset() {
-      await ds.query('TRUNCATE webhooks.delivery_attempts, webhooks.deliveries, webhooks.inbox, webhooks.webhooks, webhooks.outbox');
+      await ds.query(
+        'TRUNCATE webhooks.delivery_attempts, webhooks.deliveries, webhooks.inbox, webhooks.webhooks, webhooks.outbox',
+      );
     },
     async close() {
       await ds.destroy();

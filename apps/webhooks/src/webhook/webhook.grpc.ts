@@ -20,7 +20,11 @@ function fromInput(i: pb.WebhookInput | undefined): Record<string, unknown> {
 }
 
 /** gRPC handlers of pim.webhooks.v1.WebhooksService: decode, call the service, encode. */
-export function webhooksGrpc(service: WebhookService, deliveries: DeliveryService, logger: Logger): ServiceRegistration {
+export function webhooksGrpc(
+  service: WebhookService,
+  deliveries: DeliveryService,
+  logger: Logger,
+): ServiceRegistration {
   const implementation: pb.WebhooksServiceServer = {
     upsertWebhook: unary(logger, 'UpsertWebhook', async (req: pb.UpsertWebhookRequest) => {
       const r = await service.upsert(fromInput(req.webhook), req.expected_version);
@@ -30,7 +34,9 @@ export function webhooksGrpc(service: WebhookService, deliveries: DeliveryServic
       const r = await service.create(fromInput(req.webhook));
       return { webhook: toMessage(r.webhook), secret: r.secret };
     }),
-    getWebhook: unary(logger, 'GetWebhook', async (req: pb.GetWebhookRequest) => ({ webhook: toMessage(await service.get(req.id)) })),
+    getWebhook: unary(logger, 'GetWebhook', async (req: pb.GetWebhookRequest) => ({
+      webhook: toMessage(await service.get(req.id)),
+    })),
     updateWebhook: unary(logger, 'UpdateWebhook', async (req: pb.UpdateWebhookRequest) => ({
       webhook: toMessage(await service.replace(req.id, fromInput(req.webhook), req.expected_version)),
     })),

@@ -16,4 +16,3 @@ export function toMessage(v: WebhookView): pb.Webhook {
     created_by_name: v.created_by_name,
   };
 }
-

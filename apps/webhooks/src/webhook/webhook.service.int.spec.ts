@@ -7,7 +7,8 @@ import { createTestStream, type TestStream } from '@pim/testing';
 import { webhooksTestContext, type WebhooksTestContext } from '../testing/webhooks.context';
 import { WebhookService } from './webhook.service';
 
-const as = <T>(user: string, fn: () => Promise<T>) => runWithContext({ requestId: `req-${user}`, actor: { user_id: '6740a1b2c3d4e5f601234567', user_name: user } }, fn);
+const as = <T>(user: string, fn: () => Promise<T>) =>
+  runWithContext({ requestId: `req-${user}`, actor: { user_id: '6740a1b2c3d4e5f601234567', user_name: user } }, fn);
 const list = (svc: WebhookService, extra: Partial<Parameters<WebhookService['list']>[0]> = {}) =>
   svc.list({ page: 1, limit: 25, skip: 0, sort: [], filters: [], expand: [], ...extra });
 
@@ -33,9 +34,21 @@ describe('WebhookService (real Postgres + NATS)', () => {
     const first = await as('Ana', () => svc.upsert({ collection: 'products', url: 'https://example.com/h' }));
     expect(first.created).toBe(true);
     expect(first.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    expect(first.webhook).toMatchObject({ collection: 'products', url: 'https://example.com/h', headers: [], body: [], enabled: true, version: 1, created_by_name: 'Ana' });
+    expect(first.webhook).toMatchObject({
+      collection: 'products',
+      url: 'https://example.com/h',
+      headers: [],
+      body: [],
+      enabled: true,
+      version: 1,
+      created_by_name: 'Ana',
+    });
 
-    const again = await svc.upsert({ collection: 'products', url: 'https://example.com/other', headers: [{ key: 'X-Token', value: 'abc' }] });
+    const again = await svc.upsert({
+      collection: 'products',
+      url: 'https://example.com/other',
+      headers: [{ key: 'X-Token', value: 'abc' }],
+    });
     expect(again.created).toBe(false);
     expect(again.secret).toBeUndefined();
     expect(again.webhook._id).toBe(first.webhook._id);
@@ -43,19 +56,28 @@ describe('WebhookService (real Postgres + NATS)', () => {
 
     // omitted fields keep their values
     const third = await svc.upsert({ collection: 'products', enabled: false });
-    expect(third.webhook).toMatchObject({ url: 'https://example.com/other', headers: [{ key: 'X-Token', value: 'abc' }], enabled: false, version: 3 });
+    expect(third.webhook).toMatchObject({
+      url: 'https://example.com/other',
+      headers: [{ key: 'X-Token', value: 'abc' }],
+      enabled: false,
+      version: 3,
+    });
     expect((await list(svc)).total).toBe(1);
   });
 
   it('never duplicates under concurrent upserts of one collection', async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => svc.upsert({ collection: 'orders', url: `https://example.com/${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => svc.upsert({ collection: 'orders', url: `https://example.com/${i}` })),
+    );
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.webhook._id)).size).toBe(1);
     expect((await list(svc)).total).toBe(1);
   });
 
   it('refuses unknown collections, relative URLs and bad pairs, listing every problem', async () => {
-    const err = await svc.create({ collection: 'nope', url: 'ftp://x', headers: [{ key: 'bad header', value: 'v' }] }).catch((e) => e);
+    const err = await svc
+      .create({ collection: 'nope', url: 'ftp://x', headers: [{ key: 'bad header', value: 'v' }] })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.details.map((d: { field: string }) => d.field).sort()).toEqual(['collection', 'headers.0.key', 'url']);
     expect(err.message).toContain('must be one of');
@@ -73,17 +95,26 @@ describe('WebhookService (real Postgres + NATS)', () => {
   });
 
   it('replaces, merge-patches and checks the expected version atomically', async () => {
-    const { webhook } = await ctx.newWebhook({ collection: 'families', url: 'https://a.example/h', headers: [{ key: 'A', value: '1' }] });
+    const { webhook } = await ctx.newWebhook({
+      collection: 'families',
+      url: 'https://a.example/h',
+      headers: [{ key: 'A', value: '1' }],
+    });
     const replaced = await svc.replace(webhook._id, { collection: 'families' }, 1);
     expect(replaced).toMatchObject({ version: 2, headers: [], enabled: true });
     expect(replaced.url).toBeUndefined();
-    await expect(svc.replace(webhook._id, { collection: 'families' }, 1)).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(svc.replace(webhook._id, { collection: 'families' }, 1)).rejects.toBeInstanceOf(
+      PreconditionFailedError,
+    );
     const patched = await svc.patch(webhook._id, { url: 'https://b.example/h', enabled: false });
     expect(patched).toMatchObject({ url: 'https://b.example/h', enabled: false, version: 3 });
     const cleared = await svc.patch(webhook._id, { url: null });
     expect(cleared.url).toBeUndefined();
     await expect(svc.patch(webhook._id, { colour: 'red' })).rejects.toBeInstanceOf(ValidationError);
-    const settled = await Promise.allSettled([svc.patch(webhook._id, { enabled: true }, 4), svc.patch(webhook._id, { enabled: false }, 4)]);
+    const settled = await Promise.allSettled([
+      svc.patch(webhook._id, { enabled: true }, 4),
+      svc.patch(webhook._id, { enabled: false }, 4),
+    ]);
     expect(settled.map((s) => s.status).sort()).toEqual(['fulfilled', 'rejected']);
   });
 
@@ -93,8 +124,12 @@ describe('WebhookService (real Postgres + NATS)', () => {
   });
 
   it('lists with filters, sort, paging and _search', async () => {
-    for (const c of ['products', 'orders', 'imports']) await svc.create({ collection: c, url: `https://hooks.example/${c}`, enabled: c !== 'orders' });
-    const enabled = await list(svc, { filters: [{ field: 'enabled', op: 'eq', values: ['true'] }], sort: [{ field: 'collection', direction: 'asc' }] });
+    for (const c of ['products', 'orders', 'imports'])
+      await svc.create({ collection: c, url: `https://hooks.example/${c}`, enabled: c !== 'orders' });
+    const enabled = await list(svc, {
+      filters: [{ field: 'enabled', op: 'eq', values: ['true'] }],
+      sort: [{ field: 'collection', direction: 'asc' }],
+    });
     expect(enabled.total).toBe(2);
     expect(enabled.data.map((w) => w.collection)).toEqual(['imports', 'products']);
     const paged = await list(svc, { limit: 2, page: 2, sort: [{ field: 'created_at', direction: 'desc' }] });
@@ -119,7 +154,14 @@ describe('WebhookService (real Postgres + NATS)', () => {
       await svc.remove(webhook._id);
       await expect(svc.create({ collection: 'catalogs-nope' })).rejects.toThrow();
 
-      const relay = new OutboxRelay({ dataSource: ds, nc: stream.nc, stream: stream.name, subjectPrefix: stream.subjectPrefix, logger: createLogger({ service: 'test', level: 'silent' }), pollMs: 50 });
+      const relay = new OutboxRelay({
+        dataSource: ds,
+        nc: stream.nc,
+        stream: stream.name,
+        subjectPrefix: stream.subjectPrefix,
+        logger: createLogger({ service: 'test', level: 'silent' }),
+        pollMs: 50,
+      });
       await relay.start();
       try {
         let msgs = await stream.messages();
@@ -133,7 +175,13 @@ describe('WebhookService (real Postgres + NATS)', () => {
           `${stream.subjectPrefix}pim.webhooks.webhooks.deleted`,
         ]);
         const created = msgs[0].data as Record<string, unknown>;
-        expect(created).toMatchObject({ type: 'webhooks.created', collection: 'webhooks', source: 'webhooks', actor: { user_name: 'Caio' }, data: { _id: webhook._id, collection: 'catalogs' } });
+        expect(created).toMatchObject({
+          type: 'webhooks.created',
+          collection: 'webhooks',
+          source: 'webhooks',
+          actor: { user_name: 'Caio' },
+          data: { _id: webhook._id, collection: 'catalogs' },
+        });
         expect(JSON.stringify(created)).not.toContain('whsec_');
         expect(msgs[0].msgId).toBe(created.id);
       } finally {

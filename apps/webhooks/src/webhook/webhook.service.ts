@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { NotFoundError, PreconditionFailedError, ValidationError, fromZodError, ConflictError, type ErrorDetail } from '@pim/errors';
+import {
+  NotFoundError,
+  PreconditionFailedError,
+  ValidationError,
+  fromZodError,
+  ConflictError,
+  type ErrorDetail,
+} from '@pim/errors';
 import { newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { recordEvent } from '@pim/events';
@@ -97,19 +104,24 @@ export class WebhookService {
       if (!verdict.allowed) details.push({ field: 'url', message: verdict.reason });
     }
     (body ?? []).forEach((pair, i) => {
-      if (RESERVED_BODY_KEYS.includes(pair.key)) details.push({ field: `body.${i}.key`, message: `'${pair.key}' is part of every payload; choose another key` });
+      if (RESERVED_BODY_KEYS.includes(pair.key))
+        details.push({ field: `body.${i}.key`, message: `'${pair.key}' is part of every payload; choose another key` });
     });
     if (details.length > 0) {
       throw new ValidationError(details.map((d) => `${d.field}: ${d.message}`).join('; '), {
         title: 'Invalid webhook',
-        solution: 'Point the webhook at a public address (or ask the operator to allow the range) and rename reserved body keys',
+        solution:
+          'Point the webhook at a public address (or ask the operator to allow the range) and rename reserved body keys',
         details,
       });
     }
   }
 
   /** Creates the webhook of `input.collection`, or writes the given fields onto the live one. */
-  async upsert(raw: unknown, expectedVersion?: number): Promise<{ webhook: WebhookView; created: boolean; secret?: string }> {
+  async upsert(
+    raw: unknown,
+    expectedVersion?: number,
+  ): Promise<{ webhook: WebhookView; created: boolean; secret?: string }> {
     const input = parseInput(raw);
     this.checkTarget(input.url, input.body);
     // Two racing upserts of one collection: the loser's insert hits the unique index; it retries as an update.
@@ -198,7 +210,10 @@ export class WebhookService {
   async remove(id: string, expectedVersion?: number): Promise<WebhookView> {
     checkId(id);
     return this.ds.transaction(async (m) => {
-      const w = await m.findOne(WebhookEntity, { where: { _id: id, deleted: false }, lock: { mode: 'pessimistic_write' } });
+      const w = await m.findOne(WebhookEntity, {
+        where: { _id: id, deleted: false },
+        lock: { mode: 'pessimistic_write' },
+      });
       if (!w) throw notFound(id);
       checkVersion(w, expectedVersion);
       const now = new Date();
@@ -225,10 +240,16 @@ export class WebhookService {
    * Replaces the signing secret. The previous one keeps signing (a second signature in
    * `webhook-signature`) until the overlap ends, so receivers can switch without losing events.
    */
-  async rotateSecret(id: string, expectedVersion?: number): Promise<{ webhook: WebhookView; secret: string; previousSecretExpiresAt: Date }> {
+  async rotateSecret(
+    id: string,
+    expectedVersion?: number,
+  ): Promise<{ webhook: WebhookView; secret: string; previousSecretExpiresAt: Date }> {
     checkId(id);
     return this.ds.transaction(async (m) => {
-      const w = await m.findOne(WebhookEntity, { where: { _id: id, deleted: false }, lock: { mode: 'pessimistic_write' } });
+      const w = await m.findOne(WebhookEntity, {
+        where: { _id: id, deleted: false },
+        lock: { mode: 'pessimistic_write' },
+      });
       if (!w) throw notFound(id);
       checkVersion(w, expectedVersion);
       const expires = new Date(Date.now() + this.overlapMs);
@@ -243,7 +264,10 @@ export class WebhookService {
   /** Disables a webhook whose receiver answered 410 Gone (a system change: no actor). Returns false if it already was. */
   async disableGone(id: string): Promise<boolean> {
     return this.ds.transaction(async (m) => {
-      const w = await m.findOne(WebhookEntity, { where: { _id: id, deleted: false }, lock: { mode: 'pessimistic_write' } });
+      const w = await m.findOne(WebhookEntity, {
+        where: { _id: id, deleted: false },
+        lock: { mode: 'pessimistic_write' },
+      });
       if (!w || !w.enabled) return false;
       w.enabled = false;
       w.version += 1;
@@ -269,7 +293,10 @@ export class WebhookService {
   ): Promise<WebhookView> {
     try {
       return await this.ds.transaction(async (m) => {
-        const w = await m.findOne(WebhookEntity, { where: { _id: id, deleted: false }, lock: { mode: 'pessimistic_write' } });
+        const w = await m.findOne(WebhookEntity, {
+          where: { _id: id, deleted: false },
+          lock: { mode: 'pessimistic_write' },
+        });
         if (!w) throw notFound(id);
         checkVersion(w, expectedVersion);
         return this.write(m, change(w), 'updated');
@@ -316,7 +343,14 @@ export class WebhookService {
 
   private async emit(m: EntityManager, action: string, data: WebhookView): Promise<void> {
     const ctx = currentContext();
-    await recordEvent(m, { source: SOURCE, collection: COLLECTION, action, data, actor: ctx?.actor, requestId: ctx?.requestId });
+    await recordEvent(m, {
+      source: SOURCE,
+      collection: COLLECTION,
+      action,
+      data,
+      actor: ctx?.actor,
+      requestId: ctx?.requestId,
+    });
   }
 }
 

@@ -36,21 +36,40 @@ describe('webhook targets, body keys and secret rotation (real Postgres)', () =>
 
   it('refuses private targets on replace and patch too, and accepts public names and addresses', async () => {
     const { webhook } = await ctx.newWebhook({ collection: 'orders', url: 'https://hooks.example.com/in' });
-    await expect(ctx.service.patch(webhook._id, { url: 'http://192.168.0.10/' })).rejects.toBeInstanceOf(ValidationError);
-    await expect(ctx.service.replace(webhook._id, { collection: 'orders', url: 'http://100.64.0.1/' })).rejects.toBeInstanceOf(ValidationError);
-    await expect(ctx.service.patch(webhook._id, { url: 'http://93.184.216.34/hook' })).resolves.toMatchObject({ url: 'http://93.184.216.34/hook' });
+    await expect(ctx.service.patch(webhook._id, { url: 'http://192.168.0.10/' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(
+      ctx.service.replace(webhook._id, { collection: 'orders', url: 'http://100.64.0.1/' }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    await expect(ctx.service.patch(webhook._id, { url: 'http://93.184.216.34/hook' })).resolves.toMatchObject({
+      url: 'http://93.184.216.34/hook',
+    });
     // A name is judged where it resolves, at delivery time (it may change; no DNS at configuration time).
-    await expect(ctx.service.patch(webhook._id, { url: 'https://internal.example.net/hook' })).resolves.toMatchObject({ version: 3 });
+    await expect(ctx.service.patch(webhook._id, { url: 'https://internal.example.net/hook' })).resolves.toMatchObject({
+      version: 3,
+    });
   });
 
   it('accepts loopback once the operator allows it', async () => {
     const allowing = new WebhookService(ctx.ds, { policy: new AddressPolicy(parseAllowList('127.0.0.0/8')) });
     await expect(allowing.create({ collection: 'brands', url: 'http://127.0.0.1:8080/hook' })).resolves.toBeDefined();
-    await expect(allowing.create({ collection: 'families', url: 'http://10.0.0.1/' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(allowing.create({ collection: 'families', url: 'http://10.0.0.1/' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
   });
 
   it('refuses body pairs that would replace the payload keys', async () => {
-    const err = await ctx.service.create({ collection: 'catalogs', body: [{ key: 'ok', value: '1' }, { key: 'data', value: 'x' }, { key: 'type', value: 'y' }] }).catch((e: unknown) => e);
+    const err = await ctx.service
+      .create({
+        collection: 'catalogs',
+        body: [
+          { key: 'ok', value: '1' },
+          { key: 'data', value: 'x' },
+          { key: 'type', value: 'y' },
+        ],
+      })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).details!.map((d) => d.field)).toEqual(['body.1.key', 'body.2.key']);
   });
@@ -65,9 +84,13 @@ describe('webhook targets, body keys and secret rotation (real Postgres)', () =>
     expect(r.secret).not.toBe(secret);
     expect(r.webhook.version).toBe(2);
     expect(r.previousSecretExpiresAt.getTime()).toBeGreaterThanOrEqual(before + 60_000);
-    const [row] = await ctx.ds.query('SELECT secret, previous_secret FROM webhooks.webhooks WHERE _id = $1', [webhook._id]);
+    const [row] = await ctx.ds.query('SELECT secret, previous_secret FROM webhooks.webhooks WHERE _id = $1', [
+      webhook._id,
+    ]);
     expect(row).toEqual({ secret: r.secret, previous_secret: secret });
-    const events: { type: string; envelope: unknown }[] = await ctx.ds.query('SELECT type, envelope FROM webhooks.outbox ORDER BY occurred_at');
+    const events: { type: string; envelope: unknown }[] = await ctx.ds.query(
+      'SELECT type, envelope FROM webhooks.outbox ORDER BY occurred_at',
+    );
     expect(events.map((e) => e.type)).toEqual(['webhooks.created', 'webhooks.updated']);
     expect(JSON.stringify(events)).not.toContain(r.secret.slice(6));
     await expect(svc.rotateSecret('6740a1b2c3d4e5f601234567')).rejects.toBeInstanceOf(NotFoundError);

@@ -3,7 +3,12 @@ import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { createDataSource, migrate, type AppDataSourceOptions } from '@pim/db';
 import { createLogger, type Logger } from '@pim/logging';
 import { OutboxEvent } from '../outbox.entity';
-import { OUTBOX_DOWN_SQL, OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL, OUTBOX_ENVELOPE_AS_JSON_UP_SQL, OUTBOX_UP_SQL } from '../outbox.sql';
+import {
+  OUTBOX_DOWN_SQL,
+  OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL,
+  OUTBOX_ENVELOPE_AS_JSON_UP_SQL,
+  OUTBOX_UP_SQL,
+} from '../outbox.sql';
 
 /** The migration an app writes for its outbox, as the tests run it. */
 export class CreateOutbox1700000000000 implements MigrationInterface {
@@ -29,7 +34,13 @@ export class OutboxEnvelopeJson1700000000001 implements MigrationInterface {
 
 /** DataSource options of a schema that holds only the outbox. */
 export function outboxOptions(url: string, schema: string): AppDataSourceOptions {
-  return { url, schema, entities: [OutboxEvent], migrations: [CreateOutbox1700000000000, OutboxEnvelopeJson1700000000001], poolSize: 4 };
+  return {
+    url,
+    schema,
+    entities: [OutboxEvent],
+    migrations: [CreateOutbox1700000000000, OutboxEnvelopeJson1700000000001],
+    poolSize: 4,
+  };
 }
 
 /** Migrates the schema and returns an initialized DataSource on it. */
@@ -46,7 +57,11 @@ export function quietLogger(): Logger {
 }
 
 /** Polls until check() returns a truthy value (never asserts how long it took). */
-export async function waitFor<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

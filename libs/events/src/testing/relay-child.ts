@@ -17,7 +17,13 @@ const env = (key: string): string => {
 async function main(): Promise<void> {
   const killAt = env('KILL_AT');
   if (killAt !== 'claimed' && killAt !== 'published') throw new Error('KILL_AT must be claimed or published');
-  const ds = createDataSource({ url: env('DATABASE_URL'), schema: env('DB_SCHEMA'), entities: [OutboxEvent], migrations: [], poolSize: 2 });
+  const ds = createDataSource({
+    url: env('DATABASE_URL'),
+    schema: env('DB_SCHEMA'),
+    entities: [OutboxEvent],
+    migrations: [],
+    poolSize: 2,
+  });
   await ds.initialize();
   const nc = await connect({ servers: env('NATS_URL') });
   const die = (ids: string[]): void => {

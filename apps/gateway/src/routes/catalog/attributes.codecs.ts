@@ -11,7 +11,8 @@ import type {
 import type { RecordCodec } from './record.routes';
 import { mirror } from './taxonomy.codecs';
 
-const linksOut = (links: { _id: string; required?: boolean }[] | undefined): pb.AttributeLink[] => (links ?? []).map((l) => ({ id: l._id, required: l.required ?? false }));
+const linksOut = (links: { _id: string; required?: boolean }[] | undefined): pb.AttributeLink[] =>
+  (links ?? []).map((l) => ({ id: l._id, required: l.required ?? false }));
 const linksIn = (links: pb.AttributeLink[]) => links.map((l) => ({ _id: l.id, required: l.required }));
 
 /** Attributes: links carry `_id` in REST and `id` in protos; type_config travels as a Struct. */
@@ -41,7 +42,12 @@ export const attributeCodec: RecordCodec<AttributeView, pb.Attribute, pb.Attribu
 };
 
 /** Attribute groups: users groups carry `_id` in REST and `id` in protos. */
-export const attributeGroupCodec: RecordCodec<AttributeGroupView, pb.AttributeGroup, pb.AttributeGroupInput, AttributeGroupInput> = {
+export const attributeGroupCodec: RecordCodec<
+  AttributeGroupView,
+  pb.AttributeGroup,
+  pb.AttributeGroupInput,
+  AttributeGroupInput
+> = {
   fromMessage: (m) => ({
     ...mirror<AttributeGroupView>({ ...m, users_groups: [] } as never),
     users_groups: m.users_groups.map((g) => ({ _id: g.id, not_allowed_users: g.not_allowed_users })),
@@ -59,7 +65,19 @@ export const attributeGroupCodec: RecordCodec<AttributeGroupView, pb.AttributeGr
 };
 
 /** Attribute options: message and view mirror each other. */
-export const attributeOptionCodec: RecordCodec<AttributeOptionView, pb.AttributeOption, pb.AttributeOptionInput, AttributeOptionInput> = {
+export const attributeOptionCodec: RecordCodec<
+  AttributeOptionView,
+  pb.AttributeOption,
+  pb.AttributeOptionInput,
+  AttributeOptionInput
+> = {
   fromMessage: mirror,
-  toInput: (body) => ({ value: body.value, label: body.label, sequence: body.sequence, enabled: body.enabled, tags: body.tags ?? [], fields: body.fields ?? [] }),
+  toInput: (body) => ({
+    value: body.value,
+    label: body.label,
+    sequence: body.sequence,
+    enabled: body.enabled,
+    tags: body.tags ?? [],
+    fields: body.fields ?? [],
+  }),
 };

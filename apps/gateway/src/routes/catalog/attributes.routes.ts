@@ -15,8 +15,10 @@ import { attributeCodec, attributeGroupCodec, attributeOptionCodec } from './att
 
 /** Descriptions of the OpenAPI tags of the attribute routes. */
 export const ATTRIBUTE_TAG_DESCRIPTIONS: Record<string, string> = {
-  Attributes: 'Typed fields of products (interface 2.2): type and type_config (decisions.md §7), links to attribute groups and categories; key, type, unique and association never change',
-  'Attribute options': 'Values of select and multiselect attributes (interface 2.4), unique per attribute; an option products use cannot be deleted',
+  Attributes:
+    'Typed fields of products (interface 2.2): type and type_config (decisions.md §7), links to attribute groups and categories; key, type, unique and association never change',
+  'Attribute options':
+    'Values of select and multiselect attributes (interface 2.4), unique per attribute; an option products use cannot be deleted',
   'Attribute groups': 'Groups of attributes (interface 2.3) and the users groups that may access them',
 };
 
@@ -27,10 +29,33 @@ const EXAMPLE = '6740a1b2c3d4e5f601234567';
 /** The link filters in words (the generic filter wording would describe a field of the record). */
 function linkParams(name: string, what: string): Record<string, ZodType> {
   return {
-    [name]: z.string().regex(ID).max(24).optional().meta({ description: `Only attributes linked to the ${what} with this _id`, example: EXAMPLE }),
-    [`${name}_in`]: z.string().regex(IDS).max(8000).optional().meta({ description: `Only attributes linked to any of these ${what}s (comma-separated _ids)`, example: EXAMPLE }),
-    [`${name}_nin`]: z.string().regex(IDS).max(8000).optional().meta({ description: `Only attributes linked to none of these ${what}s`, example: EXAMPLE }),
-    [`${name}_ne`]: z.string().regex(ID).max(24).optional().meta({ description: `Only attributes not linked to the ${what} with this _id`, example: EXAMPLE }),
+    [name]: z
+      .string()
+      .regex(ID)
+      .max(24)
+      .optional()
+      .meta({ description: `Only attributes linked to the ${what} with this _id`, example: EXAMPLE }),
+    [`${name}_in`]: z
+      .string()
+      .regex(IDS)
+      .max(8000)
+      .optional()
+      .meta({
+        description: `Only attributes linked to any of these ${what}s (comma-separated _ids)`,
+        example: EXAMPLE,
+      }),
+    [`${name}_nin`]: z
+      .string()
+      .regex(IDS)
+      .max(8000)
+      .optional()
+      .meta({ description: `Only attributes linked to none of these ${what}s`, example: EXAMPLE }),
+    [`${name}_ne`]: z
+      .string()
+      .regex(ID)
+      .max(24)
+      .optional()
+      .meta({ description: `Only attributes not linked to the ${what} with this _id`, example: EXAMPLE }),
   };
 }
 

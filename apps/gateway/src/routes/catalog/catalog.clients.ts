@@ -137,7 +137,8 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       batchGet: (r) => products.batchGetProducts({ ids: r.ids, codes: r.handles }),
     },
     // One JSON array instead of 1,000 Structs: far cheaper to encode here and decode there.
-    bulkUpsertProducts: (r) => products.bulkUpsertProducts({ items: [], items_json: Buffer.from(JSON.stringify(r.items), 'utf8') }),
+    bulkUpsertProducts: (r) =>
+      products.bulkUpsertProducts({ items: [], items_json: Buffer.from(JSON.stringify(r.items), 'utf8') }),
     productRelations: {
       create: (r) => relations.createProductRelation(r),
       get: (r) => relations.getProductRelation(r),
@@ -148,7 +149,8 @@ export function createCatalogClients(opts: { address: string; deadlineMs: number
       batchGet: (r) => relations.batchGetProductRelations({ ids: r.ids, keys: r.handles }),
     },
     close() {
-      for (const c of [brands, trees, categories, families, catalogs, attributes, groups, options, products, relations]) c.close();
+      for (const c of [brands, trees, categories, families, catalogs, attributes, groups, options, products, relations])
+        c.close();
     },
   };
 }

@@ -4,11 +4,14 @@ import type { CatalogClients } from './catalog.clients';
 import { catalogRoutes } from './catalog.routes';
 
 // The OpenAPI document is built with stand-in dependencies that throw when touched.
-const untouchable = new Proxy({}, {
-  get: (_t, prop) => {
-    throw new Error(`catalog.${String(prop)} touched while declaring routes`);
+const untouchable = new Proxy(
+  {},
+  {
+    get: (_t, prop) => {
+      throw new Error(`catalog.${String(prop)} touched while declaring routes`);
+    },
   },
-}) as CatalogClients;
+) as CatalogClients;
 
 const RESOURCES = 10;
 /** Six per resource, and POST /products/bulk. */
@@ -20,7 +23,11 @@ describe('catalog routes declaration', () => {
 
   it('declares the six routes of each resource without touching a client', () => {
     expect(api.declared).toHaveLength(ROUTES);
-    const byPath = (p: string) => api.declared.filter((d) => d.path.startsWith(`/api/v1/${p}`)).map((d) => `${d.method} ${d.path}`).sort();
+    const byPath = (p: string) =>
+      api.declared
+        .filter((d) => d.path.startsWith(`/api/v1/${p}`))
+        .map((d) => `${d.method} ${d.path}`)
+        .sort();
     expect(byPath('category-trees')).toEqual([
       'delete /api/v1/category-trees/:id',
       'get /api/v1/category-trees',
@@ -69,9 +76,24 @@ describe('catalog routes declaration', () => {
   it('gives every operation a unique id in the document', () => {
     const registry = createRegistry();
     catalogRoutes(new Api(registry, '/api/v1'), untouchable, { maxLimit: 100, defaultLimit: 25 });
-    const ops = Object.values(buildDocument(registry).paths ?? {}).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId));
+    const ops = Object.values(buildDocument(registry).paths ?? {}).flatMap((item) =>
+      Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId),
+    );
     expect(ops).toHaveLength(ROUTES);
     expect(new Set(ops).size).toBe(ROUTES);
-    expect(ops).toEqual(expect.arrayContaining(['createCategoryTree', 'listCategories', 'patchFamily', 'deleteCatalog', 'replaceBrand', 'listAttributeOptions', 'getAttributeGroup', 'patchAttribute', 'listProducts', 'bulkUpsertProducts']));
+    expect(ops).toEqual(
+      expect.arrayContaining([
+        'createCategoryTree',
+        'listCategories',
+        'patchFamily',
+        'deleteCatalog',
+        'replaceBrand',
+        'listAttributeOptions',
+        'getAttributeGroup',
+        'patchAttribute',
+        'listProducts',
+        'bulkUpsertProducts',
+      ]),
+    );
   });
 });

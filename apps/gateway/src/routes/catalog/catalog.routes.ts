@@ -31,7 +31,8 @@ import { RELATION_TAG_DESCRIPTIONS, productRelationCodec, relationRoutes } from 
 export const CATALOG_TAG_DESCRIPTIONS: Record<string, string> = {
   Brands: 'Brands of products',
   'Category trees': 'Roots of category hierarchies; a tree with live categories cannot be deleted',
-  Categories: 'Nodes of a category tree: no cycles, moving one moves its subtree, categories_in_children selects a subtree',
+  Categories:
+    'Nodes of a category tree: no cycles, moving one moves its subtree, categories_in_children selects a subtree',
   Families: 'Attribute groups and attributes (with required) a kind of product carries',
   Catalogs: 'Selections of products and the users groups that may see them',
   ...ATTRIBUTE_TAG_DESCRIPTIONS,
@@ -45,14 +46,37 @@ const EXAMPLE = '6740a1b2c3d4e5f601234567';
 
 /** The subtree filter in words (the generic filter wording would describe an array field). */
 const subtreeParams = {
-  [IN_CHILDREN_FILTER]: z.string().regex(ID).max(24).optional().meta({ description: 'Only the category with this _id and all its descendants', example: EXAMPLE }),
-  [`${IN_CHILDREN_FILTER}_in`]: z.string().regex(IDS).max(8000).optional().meta({ description: 'Only categories in any of these subtrees (comma-separated _ids)', example: EXAMPLE }),
-  [`${IN_CHILDREN_FILTER}_nin`]: z.string().regex(IDS).max(8000).optional().meta({ description: 'Leave out these subtrees (comma-separated _ids)', example: EXAMPLE }),
-  [`${IN_CHILDREN_FILTER}_ne`]: z.string().regex(ID).max(24).optional().meta({ description: 'Leave out the category with this _id and all its descendants', example: EXAMPLE }),
+  [IN_CHILDREN_FILTER]: z
+    .string()
+    .regex(ID)
+    .max(24)
+    .optional()
+    .meta({ description: 'Only the category with this _id and all its descendants', example: EXAMPLE }),
+  [`${IN_CHILDREN_FILTER}_in`]: z
+    .string()
+    .regex(IDS)
+    .max(8000)
+    .optional()
+    .meta({ description: 'Only categories in any of these subtrees (comma-separated _ids)', example: EXAMPLE }),
+  [`${IN_CHILDREN_FILTER}_nin`]: z
+    .string()
+    .regex(IDS)
+    .max(8000)
+    .optional()
+    .meta({ description: 'Leave out these subtrees (comma-separated _ids)', example: EXAMPLE }),
+  [`${IN_CHILDREN_FILTER}_ne`]: z
+    .string()
+    .regex(ID)
+    .max(24)
+    .optional()
+    .meta({ description: 'Leave out the category with this _id and all its descendants', example: EXAMPLE }),
 };
 
 /** BatchGet through a client (looked up at call time), as records the API shows. */
-function loader<V extends { _id: string }, M, In, I>(client: () => RecordClient<M, In>, codec: RecordCodec<V, M, In, I>): BatchLoader {
+function loader<V extends { _id: string }, M, In, I>(
+  client: () => RecordClient<M, In>,
+  codec: RecordCodec<V, M, In, I>,
+): BatchLoader {
   return async (ids) => (await client().batchGet({ ids, handles: [] })).data.map((m) => codec.fromMessage(m));
 }
 
@@ -61,7 +85,11 @@ function loader<V extends { _id: string }, M, In, I>(client: () => RecordClient<
  * /catalogs, /attributes (with /attributes/{id}/options), /attribute-groups, /products (with /products/bulk) and /product-relations. `clients` is
  * only touched when a request arrives.
  */
-export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLimit: number; defaultLimit: number }): void {
+export function catalogRoutes(
+  api: Api,
+  clients: CatalogClients,
+  limits: { maxLimit: number; defaultLimit: number },
+): void {
   const brands = () => clients.brands;
   const trees = () => clients.categoryTrees;
   const categories = () => clients.categories;
@@ -89,9 +117,22 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
     products: productSchemas.view,
     product_relations: productRelationSchemas.view,
   };
-  const declare = <V extends { _id: string; version: number }, M, In, I>(spec: RecordRouteSpec<V, M, In, I>) => recordRoutes(api, spec, limits, loaders, views);
+  const declare = <V extends { _id: string; version: number }, M, In, I>(spec: RecordRouteSpec<V, M, In, I>) =>
+    recordRoutes(api, spec, limits, loaders, views);
 
-  declare({ path: '/brands', collection: 'brands', one: 'Brand', many: 'Brands', label: 'brand', labels: 'brands', tag: 'Brands', schemas: brandSchemas, listDecl: brandListDecl, client: brands, codec: brandCodec });
+  declare({
+    path: '/brands',
+    collection: 'brands',
+    one: 'Brand',
+    many: 'Brands',
+    label: 'brand',
+    labels: 'brands',
+    tag: 'Brands',
+    schemas: brandSchemas,
+    listDecl: brandListDecl,
+    client: brands,
+    codec: brandCodec,
+  });
   declare({
     path: '/category-trees',
     collection: 'category_trees',
@@ -119,8 +160,32 @@ export function catalogRoutes(api: Api, clients: CatalogClients, limits: { maxLi
     client: categories,
     codec: categoryCodec,
   });
-  declare({ path: '/families', collection: 'families', one: 'Family', many: 'Families', label: 'family', labels: 'families', tag: 'Families', schemas: familySchemas, listDecl: familyListDecl, client: families, codec: familyCodec });
-  declare({ path: '/catalogs', collection: 'catalogs', one: 'Catalog', many: 'Catalogs', label: 'catalog', labels: 'catalogs', tag: 'Catalogs', schemas: catalogSchemas, listDecl: catalogListDecl, client: catalogs, codec: catalogCodec });
+  declare({
+    path: '/families',
+    collection: 'families',
+    one: 'Family',
+    many: 'Families',
+    label: 'family',
+    labels: 'families',
+    tag: 'Families',
+    schemas: familySchemas,
+    listDecl: familyListDecl,
+    client: families,
+    codec: familyCodec,
+  });
+  declare({
+    path: '/catalogs',
+    collection: 'catalogs',
+    one: 'Catalog',
+    many: 'Catalogs',
+    label: 'catalog',
+    labels: 'catalogs',
+    tag: 'Catalogs',
+    schemas: catalogSchemas,
+    listDecl: catalogListDecl,
+    client: catalogs,
+    codec: catalogCodec,
+  });
   attributeRoutes(declare, clients);
   productRoutes(api, declare, clients);
   relationRoutes(declare, clients);

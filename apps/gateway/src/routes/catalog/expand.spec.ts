@@ -27,7 +27,10 @@ function recording(records: { _id: string; code: string }[]) {
 
 describe('expandRecords', () => {
   it('turns a list of ids into its records in place, in order, keeping a gone id as {_id}, with one load for the page', async () => {
-    const categories = recording([{ _id: C1, code: 'one' }, { _id: C2, code: 'two' }]);
+    const categories = recording([
+      { _id: C1, code: 'one' },
+      { _id: C2, code: 'two' },
+    ]);
     const records = [
       { _id: P1, categories: [C2, GONE, C1] },
       { _id: P2, categories: [C1] },
@@ -43,12 +46,18 @@ describe('expandRecords', () => {
   it('leaves the ids alone when the list is not asked for, and puts link records inside their links', async () => {
     const catalogs = recording([{ _id: K1, code: 'shop' }]);
     const records = [{ _id: P1, categories: [C1], catalogs: [{ _id: K1, user_groups: [] }] }];
-    const out = await expandRecords(decl, records, ['catalogs'], { catalogs: catalogs.load }, admin, { catalogs: 'catalog' });
-    expect(out).toEqual([{ _id: P1, categories: [C1], catalogs: [{ _id: K1, user_groups: [], catalog: { _id: K1, code: 'shop' } }] }]);
+    const out = await expandRecords(decl, records, ['catalogs'], { catalogs: catalogs.load }, admin, {
+      catalogs: 'catalog',
+    });
+    expect(out).toEqual([
+      { _id: P1, categories: [C1], catalogs: [{ _id: K1, user_groups: [], catalog: { _id: K1, code: 'shop' } }] },
+    ]);
   });
 
   it('needs read access to the expanded collection', async () => {
     const reader: Principal = { ...admin, scopes: ['products:read'] };
-    await expect(expandRecords(decl, [{ _id: P1, categories: [C1] }], ['categories'], { categories: recording([]).load }, reader)).rejects.toMatchObject({ status: 403 });
+    await expect(
+      expandRecords(decl, [{ _id: P1, categories: [C1] }], ['categories'], { categories: recording([]).load }, reader),
+    ).rejects.toMatchObject({ status: 403 });
   });
 });

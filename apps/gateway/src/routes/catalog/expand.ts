@@ -21,7 +21,8 @@ function idsOf(v: unknown): string[] {
 }
 
 /** Whether an expansion replaces its own list of ids (`categories` → `categories`) instead of adding a field. */
-export const expandsInPlace = (e: { as: string; field: string }, links: LinkExpansions): boolean => e.as === e.field && links[e.as] === undefined;
+export const expandsInPlace = (e: { as: string; field: string }, links: LinkExpansions): boolean =>
+  e.as === e.field && links[e.as] === undefined;
 
 /**
  * Embeds the related records a list asked for (`expand=category_tree,parent`) beside their ids:
@@ -62,14 +63,20 @@ export async function expandRecords<V extends object>(
     const out: Record<string, unknown> = {};
     const placed = new Set<string>();
     const embed = (e: (typeof related)[number], value: unknown) => {
-      out[e.as] = Array.isArray(value) ? idsOf(value).flatMap((id) => (e.byId.has(id) ? [e.byId.get(id)] : [])) : (e.byId.get(value as string) ?? null);
+      out[e.as] = Array.isArray(value)
+        ? idsOf(value).flatMap((id) => (e.byId.has(id) ? [e.byId.get(id)] : []))
+        : (e.byId.get(value as string) ?? null);
       placed.add(e.as);
     };
     for (const [key, value] of Object.entries(record)) {
       const e = inside.get(key);
       const own = inPlace.get(key);
       if (own && Array.isArray(value)) out[key] = idsOf(value).map((id) => own.byId.get(id) ?? { _id: id });
-      else out[key] = e && Array.isArray(value) ? value.map((l) => (isObject(l) ? { ...l, [e.link!]: e.byId.get(l._id as string) ?? null } : l)) : value;
+      else
+        out[key] =
+          e && Array.isArray(value)
+            ? value.map((l) => (isObject(l) ? { ...l, [e.link!]: e.byId.get(l._id as string) ?? null } : l))
+            : value;
       for (const b of beside) if (b.field === key) embed(b, value);
     }
     for (const b of beside) if (!placed.has(b.as)) embed(b, undefined);

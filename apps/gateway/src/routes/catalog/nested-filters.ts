@@ -9,7 +9,10 @@ const SUFFIXES: readonly FilterOp[] = ['in', 'nin', 'ne', 'gt', 'gte', 'lt', 'lt
  * attribute's type). A suffix after the last `_` is the operator, as for every filter; `_in` and
  * `_nin` take comma-separated values.
  */
-export function splitNestedFilters(raw: Record<string, unknown>, prefix: string | undefined): { rest: Record<string, unknown>; nested: Filter[] } {
+export function splitNestedFilters(
+  raw: Record<string, unknown>,
+  prefix: string | undefined,
+): { rest: Record<string, unknown>; nested: Filter[] } {
   if (prefix === undefined) return { rest: raw, nested: [] };
   const rest: Record<string, unknown> = {};
   const nested: Filter[] = [];
@@ -19,7 +22,10 @@ export function splitNestedFilters(raw: Record<string, unknown>, prefix: string 
       continue;
     }
     if (typeof value !== 'string' || value.length > 8_000) {
-      throw new ValidationError(`${param} must be given once, as a plain value`, { title: 'Invalid filter', details: [{ field: param, message: 'must be given once, as a plain value' }] });
+      throw new ValidationError(`${param} must be given once, as a plain value`, {
+        title: 'Invalid filter',
+        details: [{ field: param, message: 'must be given once, as a plain value' }],
+      });
     }
     const cut = param.lastIndexOf('_');
     const suffix = cut > prefix.length ? (param.slice(cut + 1) as FilterOp) : undefined;

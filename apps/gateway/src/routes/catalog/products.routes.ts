@@ -6,7 +6,8 @@ import { productCodec } from './products.codecs';
 
 /** Descriptions of the OpenAPI tags the product routes use. */
 export const PRODUCT_TAG_DESCRIPTIONS: Record<string, string> = {
-  Products: 'Products with typed attribute values checked against the attributes that apply (groups, categories, family), snapshots and completeness',
+  Products:
+    'Products with typed attribute values checked against the attributes that apply (groups, categories, family), snapshots and completeness',
 };
 
 type Declare = <V extends { _id: string; version: number }, M, In, I>(spec: RecordRouteSpec<V, M, In, I>) => void;
@@ -29,7 +30,8 @@ export function productRoutes(api: Api, declare: Declare, clients: CatalogClient
     listDecl: productListDecl,
     nestedFilters: 'attributes.',
     links: { catalogs: 'catalog' },
-    searches: 'code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute\'s type',
+    searches:
+      "code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type",
     client: () => clients.products,
     codec: productCodec,
   });

@@ -63,12 +63,24 @@ export function withRawData(envelope: { data: unknown[] }, dataJson: Uint8Array)
 }
 
 const ifMatchHeader = z.object({
-  'if-match': z.string().max(32).optional().meta({ description: 'Write only if the record is still at this ETag', example: '"3"' }),
+  'if-match': z
+    .string()
+    .max(32)
+    .optional()
+    .meta({ description: 'Write only if the record is still at this ETag', example: '"3"' }),
 });
-const etagHeaders = z.object({ ETag: z.string().max(32).meta({ description: 'Version of the record', example: '"3"' }) });
+const etagHeaders = z.object({
+  ETag: z.string().max(32).meta({ description: 'Version of the record', example: '"3"' }),
+});
 
 /** The view with the records a list may expand: beside their ids, or inside the links they come from. */
-function listItemSchema(view: z.ZodObject, one: string, decl: ResourceDecl, links: LinkExpansions, schemasByCollection: Record<string, z.ZodObject>): z.ZodObject {
+function listItemSchema(
+  view: z.ZodObject,
+  one: string,
+  decl: ResourceDecl,
+  links: LinkExpansions,
+  schemasByCollection: Record<string, z.ZodObject>,
+): z.ZodObject {
   const expansions = expandables(decl);
   if (expansions.length === 0) return view;
   const extra = Object.fromEntries(
@@ -79,11 +91,29 @@ function listItemSchema(view: z.ZodObject, one: string, decl: ResourceDecl, link
         // Ids without expand; with it the records, or `{_id}` alone for a record that is gone.
         const id = (view.shape[e.field] as z.ZodArray<ZodType>).element;
         const item = z.union([id, related, z.strictObject({ _id: id })]);
-        return [e.as, z.array(item).max(1_000).meta({ description: `The ids; with expand=${e.as}, the records they name in the same order (an id whose record is gone stays as {_id})` })];
+        return [
+          e.as,
+          z
+            .array(item)
+            .max(1_000)
+            .meta({
+              description: `The ids; with expand=${e.as}, the records they name in the same order (an id whose record is gone stays as {_id})`,
+            }),
+        ];
       }
-      if (key === undefined) return [e.as, related.nullable().optional().meta({ description: `With expand=${e.as}: the record ${e.field} names (null when it has none)` })];
+      if (key === undefined)
+        return [
+          e.as,
+          related
+            .nullable()
+            .optional()
+            .meta({ description: `With expand=${e.as}: the record ${e.field} names (null when it has none)` }),
+        ];
       const link = (view.shape[e.as] as z.ZodArray<z.ZodObject>).element.extend({
-        [key]: related.nullable().optional().meta({ description: `With expand=${e.as}: the record this link names (null when it is gone)` }),
+        [key]: related
+          .nullable()
+          .optional()
+          .meta({ description: `With expand=${e.as}: the record this link names (null when it is gone)` }),
       });
       return [e.as, z.array(link).max(1_000)];
     }),
@@ -119,7 +149,11 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     return spec.client(params);
   };
 
-  const list = envelopeSchema(`${one}List`, listItemSchema(spec.schemas.view, one, listDecl, links, schemasByCollection), limits.maxLimit);
+  const list = envelopeSchema(
+    `${one}List`,
+    listItemSchema(spec.schemas.view, one, listDecl, links, schemasByCollection),
+    limits.maxLimit,
+  );
   const listQuery = listQuerySchema(listDecl, limits.maxLimit).extend(spec.listParams ?? {});
 
   api.route({
@@ -157,12 +191,22 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       if (c.listJson && q.expand.length === 0) {
         // Nothing to expand: the owner's serialized records go into the envelope as they are.
         const r = await c.listJson({ query: toProtoListQuery(q) });
-        const envelope = buildEnvelope({ query: q, total: r.page_info?.total ?? 0, data: [], path: at, raw: query, decl: listDecl });
+        const envelope = buildEnvelope({
+          query: q,
+          total: r.page_info?.total ?? 0,
+          data: [],
+          path: at,
+          raw: query,
+          decl: listDecl,
+        });
         return { status: 200, json: withRawData(envelope, r.data_json) };
       }
       const r = await c.list({ query: toProtoListQuery(q) });
       const data = await expandRecords(listDecl, r.data.map(fromMessage), q.expand, loaders, principal, links);
-      return { status: 200, body: buildEnvelope({ query: q, total: r.page_info?.total ?? 0, data, path: at, raw: query, decl: listDecl }) };
+      return {
+        status: 200,
+        body: buildEnvelope({ query: q, total: r.page_info?.total ?? 0, data, path: at, raw: query, decl: listDecl }),
+      };
     },
   });
 
@@ -194,10 +238,16 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     body: spec.schemas.input,
     requestHeaders: ifMatchHeader,
     errors: [409, 412],
-    responses: { 200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders } },
+    responses: {
+      200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders },
+    },
     handler: async ({ params, body, headers }) => {
       const id = recordId(params);
-      const r = await client(params).update({ id, input: codec.toInput(body as I), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      const r = await client(params).update({
+        id,
+        input: codec.toInput(body as I),
+        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+      });
       return ok(200, fromMessage(r.data));
     },
   });
@@ -208,15 +258,22 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     operationId: `patch${one}`,
     scope: write,
     summary: `Patch a ${label}`,
-    description: 'JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.',
+    description:
+      'JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.',
     tags,
     body: spec.schemas.patch,
     requestHeaders: ifMatchHeader,
     errors: [409, 412],
-    responses: { 200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders } },
+    responses: {
+      200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders },
+    },
     handler: async ({ params, body, headers }) => {
       const id = recordId(params);
-      const r = await client(params).patch({ id, patch: body as Record<string, unknown>, expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      const r = await client(params).patch({
+        id,
+        patch: body as Record<string, unknown>,
+        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+      });
       return ok(200, fromMessage(r.data));
     },
   });
@@ -233,7 +290,10 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     errors: [409, 412],
     responses: { 204: { description: 'Deleted' } },
     handler: async ({ params, headers }) => {
-      await client(params).delete({ id: recordId(params), expected_version: expectedVersion(headers['if-match'] as string | undefined) });
+      await client(params).delete({
+        id: recordId(params),
+        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+      });
       return { status: 204 };
     },
   });

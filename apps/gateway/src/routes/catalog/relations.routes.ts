@@ -13,7 +13,8 @@ import type { RecordCodec, RecordRouteSpec } from './record.routes';
 
 /** Descriptions of the OpenAPI tags the relation routes use. */
 export const RELATION_TAG_DESCRIPTIONS: Record<string, string> = {
-  'Product relations': 'Kits, associations and service eligibility of a product (interface 2.8): one live relation per product and type, holding the list its type names',
+  'Product relations':
+    'Kits, associations and service eligibility of a product (interface 2.8): one live relation per product and type, holding the list its type names',
 };
 
 /** An item as REST shows it: only the fields its type has. */
@@ -24,7 +25,12 @@ const itemOut = (i: pb.ProductRelationItem): ProductRelationItem => ({
 });
 
 /** Only the list the type names crosses to REST; every list crosses to gRPC (empty when not given). */
-export const productRelationCodec: RecordCodec<ProductRelationView, pb.ProductRelation, pb.ProductRelationInput, ProductRelationInput> = {
+export const productRelationCodec: RecordCodec<
+  ProductRelationView,
+  pb.ProductRelation,
+  pb.ProductRelationInput,
+  ProductRelationInput
+> = {
   fromMessage: (m) => {
     const type = m.type as ProductRelationType;
     return {

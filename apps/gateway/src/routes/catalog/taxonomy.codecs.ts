@@ -1,5 +1,15 @@
 import type { taxonomy as pb } from '@pim/contracts';
-import type { BrandView, CatalogInput, CatalogView, CategoryInput, CategoryTreeView, CategoryView, FamilyInput, FamilyView, TaxonomyInput } from '@pim/resources';
+import type {
+  BrandView,
+  CatalogInput,
+  CatalogView,
+  CategoryInput,
+  CategoryTreeView,
+  CategoryView,
+  FamilyInput,
+  FamilyView,
+  TaxonomyInput,
+} from '@pim/resources';
 import type { RecordCodec } from './record.routes';
 
 /** A message whose fields are the view's, with `id` for `_id`. */
@@ -9,14 +19,26 @@ export function mirror<V extends { _id: string }>(m: Omit<V, '_id'> & { id: stri
 }
 
 function common(body: TaxonomyInput): pb.BrandInput {
-  return { code: body.code, name: body.name, description: body.description ?? {}, enabled: body.enabled, tags: body.tags ?? [] };
+  return {
+    code: body.code,
+    name: body.name,
+    description: body.description ?? {},
+    enabled: body.enabled,
+    tags: body.tags ?? [],
+  };
 }
 
 /** Brands. */
-export const brandCodec: RecordCodec<BrandView, pb.Brand, pb.BrandInput, TaxonomyInput> = { fromMessage: mirror, toInput: common };
+export const brandCodec: RecordCodec<BrandView, pb.Brand, pb.BrandInput, TaxonomyInput> = {
+  fromMessage: mirror,
+  toInput: common,
+};
 
 /** Category trees. */
-export const categoryTreeCodec: RecordCodec<CategoryTreeView, pb.CategoryTree, pb.CategoryTreeInput, TaxonomyInput> = { fromMessage: mirror, toInput: common };
+export const categoryTreeCodec: RecordCodec<CategoryTreeView, pb.CategoryTree, pb.CategoryTreeInput, TaxonomyInput> = {
+  fromMessage: mirror,
+  toInput: common,
+};
 
 /** Categories. */
 export const categoryCodec: RecordCodec<CategoryView, pb.Category, pb.CategoryInput, CategoryInput> = {
@@ -26,7 +48,10 @@ export const categoryCodec: RecordCodec<CategoryView, pb.Category, pb.CategoryIn
 
 /** Families: their attributes carry `_id` in REST and `id` in protos. */
 export const familyCodec: RecordCodec<FamilyView, pb.Family, pb.FamilyInput, FamilyInput> = {
-  fromMessage: (m) => ({ ...mirror<FamilyView>({ ...m, attributes: [] }), attributes: m.attributes.map((a) => ({ _id: a.id, required: a.required })) }),
+  fromMessage: (m) => ({
+    ...mirror<FamilyView>({ ...m, attributes: [] }),
+    attributes: m.attributes.map((a) => ({ _id: a.id, required: a.required })),
+  }),
   toInput: (body) => ({
     ...common(body),
     attribute_groups: body.attribute_groups ?? [],
