@@ -19,12 +19,13 @@ import type { CatalogClients } from './routes/catalog/catalog.clients';
 import { collectionRoutes } from './routes/collections';
 import { apiKeyRoutes } from './routes/api-keys';
 import { gate } from './auth/gate';
+import { API_BASE } from './http/links';
 import type { ApiKeyService } from './auth/api-key.service';
 import type { RateLimiter } from './rate-limit/rate-limit';
 import type { IdempotencyService } from './idempotency/idempotency.service';
 
 /** The base path of the public API. */
-export const API_BASE = '/api/v1';
+export { API_BASE };
 
 /** Paths that answer without an API key: health, the OpenAPI document and the docs page. */
 export const PUBLIC_PATHS = ['/healthz', '/readyz', `${API_BASE}/openapi.json`, '/docs'];

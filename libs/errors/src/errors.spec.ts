@@ -11,6 +11,9 @@ import {
   toGrpcError,
   toPimError,
   ERROR_METADATA_KEY,
+  fromErrorObject,
+  withLinks,
+  writtenErrorObject,
 } from './index';
 
 describe('error objects', () => {
@@ -77,5 +80,30 @@ describe('zod mapping', () => {
     expect(err.details!.map((d) => d.field).sort()).toEqual(['colour', 'enabled', 'url']);
     expect(err.details!.find((d) => d.field === 'colour')!.message).toBe('is not a known field');
     expect(err.message).toContain('url');
+  });
+});
+
+describe('links: owners name API places, the gateway writes their paths', () => {
+  const err = new ConflictError('The attribute group is still used by 2 live attributes', {
+    ...withLinks((link) => `Remove it first (${link({ collection: 'attributes', query: { group_ids: 'g1' } })})`),
+  });
+
+  it('keeps the links unwritten on the wire and rebuilds them on the other side', () => {
+    const wire = err.toWire();
+    expect(wire.solution).toBe('Remove it first ({link:0})');
+    expect(wire.links).toEqual([{ collection: 'attributes', query: { group_ids: 'g1' } }]);
+    expect(fromErrorObject(wire).links).toEqual(wire.links);
+  });
+
+  it('writes plain names by default and the given writer when there is one', () => {
+    expect(err.toObject().solution).toBe('Remove it first (GET attributes?group_ids=g1)');
+    expect(err.toObject(undefined, (l) => `GET /x/${l.collection}`).solution).toBe(
+      'Remove it first (GET /x/attributes)',
+    );
+    expect(err.toObject()).not.toHaveProperty('links');
+  });
+
+  it('leaves a token without a link as it is', () => {
+    expect(writtenErrorObject({ ...err.toWire(), links: [] }).solution).toBe('Remove it first ({link:0})');
   });
 });

@@ -1,3 +1,5 @@
+import { plainLinkWriter, writeLinks, type ApiLink, type LinkWriter } from './links';
+
 /** A field-level problem inside an error object. */
 export interface ErrorDetail {
   field: string;
@@ -41,6 +43,19 @@ export interface PimErrorOptions {
   cause?: unknown;
   /** Seconds a caller should wait before retrying (429, 503). */
   retryAfter?: number;
+  /** API places the message and solution point to as `{link:N}` (see `withLinks`); the gateway writes their paths. */
+  links?: ApiLink[];
+}
+
+/** The error object as it crosses between apps: message and solution with their `{link:N}` tokens, and the links. */
+export interface WireErrorObject extends ErrorObject {
+  links?: ApiLink[];
+}
+
+/** The error object a wire object stands for, its links written by `write` (the gateway's paths, else plain names). */
+export function writtenErrorObject(wire: WireErrorObject, write: LinkWriter = plainLinkWriter): ErrorObject {
+  const { links, ...obj } = wire;
+  return { ...obj, message: writeLinks(obj.message, links, write), solution: writeLinks(obj.solution, links, write) };
 }
 
 /** Base of the closed set of errors that domain code throws. */
@@ -52,6 +67,7 @@ export abstract class PimError extends Error {
   protected abstract readonly defaultSolution: string;
   readonly details?: ErrorDetail[];
   readonly retryAfter?: number;
+  readonly links?: ApiLink[];
   private readonly customTitle?: string;
   private readonly customSolution?: string;
 
@@ -61,28 +77,42 @@ export abstract class PimError extends Error {
     this.customSolution = options.solution;
     this.details = options.details;
     this.retryAfter = options.retryAfter;
+    this.links = options.links;
   }
 
   get title(): string {
     return this.customTitle ?? this.defaultTitle;
   }
 
+  /** The solution as text, its links written as plain names (`GET attributes?group_ids=…`); the gateway writes paths. */
   get solution(): string {
+    return writeLinks(this.rawSolution, this.links, plainLinkWriter);
+  }
+
+  /** The solution with its `{link:N}` tokens, as it crosses to another app. */
+  private get rawSolution(): string {
     return this.customSolution ?? this.defaultSolution;
   }
 
-  /** The error object as the API shows it. */
-  toObject(requestId?: string): ErrorObject {
-    const obj: ErrorObject = {
+  /** The error object as the API shows it, its links written by `writeLink` (the gateway's paths, else plain names). */
+  toObject(requestId?: string, writeLink: LinkWriter = plainLinkWriter): ErrorObject {
+    const obj = writtenErrorObject(this.toWire(), writeLink);
+    if (requestId) obj.request_id = requestId;
+    return obj;
+  }
+
+  /** The error object with its links unwritten, for another app (the gateway) to write them. */
+  toWire(): WireErrorObject {
+    const obj: WireErrorObject = {
       code: this.status,
       kind: this.kind,
       name: this.name,
       title: this.title,
       message: this.message,
-      solution: this.solution,
+      solution: this.rawSolution,
     };
     if (this.details && this.details.length > 0) obj.details = this.details;
-    if (requestId) obj.request_id = requestId;
+    if (this.links && this.links.length > 0) obj.links = this.links;
     return obj;
   }
 }
@@ -221,10 +251,16 @@ export function toPimError(err: unknown): PimError {
   return new InternalError('An unexpected error occurred', { cause: err });
 }
 
-/** Rebuilds a PimError from its error object (after it crossed gRPC). */
-export function fromErrorObject(obj: ErrorObject, retryAfter?: number): PimError {
+/** Rebuilds a PimError from its error object (after it crossed gRPC), links included. */
+export function fromErrorObject(obj: WireErrorObject, retryAfter?: number): PimError {
   const Cls = (errorClasses as Record<string, new (m: string, o?: PimErrorOptions) => PimError>)[obj.name];
-  const options: PimErrorOptions = { title: obj.title, solution: obj.solution, details: obj.details, retryAfter };
+  const options: PimErrorOptions = {
+    title: obj.title,
+    solution: obj.solution,
+    details: obj.details,
+    retryAfter,
+    links: obj.links,
+  };
   if (Cls) return new Cls(obj.message, options);
   return new InternalError(obj.message, options);
 }

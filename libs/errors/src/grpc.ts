@@ -1,12 +1,12 @@
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import {
-  ErrorObject,
   PimError,
   UnavailableError,
   InternalError,
   fromErrorObject,
   toPimError,
   type ErrorKind,
+  type WireErrorObject,
 } from './errors';
 
 /** Trailing metadata key that carries the JSON error object across gRPC. */
@@ -49,7 +49,7 @@ function assertUnreachable(x: never): never {
 export function toGrpcError(err: unknown): Partial<ServiceError> {
   const pim = toPimError(err);
   const metadata = new Metadata();
-  metadata.set(ERROR_METADATA_KEY, Buffer.from(JSON.stringify(pim.toObject()), 'utf8'));
+  metadata.set(ERROR_METADATA_KEY, Buffer.from(JSON.stringify(pim.toWire()), 'utf8'));
   if (pim.retryAfter !== undefined) metadata.set(RETRY_AFTER_KEY, String(pim.retryAfter));
   return { code: grpcCodeFor(pim.kind), details: pim.message, metadata, name: pim.name, message: pim.message };
 }
@@ -61,7 +61,7 @@ export function fromGrpcError(err: unknown, service = 'a dependency'): PimError 
   const raw = se?.metadata?.get(ERROR_METADATA_KEY)?.[0];
   if (raw !== undefined) {
     try {
-      const obj = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw)) as ErrorObject;
+      const obj = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw)) as WireErrorObject;
       const retry = se.metadata?.get(RETRY_AFTER_KEY)?.[0];
       return fromErrorObject(obj, retry === undefined ? undefined : Number(retry));
     } catch {

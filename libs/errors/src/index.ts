@@ -1,3 +1,28 @@
-export * from './errors';
-export * from './grpc';
-export * from './zod';
+export {
+  AuthenticationError,
+  AuthorizationError,
+  ConflictError,
+  InternalError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PimError,
+  PreconditionFailedError,
+  RateLimitError,
+  UnavailableError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  errorClasses,
+  fromErrorObject,
+  toPimError,
+  writtenErrorObject,
+  type ErrorDetail,
+  type ErrorKind,
+  type ErrorLogLevel,
+  type ErrorName,
+  type ErrorObject,
+  type PimErrorOptions,
+  type WireErrorObject,
+} from './errors';
+export { ERROR_METADATA_KEY, fromGrpcError, toGrpcError } from './grpc';
+export { linkQuery, plainLinkWriter, withLinks, writeLinks, type ApiLink, type LinkWriter } from './links';
+export { fromZodError } from './zod';

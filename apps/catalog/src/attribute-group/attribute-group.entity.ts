@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { RecordEntity } from '../record/record.entity';
+import { SearchableRecordEntity } from '@pim/records';
 
 /** One users group's access to an attribute group, as stored (the REST shape). */
 export interface UsersGroupAccess {
@@ -14,7 +14,7 @@ export interface UsersGroupAccess {
 @Index('IDX_attribute_groups_category_live', ['category_id'], { where: 'deleted = false' })
 @Index('IDX_attribute_groups_search', { synchronize: false })
 @Index('IDX_attribute_groups_tags', { synchronize: false })
-export class AttributeGroupEntity extends RecordEntity {
+export class AttributeGroupEntity extends SearchableRecordEntity {
   @Column({ type: 'char', length: 24, nullable: true })
   category_id!: string | null;
 

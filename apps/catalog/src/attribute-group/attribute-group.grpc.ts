@@ -2,12 +2,12 @@ import { attributes as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { AttributeGroupInput, AttributeGroupView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { idsIn, idsOut, recordHandlers, viewToMessage, type RecordCodec } from '../record/record.grpc';
-import type { RecordService } from '../record/record.service';
+import { idsIn, idsOut, recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
+import type { RecordService } from '@pim/records';
 import type { AttributeGroupEntity } from './attribute-group.entity';
 
 /** Users groups carry `_id` in REST and `id` in protos. */
-const attributeGroupCodec: RecordCodec<AttributeGroupView, pb.AttributeGroup, pb.AttributeGroupInput> = {
+const attributeGroupCodec: MessageCodec<AttributeGroupView, pb.AttributeGroup, pb.AttributeGroupInput> = {
   toMessage: (view) => ({ ...viewToMessage(view), users_groups: idsOut(view.users_groups) }),
   fromInput: (input) => ({ ...(input ?? {}), users_groups: idsIn(input?.users_groups) }),
 };

@@ -5,8 +5,8 @@ import {
   type AttributeGroupInput,
   type AttributeGroupView,
 } from '@pim/resources';
-import { searchTextOf, type RecordResource } from '../record/record.resource';
-import { refuseInUse, requireLive } from '../record/record.references';
+import { searchTextOf, type RecordResource } from '@pim/records';
+import { refuseInUse, requireLive } from '@pim/records';
 import { AttributeEntity } from '../attribute/attribute.entity';
 import { FamilyEntity } from '../family/family.entity';
 import { productsNaming } from '../product/product.usage';
@@ -15,7 +15,7 @@ import { AttributeGroupEntity } from './attribute-group.entity';
 /** A group's category must be a live category (400 naming it); it stays locked until the write commits. */
 async function checkCategory(m: EntityManager, next: AttributeGroupEntity): Promise<void> {
   if (next.category_id === null) return;
-  await requireLive(m, { table: 'categories', label: 'category', path: '/api/v1/categories' }, [
+  await requireLive(m, { table: 'categories', collection: 'categories' }, [
     { field: 'category_id', id: next.category_id },
   ]);
 }
@@ -38,9 +38,9 @@ async function refuseDeleteInUse(m: EntityManager, group: AttributeGroupEntity):
     .getCount();
   const products = await productsNaming(m, 'attribute_groups', group._id);
   refuseInUse('attribute group', group.key, [
-    { count: attributes, one: 'attribute', many: 'attributes', where: `GET /api/v1/attributes?group_ids=${group._id}` },
-    { count: families, one: 'family', many: 'families', where: `GET /api/v1/families?attribute_groups=${group._id}` },
-    { count: products, one: 'product', many: 'products', where: `GET /api/v1/products?attribute_groups=${group._id}` },
+    { count: attributes, collection: 'attributes', query: { group_ids: group._id } },
+    { count: families, collection: 'families', query: { attribute_groups: group._id } },
+    { count: products, collection: 'products', query: { attribute_groups: group._id } },
   ]);
 }
 
@@ -50,8 +50,6 @@ async function refuseDeleteInUse(m: EntityManager, group: AttributeGroupEntity):
  */
 export const attributeGroupResource: RecordResource<AttributeGroupEntity, AttributeGroupView, AttributeGroupInput> = {
   collection: 'attribute_groups',
-  label: 'attribute group',
-  path: '/api/v1/attribute-groups',
   entity: AttributeGroupEntity,
   schemas: attributeGroupSchemas,
   listDecl: attributeGroupListDecl,

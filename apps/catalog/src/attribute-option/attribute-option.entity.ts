@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { RecordEntity } from '../record/record.entity';
+import { SearchableRecordEntity } from '@pim/records';
 
 /**
  * An option of a select or multiselect attribute (interface 2.4). Its value is unique among the
@@ -12,7 +12,7 @@ import { RecordEntity } from '../record/record.entity';
 })
 @Index('IDX_attribute_options_search', { synchronize: false })
 @Index('IDX_attribute_options_tags', { synchronize: false })
-export class AttributeOptionEntity extends RecordEntity {
+export class AttributeOptionEntity extends SearchableRecordEntity {
   @Column({ type: 'char', length: 24 })
   attribute_id!: string;
 

@@ -2,7 +2,7 @@ import { attributes as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { AttributeOptionView } from '@pim/resources';
 import { fromProtoListQuery, unary, type ServiceRegistration } from '@pim/rpc';
-import { viewToMessage } from '../record/record.grpc';
+import { viewToMessage } from '@pim/records';
 import type { AttributeOptionsService } from './attribute-option.service';
 
 const encode = (view: AttributeOptionView): pb.AttributeOption => viewToMessage(view);

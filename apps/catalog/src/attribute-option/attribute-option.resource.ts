@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { ConflictError, NotFoundError, ValidationError } from '@pim/errors';
+import { ConflictError, NotFoundError, ValidationError, withLinks } from '@pim/errors';
 import {
   OPTION_TYPES,
   attributeOptionListDecl,
@@ -7,7 +7,7 @@ import {
   type AttributeOptionInput,
   type AttributeOptionView,
 } from '@pim/resources';
-import { searchTextOf, type LockRequest, type RecordResource } from '../record/record.resource';
+import { searchTextOf, type LockRequest, type RecordResource } from '@pim/records';
 import { AttributeEntity } from '../attribute/attribute.entity';
 import type { ProductUsage } from '../attribute/product-usage';
 import { AttributeOptionEntity } from './attribute-option.entity';
@@ -26,7 +26,7 @@ export async function optionsAttribute(m: EntityManager, attributeId: string, lo
   if (!attribute) {
     throw new NotFoundError(`No attribute with _id '${attributeId}'`, {
       title: 'Attribute not found',
-      solution: 'List them with GET /api/v1/attributes to find the right _id',
+      ...withLinks((link) => `List them with ${link({ collection: 'attributes' })} to find the right _id`),
     });
   }
   if (!OPTION_TYPES.includes(attribute.type)) {
@@ -63,20 +63,21 @@ export function attributeOptionResource(
       `Cannot ${doing} option '${option.value}' of attribute '${attribute.key}': ${products} use it`,
       {
         title: 'Attribute option in use',
-        solution: `Change those products' ${attribute.key} first (GET /api/v1/products?attributes.${attribute.key}=${encodeURIComponent(option.value)})`,
+        ...withLinks(
+          (link) =>
+            `Change those products' ${attribute.key} first (${link({ collection: 'products', query: { [`attributes.${attribute.key}`]: encodeURIComponent(option.value) } })})`,
+        ),
         details: [{ field: '_id', message: `used by ${products}` }],
       },
     );
   };
   return {
     collection: 'attribute_options',
-    label: 'attribute option',
-    path: '/api/v1/attributes/{attribute_id}/options',
     entity: AttributeOptionEntity,
     schemas: attributeOptionSchemas,
     listDecl: attributeOptionListDecl,
     handle: 'value',
-    parent: { column: 'attribute_id', label: 'attribute' },
+    parent: { column: 'attribute_id' },
     columns: (input) => ({
       value: input.value,
       label: input.label,

@@ -116,7 +116,8 @@ describe('attribute options (real Postgres)', () => {
       .catch((e) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err.message).toBe(`No attribute option with _id '${red._id}' in attribute '${other._id}'`);
-    expect(err.solution).toContain(`/api/v1/attributes/${other._id}/options`);
+    // The owner names the place; the gateway writes its path (attributes.routes.int.spec.ts).
+    expect(err.links).toEqual([{ collection: 'attribute_options', parent: other._id }]);
     await expect(options().patch(other._id, red._id, { sequence: 1 })).rejects.toBeInstanceOf(NotFoundError);
     await expect(options().remove(other._id, red._id)).rejects.toBeInstanceOf(NotFoundError);
     expect((await options().get(color._id, red._id)).version).toBe(1);

@@ -3,7 +3,7 @@ import { ValidationError } from '@pim/errors';
 import { requireId } from '@pim/ids';
 import type { ListQuery } from '@pim/query';
 import type { AttributeOptionInput, AttributeOptionView } from '@pim/resources';
-import type { RecordService } from '../record/record.service';
+import type { RecordService } from '@pim/records';
 import { AttributeOptionEntity } from './attribute-option.entity';
 import { optionsAttribute } from './attribute-option.resource';
 

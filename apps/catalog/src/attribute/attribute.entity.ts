@@ -1,6 +1,6 @@
 import { Column, Entity, Index } from 'typeorm';
 import type { AttributeAssociation, AttributeType, TypeConfig } from '@pim/resources';
-import { RecordEntity } from '../record/record.entity';
+import { SearchableRecordEntity } from '@pim/records';
 
 /** A link to an attribute group or a category, as stored (the REST shape). */
 export interface AttributeLink {
@@ -20,7 +20,7 @@ export interface AttributeLink {
 @Index('IDX_attributes_tags', { synchronize: false })
 @Index('IDX_attributes_group_ids', { synchronize: false })
 @Index('IDX_attributes_category_ids', { synchronize: false })
-export class AttributeEntity extends RecordEntity {
+export class AttributeEntity extends SearchableRecordEntity {
   @Column({ type: 'jsonb', default: () => "'[]'" })
   groups!: AttributeLink[];
 

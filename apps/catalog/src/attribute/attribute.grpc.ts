@@ -2,12 +2,12 @@ import { attributes as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { AttributeInput, AttributeView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { idsIn, idsOut, recordHandlers, viewToMessage, type RecordCodec } from '../record/record.grpc';
-import type { RecordService } from '../record/record.service';
+import { idsIn, idsOut, recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
+import type { RecordService } from '@pim/records';
 import type { AttributeEntity } from './attribute.entity';
 
 /** Links carry `_id` in REST and `id` in protos; type_config travels as a Struct. */
-const attributeCodec: RecordCodec<AttributeView, pb.Attribute, pb.AttributeInput> = {
+const attributeCodec: MessageCodec<AttributeView, pb.Attribute, pb.AttributeInput> = {
   toMessage: (view) => ({ ...viewToMessage(view), groups: idsOut(view.groups), categories: idsOut(view.categories) }),
   fromInput: (input) => ({ ...(input ?? {}), groups: idsIn(input?.groups), categories: idsIn(input?.categories) }),
 };

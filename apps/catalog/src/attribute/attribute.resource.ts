@@ -7,9 +7,9 @@ import {
   type AttributeOptionView,
   type AttributeView,
 } from '@pim/resources';
-import { searchTextOf, type RecordResource } from '../record/record.resource';
-import { refuseInUse } from '../record/record.references';
-import type { RecordService } from '../record/record.service';
+import { searchTextOf, type RecordResource } from '@pim/records';
+import { refuseInUse } from '@pim/records';
+import type { RecordService } from '@pim/records';
 import type { AttributeOptionEntity } from '../attribute-option/attribute-option.entity';
 import { FamilyEntity } from '../family/family.entity';
 import { AttributeEntity } from './attribute.entity';
@@ -31,8 +31,6 @@ export function attributeResource(
 ): RecordResource<AttributeEntity, AttributeView, AttributeInput> {
   return {
     collection: 'attributes',
-    label: 'attribute',
-    path: '/api/v1/attributes',
     entity: AttributeEntity,
     schemas: attributeSchemas,
     listDecl: attributeListDecl,
@@ -99,13 +97,8 @@ export function attributeResource(
           .getCount();
         const products = await usage.productsWithAttribute(m, attribute);
         refuseInUse('attribute', attribute.key, [
-          { count: families, one: 'family', many: 'families', where: 'GET /api/v1/families' },
-          {
-            count: products,
-            one: 'product',
-            many: 'products',
-            where: `GET /api/v1/products?attributes.${attribute.key}_exists=true`,
-          },
+          { count: families, collection: 'families' },
+          { count: products, collection: 'products', query: { [`attributes.${attribute.key}_exists`]: 'true' } },
         ]);
       },
       // Options hold no meaning without their attribute; the attribute's row lock keeps new ones out meanwhile.

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { ConflictError } from '@pim/errors';
-import { refuseInUse, requireLive } from '../record/record.references';
+import { refuseInUse, requireLive } from '@pim/records';
 import type { CategoryEntity } from '../category/category.entity';
 import { AttributeGroupEntity } from '../attribute-group/attribute-group.entity';
 import { AttributeEntity } from './attribute.entity';
@@ -27,12 +27,12 @@ export function refuseImmutableChanges(next: AttributeEntity, prev: AttributeEnt
 export async function requireLinks(m: EntityManager, next: AttributeEntity): Promise<void> {
   await requireLive(
     m,
-    { table: 'attribute_groups', label: 'attribute group', path: '/api/v1/attribute-groups' },
+    { table: 'attribute_groups', collection: 'attribute_groups' },
     next.groups.map((g, i) => ({ field: `groups.${i}._id`, id: g._id })),
   );
   await requireLive(
     m,
-    { table: 'categories', label: 'category', path: '/api/v1/categories' },
+    { table: 'categories', collection: 'categories' },
     next.categories.map((c, i) => ({ field: `categories.${i}._id`, id: c._id })),
   );
 }
@@ -49,17 +49,7 @@ export async function refuseDeleteLinkedCategory(m: EntityManager, category: Cat
     .getCount();
   const groups = await m.count(AttributeGroupEntity, { where: { category_id: category._id, deleted: false } });
   refuseInUse('category', category.code, [
-    {
-      count: attributes,
-      one: 'attribute',
-      many: 'attributes',
-      where: `GET /api/v1/attributes?category_ids=${category._id}`,
-    },
-    {
-      count: groups,
-      one: 'attribute group',
-      many: 'attribute groups',
-      where: `GET /api/v1/attribute-groups?category_id=${category._id}`,
-    },
+    { count: attributes, collection: 'attributes', query: { category_ids: category._id } },
+    { count: groups, collection: 'attribute_groups', query: { category_id: category._id } },
   ]);
 }

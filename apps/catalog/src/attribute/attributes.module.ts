@@ -1,7 +1,8 @@
+import { CATALOG_STORE } from '../catalog.records';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@pim/logging';
 import type { ServiceRegistration } from '@pim/rpc';
-import { RecordService } from '../record/record.service';
+import { RecordService } from '@pim/records';
 import { attributeGroupResource } from '../attribute-group/attribute-group.resource';
 import { attributeGroupsGrpc } from '../attribute-group/attribute-group.grpc';
 import { attributeOptionResource } from '../attribute-option/attribute-option.resource';
@@ -13,10 +14,10 @@ import { productUsage, type ProductUsage } from './product-usage';
 
 /** The attribute groups, attributes and attribute options services over one DataSource. */
 export function attributeServices(ds: DataSource, usage: ProductUsage = productUsage) {
-  const options = new RecordService(ds, attributeOptionResource(usage));
+  const options = new RecordService(ds, attributeOptionResource(usage), CATALOG_STORE);
   return {
-    attributeGroups: new RecordService(ds, attributeGroupResource),
-    attributes: new RecordService(ds, attributeResource(options, usage)),
+    attributeGroups: new RecordService(ds, attributeGroupResource, CATALOG_STORE),
+    attributes: new RecordService(ds, attributeResource(options, usage), CATALOG_STORE),
     attributeOptions: new AttributeOptionsService(ds, options),
   };
 }

@@ -1,18 +1,22 @@
 import { taxonomy as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
-import type { BrandView } from '@pim/resources';
+import type { BrandView, TaxonomyInput } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { mirrorCodec } from '../record/record.grpc';
-import { taxonomyHandlers } from '../taxonomy/taxonomy.grpc';
-import type { TaxonomyService } from '../taxonomy/taxonomy.service';
+import { type RecordService, mirrorCodec, recordHandlers } from '@pim/records';
 import type { BrandEntity } from './brand.entity';
 
 /** gRPC handlers of pim.catalog.v1.BrandsService. */
-export function brandsGrpc(service: TaxonomyService<BrandEntity, BrandView>, logger: Logger): ServiceRegistration {
-  const h = taxonomyHandlers(service, mirrorCodec<BrandView, pb.Brand, pb.BrandInput>(), logger, {
-    one: 'Brand',
-    many: 'Brands',
-  });
+export function brandsGrpc(
+  service: RecordService<BrandEntity, BrandView, TaxonomyInput>,
+  logger: Logger,
+): ServiceRegistration {
+  const h = recordHandlers(
+    service,
+    mirrorCodec<BrandView, pb.Brand, pb.BrandInput>(),
+    logger,
+    { one: 'Brand', many: 'Brands' },
+    (req: pb.BatchGetBrandsRequest) => req.codes ?? [],
+  );
   const implementation: pb.BrandsServiceServer = {
     createBrand: h.create,
     getBrand: h.get,

@@ -2,20 +2,21 @@ import { taxonomy as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { CatalogInput, CatalogView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { mirrorCodec } from '../record/record.grpc';
-import { taxonomyHandlers } from '../taxonomy/taxonomy.grpc';
-import type { TaxonomyService } from '../taxonomy/taxonomy.service';
+import { type RecordService, mirrorCodec, recordHandlers } from '@pim/records';
 import type { CatalogEntity } from './catalog.entity';
 
 /** gRPC handlers of pim.catalog.v1.CatalogsService. */
 export function catalogsGrpc(
-  service: TaxonomyService<CatalogEntity, CatalogView, CatalogInput>,
+  service: RecordService<CatalogEntity, CatalogView, CatalogInput>,
   logger: Logger,
 ): ServiceRegistration {
-  const h = taxonomyHandlers(service, mirrorCodec<CatalogView, pb.Catalog, pb.CatalogInput>(), logger, {
-    one: 'Catalog',
-    many: 'Catalogs',
-  });
+  const h = recordHandlers(
+    service,
+    mirrorCodec<CatalogView, pb.Catalog, pb.CatalogInput>(),
+    logger,
+    { one: 'Catalog', many: 'Catalogs' },
+    (req: pb.BatchGetCatalogsRequest) => req.codes ?? [],
+  );
   const implementation: pb.CatalogsServiceServer = {
     createCatalog: h.create,
     getCatalog: h.get,

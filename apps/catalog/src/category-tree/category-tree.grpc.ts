@@ -1,21 +1,22 @@
 import { taxonomy as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
-import type { CategoryTreeView } from '@pim/resources';
+import type { CategoryTreeView, TaxonomyInput } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { mirrorCodec } from '../record/record.grpc';
-import { taxonomyHandlers } from '../taxonomy/taxonomy.grpc';
-import type { TaxonomyService } from '../taxonomy/taxonomy.service';
+import { type RecordService, mirrorCodec, recordHandlers } from '@pim/records';
 import type { CategoryTreeEntity } from './category-tree.entity';
 
 /** gRPC handlers of pim.catalog.v1.CategoryTreesService. */
 export function categoryTreesGrpc(
-  service: TaxonomyService<CategoryTreeEntity, CategoryTreeView>,
+  service: RecordService<CategoryTreeEntity, CategoryTreeView, TaxonomyInput>,
   logger: Logger,
 ): ServiceRegistration {
-  const h = taxonomyHandlers(service, mirrorCodec<CategoryTreeView, pb.CategoryTree, pb.CategoryTreeInput>(), logger, {
-    one: 'CategoryTree',
-    many: 'CategoryTrees',
-  });
+  const h = recordHandlers(
+    service,
+    mirrorCodec<CategoryTreeView, pb.CategoryTree, pb.CategoryTreeInput>(),
+    logger,
+    { one: 'CategoryTree', many: 'CategoryTrees' },
+    (req: pb.BatchGetCategoryTreesRequest) => req.codes ?? [],
+  );
   const implementation: pb.CategoryTreesServiceServer = {
     createCategoryTree: h.create,
     getCategoryTree: h.get,

@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
-import { ConflictError } from '@pim/errors';
-import { categoryTreeListDecl, categoryTreeSchemas, type CategoryTreeView } from '@pim/resources';
-import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
+import { ConflictError, withLinks } from '@pim/errors';
+import { categoryTreeListDecl, categoryTreeSchemas, type CategoryTreeView, type TaxonomyInput } from '@pim/resources';
+import type { RecordResource } from '@pim/records';
+import { taxonomyColumns, taxonomyView } from '../taxonomy/taxonomy.fields';
 import { CategoryEntity } from '../category/category.entity';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { CategoryTreeEntity } from './category-tree.entity';
@@ -16,22 +17,24 @@ async function refuseDeleteWithCategories(m: EntityManager, tree: CategoryTreeEn
   if (n > 0) {
     throw new ConflictError(`Category tree '${tree.code}' still has ${n} live ${n === 1 ? 'category' : 'categories'}`, {
       title: 'Category tree in use',
-      solution: `Delete its categories or move them to another tree first (GET /api/v1/categories?category_tree_id=${tree._id})`,
+      ...withLinks(
+        (link) =>
+          `Delete its categories or move them to another tree first (${link({ collection: 'categories', query: { category_tree_id: tree._id } })})`,
+      ),
       details: [{ field: '_id', message: `${n} live ${n === 1 ? 'category' : 'categories'} in this tree` }],
     });
   }
 }
 
 /** Category trees: the common taxonomy fields; deleting one needs it to be empty. */
-export const categoryTreeResource: TaxonomyResource<CategoryTreeEntity, CategoryTreeView> = {
+export const categoryTreeResource: RecordResource<CategoryTreeEntity, CategoryTreeView, TaxonomyInput> = {
   collection: 'category_trees',
-  label: 'category tree',
-  path: '/api/v1/category-trees',
   entity: CategoryTreeEntity,
   schemas: categoryTreeSchemas,
   listDecl: categoryTreeListDecl,
-  ownColumns: () => ({}),
-  ownView: () => ({}),
+  handle: 'code',
+  columns: (input) => taxonomyColumns(input),
+  view: (e) => taxonomyView(e),
   hooks: {
     async beforeDelete(m, tree) {
       await refuseDeleteWithCategories(m, tree);

@@ -2,20 +2,21 @@ import { taxonomy as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { CategoryInput, CategoryView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { mirrorCodec } from '../record/record.grpc';
-import { taxonomyHandlers } from '../taxonomy/taxonomy.grpc';
-import type { TaxonomyService } from '../taxonomy/taxonomy.service';
+import { type RecordService, mirrorCodec, recordHandlers } from '@pim/records';
 import type { CategoryEntity } from './category.entity';
 
 /** gRPC handlers of pim.catalog.v1.CategoriesService. */
 export function categoriesGrpc(
-  service: TaxonomyService<CategoryEntity, CategoryView, CategoryInput>,
+  service: RecordService<CategoryEntity, CategoryView, CategoryInput>,
   logger: Logger,
 ): ServiceRegistration {
-  const h = taxonomyHandlers(service, mirrorCodec<CategoryView, pb.Category, pb.CategoryInput>(), logger, {
-    one: 'Category',
-    many: 'Categories',
-  });
+  const h = recordHandlers(
+    service,
+    mirrorCodec<CategoryView, pb.Category, pb.CategoryInput>(),
+    logger,
+    { one: 'Category', many: 'Categories' },
+    (req: pb.BatchGetCategoriesRequest) => req.codes ?? [],
+  );
   const implementation: pb.CategoriesServiceServer = {
     createCategory: h.create,
     getCategory: h.get,

@@ -5,7 +5,8 @@ import {
   type CategoryInput,
   type CategoryView,
 } from '@pim/resources';
-import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
+import type { RecordResource } from '@pim/records';
+import { taxonomyColumns, taxonomyView } from '../taxonomy/taxonomy.fields';
 import { CategoryEntity } from './category.entity';
 import { refuseDeleteLinkedCategory } from '../attribute/attribute.rules';
 import { lockCategoryWrite, moveSubtree, placeCategory, refuseDeleteWithChildren } from './category.tree';
@@ -18,21 +19,22 @@ import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
  * children, or that live attributes, attribute groups, products or product relations point at,
  * cannot be deleted.
  */
-export const categoryResource: TaxonomyResource<CategoryEntity, CategoryView, CategoryInput> = {
+export const categoryResource: RecordResource<CategoryEntity, CategoryView, CategoryInput> = {
   collection: 'categories',
-  label: 'category',
-  path: '/api/v1/categories',
   entity: CategoryEntity,
   schemas: categorySchemas,
   listDecl: categoryListDecl,
   listColumns: { [IN_CHILDREN_FILTER]: 'path' },
-  ownColumns: (input, prev) => ({
+  handle: 'code',
+  columns: (input, prev) => ({
+    ...taxonomyColumns(input),
     category_tree_id: input.category_tree_id,
     parent_id: input.parent_id ?? null,
     // placeCategory recomputes it when the category is (re)placed.
     path: prev?.path ?? [],
   }),
-  ownView: (c) => ({
+  view: (c) => ({
+    ...taxonomyView(c),
     category_tree_id: c.category_tree_id,
     ...(c.parent_id !== null ? { parent_id: c.parent_id } : {}),
   }),

@@ -1,9 +1,9 @@
 import { In, type EntityManager } from 'typeorm';
-import { ConflictError, ValidationError } from '@pim/errors';
+import { ConflictError, ValidationError, withLinks } from '@pim/errors';
 import { isId } from '@pim/ids';
 import { CategoryTreeEntity } from '../category-tree/category-tree.entity';
-import { RetryWrite } from '../record/record.service';
-import type { Emit, LockRequest } from '../record/record.resource';
+import { RetryWrite } from '@pim/records';
+import type { Emit, LockRequest } from '@pim/records';
 import { CategoryEntity } from './category.entity';
 
 // Lock order of every category write: the tree row(s) first, then category rows. A create takes
@@ -65,7 +65,7 @@ export async function placeCategory(
   if (!tree) {
     throw new ValidationError(`No category tree with _id '${next.category_tree_id}'`, {
       title: 'Unknown category tree',
-      solution: 'Use the _id of a category tree from GET /api/v1/category-trees',
+      ...withLinks((link) => `Use the _id of a category tree from ${link({ collection: 'category_trees' })}`),
       details: [{ field: 'category_tree_id', message: 'must name a live category tree' }],
     });
   }
@@ -153,7 +153,10 @@ export async function refuseDeleteWithChildren(m: EntityManager, category: Categ
   if (n > 0) {
     throw new ConflictError(`Category '${category.code}' has ${n} live ${n === 1 ? 'child' : 'children'}`, {
       title: 'Category has children',
-      solution: `Delete or move its children first (GET /api/v1/categories?parent_id=${category._id})`,
+      ...withLinks(
+        (link) =>
+          `Delete or move its children first (${link({ collection: 'categories', query: { parent_id: category._id } })})`,
+      ),
       details: [{ field: '_id', message: `${n} live child ${n === 1 ? 'category' : 'categories'}` }],
     });
   }

@@ -4,7 +4,8 @@ import { NotifiedLoop } from '@pim/db';
 import { recordEvents, schemaOf } from '@pim/events';
 import type { Logger } from '@pim/logging';
 import type { ProductInput, ProductView } from '@pim/resources';
-import { RecordService, SOURCE } from '../record/record.service';
+import { RecordService } from '@pim/records';
+import { CATALOG_STORE } from '../catalog.records';
 import { ProductEntity } from '../product/product.entity';
 import { productResource } from '../product/product.resource';
 import { productCompleteness, type Completeness } from '../product/product.completeness';
@@ -102,7 +103,7 @@ export class CompletenessWorker extends NotifiedLoop {
       logger: opts.logger,
     });
     this.ds = opts.dataSource;
-    this.products = new RecordService(this.ds, productResource);
+    this.products = new RecordService(this.ds, productResource, CATALOG_STORE);
     this.batchSize = opts.batchSize ?? 500;
     this.pollMs = opts.pollMs ?? 5_000;
     this.leaseMs = opts.leaseMs ?? 60_000;
@@ -323,7 +324,13 @@ export class CompletenessWorker extends NotifiedLoop {
       const done = new Set(written.map((r) => r._id));
       const events = changes
         .filter((c) => done.has(c.id))
-        .map((c) => ({ source: SOURCE, collection: 'products', action: 'updated', data: c.view, actor: null }));
+        .map((c) => ({
+          source: CATALOG_STORE.source,
+          collection: 'products',
+          action: 'updated',
+          data: c.view,
+          actor: null,
+        }));
       await recordEvents(m, events);
       await this.renew(m, job, null, events.length);
       return changes.filter((c) => !done.has(c.id)).map((c) => c.id);

@@ -2,13 +2,11 @@ import { taxonomy as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { FamilyInput, FamilyView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { viewToMessage, type RecordCodec } from '../record/record.grpc';
-import { taxonomyHandlers } from '../taxonomy/taxonomy.grpc';
-import type { TaxonomyService } from '../taxonomy/taxonomy.service';
+import { type MessageCodec, type RecordService, recordHandlers, viewToMessage } from '@pim/records';
 import type { FamilyEntity } from './family.entity';
 
 /** Family attributes carry `_id` in REST and `id` in protos (buf lint forbids a leading underscore). */
-const familyCodec: RecordCodec<FamilyView, pb.Family, pb.FamilyInput> = {
+const familyCodec: MessageCodec<FamilyView, pb.Family, pb.FamilyInput> = {
   toMessage: (view) => ({
     ...viewToMessage(view),
     attributes: view.attributes.map((a) => ({ id: a._id, required: a.required })),
@@ -21,10 +19,16 @@ const familyCodec: RecordCodec<FamilyView, pb.Family, pb.FamilyInput> = {
 
 /** gRPC handlers of pim.catalog.v1.FamiliesService. */
 export function familiesGrpc(
-  service: TaxonomyService<FamilyEntity, FamilyView, FamilyInput>,
+  service: RecordService<FamilyEntity, FamilyView, FamilyInput>,
   logger: Logger,
 ): ServiceRegistration {
-  const h = taxonomyHandlers(service, familyCodec, logger, { one: 'Family', many: 'Families' });
+  const h = recordHandlers(
+    service,
+    familyCodec,
+    logger,
+    { one: 'Family', many: 'Families' },
+    (req: pb.BatchGetFamiliesRequest) => req.codes ?? [],
+  );
   const implementation: pb.FamiliesServiceServer = {
     createFamily: h.create,
     getFamily: h.get,

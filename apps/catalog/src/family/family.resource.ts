@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { familyListDecl, familySchemas, type FamilyInput, type FamilyView } from '@pim/resources';
-import { requireLive } from '../record/record.references';
-import type { TaxonomyResource } from '../taxonomy/taxonomy.resource';
+import { requireLive } from '@pim/records';
+import type { RecordResource } from '@pim/records';
+import { taxonomyColumns, taxonomyView } from '../taxonomy/taxonomy.fields';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { FamilyEntity } from './family.entity';
 import { enqueueCompleteness, familyScope } from '../completeness/completeness.jobs';
@@ -14,26 +15,33 @@ import { enqueueCompleteness, familyScope } from '../completeness/completeness.j
 async function requireMembers(m: EntityManager, family: FamilyEntity): Promise<void> {
   await requireLive(
     m,
-    { table: 'attribute_groups', label: 'attribute group', path: '/api/v1/attribute-groups' },
+    { table: 'attribute_groups', collection: 'attribute_groups' },
     family.attribute_groups.map((id, i) => ({ field: `attribute_groups.${i}`, id })),
   );
   await requireLive(
     m,
-    { table: 'attributes', label: 'attribute', path: '/api/v1/attributes' },
+    { table: 'attributes', collection: 'attributes' },
     family.attributes.map((a, i) => ({ field: `attributes.${i}._id`, id: a._id })),
   );
 }
 
 /** Families: attribute groups and attributes (with `required`), each a live record named once. */
-export const familyResource: TaxonomyResource<FamilyEntity, FamilyView, FamilyInput> = {
+export const familyResource: RecordResource<FamilyEntity, FamilyView, FamilyInput> = {
   collection: 'families',
-  label: 'family',
-  path: '/api/v1/families',
   entity: FamilyEntity,
   schemas: familySchemas,
   listDecl: familyListDecl,
-  ownColumns: (input) => ({ attribute_groups: input.attribute_groups ?? [], attributes: input.attributes ?? [] }),
-  ownView: (f) => ({ attribute_groups: f.attribute_groups, attributes: f.attributes }),
+  handle: 'code',
+  columns: (input) => ({
+    ...taxonomyColumns(input),
+    attribute_groups: input.attribute_groups ?? [],
+    attributes: input.attributes ?? [],
+  }),
+  view: (f) => ({
+    ...taxonomyView(f),
+    attribute_groups: f.attribute_groups,
+    attributes: f.attributes,
+  }),
   hooks: {
     beforeWrite: requireMembers,
     // Its products' required attributes may have changed: their stored completeness is recomputed in the background.

@@ -1,5 +1,5 @@
 import { In, type DataSource, type EntityManager } from 'typeorm';
-import { ValidationError, fromZodError, type ErrorObject } from '@pim/errors';
+import { ValidationError, fromZodError, type WireErrorObject } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { copyColumnsOf, copyInto } from '@pim/db';
@@ -11,7 +11,8 @@ import {
   type ProductInput,
   type ProductView,
 } from '@pim/resources';
-import { SOURCE, type RecordService } from '../record/record.service';
+import type { RecordService } from '@pim/records';
+import { CATALOG_STORE } from '../catalog.records';
 import { ProductEntity } from './product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
 import { loadWorld, lockStrings } from './product.world';
@@ -65,11 +66,8 @@ const SET = COLUMNS.filter((c) => c !== '_id')
   .map((c) => `"${c}" = EXCLUDED."${c}"`)
   .join(', ');
 
-/** The error of an item as its result shows it (no request id: the response carries one). */
-const itemError = (err: { toObject(): ErrorObject }) => {
-  const { request_id: _, ...rest } = err.toObject();
-  return rest;
-};
+/** The error of an item as its result carries it: links unwritten, for the gateway to write its paths. */
+const itemError = (err: { toWire(): WireErrorObject }) => err.toWire();
 
 interface Pending {
   index: number;
@@ -234,7 +232,7 @@ export class ProductBulkUpsert {
     await recordEvents(
       m,
       good.map(({ action, entity }, i) => ({
-        source: SOURCE,
+        source: CATALOG_STORE.source,
         collection: 'products',
         action,
         data: views[i],

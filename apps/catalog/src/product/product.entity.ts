@@ -1,6 +1,6 @@
 import { Column, Entity, Index } from 'typeorm';
 import type { ProductType } from '@pim/resources';
-import { RecordEntity } from '../record/record.entity';
+import { SearchableRecordEntity } from '@pim/records';
 
 /** A catalog the product is in, as stored (the REST shape). */
 export interface ProductCatalogLink {
@@ -34,7 +34,7 @@ export interface ProductPublishment {
 @Index('IDX_products_brand_live', ['brand_id'], { where: 'deleted = false' })
 @Index('IDX_products_product_live', ['product_id'], { where: 'deleted = false' })
 @Index('IDX_products_completeness_min_live', ['completeness_min'], { where: 'deleted = false' })
-export class ProductEntity extends RecordEntity {
+export class ProductEntity extends SearchableRecordEntity {
   @Column({ type: 'char', length: 24, nullable: true })
   family_id!: string | null;
 

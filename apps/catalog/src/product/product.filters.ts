@@ -1,5 +1,5 @@
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
-import { ValidationError, type ErrorDetail } from '@pim/errors';
+import { ValidationError, type ErrorDetail, withLinks } from '@pim/errors';
 import type { Filter } from '@pim/query';
 import type { AttributeType } from '@pim/resources';
 import type { ProductEntity } from './product.entity';
@@ -93,7 +93,10 @@ export async function applyAttributeFilters(
   if (problems.length > 0) {
     throw new ValidationError(problems.map((p) => `${p.field} ${p.message}`).join('; '), {
       title: 'Invalid attribute filter',
-      solution: 'Filter on the key of a live attribute (GET /api/v1/attributes) with a value of its type',
+      ...withLinks(
+        (link) =>
+          `Filter on the key of a live attribute (${link({ collection: 'attributes' })}) with a value of its type`,
+      ),
       details: problems,
     });
   }

@@ -3,13 +3,13 @@ import type { Logger } from '@pim/logging';
 import type { ProductInput, ProductView } from '@pim/resources';
 import { ValidationError } from '@pim/errors';
 import { fromProtoListQuery, serverStream, unary, type ServiceRegistration } from '@pim/rpc';
-import { idsIn, idsOut, recordHandlers, viewToMessage, type RecordCodec } from '../record/record.grpc';
-import type { RecordService } from '../record/record.service';
+import { idsIn, idsOut, recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
+import type { RecordService } from '@pim/records';
 import type { ProductBulkUpsert } from './product.bulk';
 import type { ProductEntity } from './product.entity';
 
 /** Catalogs carry `_id` in REST and `id` in protos; attributes and snapshots travel as Structs. */
-const productCodec: RecordCodec<ProductView, pb.Product, pb.ProductInput> = {
+const productCodec: MessageCodec<ProductView, pb.Product, pb.ProductInput> = {
   toMessage: (view) => ({ ...viewToMessage(view), catalogs: idsOut(view.catalogs) }) as pb.Product,
   fromInput: (input) => {
     const plain = Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== undefined));

@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
-import { ValidationError } from '@pim/errors';
+import { ValidationError, withLinks } from '@pim/errors';
 import { productListDecl, productSchemas, type ProductInput, type ProductView } from '@pim/resources';
-import { searchTextOf, type LockRequest, type RecordResource } from '../record/record.resource';
-import { refuseInUse } from '../record/record.references';
+import { searchTextOf, type LockRequest, type RecordResource } from '@pim/records';
+import { refuseInUse } from '@pim/records';
 import { ProductEntity } from './product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
 import { loadWorld, lockStrings, type ProductWorld } from './product.world';
@@ -89,8 +89,10 @@ export function productProblemsError(code: string, problems: { field: string; me
       : `Product '${code}' has ${problems.length} problems: ${problems.map((p) => p.field).join(', ')}`,
     {
       title: 'Invalid product',
-      solution:
-        'Fix each field listed in details: references must name live records, attribute values must suit their attribute (GET /api/v1/attributes)',
+      ...withLinks(
+        (link) =>
+          `Fix each field listed in details: references must name live records, attribute values must suit their attribute (${link({ collection: 'attributes' })})`,
+      ),
       details: problems,
     },
   );
@@ -122,8 +124,6 @@ async function lockCodes(m: EntityManager, request: LockRequest): Promise<void> 
  */
 export const productResource: RecordResource<ProductEntity, ProductView, ProductInput> = {
   collection: 'products',
-  label: 'product',
-  path: '/api/v1/products',
   entity: ProductEntity,
   schemas: productSchemas,
   listDecl: productListDecl,
@@ -142,9 +142,7 @@ export const productResource: RecordResource<ProductEntity, ProductView, Product
         `SELECT count(*)::int AS n FROM "products" WHERE "product_id" = $1 AND "deleted" = false`,
         [product._id],
       );
-      refuseInUse('product', product.code, [
-        { count: n, one: 'product', many: 'products', where: `GET /api/v1/products?product_id=${product._id}` },
-      ]);
+      refuseInUse('product', product.code, [{ count: n, collection: 'products', query: { product_id: product._id } }]);
       await refuseDeleteNamedByRelations('product')(m, product);
     },
   },

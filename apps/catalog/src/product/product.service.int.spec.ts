@@ -2,8 +2,9 @@ import 'reflect-metadata';
 import { ConflictError, PreconditionFailedError, ValidationError } from '@pim/errors';
 import { applyListQuery, parseListQuery } from '@pim/query';
 import { productListDecl, type AttributeInput, type AttributeView, type ProductInput } from '@pim/resources';
-import { SEARCH_FIELD, storageDecl } from '../record/record.resource';
-import { SEARCH_FOLDED, UNACCENT } from '../record/record.service';
+import { SEARCH_FIELD, storageDecl } from '@pim/records';
+import { SEARCH_FOLDED } from '@pim/records';
+import { CATALOG_STORE } from '../catalog.records';
 import { BAD_VALUES, EVERY_TYPE, EVERY_TYPE_OPTIONS, GOOD_VALUES } from '@pim/testing';
 import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
 import { ProductEntity } from './product.entity';
@@ -264,7 +265,7 @@ describe('products (real Postgres)', () => {
       q,
       't',
       {
-        unaccent: UNACCENT,
+        unaccent: CATALOG_STORE.unaccent,
         folded: { [SEARCH_FIELD]: SEARCH_FOLDED },
       },
     ).getQueryAndParameters();

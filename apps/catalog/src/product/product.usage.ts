@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { refuseInUse } from '../record/record.references';
+import { refuseInUse } from '@pim/records';
 
 /** The product fields that name records of other collections. */
 export type ProductReferenceField =
@@ -32,7 +32,7 @@ export function refuseDeleteNamedByProducts(label: string, field: ProductReferen
   return async (m: EntityManager, record: { _id: string; code?: string; key?: string }): Promise<void> => {
     const count = await productsNaming(m, field, record._id);
     refuseInUse(label, record.code ?? record.key ?? record._id, [
-      { count, one: 'product', many: 'products', where: `GET /api/v1/products?${field}=${record._id}` },
+      { count, collection: 'products', query: { [field]: record._id } },
     ]);
   };
 }

@@ -1,14 +1,15 @@
+import { CATALOG_STORE } from '../catalog.records';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@pim/logging';
 import type { ServiceRegistration } from '@pim/rpc';
-import { RecordService } from '../record/record.service';
+import { RecordService } from '@pim/records';
 import { ProductBulkUpsert } from './product.bulk';
 import { productResource } from './product.resource';
 import { productsGrpc as productsServiceGrpc } from './product.grpc';
 
 /** The products service and its bulk upsert over one DataSource. */
 export function productServices(ds: DataSource) {
-  const products = new RecordService(ds, productResource);
+  const products = new RecordService(ds, productResource, CATALOG_STORE);
   return { products, productBulk: new ProductBulkUpsert(ds, products) };
 }
 

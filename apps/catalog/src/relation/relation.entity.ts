@@ -1,6 +1,6 @@
 import { Column, Entity, Index } from 'typeorm';
 import type { ProductRelationItem, ProductRelationType } from '@pim/resources';
-import { RecordEntity } from '../record/record.entity';
+import { SearchableRecordEntity } from '@pim/records';
 
 /**
  * A product relation (interface 2.8). The list its type names is stored as `items` (the REST
@@ -12,7 +12,7 @@ import { RecordEntity } from '../record/record.entity';
 @Index('IDX_product_relations_created_at', ['created_at', '_id'])
 @Index('IDX_product_relations_product_live', ['product_id'], { where: 'deleted = false' })
 @Index('IDX_product_relations_items', { synchronize: false })
-export class ProductRelationEntity extends RecordEntity {
+export class ProductRelationEntity extends SearchableRecordEntity {
   @Column({ type: 'text' })
   key!: string;
 

@@ -2,14 +2,14 @@ import { relations as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import { PRODUCT_RELATION_TYPES, type ProductRelationInput, type ProductRelationView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
-import { recordHandlers, viewToMessage, type RecordCodec } from '../record/record.grpc';
-import type { RecordService } from '../record/record.service';
+import { recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
+import type { RecordService } from '@pim/records';
 import type { ProductRelationEntity } from './relation.entity';
 
 const noLists = () => Object.fromEntries(PRODUCT_RELATION_TYPES.map((t) => [t, []]));
 
 /** Lists travel as repeated fields (empty when absent); the input keeps only the lists given. */
-const relationCodec: RecordCodec<ProductRelationView, pb.ProductRelation, pb.ProductRelationInput> = {
+const relationCodec: MessageCodec<ProductRelationView, pb.ProductRelation, pb.ProductRelationInput> = {
   toMessage: (view) => ({ ...noLists(), ...viewToMessage(view) }) as unknown as pb.ProductRelation,
   fromInput: (input) => {
     // Decoded items carry every proto field; the REST shape has only those set.

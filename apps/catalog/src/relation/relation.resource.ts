@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { ConflictError, ValidationError, type ErrorDetail } from '@pim/errors';
+import { ConflictError, ValidationError, type ErrorDetail, withLinks } from '@pim/errors';
 import {
   PRODUCT_ITEM_TYPES,
   productRelationListDecl,
@@ -9,14 +9,14 @@ import {
   type ProductRelationType,
   type ProductRelationView,
 } from '@pim/resources';
-import type { RecordResource } from '../record/record.resource';
-import { requireLive } from '../record/record.references';
+import type { RecordResource } from '@pim/records';
+import { requireLive } from '@pim/records';
 import { ProductRelationEntity } from './relation.entity';
 
 /** The handle of a relation: one live relation per product and type. */
 export const relationKey = (productId: string, type: string): string => `${productId}:${type}`;
 
-const PRODUCTS = { table: 'products', label: 'product', path: '/api/v1/products' };
+const PRODUCTS = { table: 'products', collection: 'products' };
 
 /** Rows read (and share-locked, so none is deleted before the write commits) for the fit checks. */
 async function liveRows<T extends { _id: string }>(
@@ -105,7 +105,10 @@ async function refuseSecond(m: EntityManager, next: ProductRelationEntity): Prom
   if (!other) return;
   throw new ConflictError(`Product '${next.product_id}' already has a live ${next.type} relation (${other._id})`, {
     title: 'Relation exists',
-    solution: `Change that relation (PATCH /api/v1/product-relations/${other._id}) instead of creating another`,
+    ...withLinks(
+      (link) =>
+        `Change that relation (${link({ method: 'PATCH', collection: 'product_relations', id: other._id })}) instead of creating another`,
+    ),
     details: [{ field: 'type', message: `one live relation per product and type; key '${next.key}' is taken` }],
   });
 }
@@ -118,8 +121,6 @@ async function refuseSecond(m: EntityManager, next: ProductRelationEntity): Prom
 export const productRelationResource: RecordResource<ProductRelationEntity, ProductRelationView, ProductRelationInput> =
   {
     collection: 'product_relations',
-    label: 'product relation',
-    path: '/api/v1/product-relations',
     entity: ProductRelationEntity,
     schemas: productRelationSchemas,
     listDecl: productRelationListDecl,

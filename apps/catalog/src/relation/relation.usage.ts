@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { refuseInUse } from '../record/record.references';
+import { refuseInUse } from '@pim/records';
 
 /** How many live relations name a record: as their product, or as an item of their list. */
 export async function relationsNaming(m: EntityManager, id: string): Promise<number> {
@@ -21,9 +21,9 @@ export function refuseDeleteNamedByRelations(label: string) {
     refuseInUse(label, record.code ?? record._id, [
       {
         count,
-        one: 'product relation',
-        many: 'product relations',
-        where: `GET /api/v1/product-relations?product_id=${record._id} and the relations whose lists name it`,
+        collection: 'product_relations',
+        query: { product_id: record._id },
+        more: 'and the relations whose lists name it',
       },
     ]);
   };

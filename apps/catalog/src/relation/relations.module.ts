@@ -1,13 +1,14 @@
+import { CATALOG_STORE } from '../catalog.records';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@pim/logging';
 import type { ServiceRegistration } from '@pim/rpc';
-import { RecordService } from '../record/record.service';
+import { RecordService } from '@pim/records';
 import { productRelationResource } from './relation.resource';
 import { productRelationsGrpc as relationsServiceGrpc } from './relation.grpc';
 
 /** The product relations service over one DataSource. */
 export function relationServices(ds: DataSource) {
-  return { productRelations: new RecordService(ds, productRelationResource) };
+  return { productRelations: new RecordService(ds, productRelationResource, CATALOG_STORE) };
 }
 
 /** The relation services of one DataSource. */

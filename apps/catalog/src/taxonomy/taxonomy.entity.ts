@@ -1,8 +1,8 @@
 import { Column, Entity, Index } from 'typeorm';
-import { RecordEntity } from '../record/record.entity';
+import { SearchableRecordEntity } from '@pim/records';
 
 /** Columns every taxonomy table has: the common record columns and the shared taxonomy fields. */
-export abstract class TaxonomyEntity extends RecordEntity {
+export abstract class TaxonomyEntity extends SearchableRecordEntity {
   @Column({ type: 'text' })
   code!: string;
 

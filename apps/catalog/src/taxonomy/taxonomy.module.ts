@@ -11,16 +11,17 @@ import { familyResource } from '../family/family.resource';
 import { familiesGrpc } from '../family/family.grpc';
 import { catalogResource } from '../catalog/catalog.resource';
 import { catalogsGrpc } from '../catalog/catalog.grpc';
-import { TaxonomyService } from './taxonomy.service';
+import { RecordService } from '@pim/records';
+import { CATALOG_STORE } from '../catalog.records';
 
 /** The five taxonomy services over one DataSource. */
 export function taxonomyServices(ds: DataSource) {
   return {
-    brands: new TaxonomyService(ds, brandResource),
-    categoryTrees: new TaxonomyService(ds, categoryTreeResource),
-    categories: new TaxonomyService(ds, categoryResource),
-    families: new TaxonomyService(ds, familyResource),
-    catalogs: new TaxonomyService(ds, catalogResource),
+    brands: new RecordService(ds, brandResource, CATALOG_STORE),
+    categoryTrees: new RecordService(ds, categoryTreeResource, CATALOG_STORE),
+    categories: new RecordService(ds, categoryResource, CATALOG_STORE),
+    families: new RecordService(ds, familyResource, CATALOG_STORE),
+    catalogs: new RecordService(ds, catalogResource, CATALOG_STORE),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   type PimError,
 } from '@pim/errors';
 import type { Logger } from '@pim/logging';
+import { apiLinkWriter } from './links';
 
 /** Seconds a 429 or 503 tells the caller to wait when its cause named no time (the document promises the header). */
 const DEFAULT_RETRY_AFTER = 5;
@@ -20,7 +21,7 @@ export function sendError(res: Response, err: PimError): void {
   res
     .status(err.status)
     .type('application/json')
-    .send(JSON.stringify(err.toObject(res.locals.requestId as string | undefined)));
+    .send(JSON.stringify(err.toObject(res.locals.requestId as string | undefined, apiLinkWriter)));
 }
 
 /** Errors raised by express's body parser, turned into domain errors. */

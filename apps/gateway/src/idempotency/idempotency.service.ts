@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { apiLinkWriter } from '../http/links';
 import type { DataSource } from 'typeorm';
 import { ConflictError, ValidationError, toPimError } from '@pim/errors';
 import { IdempotencyRecord } from './idempotency.entity';
@@ -116,7 +117,7 @@ export class IdempotencyService {
         await this.release(owner, key);
         throw err;
       }
-      response = { status: pim.status, headers: {}, body: pim.toObject() };
+      response = { status: pim.status, headers: {}, body: pim.toObject(undefined, apiLinkWriter) };
     }
     if (response.status >= 500) {
       await this.release(owner, key);

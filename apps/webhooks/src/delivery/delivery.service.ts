@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { ConflictError, NotFoundError, ValidationError } from '@pim/errors';
+import { ConflictError, NotFoundError, ValidationError, withLinks } from '@pim/errors';
 import { buildEnvelope } from '@pim/events';
 import { newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
@@ -47,13 +47,15 @@ export function toAttemptView(a: DeliveryAttemptEntity): DeliveryAttemptView {
 const webhookNotFound = (id: string) =>
   new NotFoundError(`No webhook with _id '${id}'`, {
     title: 'Webhook not found',
-    solution: 'List webhooks with GET /api/v1/webhooks to find the right _id',
+    ...withLinks((link) => `List webhooks with ${link({ collection: 'webhooks' })} to find the right _id`),
   });
 
 const deliveryNotFound = (webhookId: string, id: string) =>
   new NotFoundError(`Webhook '${webhookId}' has no delivery with _id '${id}'`, {
     title: 'Delivery not found',
-    solution: `List the deliveries with GET /api/v1/webhooks/${webhookId}/deliveries`,
+    ...withLinks(
+      (link) => `List the deliveries with ${link({ collection: 'webhooks', id: webhookId, sub: 'deliveries' })}`,
+    ),
   });
 
 /** The delivery log and the actions on it: list, get, redeliver, recover, test. */
@@ -163,13 +165,18 @@ export class DeliveryService {
       if (!w.url) {
         throw new ConflictError('This webhook has no url to send to', {
           title: 'No url',
-          solution: 'Set the webhook url first (PATCH /api/v1/webhooks/{id})',
+          ...withLinks(
+            (link) => `Set the webhook url first (${link({ method: 'PATCH', collection: 'webhooks', id: webhookId })})`,
+          ),
         });
       }
       if (!w.enabled) {
         throw new ConflictError('This webhook is disabled; it sends nothing, tests included', {
           title: 'Webhook disabled',
-          solution: 'Enable it first (PATCH /api/v1/webhooks/{id} with {"enabled": true})',
+          ...withLinks(
+            (link) =>
+              `Enable it first (${link({ method: 'PATCH', collection: 'webhooks', id: webhookId })} with {"enabled": true})`,
+          ),
         });
       }
       const ctx = currentContext();
@@ -198,4 +205,17 @@ export class DeliveryService {
     if (!w) throw webhookNotFound(id);
     return w;
   }
+}
+
+/**
+ * Cancels the pending deliveries of a webhook being deleted, in its transaction: nothing more
+ * goes to it, and an attempt in flight loses its lease and only logs itself.
+ */
+export async function cancelPendingDeliveries(m: EntityManager, webhookId: string): Promise<void> {
+  await m.query(
+    `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL,
+            completed_at = now(), updated_at = now()
+      WHERE webhook_id = $1 AND status = 'pending'`,
+    [webhookId],
+  );
 }

@@ -1,4 +1,5 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
+import { RecordEntity } from '@pim/records';
 
 /** A {key, value} pair as stored in jsonb. */
 export interface KeyValuePair {
@@ -6,14 +7,11 @@ export interface KeyValuePair {
   value: string;
 }
 
-/** Webhook configuration (interface 2.14) with the common fields and a signing secret. */
+/** Webhook configuration with the common record fields and a signing secret. */
 @Entity({ name: 'webhooks' })
 @Index('UQ_webhooks_collection_live', ['collection'], { unique: true, where: 'deleted = false' })
 @Index('IDX_webhooks_created_at', ['created_at', '_id'])
-export class WebhookEntity {
-  @PrimaryColumn({ type: 'char', length: 24 })
-  _id!: string;
-
+export class WebhookEntity extends RecordEntity {
   @Column({ type: 'text' })
   collection!: string;
 
@@ -39,25 +37,4 @@ export class WebhookEntity {
 
   @Column({ type: 'timestamptz', nullable: true })
   previous_secret_expires_at!: Date | null;
-
-  @Column({ type: 'integer', default: 1 })
-  version!: number;
-
-  @Column({ type: 'timestamptz' })
-  created_at!: Date;
-
-  @Column({ type: 'timestamptz' })
-  updated_at!: Date;
-
-  @Column({ type: 'text', nullable: true })
-  created_by_name!: string | null;
-
-  @Column({ type: 'boolean', default: false })
-  deleted!: boolean;
-
-  @Column({ type: 'timestamptz', nullable: true })
-  deleted_at!: Date | null;
-
-  @Column({ type: 'text', nullable: true })
-  deleted_by!: string | null;
 }

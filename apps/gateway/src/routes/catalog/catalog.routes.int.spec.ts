@@ -106,6 +106,9 @@ describe('catalog taxonomy routes over HTTP', () => {
     expect(stale.json.kind).toBe('precondition');
     expect((await h.request('DELETE', path, undefined, { 'if-match': '"2"' })).status).toBe(204);
     expect((await h.request('GET', path)).status).toBe(404);
+    // Moved from the catalog's service test: the owner names the list, the gateway writes its path.
+    const missing = (await h.request('GET', '/api/v1/brands/6740a1b2c3d4e5f601234567')).json;
+    expect(missing.solution).toContain('/api/v1/brands');
   });
 
   it('serves category trees: subtree filter, expand with one BatchGet per name, cycles and deletes refused with 409', async () => {

@@ -1,3 +1,5 @@
+import { writtenErrorObject, type WireErrorObject } from '@pim/errors';
+import { apiLinkWriter } from '../../http/links';
 import { productBulkSchemas, productListDecl, productSchemas, type BulkItemResult } from '@pim/resources';
 import type { Api } from '../../http/route';
 import type { CatalogClients } from './catalog.clients';
@@ -53,7 +55,9 @@ export function productRoutes(api: Api, declare: Declare, clients: CatalogClient
         ...rest,
         ...(id !== undefined ? { _id: id } : {}),
         status: rest.status as BulkItemResult['status'],
-        ...(error !== undefined ? { error: error as BulkItemResult['error'] } : {}),
+        ...(error !== undefined
+          ? { error: writtenErrorObject(error as WireErrorObject, apiLinkWriter) as BulkItemResult['error'] }
+          : {}),
       }));
       return { status: 200, body: { data } };
     },

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { ConflictError, ValidationError, type ErrorDetail } from '@pim/errors';
+import { ConflictError, ValidationError, withLinks, type ApiLink, type ErrorDetail } from '@pim/errors';
+import { collectionInfo } from '@pim/resources';
 
 /** One id a record names, and the field of the body it came from (`groups.1._id`). */
 export interface Reference {
@@ -9,12 +10,10 @@ export interface Reference {
 
 /** Where referenced records live, for the lookup and the message. */
 export interface ReferenceTarget {
-  /** Table in the catalog schema. */
+  /** Table in the owner's schema. */
   table: string;
-  /** The record in words: `attribute group`. */
-  label: string;
-  /** Where a caller finds the right ids: `/api/v1/attribute-groups`. */
-  path: string;
+  /** Their collection: its label names them in messages, and the caller finds the right ids in its list. */
+  collection: string;
 }
 
 /**
@@ -32,14 +31,15 @@ export async function requireLive(m: EntityManager, target: ReferenceTarget, ref
   const live = new Set(rows.map((r) => r._id));
   const missing = refs.filter((r) => !live.has(r.id));
   if (missing.length === 0) return;
+  const { label } = collectionInfo(target.collection);
   const details: ErrorDetail[] = missing.map((r) => ({
     field: r.field,
-    message: `no live ${target.label} has _id '${r.id}'`,
+    message: `no live ${label} has _id '${r.id}'`,
   }));
   const names = [...new Set(missing.map((r) => `'${r.id}'`))].join(', ');
-  throw new ValidationError(`No live ${target.label} with _id ${names}`, {
-    title: `Unknown ${target.label}`,
-    solution: `Use the _id of a live ${target.label} from GET ${target.path}`,
+  throw new ValidationError(`No live ${label} with _id ${names}`, {
+    title: `Unknown ${label}`,
+    ...withLinks((link) => `Use the _id of a live ${label} from ${link({ collection: target.collection })}`),
     details,
   });
 }
@@ -48,21 +48,27 @@ export async function requireLive(m: EntityManager, target: ReferenceTarget, ref
 export interface Usage {
   /** How many live records point at it. */
   count: number;
-  /** Them in words, singular and plural: `attribute`/`attributes`. */
-  one: string;
-  many: string;
-  /** Where to find them: `GET /api/v1/attributes?group_ids=…`. */
-  where: string;
+  /** Their collection: named in words, and listed to find them. */
+  collection: string;
+  /** The list filter that finds them (`{ group_ids: '…' }`); the whole list when absent. */
+  query?: Record<string, string>;
+  /** Words after the list, for users no filter finds: `and the relations whose lists name it`. */
+  more?: string;
 }
 
 /** Refuses to delete a record that live records still point at: a 409 with how many of each kind. */
 export function refuseInUse(label: string, name: string, usages: Usage[]): void {
   const used = usages.filter((u) => u.count > 0);
   if (used.length === 0) return;
-  const words = used.map((u) => `${u.count} live ${u.count === 1 ? u.one : u.many}`);
+  const words = used.map((u) => {
+    const c = collectionInfo(u.collection);
+    return `${u.count} live ${u.count === 1 ? c.label : c.labels}`;
+  });
+  const where = (link: (l: ApiLink) => string) =>
+    used.map((u) => `${link({ collection: u.collection, query: u.query })}${u.more ? ` ${u.more}` : ''}`).join('; ');
   throw new ConflictError(`The ${label} '${name}' is still used by ${words.join(' and ')}`, {
     title: `${label[0].toUpperCase()}${label.slice(1)} in use`,
-    solution: `Remove it from them first (${used.map((u) => u.where).join('; ')}), then delete it`,
+    ...withLinks((link) => `Remove it from them first (${where(link)}), then delete it`),
     details: used.map((u, i) => ({ field: '_id', message: `used by ${words[i]}` })),
   });
 }

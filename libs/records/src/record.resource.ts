@@ -40,17 +40,14 @@ export interface RecordHooks<E extends RecordEntity> {
 }
 
 /**
- * One resource of the catalog, declared once: its table, its public schemas and list fields, how
- * its fields map to columns and back, and its database rules. The service, the gRPC handlers
- * and the gateway routes are derived from declarations like this one.
+ * One resource of an owner app, declared once: its table, its public schemas and list fields, how
+ * its fields map to columns and back, and its database rules. The service and the gRPC handlers
+ * are derived from declarations like this one; its names and labels come from its collection
+ * (`COLLECTIONS` in `@pim/resources`).
  */
 export interface RecordResource<E extends RecordEntity, V extends RecordView, I> {
-  /** The collection (events, list declaration, scopes): `brands`, `attribute_options`... */
+  /** The collection (events, list declaration, scopes, names in messages): `brands`, `attribute_options`... */
   collection: string;
-  /** The record in words, for messages: `brand`, `attribute option`. */
-  label: string;
-  /** The REST path of its list, for messages that tell the caller where to look. */
-  path: string;
   entity: new () => E;
   /** Object schemas: the input's keys are the writable fields a merge patch starts from. */
   schemas: { input: z.ZodType<I> & { shape: z.ZodRawShape }; patch: z.ZodType };
@@ -64,8 +61,10 @@ export interface RecordResource<E extends RecordEntity, V extends RecordView, I>
    * `UQ_<table>_<handle>_live`. BatchGet reads by it.
    */
   handle: keyof E & string;
-  /** The parent of a nested resource: its column (set from the scope, never from the input) and name. */
-  parent?: { column: keyof E & string; label: string };
+  /** The message when another live record has the handle (default: `Another live brand already has the code 'x'`). */
+  handleTaken?(taken: unknown): string;
+  /** The column naming the parent of a nested resource (set from the scope, never from the input). */
+  parent?: { column: keyof E & string };
   /** Every writable column (derived ones and `search_text` included) from a validated input. */
   columns(input: I, prev: E | null): Partial<E>;
   /** The fields the API shows between `_id` and `version`, in the order it shows them. */

@@ -6,8 +6,8 @@ import type { RecordEntity } from './record.entity';
 import type { RecordView } from './record.resource';
 import type { RecordService } from './record.service';
 
-/** How one resource's views and inputs cross gRPC. */
-export interface RecordCodec<V, M, In> {
+/** How one resource's views and inputs cross gRPC, on the owner's side (the gateway has the mirror image). */
+export interface MessageCodec<V, M, In> {
   /** View → proto message (`_id` travels as `id`). */
   toMessage(view: V): M;
   /** Proto input → the plain object the service validates. */
@@ -25,7 +25,7 @@ export function mirrorCodec<
   V extends { _id: string },
   M extends Omit<V, '_id'> & { id: string },
   In extends object,
->(): RecordCodec<V, M, In> {
+>(): MessageCodec<V, M, In> {
   return {
     toMessage: (view) => viewToMessage(view) as M,
     fromInput: (input) => ({ ...(input ?? {}) }),
@@ -60,7 +60,7 @@ export interface RecordHandlers<M, In, B> {
  */
 export function recordHandlers<E extends RecordEntity, V extends RecordView, I, M, In, B extends { ids: string[] }>(
   service: RecordService<E, V, I>,
-  codec: RecordCodec<V, M, In>,
+  codec: MessageCodec<V, M, In>,
   logger: Logger,
   names: { one: string; many: string },
   handlesOf: (req: B) => string[],

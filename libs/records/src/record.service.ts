@@ -1,6 +1,13 @@
 import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { In } from 'typeorm';
-import { NotFoundError, PreconditionFailedError, ValidationError, fromZodError } from '@pim/errors';
+import {
+  ConflictError,
+  NotFoundError,
+  PreconditionFailedError,
+  ValidationError,
+  fromZodError,
+  withLinks,
+} from '@pim/errors';
 import { isId, newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { recordEvent } from '@pim/events';
@@ -13,8 +20,9 @@ import {
   type ListQuery,
   type ResourceDecl,
 } from '@pim/query';
+import { collectionInfo, type CollectionInfo } from '@pim/resources';
 import { mergePatch } from './merge-patch';
-import type { RecordEntity } from './record.entity';
+import { SearchableRecordEntity, type RecordEntity } from './record.entity';
 import {
   SEARCH_FIELD,
   storageDecl,
@@ -24,11 +32,16 @@ import {
   type Scope,
 } from './record.resource';
 
-/** The app whose events these are. */
-export const SOURCE = 'catalog';
-
-/** The IMMUTABLE unaccent wrapper the search indexes are built on (see the first migration). */
-export const UNACCENT = 'catalog.immutable_unaccent';
+/** What a service needs to know of the app that owns its records. */
+export interface RecordStore {
+  /** The app whose events these are (the envelope's `source`). */
+  source: string;
+  /**
+   * The IMMUTABLE unaccent wrapper the app's search indexes are built on (`catalog.immutable_unaccent`),
+   * so `_search` matches the indexes' expression; Postgres's `unaccent` when absent.
+   */
+  unaccent?: string;
+}
 
 /** The generated column holding `search_text` folded, on tables that have one (products). */
 export const SEARCH_FOLDED = 'search_folded';
@@ -51,27 +64,38 @@ const isDeadlock = (err: unknown): boolean =>
   (err as { code?: string })?.code === DEADLOCK;
 
 /**
- * The domain service of one resource: create, get, replace, merge-patch, soft delete, list and
- * batch get. Every write is one transaction holding the record's row lock, the If-Match check,
- * the resource's rules and the `<collection>.<action>` event in the outbox. A nested resource's
- * service is used through `within(scope)`, which confines every call to one parent's records.
+ * The domain service of one resource: create, get, replace, merge-patch, upsert, soft delete,
+ * list and batch get. Every write is one transaction holding the record's row lock, the If-Match
+ * check, the resource's rules and the `<collection>.<action>` event in the outbox. A nested
+ * resource's service is used through `within(scope)`, which confines every call to one parent's records.
  */
 export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   private readonly decl: ResourceDecl;
   private readonly writable: string[];
+  /** The collection's names: `label` in messages, `parent` for a nested one. */
+  protected readonly info: CollectionInfo;
 
   constructor(
     protected readonly ds: DataSource,
     readonly resource: RecordResource<E, V, I>,
+    protected readonly store: RecordStore,
     private readonly scope: Scope = {},
   ) {
-    this.decl = storageDecl(resource.listDecl, resource.listColumns);
+    this.info = collectionInfo(resource.collection);
+    // `_search` runs over the stored search column when the entity has one, else over the searchable fields.
+    const searchColumn = resource.entity.prototype instanceof SearchableRecordEntity;
+    this.decl = searchColumn ? storageDecl(resource.listDecl, resource.listColumns) : resource.listDecl;
     this.writable = Object.keys(resource.schemas.input.shape);
   }
 
   /** The same service confined to the records of one parent (`{ attribute_id }`). */
   within(scope: Scope): RecordService<E, V, I> {
-    return new RecordService(this.ds, this.resource, { ...this.scope, ...scope });
+    return new RecordService(this.ds, this.resource, this.store, { ...this.scope, ...scope });
+  }
+
+  /** The record in words: `attribute option`. */
+  protected get label(): string {
+    return this.info.label;
   }
 
   /** The record as the API shows it: `_id`, its own fields, then version and dates. */
@@ -96,8 +120,54 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   /** Creates a record; its handle must be free among live records (of its parent). */
   async create(raw: unknown): Promise<V> {
+    return (await this.createRecord(raw)).view;
+  }
+
+  /** Creates a record and returns the stored row too (for columns the view never shows, such as a secret). */
+  async createRecord(raw: unknown): Promise<{ view: V; record: E }> {
     const input = this.parseInput(raw);
-    return this.transaction(input as Record<string, unknown>, async (m) => {
+    return this.transaction(input as Record<string, unknown>, (m) => this.insert(m, input));
+  }
+
+  /**
+   * Creates the record whose handle the input names, or, when a live one has it, writes the fields
+   * the input gives onto it (fields it omits keep their values). `expectedVersion` needs the record
+   * to exist at that version. Two racing upserts of one handle: the loser's insert hits the unique
+   * index and the whole write runs again as an update.
+   */
+  async upsert(raw: unknown, expectedVersion?: number): Promise<{ view: V; record: E; created: boolean }> {
+    const given = this.parseInput(raw) as Record<string, unknown>;
+    const handle = this.resource.handle;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.transaction(given, async (m) => {
+          const current = await m.findOne(this.resource.entity, {
+            where: { [handle]: given[handle], deleted: false, ...this.scope } as never,
+            lock: { mode: 'pessimistic_write' },
+          });
+          if (!current) {
+            if (expectedVersion !== undefined) {
+              throw new PreconditionFailedError(`No ${this.label} has the ${handle} '${String(given[handle])}' yet`, {
+                details: [{ field: 'If-Match', message: 'the record does not exist' }],
+              });
+            }
+            return { ...(await this.insert(m, given as I)), created: true };
+          }
+          const written = await this.write(m, current._id, given, expectedVersion, (prev) =>
+            this.parseInput({ ...this.writableView(prev), ...given }),
+          );
+          return { ...written, created: false };
+        });
+      } catch (err) {
+        if (attempt === 0 && err instanceof ConflictError) continue;
+        throw err;
+      }
+    }
+  }
+
+  /** Inserts a new record from a validated input, with its event. */
+  private async insert(m: EntityManager, input: I): Promise<{ view: V; record: E }> {
+    {
       await this.resource.hooks?.lock?.(m, {
         kind: 'create',
         input: input as Record<string, unknown>,
@@ -120,8 +190,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       const view = this.render(record);
       await m.insert(this.resource.entity, record as never);
       await this.emit(m, 'created', view);
-      return view;
-    });
+      return { view, record };
+    }
   }
 
   /** One live record. */
@@ -162,14 +232,34 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   async patch(id: string, raw: unknown, expectedVersion?: number): Promise<V> {
     this.checkId(id);
     const parsed = this.resource.schemas.patch.safeParse(raw ?? {});
-    if (!parsed.success) throw fromZodError(parsed.error, { title: `Invalid ${this.resource.label} patch` });
+    if (!parsed.success) throw fromZodError(parsed.error, { title: `Invalid ${this.label} patch` });
     const patch = parsed.data as Record<string, unknown>;
-    return this.update(id, patch, expectedVersion, (current) => {
-      const writable = Object.fromEntries(
-        Object.entries(this.toView(current)).filter(([k]) => this.writable.includes(k)),
-      );
-      return this.parseInput(mergePatch(writable, patch));
+    return this.update(id, patch, expectedVersion, (current) =>
+      this.parseInput(mergePatch(this.writableView(current), patch)),
+    );
+  }
+
+  /**
+   * A write that is not a caller's input (a secret rotated, a state moved, a record disabled by
+   * the system): under the record's row lock and If-Match, `change` edits the row and returns
+   * false to leave it as it was; a change is stored with a new version and an `updated` event.
+   */
+  async mutate(
+    id: string,
+    expectedVersion: number | undefined,
+    change: (record: E, m: EntityManager) => boolean | void | Promise<boolean | void>,
+  ): Promise<{ view: V; record: E; changed: boolean }> {
+    this.checkId(id);
+    return this.transaction(null, async (m) => {
+      const record = await this.lockRecord(m, { kind: 'update', id, given: {}, scope: this.scope }, expectedVersion);
+      if ((await change(record, m)) === false) return { view: this.toView(record), record, changed: false };
+      return { ...(await this.saveChange(m, record, 'updated')), changed: true };
     });
+  }
+
+  /** The writable fields of a record as the API shows them: what a merge patch or an upsert starts from. */
+  private writableView(record: E): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(this.toView(record)).filter(([k]) => this.writable.includes(k)));
   }
 
   /** Soft-deletes a record; its handle becomes free. The event carries its last state. */
@@ -306,7 +396,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /** How `_search` reaches the indexes: the IMMUTABLE unaccent, and the folded column where the table has one. */
   private sqlOptions(): ApplyListQueryOptions {
     const folded = this.ds.getMetadata(this.resource.entity).findColumnWithDatabaseName(SEARCH_FOLDED) !== undefined;
-    return { unaccent: UNACCENT, ...(folded ? { folded: { [SEARCH_FIELD]: SEARCH_FOLDED } } : {}) };
+    return { unaccent: this.store.unaccent, ...(folded ? { folded: { [SEARCH_FIELD]: SEARCH_FOLDED } } : {}) };
   }
 
   /** Live records (of the scope) with one of the ids or handles (unknown ones are left out), ordered by `_id`. */
@@ -355,21 +445,36 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     expectedVersion: number | undefined,
     inputFor: (current: E) => I,
   ): Promise<V> {
-    return this.transaction(given, async (m) => {
-      const prev = await this.lockRecord(m, { kind: 'update', id, given, scope: this.scope }, expectedVersion);
-      const input = inputFor(prev);
-      const next: E = Object.assign(new this.resource.entity(), prev, this.resource.columns(input, prev));
-      await this.resource.hooks?.beforeWrite?.(m, next, prev);
-      next.version = prev.version + 1;
-      next.updated_at = new Date();
-      const view = this.render(next);
-      await m.save(this.resource.entity, next as never);
-      await this.emit(m, 'updated', view);
-      await this.resource.hooks?.afterWrite?.(m, next, prev, (action, record) =>
-        this.emit(m, action, this.toView(record)),
-      );
-      return view;
-    });
+    return (await this.transaction(given, (m) => this.write(m, id, given, expectedVersion, inputFor))).view;
+  }
+
+  /** Writes the input `inputFor` makes of the locked record, with the resource's rules and the event. */
+  private async write(
+    m: EntityManager,
+    id: string,
+    given: Record<string, unknown>,
+    expectedVersion: number | undefined,
+    inputFor: (current: E) => I,
+  ): Promise<{ view: V; record: E }> {
+    const prev = await this.lockRecord(m, { kind: 'update', id, given, scope: this.scope }, expectedVersion);
+    const input = inputFor(prev);
+    const next: E = Object.assign(new this.resource.entity(), prev, this.resource.columns(input, prev));
+    await this.resource.hooks?.beforeWrite?.(m, next, prev);
+    const written = await this.saveChange(m, next, 'updated');
+    await this.resource.hooks?.afterWrite?.(m, next, prev, (action, record) =>
+      this.emit(m, action, this.toView(record)),
+    );
+    return written;
+  }
+
+  /** Stores a changed record with its next version and its event. */
+  private async saveChange(m: EntityManager, next: E, action: 'updated'): Promise<{ view: V; record: E }> {
+    next.version += 1;
+    next.updated_at = new Date();
+    const view = this.render(next);
+    await m.save(this.resource.entity, next as never);
+    await this.emit(m, action, view);
+    return { view, record: next };
   }
 
   /** Takes the resource's early locks, then the record's row lock, and checks If-Match under it. */
@@ -385,12 +490,9 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     });
     if (!record) throw this.notFound(request.id);
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
-      throw new PreconditionFailedError(
-        `The ${this.resource.label} is at version ${record.version}, not ${expectedVersion}`,
-        {
-          details: [{ field: 'If-Match', message: `current version is ${record.version}` }],
-        },
-      );
+      throw new PreconditionFailedError(`The ${this.label} is at version ${record.version}, not ${expectedVersion}`, {
+        details: [{ field: 'If-Match', message: `current version is ${record.version}` }],
+      });
     }
     return record;
   }
@@ -411,17 +513,30 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   }
 
   private translate(err: unknown, taken: unknown): unknown {
-    const { label, handle, parent } = this.resource;
-    const among = `live ${label}${parent ? ` of the same ${parent.label}` : ''}`;
+    const { label, handle, parentLabel } = this.names();
+    const among = `live ${label}${parentLabel ? ` of the same ${parentLabel}` : ''}`;
     return translatePgError(err, {
       [`UQ_${this.tableName()}_${handle}_live`]: {
         message:
-          typeof taken === 'string'
+          this.resource.handleTaken?.(taken) ??
+          (typeof taken === 'string'
             ? `Another ${among} already has the ${handle} '${taken}'`
-            : `Another ${among} already has this ${handle}`,
+            : `Another ${among} already has this ${handle}`),
         field: handle,
       },
     });
+  }
+
+  /** Words for messages: the record, its handle, and its parent's label for a nested resource. */
+  private names(): { label: string; handle: string; parentLabel?: string } {
+    const parent = this.info.parent === undefined ? undefined : collectionInfo(this.info.parent).label;
+    return { label: this.label, handle: this.resource.handle, parentLabel: parent };
+  }
+
+  /** The parent's id of a nested resource's calls, when the scope names it. */
+  private parentId(): string | undefined {
+    const column = this.resource.parent?.column;
+    return column === undefined ? undefined : this.scope[column];
   }
 
   private tableName(): string {
@@ -430,32 +545,30 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   private parseInput(raw: unknown): I {
     const r = this.resource.schemas.input.safeParse(raw);
-    if (!r.success) throw fromZodError(r.error, { title: `Invalid ${this.resource.label}` });
+    if (!r.success) throw fromZodError(r.error, { title: `Invalid ${this.label}` });
     return r.data;
   }
 
   private checkId(id: string): void {
-    requireId(id, this.resource.label);
+    requireId(id, this.label);
   }
 
   private notFound(id: string): NotFoundError {
-    const { label, parent } = this.resource;
-    const under = parent && this.scope[parent.column] ? ` in ${parent.label} '${this.scope[parent.column]}'` : '';
-    // A nested path names its parent as `{column}`: `/api/v1/attributes/{attribute_id}/options`.
-    const path = Object.entries(this.scope).reduce(
-      (p, [column, value]) => p.replace(`{${column}}`, value),
-      this.resource.path,
-    );
+    const { label, parentLabel } = this.names();
+    const parent = this.parentId();
+    const under = parentLabel && parent ? ` in ${parentLabel} '${parent}'` : '';
     return new NotFoundError(`No ${label} with _id '${id}'${under}`, {
       title: `${label[0].toUpperCase()}${label.slice(1)} not found`,
-      solution: `List them with GET ${path} to find the right _id`,
+      ...withLinks(
+        (link) => `List them with ${link({ collection: this.resource.collection, parent })} to find the right _id`,
+      ),
     });
   }
 
   private async emit(m: EntityManager, action: 'created' | 'updated' | 'deleted', data: V): Promise<void> {
     const ctx = currentContext();
     await recordEvent(m, {
-      source: SOURCE,
+      source: this.store.source,
       collection: this.resource.collection,
       action,
       data,

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { ValidationError, type ErrorDetail } from '@pim/errors';
+import type { RecordResource, RecordStore } from '@pim/records';
+import {
+  webhookInputSchema,
+  webhookListDecl,
+  webhookPatchSchema,
+  type WebhookInput,
+  type WebhookView,
+} from '@pim/resources';
+import { WebhookEntity, type KeyValuePair } from './webhook.entity';
+import { AddressPolicy, isIpLiteral } from '../ssrf/address.policy';
+import { RESERVED_BODY_KEYS } from '../delivery/delivery.sender';
+import { cancelPendingDeliveries } from '../delivery/delivery.service';
+
+/** How the webhooks app's records are stored: its events come from `webhooks`. */
+export const WEBHOOKS_STORE: RecordStore = { source: 'webhooks' };
+
+/** A new signing secret in the Standard Webhooks form: `whsec_` + base64 of 24 random bytes. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/**
+ * Rules beyond the shape: an IP-literal (or localhost) URL must be one delivery may reach, and
+ * body pairs may not replace the payload's own keys.
+ */
+function checkTarget(policy: AddressPolicy, url: string | null, body: KeyValuePair[]): void {
+  const details: ErrorDetail[] = [];
+  if (url) {
+    const host = new URL(url).hostname;
+    const literal = isIpLiteral(host) ? host : /^(.+\.)?localhost\.?$/i.test(host) ? '127.0.0.1' : null;
+    const verdict = literal ? policy.check(literal) : ({ allowed: true } as const);
+    if (!verdict.allowed) details.push({ field: 'url', message: verdict.reason });
+  }
+  body.forEach((pair, i) => {
+    if (RESERVED_BODY_KEYS.includes(pair.key))
+      details.push({ field: `body.${i}.key`, message: `'${pair.key}' is part of every payload; choose another key` });
+  });
+  if (details.length > 0) {
+    throw new ValidationError(details.map((d) => `${d.field}: ${d.message}`).join('; '), {
+      title: 'Invalid webhook',
+      solution:
+        'Point the webhook at a public address (or ask the operator to allow the range) and rename reserved body keys',
+      details,
+    });
+  }
+}
+
+/**
+ * Webhooks on the record engine: one live webhook per collection (the handle), a signing secret
+ * made at creation and never shown by the view, targets checked against the address policy on
+ * every write, and pending deliveries cancelled with a delete.
+ */
+export function webhookResource(policy: AddressPolicy): RecordResource<WebhookEntity, WebhookView, WebhookInput> {
+  return {
+    collection: 'webhooks',
+    entity: WebhookEntity,
+    schemas: { input: webhookInputSchema, patch: webhookPatchSchema },
+    listDecl: webhookListDecl,
+    handle: 'collection',
+    handleTaken: () => 'This collection already has a webhook',
+    columns: (input, prev) => ({
+      collection: input.collection,
+      url: input.url ?? null,
+      headers: input.headers ?? [],
+      body: input.body ?? [],
+      enabled: input.enabled ?? true,
+      ...(prev === null ? { secret: newSigningSecret(), previous_secret: null, previous_secret_expires_at: null } : {}),
+    }),
+    view: (w) => ({
+      collection: w.collection,
+      ...(w.url !== null ? { url: w.url } : {}),
+      headers: w.headers,
+      body: w.body,
+      enabled: w.enabled,
+    }),
+    hooks: {
+      beforeWrite: async (_m, next) => checkTarget(policy, next.url, next.body),
+      afterDelete: (m, webhook) => cancelPendingDeliveries(m, webhook._id),
+    },
+  };
+}

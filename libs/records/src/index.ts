@@ -1,0 +1,24 @@
+export { mergePatch } from './merge-patch';
+export { RecordEntity, SearchableRecordEntity } from './record.entity';
+export {
+  idsIn,
+  idsOut,
+  mirrorCodec,
+  recordHandlers,
+  viewToMessage,
+  type MessageCodec,
+  type RecordHandlers,
+} from './record.grpc';
+export { refuseInUse, requireLive, type Reference, type ReferenceTarget, type Usage } from './record.references';
+export {
+  SEARCH_FIELD,
+  searchTextOf,
+  storageDecl,
+  type Emit,
+  type LockRequest,
+  type RecordHooks,
+  type RecordResource,
+  type RecordView,
+  type Scope,
+} from './record.resource';
+export { BATCH_GET_MAX, RecordService, RetryWrite, SEARCH_FOLDED, type RecordStore } from './record.service';
