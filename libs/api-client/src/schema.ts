@@ -13,21 +13,21 @@ export interface paths {
         };
         /**
          * List webhooks
-         * @description Pagination, sorting, filters and `_search` as in every list (interface 4.2).
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over collection and url) as in every list.
          *
          *     Needs scope `webhooks:read` (or `admin`).
          */
         get: operations["listWebhooks"];
         /**
          * Create or update the webhook of a collection
-         * @description Upserts by `collection` (interface 4.1): creates the webhook when the collection has none (the response then carries its signing `secret`, shown only once), otherwise writes the given fields onto it; omitted fields keep their values.
+         * @description Creates the webhook when the collection has none (the response then carries its signing `secret`, shown only once), otherwise writes the given fields onto it; omitted fields keep their values.
          *
          *     Needs scope `webhooks:write` (or `admin`).
          */
         put: operations["upsertWebhook"];
         /**
          * Create a webhook
-         * @description The response carries the signing `secret` (whsec_…); it is shown only here.
+         * @description The collection must be free among live records of the collection (409 otherwise).
          *
          *     Needs scope `webhooks:write` (or `admin`).
          */
@@ -60,7 +60,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook
-         * @description Soft delete: the webhook stops receiving events and vanishes from gets and lists.
+         * @description Soft delete: the record vanishes from gets and lists and its collection becomes free.
          *
          *     Needs scope `webhooks:write` (or `admin`).
          */
@@ -69,7 +69,7 @@ export interface paths {
         head?: never;
         /**
          * Patch a webhook
-         * @description JSON merge patch (RFC 7396): fields present are written, `url: null` removes the URL.
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
          *
          *     Needs scope `webhooks:write` (or `admin`).
          */
@@ -632,7 +632,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List options of an attribute
+         * List attribute options
          * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over every language of label) as in every list.
          *
          *     Needs scope `attribute_options:read` (or `admin`).
@@ -1038,6 +1038,84 @@ export interface components {
              */
             request_id?: string;
         };
+        WebhookWithSecret: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @example products */
+            collection: string;
+            /**
+             * Format: uri
+             * @example https://example.com/hooks/pim
+             */
+            url?: string;
+            /** @description Headers sent with every delivery */
+            headers: components["schemas"]["KeyValue"][];
+            /** @description Parameters added to every delivery body */
+            body: components["schemas"]["KeyValue"][];
+            enabled: boolean;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the webhook
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+            /**
+             * @description Signing secret (whsec_…); shown only in this response
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @description A key and a value, both strings */
+        KeyValue: {
+            /** @example X-Api-Key */
+            key: string;
+            /** @example k3y */
+            value: string;
+        };
+        /** @description A webhook as written by a caller (interface 2.14) */
+        WebhookInput: {
+            /**
+             * @description The collection whose events this webhook receives (see GET /api/v1/collections)
+             * @example products
+             * @enum {string}
+             */
+            collection: "attribute_groups" | "attribute_options" | "attributes" | "brands" | "catalogs" | "categories" | "category_trees" | "channels" | "exports" | "families" | "import_templates" | "imports" | "orders" | "product_approvals" | "product_relations" | "products" | "publications" | "users_groups" | "webhooks" | "workflow_approvals" | "workflows";
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL that receives the events
+             * @example https://example.com/hooks/pim
+             */
+            url?: string;
+            /** @description Headers sent with every delivery */
+            headers?: {
+                /** @example X-Api-Key */
+                key: string;
+                /** @example k3y */
+                value: string;
+            }[];
+            /** @description Parameters added to every delivery body */
+            body?: components["schemas"]["KeyValue"][];
+            /** @description Whether events are delivered (default true) */
+            enabled?: boolean;
+        };
         /** @description The webhook after an upsert; `secret` is present only when the upsert created it */
         UpsertedWebhook: {
             /**
@@ -1083,39 +1161,6 @@ export interface components {
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             secret?: string;
-        };
-        /** @description A key and a value, both strings */
-        KeyValue: {
-            /** @example X-Api-Key */
-            key: string;
-            /** @example k3y */
-            value: string;
-        };
-        /** @description A webhook as written by a caller (interface 2.14) */
-        WebhookInput: {
-            /**
-             * @description The collection whose events this webhook receives (see GET /api/v1/collections)
-             * @example products
-             * @enum {string}
-             */
-            collection: "attribute_groups" | "attribute_options" | "attributes" | "brands" | "catalogs" | "categories" | "category_trees" | "channels" | "exports" | "families" | "import_templates" | "imports" | "orders" | "product_approvals" | "product_relations" | "products" | "publications" | "users_groups" | "webhooks" | "workflow_approvals" | "workflows";
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL that receives the events
-             * @example https://example.com/hooks/pim
-             */
-            url?: string;
-            /** @description Headers sent with every delivery */
-            headers?: {
-                /** @example X-Api-Key */
-                key: string;
-                /** @example k3y */
-                value: string;
-            }[];
-            /** @description Parameters added to every delivery body */
-            body?: components["schemas"]["KeyValue"][];
-            /** @description Whether events are delivered (default true) */
-            enabled?: boolean;
         };
         /** @description A page of records (interface 2.15) */
         WebhookList: {
@@ -1219,51 +1264,6 @@ export interface components {
              * @example Maria Silva
              */
             created_by_name?: string;
-        };
-        WebhookWithSecret: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /** @example products */
-            collection: string;
-            /**
-             * Format: uri
-             * @example https://example.com/hooks/pim
-             */
-            url?: string;
-            /** @description Headers sent with every delivery */
-            headers: components["schemas"]["KeyValue"][];
-            /** @description Parameters added to every delivery body */
-            body: components["schemas"]["KeyValue"][];
-            enabled: boolean;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the webhook
-             * @example Maria Silva
-             */
-            created_by_name?: string;
-            /**
-             * @description Signing secret (whsec_…); shown only in this response
-             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-             */
-            secret: string;
         };
         /** @description JSON merge patch (RFC 7396) of a webhook */
         WebhookPatch: {
@@ -4940,38 +4940,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description If-Match does not match the current version */
-        PreconditionFailed: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": 412,
-                 *       "kind": "precondition",
-                 *       "name": "PreconditionFailedError",
-                 *       "title": "Precondition failed",
-                 *       "message": "The webhook is at version 4, not 3",
-                 *       "solution": "Read the record again and retry with its current ETag in If-Match",
-                 *       "details": [
-                 *         {
-                 *           "field": "If-Match",
-                 *           "message": "current version is 4"
-                 *         }
-                 *       ],
-                 *       "request_id": "0b5f3a4e-8c1d-4f7a-9e2b-6d3c1a2b4c5d"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description Body larger than the limit */
         PayloadTooLarge: {
             headers: {
@@ -5096,6 +5064,38 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description If-Match does not match the current version */
+        PreconditionFailed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 412,
+                 *       "kind": "precondition",
+                 *       "name": "PreconditionFailedError",
+                 *       "title": "Precondition failed",
+                 *       "message": "The webhook is at version 4, not 3",
+                 *       "solution": "Read the record again and retry with its current ETag in If-Match",
+                 *       "details": [
+                 *         {
+                 *           "field": "If-Match",
+                 *           "message": "current version is 4"
+                 *         }
+                 *       ],
+                 *       "request_id": "0b5f3a4e-8c1d-4f7a-9e2b-6d3c1a2b4c5d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description No such record or route */
         NotFound: {
             headers: {
@@ -5138,10 +5138,10 @@ export interface components {
         "X-Request-Id": string;
         /** @description CORS: the request's Origin, echoed only when it is one of the configured origins (CORS_ORIGINS; none by default, as server-to-server callers need no CORS) */
         "Access-Control-Allow-Origin": string;
-        /** @description Seconds to wait before sending the request again */
-        "Retry-After": number;
         /** @description Present when this is the stored response of an earlier request with the same Idempotency-Key and body */
         "Idempotent-Replayed": "true";
+        /** @description Seconds to wait before sending the request again */
+        "Retry-After": number;
     };
     pathItems: never;
 }
@@ -5279,7 +5279,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of webhooks */
+            /** @description A page of records */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5531,6 +5531,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6252,8 +6253,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6295,7 +6298,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -6312,7 +6315,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -6331,7 +6334,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -6355,7 +6358,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -6380,7 +6383,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -6419,7 +6422,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -6443,7 +6446,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -6645,8 +6648,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6688,7 +6693,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -6705,7 +6710,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -6724,7 +6729,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -6748,7 +6753,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -6773,7 +6778,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -6812,7 +6817,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -6836,7 +6841,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7086,8 +7091,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7129,7 +7136,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7146,7 +7153,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7165,7 +7172,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -7189,7 +7196,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7214,7 +7221,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -7253,7 +7260,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -7277,7 +7284,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7489,8 +7496,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7532,7 +7541,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7549,7 +7558,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7568,7 +7577,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -7592,7 +7601,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7617,7 +7626,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -7656,7 +7665,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -7680,7 +7689,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7892,8 +7901,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7935,7 +7946,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7952,7 +7963,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -7971,7 +7982,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -7995,7 +8006,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -8020,7 +8031,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -8059,7 +8070,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -8083,7 +8094,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -8375,8 +8386,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8418,7 +8431,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -8435,7 +8448,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -8454,7 +8467,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -8478,7 +8491,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -8503,7 +8516,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -8542,7 +8555,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -8566,7 +8579,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -8821,8 +8834,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8867,7 +8882,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -8884,7 +8899,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -8903,7 +8918,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -8929,7 +8944,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -8954,7 +8969,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -8995,7 +9010,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -9021,7 +9036,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -9261,8 +9276,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9304,7 +9321,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -9321,7 +9338,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -9340,7 +9357,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -9364,7 +9381,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -9389,7 +9406,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -9428,7 +9445,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -9452,7 +9469,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -9880,8 +9897,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9923,7 +9942,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -9940,7 +9959,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -9959,7 +9978,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -9983,7 +10002,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -10008,7 +10027,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -10047,7 +10066,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -10071,7 +10090,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -10314,8 +10333,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10357,7 +10378,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -10374,7 +10395,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -10393,7 +10414,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -10417,7 +10438,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };
@@ -10442,7 +10463,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -10481,7 +10502,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Write only if the record is still at this ETag */
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
             };
             path: {
@@ -10505,7 +10526,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record */
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
                 };

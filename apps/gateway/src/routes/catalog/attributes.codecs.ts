@@ -8,7 +8,7 @@ import type {
   AttributeView,
   TypeConfig,
 } from '@pim/resources';
-import type { RecordCodec } from './record.routes';
+import type { RecordCodec } from '../../http/resource.routes';
 import { mirror } from './taxonomy.codecs';
 
 const linksOut = (links: { _id: string; required?: boolean }[] | undefined): pb.AttributeLink[] =>

@@ -10,7 +10,7 @@ import {
   attributeSchemas,
 } from '@pim/resources';
 import type { CatalogClients } from './catalog.clients';
-import type { RecordRouteSpec } from './record.routes';
+import type { RecordRouteSpec } from '../../http/resource.routes';
 import { attributeCodec, attributeGroupCodec, attributeOptionCodec } from './attributes.codecs';
 
 /** Descriptions of the OpenAPI tags of the attribute routes. */
@@ -68,13 +68,7 @@ type Declare = <V extends { _id: string; version: number }, M, In, I>(spec: Reco
  */
 export function attributeRoutes(declare: Declare, clients: CatalogClients): void {
   declare({
-    path: '/attributes',
     collection: 'attributes',
-    one: 'Attribute',
-    many: 'Attributes',
-    label: 'attribute',
-    labels: 'attributes',
-    tag: 'Attributes',
     handle: 'key',
     searches: 'every language of name and description',
     schemas: attributeSchemas,
@@ -85,15 +79,7 @@ export function attributeRoutes(declare: Declare, clients: CatalogClients): void
     codec: attributeCodec,
   });
   declare({
-    path: '/attributes/:id/options',
-    idParam: 'optionId',
-    parent: 'attribute',
     collection: 'attribute_options',
-    one: 'AttributeOption',
-    many: 'AttributeOptions',
-    label: 'attribute option',
-    labels: 'options of an attribute',
-    tag: 'Attribute options',
     handle: 'value',
     searches: 'every language of label',
     schemas: attributeOptionSchemas,
@@ -102,13 +88,7 @@ export function attributeRoutes(declare: Declare, clients: CatalogClients): void
     codec: attributeOptionCodec,
   });
   declare({
-    path: '/attribute-groups',
     collection: 'attribute_groups',
-    one: 'AttributeGroup',
-    many: 'AttributeGroups',
-    label: 'attribute group',
-    labels: 'attribute groups',
-    tag: 'Attribute groups',
     handle: 'key',
     searches: 'every language of name',
     schemas: attributeGroupSchemas,

@@ -18,11 +18,11 @@ import {
 } from '@pim/resources';
 import type { Api } from '../../http/route';
 import type { CatalogClients, RecordClient } from './catalog.clients';
-import type { BatchLoader } from './expand';
+import type { BatchLoader } from '../../http/expand';
 import { brandCodec, catalogCodec, categoryCodec, categoryTreeCodec, familyCodec } from './taxonomy.codecs';
 import { attributeCodec, attributeGroupCodec } from './attributes.codecs';
 import { ATTRIBUTE_TAG_DESCRIPTIONS, attributeRoutes } from './attributes.routes';
-import { recordRoutes, type RecordCodec, type RecordRouteSpec } from './record.routes';
+import { recordRoutes, type RecordCodec, type RecordRouteSpec } from '../../http/resource.routes';
 import { PRODUCT_TAG_DESCRIPTIONS, productRoutes } from './products.routes';
 import { productCodec } from './products.codecs';
 import { RELATION_TAG_DESCRIPTIONS, productRelationCodec, relationRoutes } from './relations.routes';
@@ -121,39 +121,21 @@ export function catalogRoutes(
     recordRoutes(api, spec, limits, loaders, views);
 
   declare({
-    path: '/brands',
     collection: 'brands',
-    one: 'Brand',
-    many: 'Brands',
-    label: 'brand',
-    labels: 'brands',
-    tag: 'Brands',
     schemas: brandSchemas,
     listDecl: brandListDecl,
     client: brands,
     codec: brandCodec,
   });
   declare({
-    path: '/category-trees',
     collection: 'category_trees',
-    one: 'CategoryTree',
-    many: 'CategoryTrees',
-    label: 'category tree',
-    labels: 'category trees',
-    tag: 'Category trees',
     schemas: categoryTreeSchemas,
     listDecl: categoryTreeListDecl,
     client: trees,
     codec: categoryTreeCodec,
   });
   declare({
-    path: '/categories',
     collection: 'categories',
-    one: 'Category',
-    many: 'Categories',
-    label: 'category',
-    labels: 'categories',
-    tag: 'Categories',
     schemas: categorySchemas,
     listDecl: categoryListDecl,
     listParams: subtreeParams,
@@ -161,26 +143,14 @@ export function catalogRoutes(
     codec: categoryCodec,
   });
   declare({
-    path: '/families',
     collection: 'families',
-    one: 'Family',
-    many: 'Families',
-    label: 'family',
-    labels: 'families',
-    tag: 'Families',
     schemas: familySchemas,
     listDecl: familyListDecl,
     client: families,
     codec: familyCodec,
   });
   declare({
-    path: '/catalogs',
     collection: 'catalogs',
-    one: 'Catalog',
-    many: 'Catalogs',
-    label: 'catalog',
-    labels: 'catalogs',
-    tag: 'Catalogs',
     schemas: catalogSchemas,
     listDecl: catalogListDecl,
     client: catalogs,

@@ -1,6 +1,6 @@
 import type { products as pb } from '@pim/contracts';
 import type { ProductInput, ProductView } from '@pim/resources';
-import type { RecordCodec } from './record.routes';
+import type { RecordCodec } from '../../http/resource.routes';
 import { mirror } from './taxonomy.codecs';
 
 /** Products: catalogs carry `_id` in REST and `id` in protos; attributes and snapshots travel as Structs. */

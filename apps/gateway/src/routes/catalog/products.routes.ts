@@ -3,7 +3,7 @@ import { apiLinkWriter } from '../../http/links';
 import { productBulkSchemas, productListDecl, productSchemas, type BulkItemResult } from '@pim/resources';
 import type { Api } from '../../http/route';
 import type { CatalogClients } from './catalog.clients';
-import type { RecordRouteSpec } from './record.routes';
+import type { RecordRouteSpec } from '../../http/resource.routes';
 import { productCodec } from './products.codecs';
 
 /** Descriptions of the OpenAPI tags the product routes use. */
@@ -21,13 +21,7 @@ type Declare = <V extends { _id: string; version: number }, M, In, I>(spec: Reco
  */
 export function productRoutes(api: Api, declare: Declare, clients: CatalogClients): void {
   declare({
-    path: '/products',
     collection: 'products',
-    one: 'Product',
-    many: 'Products',
-    label: 'product',
-    labels: 'products',
-    tag: 'Products',
     schemas: productSchemas,
     listDecl: productListDecl,
     nestedFilters: 'attributes.',

@@ -9,7 +9,7 @@ import {
   type ProductRelationView,
 } from '@pim/resources';
 import type { CatalogClients } from './catalog.clients';
-import type { RecordCodec, RecordRouteSpec } from './record.routes';
+import type { RecordCodec, RecordRouteSpec } from '../../http/resource.routes';
 
 /** Descriptions of the OpenAPI tags the relation routes use. */
 export const RELATION_TAG_DESCRIPTIONS: Record<string, string> = {
@@ -57,13 +57,7 @@ type Declare = <V extends { _id: string; version: number }, M, In, I>(spec: Reco
 /** Declares /product-relations (the six record routes; list filters `product_id`, `type`; `expand=product`). */
 export function relationRoutes(declare: Declare, clients: CatalogClients): void {
   declare({
-    path: '/product-relations',
     collection: 'product_relations',
-    one: 'ProductRelation',
-    many: 'ProductRelations',
-    label: 'product relation',
-    labels: 'product relations',
-    tag: 'Product relations',
     handle: 'product_id and type',
     searches: 'nothing (no field of a relation is searchable; filter by product_id and type)',
     schemas: productRelationSchemas,

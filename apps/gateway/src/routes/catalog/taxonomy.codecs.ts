@@ -10,7 +10,7 @@ import type {
   FamilyView,
   TaxonomyInput,
 } from '@pim/resources';
-import type { RecordCodec } from './record.routes';
+import type { RecordCodec } from '../../http/resource.routes';
 
 /** A message whose fields are the view's, with `id` for `_id`. */
 export function mirror<V extends { _id: string }>(m: Omit<V, '_id'> & { id: string }): V {

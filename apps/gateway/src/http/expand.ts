@@ -1,5 +1,5 @@
 import { expandables, type ResourceDecl } from '@pim/query';
-import { authorize, type Principal } from '../../auth/scopes';
+import { authorize, type Principal } from '../auth/scopes';
 
 /** Reads records of one collection by ids (one BatchGet to its owner). */
 export type BatchLoader = (ids: string[]) => Promise<{ _id: string }[]>;

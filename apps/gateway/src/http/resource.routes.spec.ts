@@ -1,4 +1,4 @@
-import { withRawData } from './record.routes';
+import { withRawData } from './resource.routes';
 
 describe('withRawData', () => {
   it('puts an already serialized array where data was, keeping every other field, even one that looks like the mark', () => {

@@ -1,5 +1,5 @@
 import { declareResource } from '@pim/query';
-import type { Principal } from '../../auth/scopes';
+import type { Principal } from '../auth/scopes';
 import { expandRecords, type BatchLoader } from './expand';
 
 const decl = declareResource({

@@ -1,13 +1,14 @@
 import { z, type ZodType } from 'zod';
 import { RawJson, stringifyWithRaw } from '@pim/db';
 import { requireId } from '@pim/ids';
+import { codeNames, collectionInfo, collectionPath } from '@pim/resources';
 import { buildEnvelope, expandables, parseListQuery, type ResourceDecl } from '@pim/query';
-import type { Api } from '../../http/route';
-import { etag, expectedVersion } from '../../http/conditional';
+import type { Api } from './route';
+import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from './conditional';
 import { toProtoListQuery } from '@pim/rpc';
-import { listQuerySchema } from '../../http/list';
-import { envelopeSchema } from '../../openapi/envelope';
-import type { RecordClient } from './catalog.clients';
+import { listQuerySchema } from './list';
+import { envelopeSchema } from '../openapi/envelope';
+import type { RecordClient } from '../routes/catalog/catalog.clients';
 import { expandRecords, expandsInPlace, type BatchLoader, type LinkExpansions } from './expand';
 import { splitNestedFilters } from './nested-filters';
 
@@ -19,23 +20,17 @@ export interface RecordCodec<V, M, In, I> {
   toInput(body: I): In;
 }
 
-/** One catalog resource as the gateway serves it; its six routes are derived from it. */
+/**
+ * One declared resource as the gateway serves it; its routes are derived from it. Its identity —
+ * path (`/category-trees`, `/attributes/:id/options` under its parent), names (`CategoryTree` →
+ * createCategoryTree, CategoryTreeList), words (`category tree`), tag and scopes
+ * (`<collection>:read|write`) — comes from its collection in `@pim/resources`.
+ */
 export interface RecordRouteSpec<V extends { _id: string; version: number }, M, In, I> {
-  /** REST path of the list: `/brands`, `/attributes/:id/options` (a nested list names its parent `:id`). */
-  path: string;
-  /** Path parameter of one record under `path` (default `id`; `optionId` under `/attributes/:id/options`). */
-  idParam?: string;
-  /** The parent `:id` of a nested path names, in words (`attribute`). */
-  parent?: string;
-  /** The collection: scopes `<collection>:read|write`. */
+  /** The collection: `brands`, `attribute_options`. */
   collection: string;
-  /** Names for operation ids and schemas: `Brand`/`Brands` → createBrand, listBrands, BrandList. */
-  one: string;
-  many: string;
-  /** The record in words, one and many: `brand`/`brands`, `category tree`/`category trees`. */
-  label: string;
-  labels: string;
-  tag: string;
+  /** Path parameter of one record of a nested collection (default: `<last word of its label>Id`, `optionId`). */
+  idParam?: string;
   /** The field unique among live records, for descriptions (default `code`). */
   handle?: string;
   /** What `_search` looks in, for descriptions (default `code and every language of name`). */
@@ -54,6 +49,42 @@ export interface RecordRouteSpec<V extends { _id: string; version: number }, M, 
    */
   client: (params: Record<string, string>) => Omit<RecordClient<M, In>, 'batchGet'>;
   codec: RecordCodec<V, M, In, I>;
+  /**
+   * What a create answers when it is more than the record (a webhook and its signing secret,
+   * shown once): the response schema, and the body from the record and the owner's whole reply.
+   */
+  created?: { schema: ZodType; description: string; body(record: V, reply: Record<string, unknown>): unknown };
+  /**
+   * `PUT <path>`: creates the record the body's handle names, or writes the given fields onto the
+   * live one (omitted fields keep their values); answers 200 with the record (plus what `body` adds
+   * when it was created).
+   */
+  upsert?: {
+    description: string;
+    schema: ZodType;
+    call(
+      input: In,
+      expectedVersion: number | undefined,
+    ): Promise<{ data?: M; created: boolean } & Record<string, unknown>>;
+    body(record: V, reply: Record<string, unknown>): unknown;
+  };
+}
+
+/** A collection's identity as its routes show it: path, names, words, tag, the parent's label. */
+export function routeIdentity(collection: string, idParam?: string) {
+  const info = collectionInfo(collection);
+  const { one, many } = codeNames(info);
+  const lastWord = info.label.split(' ').pop() ?? info.label;
+  return {
+    path: collectionPath(info),
+    one,
+    many,
+    label: info.label,
+    labels: info.labels,
+    tag: `${info.labels[0].toUpperCase()}${info.labels.slice(1)}`,
+    parent: info.parent === undefined ? undefined : collectionInfo(info.parent).label,
+    idParam: idParam ?? (info.parent === undefined ? 'id' : `${lastWord}Id`),
+  };
 }
 
 /** The envelope serialized with `data` replaced by an already serialized JSON array. */
@@ -62,16 +93,8 @@ export function withRawData(envelope: { data: unknown[] }, dataJson: Uint8Array)
   return Buffer.from(stringifyWithRaw({ ...envelope, data: new RawJson(raw) }), 'utf8');
 }
 
-const ifMatchHeader = z.object({
-  'if-match': z
-    .string()
-    .max(32)
-    .optional()
-    .meta({ description: 'Write only if the record is still at this ETag', example: '"3"' }),
-});
-const etagHeaders = z.object({
-  ETag: z.string().max(32).meta({ description: 'Version of the record', example: '"3"' }),
-});
+/** The version an If-Match header asks for. */
+const ifMatch = (headers: Record<string, unknown>) => expectedVersion(headers['if-match'] as string | undefined);
 
 /** The view with the records a list may expand: beside their ids, or inside the links they come from. */
 function listItemSchema(
@@ -129,23 +152,23 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
   loaders: Record<string, BatchLoader>,
   schemasByCollection: Record<string, z.ZodObject>,
 ): void {
-  const { path, collection, one, many, label, codec, listDecl } = spec;
-  const idParam = spec.idParam ?? 'id';
+  const { collection, codec, listDecl } = spec;
+  const { path, one, many, label, labels, tag, parent, idParam } = routeIdentity(collection, spec.idParam);
   const handle = spec.handle ?? 'code';
   const links = spec.links ?? {};
-  const tags = [spec.tag];
+  const tags = [tag];
   const read = `${collection}:read` as const;
   const write = `${collection}:write` as const;
   const item = `${path}/:${idParam}`;
   const recordId = (params: Record<string, string>) => requireId(params[idParam], label);
   const fromMessage = (m: M | undefined): V => {
-    if (!m) throw new Error(`catalog answered without a ${label}`);
+    if (!m) throw new Error(`the ${collectionInfo(collection).app} app answered without a ${label}`);
     return codec.fromMessage(m);
   };
   const ok = (status: number, record: V) => ({ status, body: record, headers: { ETag: etag(record.version) } });
   // A nested resource's parent id is checked here, so a malformed one is a 400 before any call.
   const client = (params: Record<string, string>) => {
-    if (spec.parent !== undefined) requireId(params.id, spec.parent, 'id');
+    if (parent !== undefined) requireId(params.id, parent, 'id');
     return spec.client(params);
   };
 
@@ -162,23 +185,52 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     operationId: `create${one}`,
     scope: write,
     summary: `Create a ${label}`,
-    description: `The ${handle} must be free among live records of the collection${spec.parent ? ` with the same ${spec.parent}` : ''} (409 otherwise).`,
+    description: `The ${handle} must be free among live records of the collection${parent ? ` with the same ${parent}` : ''} (409 otherwise).`,
     tags,
     body: spec.schemas.input,
-    responses: { 201: { description: `The new ${label}`, schema: spec.schemas.view, headers: etagHeaders } },
+    responses: {
+      201: {
+        description: spec.created?.description ?? `The new ${label}`,
+        schema: spec.created?.schema ?? spec.schemas.view,
+        headers: etagHeaders.extend(locationHeaders.shape),
+      },
+    },
     handler: async ({ body, params, path: at }) => {
-      const record = fromMessage((await client(params).create({ input: codec.toInput(body as I) })).data);
-      const r = ok(201, record);
-      return { ...r, headers: { ...r.headers, Location: `${at}/${record._id}` } };
+      const reply = await client(params).create({ input: codec.toInput(body as I) });
+      const record = fromMessage(reply.data);
+      const headers = { ETag: etag(record.version), Location: `${at}/${record._id}` };
+      return { status: 201, body: spec.created ? spec.created.body(record, reply) : record, headers };
     },
   });
+
+  const upsert = spec.upsert;
+  if (upsert) {
+    api.route({
+      method: 'put',
+      path,
+      operationId: `upsert${one}`,
+      scope: write,
+      summary: `Create or update the ${label} of a ${handle}`,
+      description: upsert.description,
+      tags,
+      body: spec.schemas.input,
+      requestHeaders: ifMatchHeader,
+      errors: [409, 412],
+      responses: { 200: { description: `The ${label} after the write`, schema: upsert.schema, headers: etagHeaders } },
+      handler: async ({ body, headers }) => {
+        const reply = await upsert.call(codec.toInput(body as I), ifMatch(headers));
+        const record = fromMessage(reply.data);
+        return { status: 200, body: upsert.body(record, reply), headers: { ETag: etag(record.version) } };
+      },
+    });
+  }
 
   api.route({
     method: 'get',
     path,
     operationId: `list${many}`,
     scope: read,
-    summary: `List ${spec.labels}`,
+    summary: `List ${labels}`,
     description: `Pagination, sorting, filters and \`_search\` (case- and accent-insensitive, over ${spec.searches ?? 'code and every language of name'}) as in every list.`,
     tags,
     query: listQuery,
@@ -246,7 +298,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       const r = await client(params).update({
         id,
         input: codec.toInput(body as I),
-        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+        expected_version: ifMatch(headers),
       });
       return ok(200, fromMessage(r.data));
     },
@@ -272,7 +324,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       const r = await client(params).patch({
         id,
         patch: body as Record<string, unknown>,
-        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+        expected_version: ifMatch(headers),
       });
       return ok(200, fromMessage(r.data));
     },
@@ -292,7 +344,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     handler: async ({ params, headers }) => {
       await client(params).delete({
         id: recordId(params),
-        expected_version: expectedVersion(headers['if-match'] as string | undefined),
+        expected_version: ifMatch(headers),
       });
       return { status: 204 };
     },
