@@ -1073,7 +1073,7 @@ export interface components {
              */
             updated_at: string;
             /**
-             * @description The user of the API key that created the webhook
+             * @description The user of the API key that created the record
              * @example Maria Silva
              */
             created_by_name?: string;
@@ -1090,7 +1090,7 @@ export interface components {
             /** @example k3y */
             value: string;
         };
-        /** @description A webhook as written by a caller (interface 2.14) */
+        /** @description A webhook as written by a caller */
         WebhookInput: {
             /**
              * @description The collection whose events this webhook receives (see GET /api/v1/collections)
@@ -1152,7 +1152,7 @@ export interface components {
              */
             updated_at: string;
             /**
-             * @description The user of the API key that created the webhook
+             * @description The user of the API key that created the record
              * @example Maria Silva
              */
             created_by_name?: string;
@@ -1224,7 +1224,7 @@ export interface components {
             };
             data: components["schemas"]["Webhook"][];
         };
-        /** @description Webhook configuration (interface 2.14) */
+        /** @description Webhook configuration */
         Webhook: {
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
@@ -1260,12 +1260,12 @@ export interface components {
              */
             updated_at: string;
             /**
-             * @description The user of the API key that created the webhook
+             * @description The user of the API key that created the record
              * @example Maria Silva
              */
             created_by_name?: string;
         };
-        /** @description JSON merge patch (RFC 7396) of a webhook */
+        /** @description JSON merge patch (RFC 7396) of a webhook configuration */
         WebhookPatch: {
             /**
              * @description The collection whose events this webhook receives (see GET /api/v1/collections)
@@ -1285,10 +1285,11 @@ export interface components {
                 key: string;
                 /** @example k3y */
                 value: string;
-            }[];
+            }[] | null;
             /** @description Parameters added to every delivery body */
-            body?: components["schemas"]["KeyValue"][];
-            enabled?: boolean;
+            body?: components["schemas"]["KeyValue"][] | null;
+            /** @description Whether events are delivered (default true) */
+            enabled?: boolean | null;
         };
         /** @description A page of records (interface 2.15) */
         DeliveryList: {
@@ -1608,7 +1609,7 @@ export interface components {
              */
             updated_at: string;
             /**
-             * @description The user of the API key that created the webhook
+             * @description The user of the API key that created the record
              * @example Maria Silva
              */
             created_by_name?: string;
@@ -1677,6 +1678,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         /**
@@ -1845,6 +1850,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         /** @description Category tree: the root categories hang from, as written by a caller */
@@ -2013,6 +2022,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         /** @description Category: one node of a category tree, as written by a caller */
@@ -2153,6 +2166,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
             /** @description With expand=category_tree: the record category_tree_id names (null when it has none) */
             category_tree?: {
@@ -2183,6 +2200,10 @@ export interface components {
                  * @example 2026-11-22T16:15:43.123Z
                  */
                 updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
                 created_by_name?: string;
             } | null;
             /** @description With expand=parent: the record parent_id names (null when it has none) */
@@ -2224,6 +2245,10 @@ export interface components {
                  * @example 2026-11-22T16:15:43.123Z
                  */
                 updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
                 created_by_name?: string;
             } | null;
         };
@@ -2305,6 +2330,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         FamilyAttribute: {
@@ -2481,6 +2510,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         /** @description Catalog: a selection of products and who may see it, as written by a caller */
@@ -2947,6 +2980,10 @@ export interface components {
                      * @example 2026-11-22T16:15:43.123Z
                      */
                     updated_at: string;
+                    /**
+                     * @description The user of the API key that created the record
+                     * @example Maria Silva
+                     */
                     created_by_name?: string;
                 } | null;
             }[];
@@ -3487,6 +3524,10 @@ export interface components {
                  * @example 2026-11-22T16:15:43.123Z
                  */
                 updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
                 created_by_name?: string;
             } | null;
         };
@@ -3890,6 +3931,10 @@ export interface components {
                      * @example 2026-11-22T16:15:43.123Z
                      */
                     updated_at: string;
+                    /**
+                     * @description The user of the API key that created the record
+                     * @example Maria Silva
+                     */
                     created_by_name?: string;
                 } | null;
             }[];
@@ -3991,6 +4036,10 @@ export interface components {
                  * @example 2026-11-22T16:15:43.123Z
                  */
                 updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
                 created_by_name?: string;
             } | null;
             /** @description With expand=brand: the record brand_id names (null when it has none) */
@@ -4022,6 +4071,10 @@ export interface components {
                  * @example 2026-11-22T16:15:43.123Z
                  */
                 updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
                 created_by_name?: string;
             } | null;
             /** @description With expand=product: the record product_id names (null when it has none) */

@@ -6,3 +6,12 @@ export * from './taxonomy';
 export * from './attributes';
 export * from './products';
 export * from './relations';
+export { Field, field, type FieldSpec } from './declare/field';
+export {
+  defineResource,
+  type Fields,
+  type InputShape,
+  type Resource,
+  type ResourceSpec,
+  type ViewShape,
+} from './declare/resource';

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { declareResource, type FieldDecl } from '@pim/query';
-import { dateTimeSchema, objectIdSchema } from './common';
+import { objectIdSchema } from './common';
+import { field } from './declare/field';
+import { defineResource } from './declare/resource';
 
-// Brands, category trees, categories, families and catalogs share their fields (issue 4 item 4);
-// each adds a few of its own. The shared parts are declared once here and every resource's
-// schemas and list declaration are derived from them.
+// Brands, category trees, categories, families and catalogs share their fields; each adds a few
+// of its own. Each is declared once here (`defineResource`); its schemas, list declaration and
+// column ↔ view mapping are derived from the declaration.
 
 /** A language code as a Translate key: `pt`, `en`, `pt-BR`, `en_US`, `zh-Hant`. */
 export const languageCodeSchema = z
@@ -58,92 +59,81 @@ export const idSetSchema = (what: string) =>
 
 const enabledSchema = z.boolean().meta({ description: 'Whether the record is in use (default true)' });
 
-/** Writable fields every taxonomy resource has. */
-const baseInput = {
-  code: taxonomyCodeSchema,
-  name: nameSchema,
-  description: translateSchema.optional(),
-  enabled: enabledSchema.optional(),
-  tags: tagsSchema.optional(),
+/** The fields every taxonomy resource has, before its own: `_search` covers code and every language of name. */
+const taxonomyFields = {
+  code: field
+    .of('string', {
+      input: taxonomyCodeSchema,
+      view: z.string().max(100).meta({ pattern: CODE.source, example: 'coffee_beans' }),
+    })
+    .required()
+    .searchable(),
+  name: field
+    .of('translate', {
+      input: nameSchema,
+      patch: translatePatchSchema(z.string().min(1).max(1_000)),
+      view: translateSchema,
+    })
+    .required()
+    .searchable(),
+  description: field
+    .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
+    .default({}),
+  enabled: field.of('boolean', { input: enabledSchema, view: z.boolean() }).default(true),
+  tags: field.of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) }).default([]),
 };
 
-/** The same fields in a merge patch: required ones may change but not be removed; optional ones may be nulled (back to their default). */
-const basePatch = {
-  code: taxonomyCodeSchema.optional(),
-  name: translatePatchSchema(z.string().min(1).max(1_000)).optional(),
-  description: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
-  enabled: enabledSchema.nullable().optional(),
-  tags: tagsSchema.nullable().optional(),
-};
-
-/** Fields every taxonomy resource shows, before its own. */
-const baseViewHead = {
-  _id: objectIdSchema,
-  code: z.string().max(100).meta({ pattern: CODE.source, example: 'coffee_beans' }),
-  name: translateSchema,
-  description: translateSchema,
-  enabled: z.boolean(),
-  tags: z.array(z.string().max(100)).max(100),
-};
-
-/** Fields every taxonomy resource shows, after its own. */
-const baseViewTail = {
-  version: z.number().int().meta({
-    description: 'Incremented on every write; sent as ETag',
-    format: 'int32',
-    minimum: 1,
-    maximum: 2_147_483_647,
-    example: 3,
-  }),
-  created_at: dateTimeSchema,
-  updated_at: dateTimeSchema,
-  created_by_name: z.string().max(200).optional(),
-};
-
-/** The three schemas of one taxonomy resource: what a caller writes, patches and reads. */
-function taxonomySchemas<In extends z.ZodRawShape, Pa extends z.ZodRawShape, Vi extends z.ZodRawShape>(
-  id: string,
-  description: string,
-  own: { input: In; patch: Pa; view: Vi },
-) {
-  return {
-    input: z
-      .strictObject({ ...baseInput, ...own.input })
-      .meta({ id: `${id}Input`, description: `${description}, as written by a caller` }),
-    patch: z
-      .strictObject({ ...basePatch, ...own.patch })
-      .meta({ id: `${id}Patch`, description: `JSON merge patch (RFC 7396) of a ${description.toLowerCase()}` }),
-    view: z.strictObject({ ...baseViewHead, ...own.view, ...baseViewTail }).meta({ id, description }),
-  };
-}
-
-/** Brand schemas: the common fields only. */
-export const brandSchemas = taxonomySchemas('Brand', 'Brand', { input: {}, patch: {}, view: {} });
-
-/** Category tree schemas: the common fields only. */
-export const categoryTreeSchemas = taxonomySchemas('CategoryTree', 'Category tree: the root categories hang from', {
-  input: {},
-  patch: {},
-  view: {},
+/** Brands: the common taxonomy fields only. */
+export const Brand = defineResource({
+  collection: 'brands',
+  commonListFieldsAfter: 'tags',
+  description: 'Brand',
+  fields: taxonomyFields,
 });
 
-/** Category schemas: a node of one tree, under an optional parent of the same tree. */
-export const categorySchemas = taxonomySchemas('Category', 'Category: one node of a category tree', {
-  input: {
-    category_tree_id: objectIdSchema.meta({ description: 'The tree (must exist; the parent must be in it)' }),
-    parent_id: objectIdSchema.optional().meta({
-      description:
-        'The parent category (same tree, never the category itself or one of its descendants); absent at the top of the tree',
-    }),
+/** Category trees: the common taxonomy fields only. */
+export const CategoryTree = defineResource({
+  collection: 'category_trees',
+  commonListFieldsAfter: 'tags',
+  description: 'Category tree: the root categories hang from',
+  fields: taxonomyFields,
+});
+
+/** Name of the categories filter that selects a category and all its descendants. */
+export const IN_CHILDREN_FILTER = 'categories_in_children';
+
+/**
+ * Categories: nodes of one tree, under an optional parent of the same tree.
+ * `categories_in_children=<id>` is a filter, not a field of the record: the category itself and
+ * every descendant (`_in` for several subtrees, `_nin` to leave subtrees out); its owner maps it
+ * onto the stored path.
+ */
+export const Category = defineResource({
+  collection: 'categories',
+  commonListFieldsAfter: 'tags',
+  description: 'Category: one node of a category tree',
+  fields: {
+    ...taxonomyFields,
+    category_tree_id: field
+      .of('id', {
+        input: objectIdSchema.meta({ description: 'The tree (must exist; the parent must be in it)' }),
+        patch: objectIdSchema,
+        view: objectIdSchema,
+      })
+      .required()
+      .expands('category_tree', 'category_trees'),
+    parent_id: field
+      .of('id', {
+        input: objectIdSchema.meta({
+          description:
+            'The parent category (same tree, never the category itself or one of its descendants); absent at the top of the tree',
+        }),
+        patch: objectIdSchema,
+        view: objectIdSchema,
+      })
+      .expands('parent', 'categories'),
   },
-  patch: {
-    category_tree_id: objectIdSchema.optional(),
-    parent_id: objectIdSchema.nullable().optional(),
-  },
-  view: {
-    category_tree_id: objectIdSchema,
-    parent_id: objectIdSchema.optional(),
-  },
+  filters: { [IN_CHILDREN_FILTER]: { type: 'id[]', sortable: false } },
 });
 
 /** One attribute of a family: `_id` and whether products of the family must fill it. */
@@ -164,33 +154,47 @@ const attributeGroupsSchema = idSetSchema('attribute group').meta({
   description: 'Live attribute group ids, each once',
 });
 
-/** Family schemas: the attribute groups and attributes its products carry. */
-export const familySchemas = taxonomySchemas(
-  'Family',
-  'Family: the attribute groups and attributes its products carry',
-  {
-    input: { attribute_groups: attributeGroupsSchema.optional(), attributes: familyAttributesSchema.optional() },
-    patch: {
-      attribute_groups: attributeGroupsSchema.nullable().optional(),
-      attributes: familyAttributesSchema.nullable().optional(),
-    },
-    view: {
-      attribute_groups: z.array(objectIdSchema).max(1_000),
-      attributes: z.array(familyAttributeSchema).max(1_000),
-    },
+/** Families: the attribute groups and attributes (with `required`) its products carry. */
+export const Family = defineResource({
+  collection: 'families',
+  commonListFieldsAfter: 'tags',
+  description: 'Family: the attribute groups and attributes its products carry',
+  fields: {
+    ...taxonomyFields,
+    attribute_groups: field
+      .of('id[]', { input: attributeGroupsSchema, view: z.array(objectIdSchema).max(1_000) })
+      .default([]),
+    attributes: field
+      .of('array', { input: familyAttributesSchema, view: z.array(familyAttributeSchema).max(1_000) })
+      .default([]),
   },
-);
+});
 
 const userGroupsSchema = idSetSchema('users group').meta({
   description: 'Users group ids that may see the catalog (checked for existence once users groups exist)',
 });
 
-/** Catalog schemas: the users groups that may see its products. */
-export const catalogSchemas = taxonomySchemas('Catalog', 'Catalog: a selection of products and who may see it', {
-  input: { user_groups: userGroupsSchema.optional() },
-  patch: { user_groups: userGroupsSchema.nullable().optional() },
-  view: { user_groups: z.array(objectIdSchema).max(1_000) },
+/** Catalogs: a selection of products and the users groups that may see it. */
+export const Catalog = defineResource({
+  collection: 'catalogs',
+  commonListFieldsAfter: 'tags',
+  description: 'Catalog: a selection of products and who may see it',
+  fields: {
+    ...taxonomyFields,
+    user_groups: field.of('id[]', { input: userGroupsSchema, view: z.array(objectIdSchema).max(1_000) }).default([]),
+  },
 });
+
+/** Brand schemas (what a caller writes, patches and reads). */
+export const brandSchemas = Brand.schemas;
+/** Category tree schemas. */
+export const categoryTreeSchemas = CategoryTree.schemas;
+/** Category schemas. */
+export const categorySchemas = Category.schemas;
+/** Family schemas. */
+export const familySchemas = Family.schemas;
+/** Catalog schemas. */
+export const catalogSchemas = Catalog.schemas;
 
 /** A brand as the API shows it. */
 export type BrandView = z.infer<typeof brandSchemas.view>;
@@ -213,52 +217,13 @@ export type TaxonomyInput = z.infer<typeof brandSchemas.input>;
 /** What every taxonomy resource shows. */
 export type TaxonomyView = BrandView;
 
-/** List fields every taxonomy resource has: `_search` covers code and every language of name. */
-const baseListFields: Record<string, FieldDecl> = {
-  _id: { type: 'id' },
-  code: { type: 'string', required: true, searchable: true },
-  name: { type: 'translate', required: true, searchable: true },
-  description: { type: 'translate' },
-  enabled: { type: 'boolean' },
-  tags: { type: 'string[]' },
-  version: { type: 'number' },
-  created_at: { type: 'date' },
-  updated_at: { type: 'date' },
-  created_by_name: { type: 'string' },
-};
-
 /** Fields of the brands list. */
-export const brandListDecl = declareResource({ collection: 'brands', fields: { ...baseListFields } });
-
+export const brandListDecl = Brand.listDecl;
 /** Fields of the category trees list. */
-export const categoryTreeListDecl = declareResource({ collection: 'category_trees', fields: { ...baseListFields } });
-
-/** Name of the categories filter that selects a category and all its descendants. */
-export const IN_CHILDREN_FILTER = 'categories_in_children';
-
-/**
- * Fields of the categories list. `categories_in_children=<id>` is a filter, not a field of the
- * record: the category itself and every descendant (`_in` for several subtrees, `_nin` to leave
- * subtrees out); its owner maps it onto the stored path.
- */
-export const categoryListDecl = declareResource({
-  collection: 'categories',
-  fields: {
-    ...baseListFields,
-    category_tree_id: { type: 'id', required: true, expand: { as: 'category_tree', collection: 'category_trees' } },
-    parent_id: { type: 'id', expand: { as: 'parent', collection: 'categories' } },
-    [IN_CHILDREN_FILTER]: { type: 'id[]', sortable: false },
-  },
-});
-
+export const categoryTreeListDecl = CategoryTree.listDecl;
+/** Fields of the categories list. */
+export const categoryListDecl = Category.listDecl;
 /** Fields of the families list. */
-export const familyListDecl = declareResource({
-  collection: 'families',
-  fields: { ...baseListFields, attribute_groups: { type: 'id[]' }, attributes: { type: 'array' } },
-});
-
+export const familyListDecl = Family.listDecl;
 /** Fields of the catalogs list. */
-export const catalogListDecl = declareResource({
-  collection: 'catalogs',
-  fields: { ...baseListFields, user_groups: { type: 'id[]' } },
-});
+export const catalogListDecl = Catalog.listDecl;

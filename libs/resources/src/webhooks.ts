@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { declareResource } from '@pim/query';
+import { field } from './declare/field';
+import { defineResource } from './declare/resource';
 import { collectionNames, isCollection } from './collections';
-import { dateTimeSchema, keyValueSchema, objectIdSchema } from './common';
+import { keyValueSchema } from './common';
 
 const MAX_PAIRS = 50;
 
@@ -52,53 +53,59 @@ const bodySchema = z
   .max(MAX_PAIRS)
   .meta({ description: 'Parameters added to every delivery body' });
 
-/** The writable fields of a webhook: body of POST, PUT /{id} and PUT (upsert by collection). */
-export const webhookInputSchema = z
-  .strictObject({
-    collection: collectionSchema,
-    url: webhookUrlSchema.optional(),
-    headers: headersSchema.optional(),
-    body: bodySchema.optional(),
-    enabled: z.boolean().optional().meta({ description: 'Whether events are delivered (default true)' }),
-  })
-  .meta({ id: 'WebhookInput', description: 'A webhook as written by a caller (interface 2.14)' });
+/**
+ * Webhooks: one live webhook per collection receives that collection's events at its url, with
+ * its headers, and its body pairs added to every payload.
+ */
+export const Webhook = defineResource({
+  collection: 'webhooks',
+  description: 'Webhook configuration',
+  inputDescription: 'A webhook as written by a caller',
+  fields: {
+    collection: field
+      .of('string', {
+        input: collectionSchema,
+        view: z.string().meta({ example: 'products', maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' }),
+      })
+      .required()
+      .searchable(),
+    url: field
+      .of('string', {
+        input: webhookUrlSchema,
+        view: z.string().meta({ example: 'https://example.com/hooks/pim', maxLength: 2048, format: 'uri' }),
+      })
+      .searchable(),
+    headers: field
+      .of('array', {
+        input: headersSchema,
+        view: z.array(keyValueSchema).meta({ maxItems: MAX_PAIRS, description: 'Headers sent with every delivery' }),
+      })
+      .default([]),
+    body: field
+      .of('array', {
+        input: bodySchema,
+        view: z
+          .array(keyValueSchema)
+          .meta({ maxItems: MAX_PAIRS, description: 'Parameters added to every delivery body' }),
+      })
+      .default([]),
+    enabled: field
+      .of('boolean', {
+        input: z.boolean().meta({ description: 'Whether events are delivered (default true)' }),
+        view: z.boolean(),
+      })
+      .default(true),
+  },
+});
 
-/** Body of PATCH /{id}: a JSON merge patch of the writable fields; null removes url. */
-export const webhookPatchSchema = z
-  .strictObject({
-    collection: collectionSchema.optional(),
-    url: webhookUrlSchema.nullable().optional(),
-    headers: headersSchema.optional(),
-    body: bodySchema.optional(),
-    enabled: z.boolean().optional(),
-  })
-  .meta({ id: 'WebhookPatch', description: 'JSON merge patch (RFC 7396) of a webhook' });
+/** The writable fields of a webhook: body of POST, PUT /{id} and PUT (upsert by collection). */
+export const webhookInputSchema = Webhook.schemas.input;
+
+/** Body of PATCH /{id}: a JSON merge patch of the writable fields; null returns a field to its default. */
+export const webhookPatchSchema = Webhook.schemas.patch;
 
 /** A webhook as the API shows it. */
-export const webhookSchema = z
-  .strictObject({
-    _id: objectIdSchema,
-    collection: z.string().meta({ example: 'products', maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' }),
-    url: z.string().optional().meta({ example: 'https://example.com/hooks/pim', maxLength: 2048, format: 'uri' }),
-    headers: z.array(keyValueSchema).meta({ maxItems: MAX_PAIRS, description: 'Headers sent with every delivery' }),
-    body: z.array(keyValueSchema).meta({ maxItems: MAX_PAIRS, description: 'Parameters added to every delivery body' }),
-    enabled: z.boolean(),
-    version: z.number().int().meta({
-      description: 'Incremented on every write; sent as ETag',
-      format: 'int32',
-      minimum: 1,
-      maximum: 2_147_483_647,
-      example: 3,
-    }),
-    created_at: dateTimeSchema,
-    updated_at: dateTimeSchema,
-    created_by_name: z.string().optional().meta({
-      description: 'The user of the API key that created the webhook',
-      example: 'Maria Silva',
-      maxLength: 200,
-    }),
-  })
-  .meta({ id: 'Webhook', description: 'Webhook configuration (interface 2.14)' });
+export const webhookSchema = Webhook.schemas.view;
 
 /** A webhook plus its signing secret, returned once when it is created. */
 export const webhookWithSecretSchema = webhookSchema
@@ -120,16 +127,4 @@ export type WebhookPatch = z.infer<typeof webhookPatchSchema>;
 export type WebhookView = z.infer<typeof webhookSchema>;
 
 /** Fields of the webhooks list: what can be filtered, sorted and searched. */
-export const webhookListDecl = declareResource({
-  collection: 'webhooks',
-  fields: {
-    _id: { type: 'id' },
-    collection: { type: 'string', required: true, searchable: true },
-    url: { type: 'string', searchable: true },
-    enabled: { type: 'boolean' },
-    version: { type: 'number' },
-    created_at: { type: 'date' },
-    updated_at: { type: 'date' },
-    created_by_name: { type: 'string' },
-  },
-});
+export const webhookListDecl = Webhook.listDecl;

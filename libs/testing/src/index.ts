@@ -1,3 +1,4 @@
 export * from './database';
 export * from './nats';
 export * from './attribute-types';
+export { contractProblems, type ContractTarget } from './contract';

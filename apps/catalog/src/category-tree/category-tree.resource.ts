@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { ConflictError, withLinks } from '@pim/errors';
-import { categoryTreeListDecl, categoryTreeSchemas, type CategoryTreeView, type TaxonomyInput } from '@pim/resources';
-import type { RecordResource } from '@pim/records';
-import { taxonomyColumns, taxonomyView } from '../taxonomy/taxonomy.fields';
+import { CategoryTree } from '@pim/resources';
+import { declaredRecord } from '@pim/records';
+import { taxonomySearchText } from '../taxonomy/taxonomy.search';
 import { CategoryEntity } from '../category/category.entity';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { CategoryTreeEntity } from './category-tree.entity';
@@ -27,18 +27,14 @@ async function refuseDeleteWithCategories(m: EntityManager, tree: CategoryTreeEn
 }
 
 /** Category trees: the common taxonomy fields; deleting one needs it to be empty. */
-export const categoryTreeResource: RecordResource<CategoryTreeEntity, CategoryTreeView, TaxonomyInput> = {
-  collection: 'category_trees',
+export const categoryTreeResource = declaredRecord(CategoryTree, {
   entity: CategoryTreeEntity,
-  schemas: categoryTreeSchemas,
-  listDecl: categoryTreeListDecl,
   handle: 'code',
-  columns: (input) => taxonomyColumns(input),
-  view: (e) => taxonomyView(e),
+  derived: taxonomySearchText,
   hooks: {
     async beforeDelete(m, tree) {
       await refuseDeleteWithCategories(m, tree);
       await refuseDeleteNamedByProducts('category tree', 'category_trees')(m, tree);
     },
   },
-};
+});

@@ -1,12 +1,6 @@
-import {
-  IN_CHILDREN_FILTER,
-  categoryListDecl,
-  categorySchemas,
-  type CategoryInput,
-  type CategoryView,
-} from '@pim/resources';
-import type { RecordResource } from '@pim/records';
-import { taxonomyColumns, taxonomyView } from '../taxonomy/taxonomy.fields';
+import { Category, IN_CHILDREN_FILTER } from '@pim/resources';
+import { declaredRecord } from '@pim/records';
+import { taxonomySearchText } from '../taxonomy/taxonomy.search';
 import { CategoryEntity } from './category.entity';
 import { refuseDeleteLinkedCategory } from '../attribute/attribute.rules';
 import { lockCategoryWrite, moveSubtree, placeCategory, refuseDeleteWithChildren } from './category.tree';
@@ -19,24 +13,14 @@ import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
  * children, or that live attributes, attribute groups, products or product relations point at,
  * cannot be deleted.
  */
-export const categoryResource: RecordResource<CategoryEntity, CategoryView, CategoryInput> = {
-  collection: 'categories',
+export const categoryResource = declaredRecord(Category, {
   entity: CategoryEntity,
-  schemas: categorySchemas,
-  listDecl: categoryListDecl,
   listColumns: { [IN_CHILDREN_FILTER]: 'path' },
   handle: 'code',
-  columns: (input, prev) => ({
-    ...taxonomyColumns(input),
-    category_tree_id: input.category_tree_id,
-    parent_id: input.parent_id ?? null,
+  derived: (input, prev) => ({
+    ...taxonomySearchText(input),
     // placeCategory recomputes it when the category is (re)placed.
     path: prev?.path ?? [],
-  }),
-  view: (c) => ({
-    ...taxonomyView(c),
-    category_tree_id: c.category_tree_id,
-    ...(c.parent_id !== null ? { parent_id: c.parent_id } : {}),
   }),
   hooks: {
     lock: lockCategoryWrite,
@@ -49,4 +33,4 @@ export const categoryResource: RecordResource<CategoryEntity, CategoryView, Cate
       await refuseDeleteNamedByRelations('category')(m, category);
     },
   },
-};
+});

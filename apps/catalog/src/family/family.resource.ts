@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
-import { familyListDecl, familySchemas, type FamilyInput, type FamilyView } from '@pim/resources';
+import { Family } from '@pim/resources';
 import { requireLive } from '@pim/records';
-import type { RecordResource } from '@pim/records';
-import { taxonomyColumns, taxonomyView } from '../taxonomy/taxonomy.fields';
+import { declaredRecord } from '@pim/records';
+import { taxonomySearchText } from '../taxonomy/taxonomy.search';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { FamilyEntity } from './family.entity';
 import { enqueueCompleteness, familyScope } from '../completeness/completeness.jobs';
@@ -26,26 +26,14 @@ async function requireMembers(m: EntityManager, family: FamilyEntity): Promise<v
 }
 
 /** Families: attribute groups and attributes (with `required`), each a live record named once. */
-export const familyResource: RecordResource<FamilyEntity, FamilyView, FamilyInput> = {
-  collection: 'families',
+export const familyResource = declaredRecord(Family, {
   entity: FamilyEntity,
-  schemas: familySchemas,
-  listDecl: familyListDecl,
   handle: 'code',
-  columns: (input) => ({
-    ...taxonomyColumns(input),
-    attribute_groups: input.attribute_groups ?? [],
-    attributes: input.attributes ?? [],
-  }),
-  view: (f) => ({
-    ...taxonomyView(f),
-    attribute_groups: f.attribute_groups,
-    attributes: f.attributes,
-  }),
+  derived: taxonomySearchText,
   hooks: {
     beforeWrite: requireMembers,
     // Its products' required attributes may have changed: their stored completeness is recomputed in the background.
     afterWrite: (m, next, prev) => enqueueCompleteness(m, `families.updated ${next._id}`, familyScope(prev, next)),
     beforeDelete: refuseDeleteNamedByProducts('family', 'family_id'),
   },
-};
+});

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ValidationError, type ErrorDetail } from '@pim/errors';
-import type { RecordResource, RecordStore } from '@pim/records';
-import {
-  webhookInputSchema,
-  webhookListDecl,
-  webhookPatchSchema,
-  type WebhookInput,
-  type WebhookView,
-} from '@pim/resources';
+import { declaredRecord, type RecordStore } from '@pim/records';
+import { Webhook } from '@pim/resources';
 import { WebhookEntity, type KeyValuePair } from './webhook.entity';
 import { AddressPolicy, isIpLiteral } from '../ssrf/address.policy';
 import { RESERVED_BODY_KEYS } from '../delivery/delivery.sender';
@@ -52,32 +46,16 @@ function checkTarget(policy: AddressPolicy, url: string | null, body: KeyValuePa
  * made at creation and never shown by the view, targets checked against the address policy on
  * every write, and pending deliveries cancelled with a delete.
  */
-export function webhookResource(policy: AddressPolicy): RecordResource<WebhookEntity, WebhookView, WebhookInput> {
-  return {
-    collection: 'webhooks',
+export function webhookResource(policy: AddressPolicy) {
+  return declaredRecord(Webhook, {
     entity: WebhookEntity,
-    schemas: { input: webhookInputSchema, patch: webhookPatchSchema },
-    listDecl: webhookListDecl,
     handle: 'collection',
     handleTaken: () => 'This collection already has a webhook',
-    columns: (input, prev) => ({
-      collection: input.collection,
-      url: input.url ?? null,
-      headers: input.headers ?? [],
-      body: input.body ?? [],
-      enabled: input.enabled ?? true,
-      ...(prev === null ? { secret: newSigningSecret(), previous_secret: null, previous_secret_expires_at: null } : {}),
-    }),
-    view: (w) => ({
-      collection: w.collection,
-      ...(w.url !== null ? { url: w.url } : {}),
-      headers: w.headers,
-      body: w.body,
-      enabled: w.enabled,
-    }),
+    derived: (_input, prev) =>
+      prev === null ? { secret: newSigningSecret(), previous_secret: null, previous_secret_expires_at: null } : {},
     hooks: {
       beforeWrite: async (_m, next) => checkTarget(policy, next.url, next.body),
       afterDelete: (m, webhook) => cancelPendingDeliveries(m, webhook._id),
     },
-  };
+  });
 }

@@ -1,0 +1,116 @@
+import type { z } from 'zod';
+import type { FieldDecl, FieldType } from '@pim/query';
+
+/** Everything one field of a resource declares, once. */
+export interface FieldSpec {
+  /** Its type in lists, filters and storage: `string`, `translate`, `id[]`... */
+  type: FieldType;
+  /** How a caller writes it; absent for a read-only field (the owner computes it). */
+  input?: z.ZodType;
+  /** How a merge patch writes it (default: `input`); `null` in a patch returns an optional field to its default. */
+  patch?: z.ZodType;
+  /** How the API shows it (default: `input`). */
+  view: z.ZodType;
+  /** A caller must give it, and it is always shown. */
+  required: boolean;
+  /** What an omitted optional field is stored and shown as (`[]`, `{}`, `true`). Without one it is absent until set. */
+  default?: unknown;
+  /** A read-only field that is always shown (the owner always computes it). */
+  shown?: boolean;
+  searchable?: boolean;
+  filterable?: boolean;
+  sortable?: boolean;
+  expand?: FieldDecl['expand'];
+  /** The column that holds it, when its name differs from the field's. */
+  column?: string;
+}
+
+/**
+ * One field of a resource, declared once: its type, how it is written, patched and shown, and
+ * its list flags. Built with `field` and refined by chaining: `field.text(s).required().searchable()`.
+ */
+export class Field<S extends FieldSpec = FieldSpec> {
+  constructor(readonly spec: S) {}
+
+  /** A caller must give it (in an input; a patch may change but not remove it). */
+  required(): Field<S & { required: true }> {
+    return new Field({ ...this.spec, required: true as const });
+  }
+
+  /** What an omitted value is stored and shown as; `null` in a patch returns to it. */
+  default<D>(value: D): Field<S & { default: D }> {
+    return new Field({ ...this.spec, default: value });
+  }
+
+  /** Included in `_search` (case- and accent-insensitive). */
+  searchable(): Field<S> {
+    return new Field({ ...this.spec, searchable: true });
+  }
+
+  /** Whether lists may filter on it (default: by type). */
+  filterable(on = true): Field<S> {
+    return new Field({ ...this.spec, filterable: on });
+  }
+
+  /** Whether lists may sort on it (default: by type). */
+  sortable(on = true): Field<S> {
+    return new Field({ ...this.spec, sortable: on });
+  }
+
+  /** The related record a list embeds beside this id (`brand_id` → `brand` from `brands`). */
+  expands(as: string, collection: string): Field<S> {
+    return new Field({ ...this.spec, expand: { as, collection } });
+  }
+
+  /** The column that holds it, when its name differs. */
+  column(name: string): Field<S> {
+    return new Field({ ...this.spec, column: name });
+  }
+
+  /** A read-only field the owner always computes, so it is always shown. */
+  shown(): Field<S & { shown: true }> {
+    return new Field({ ...this.spec, shown: true as const });
+  }
+
+  /** Whether a caller writes it. */
+  get writable(): boolean {
+    return this.spec.input !== undefined;
+  }
+
+  /** Whether the view may leave it out (optional, no default, not always computed). */
+  get optionalInView(): boolean {
+    const s = this.spec;
+    return !s.required && s.default === undefined && !s.shown;
+  }
+
+  /** The field as the list query language sees it. */
+  listDecl(): FieldDecl {
+    const { type, required, searchable, filterable, sortable, expand, column } = this.spec;
+    return { type, required, searchable, filterable, sortable, expand, column };
+  }
+}
+
+/** Schemas of a writable field: the input's, a patch's (default: the input's) and the view's (default: the input's). */
+interface Writable<I extends z.ZodType, P extends z.ZodType, V extends z.ZodType> {
+  input: I;
+  patch?: P;
+  view?: V;
+}
+
+/** Builds fields; each builder takes the zod schemas of the value and returns a chainable `Field`. */
+export const field = {
+  /** A writable field of any type. */
+  of<I extends z.ZodType, P extends z.ZodType = I, V extends z.ZodType = I>(type: FieldType, s: Writable<I, P, V>) {
+    return new Field({
+      type,
+      input: s.input,
+      patch: s.patch ?? s.input,
+      view: s.view ?? s.input,
+      required: false as boolean,
+    });
+  },
+  /** A read-only field the owner computes (absent from inputs and patches). */
+  computed<V extends z.ZodType>(type: FieldType, view: V) {
+    return new Field({ type, view, required: false as boolean });
+  },
+};
