@@ -9,6 +9,7 @@ export {
   type MessageCodec,
   type RecordHandlers,
 } from './record.grpc';
+export { DeclaredColumns, columnOptions, declaredEntity } from './record.columns';
 export { declaredRecord, type RecordStorage } from './record.declared';
 export { refuseInUse, requireLive, type Reference, type ReferenceTarget, type Usage } from './record.references';
 export {

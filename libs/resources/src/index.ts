@@ -13,5 +13,6 @@ export {
   type InputShape,
   type Resource,
   type ResourceSpec,
+  type RowOf,
   type ViewShape,
 } from './declare/resource';

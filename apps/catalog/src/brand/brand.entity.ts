@@ -1,5 +1,7 @@
-import { TaxonomyEntity, TaxonomyTable } from '../taxonomy/taxonomy.entity';
+import { SearchableRecordEntity, declaredEntity } from '@pim/records';
+import { Brand } from '@pim/resources';
+import { TaxonomyTable } from '../taxonomy/taxonomy.entity';
 
 /** A brand: the common taxonomy fields only. */
 @TaxonomyTable('brands')
-export class BrandEntity extends TaxonomyEntity {}
+export class BrandEntity extends declaredEntity(Brand, SearchableRecordEntity) {}

@@ -1,5 +1,7 @@
 import { Column, Index } from 'typeorm';
-import { TaxonomyEntity, TaxonomyTable } from '../taxonomy/taxonomy.entity';
+import { SearchableRecordEntity, declaredEntity } from '@pim/records';
+import { Category } from '@pim/resources';
+import { TaxonomyTable } from '../taxonomy/taxonomy.entity';
 
 /**
  * A category: one node of a tree. `path` is the materialized path (ids from the top of the tree
@@ -9,13 +11,7 @@ import { TaxonomyEntity, TaxonomyTable } from '../taxonomy/taxonomy.entity';
 @Index('IDX_categories_tree_live', ['category_tree_id'], { where: 'deleted = false' })
 @Index('IDX_categories_parent_live', ['parent_id'], { where: 'deleted = false' })
 @Index('IDX_categories_path', { synchronize: false })
-export class CategoryEntity extends TaxonomyEntity {
-  @Column({ type: 'char', length: 24 })
-  category_tree_id!: string;
-
-  @Column({ type: 'char', length: 24, nullable: true })
-  parent_id!: string | null;
-
+export class CategoryEntity extends declaredEntity(Category, SearchableRecordEntity) {
   @Column({ type: 'text', array: true })
   path!: string[];
 }

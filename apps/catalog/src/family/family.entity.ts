@@ -1,5 +1,6 @@
-import { Column } from 'typeorm';
-import { TaxonomyEntity, TaxonomyTable } from '../taxonomy/taxonomy.entity';
+import { SearchableRecordEntity, declaredEntity } from '@pim/records';
+import { Family } from '@pim/resources';
+import { TaxonomyTable } from '../taxonomy/taxonomy.entity';
 
 /** One attribute of a family as stored (the REST shape). */
 export interface FamilyAttributeRef {
@@ -9,10 +10,4 @@ export interface FamilyAttributeRef {
 
 /** A family: the attribute groups and attributes its products carry. */
 @TaxonomyTable('families')
-export class FamilyEntity extends TaxonomyEntity {
-  @Column({ type: 'text', array: true, default: () => "'{}'" })
-  attribute_groups!: string[];
-
-  @Column({ type: 'jsonb', default: () => "'[]'" })
-  attributes!: FamilyAttributeRef[];
-}
+export class FamilyEntity extends declaredEntity(Family, SearchableRecordEntity) {}

@@ -1,24 +1,4 @@
-import { Column, Entity, Index } from 'typeorm';
-import { SearchableRecordEntity } from '@pim/records';
-
-/** Columns every taxonomy table has: the common record columns and the shared taxonomy fields. */
-export abstract class TaxonomyEntity extends SearchableRecordEntity {
-  @Column({ type: 'text' })
-  code!: string;
-
-  /** Translate: language code → text. */
-  @Column({ type: 'jsonb' })
-  name!: Record<string, string>;
-
-  @Column({ type: 'jsonb', default: () => "'{}'" })
-  description!: Record<string, string>;
-
-  @Column({ type: 'boolean', default: true })
-  enabled!: boolean;
-
-  @Column({ type: 'text', array: true, default: () => "'{}'" })
-  tags!: string[];
-}
+import { Entity, Index } from 'typeorm';
 
 /**
  * Declares a taxonomy table and the indexes every one has: code unique among live records, the

@@ -1,5 +1,6 @@
 import { Column, Entity, Index } from 'typeorm';
-import { RecordEntity } from '@pim/records';
+import { RecordEntity, declaredEntity } from '@pim/records';
+import { Webhook } from '@pim/resources';
 
 /** A {key, value} pair as stored in jsonb. */
 export interface KeyValuePair {
@@ -7,26 +8,11 @@ export interface KeyValuePair {
   value: string;
 }
 
-/** Webhook configuration with the common record fields and a signing secret. */
+/** Webhook configuration: the declared fields (`Webhook` in @pim/resources), the common record fields and a signing secret. */
 @Entity({ name: 'webhooks' })
 @Index('UQ_webhooks_collection_live', ['collection'], { unique: true, where: 'deleted = false' })
 @Index('IDX_webhooks_created_at', ['created_at', '_id'])
-export class WebhookEntity extends RecordEntity {
-  @Column({ type: 'text' })
-  collection!: string;
-
-  @Column({ type: 'text', nullable: true })
-  url!: string | null;
-
-  @Column({ type: 'jsonb', default: () => "'[]'" })
-  headers!: KeyValuePair[];
-
-  @Column({ type: 'jsonb', default: () => "'[]'" })
-  body!: KeyValuePair[];
-
-  @Column({ type: 'boolean', default: true })
-  enabled!: boolean;
-
+export class WebhookEntity extends declaredEntity(Webhook, RecordEntity) {
   /** Signing secret (`whsec_<base64>`); needed in clear to sign deliveries, never listed. */
   @Column({ type: 'text' })
   secret!: string;

@@ -100,7 +100,10 @@ interface Writable<I extends z.ZodType, P extends z.ZodType, V extends z.ZodType
 /** Builds fields; each builder takes the zod schemas of the value and returns a chainable `Field`. */
 export const field = {
   /** A writable field of any type. */
-  of<I extends z.ZodType, P extends z.ZodType = I, V extends z.ZodType = I>(type: FieldType, s: Writable<I, P, V>) {
+  of<T extends FieldType, I extends z.ZodType, P extends z.ZodType = I, V extends z.ZodType = I>(
+    type: T,
+    s: Writable<I, P, V>,
+  ) {
     return new Field({
       type,
       input: s.input,
@@ -110,7 +113,7 @@ export const field = {
     });
   },
   /** A read-only field the owner computes (absent from inputs and patches). */
-  computed<V extends z.ZodType>(type: FieldType, view: V) {
+  computed<T extends FieldType, V extends z.ZodType>(type: T, view: V) {
     return new Field({ type, view, required: false as boolean });
   },
 };

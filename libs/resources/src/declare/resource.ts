@@ -34,6 +34,15 @@ export type ViewShape<F extends Fields> = {
   [K in keyof F]: ShownAlways<SpecOf<F[K]>> extends true ? SpecOf<F[K]>['view'] : z.ZodOptional<SpecOf<F[K]>['view']>;
 };
 
+/** The value a field's column holds: dates as Date, unset optional fields as null. */
+type ColumnValue<S extends FieldSpec> =
+  (S extends { type: 'date' } ? Date : z.infer<S['view']>) | (ShownAlways<S> extends true ? never : null);
+
+/** A stored row's declared columns, typed from the declaration (an entity class merges it in: `interface BrandEntity extends RowOf<typeof Brand> {}`). */
+export type RowOf<R extends { fields: Fields }> = {
+  -readonly [K in keyof R['fields']]: ColumnValue<SpecOf<R['fields'][K]>>;
+};
+
 /** What every record shows after its own fields. */
 const tailShape = {
   version: z.number().int().meta({
