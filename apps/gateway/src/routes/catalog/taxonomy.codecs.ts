@@ -1,66 +1,43 @@
 import type { taxonomy as pb } from '@pim/contracts';
-import type {
-  BrandView,
-  CatalogInput,
-  CatalogView,
-  CategoryInput,
-  CategoryTreeView,
-  CategoryView,
-  FamilyInput,
-  FamilyView,
-  TaxonomyInput,
+import {
+  Brand,
+  Catalog,
+  Category,
+  CategoryTree,
+  Family,
+  type BrandView,
+  type CatalogInput,
+  type CatalogView,
+  type CategoryInput,
+  type CategoryTreeView,
+  type CategoryView,
+  type FamilyInput,
+  type FamilyView,
+  type TaxonomyInput,
 } from '@pim/resources';
+import { declaredCodec, mirror } from '../../http/declared.codec';
 import type { RecordCodec } from '../../http/resource.routes';
 
-/** A message whose fields are the view's, with `id` for `_id`. */
-export function mirror<V extends { _id: string }>(m: Omit<V, '_id'> & { id: string }): V {
-  const { id, ...rest } = m;
-  return { _id: id, ...rest } as unknown as V;
-}
-
-function common(body: TaxonomyInput): pb.BrandInput {
-  return {
-    code: body.code,
-    name: body.name,
-    description: body.description ?? {},
-    enabled: body.enabled,
-    tags: body.tags ?? [],
-  };
-}
+export { mirror };
 
 /** Brands. */
-export const brandCodec: RecordCodec<BrandView, pb.Brand, pb.BrandInput, TaxonomyInput> = {
-  fromMessage: mirror,
-  toInput: common,
-};
+export const brandCodec: RecordCodec<BrandView, pb.Brand, pb.BrandInput, TaxonomyInput> = declaredCodec(Brand);
 
 /** Category trees. */
-export const categoryTreeCodec: RecordCodec<CategoryTreeView, pb.CategoryTree, pb.CategoryTreeInput, TaxonomyInput> = {
-  fromMessage: mirror,
-  toInput: common,
-};
+export const categoryTreeCodec: RecordCodec<CategoryTreeView, pb.CategoryTree, pb.CategoryTreeInput, TaxonomyInput> =
+  declaredCodec(CategoryTree);
 
 /** Categories. */
-export const categoryCodec: RecordCodec<CategoryView, pb.Category, pb.CategoryInput, CategoryInput> = {
-  fromMessage: mirror,
-  toInput: (body) => ({ ...common(body), category_tree_id: body.category_tree_id, parent_id: body.parent_id }),
-};
+export const categoryCodec: RecordCodec<CategoryView, pb.Category, pb.CategoryInput, CategoryInput> =
+  declaredCodec(Category);
 
 /** Families: their attributes carry `_id` in REST and `id` in protos. */
-export const familyCodec: RecordCodec<FamilyView, pb.Family, pb.FamilyInput, FamilyInput> = {
-  fromMessage: (m) => ({
-    ...mirror<FamilyView>({ ...m, attributes: [] }),
-    attributes: m.attributes.map((a) => ({ _id: a.id, required: a.required })),
-  }),
-  toInput: (body) => ({
-    ...common(body),
-    attribute_groups: body.attribute_groups ?? [],
-    attributes: (body.attributes ?? []).map((a) => ({ id: a._id, required: a.required })),
-  }),
-};
+export const familyCodec: RecordCodec<FamilyView, pb.Family, pb.FamilyInput, FamilyInput> = declaredCodec(Family, {
+  toInput: {
+    attributes: (a) => (a as FamilyInput['attributes'] & object).map((x) => ({ id: x._id, required: x.required })),
+  },
+  fromMessage: { attributes: (a) => (a as pb.FamilyAttribute[]).map((x) => ({ _id: x.id, required: x.required })) },
+});
 
 /** Catalogs. */
-export const catalogCodec: RecordCodec<CatalogView, pb.Catalog, pb.CatalogInput, CatalogInput> = {
-  fromMessage: mirror,
-  toInput: (body) => ({ ...common(body), user_groups: body.user_groups ?? [] }),
-};
+export const catalogCodec: RecordCodec<CatalogView, pb.Catalog, pb.CatalogInput, CatalogInput> = declaredCodec(Catalog);
