@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Fields, Resource } from '@pim/resources';
-import type { RecordEntity } from './record.entity';
+import { SearchableRecordEntity, type RecordEntity } from './record.entity';
+import { searchTextOf } from './record.resource';
 import type { RecordHooks, RecordResource, RecordView } from './record.resource';
 
 /** What the owner adds to a declared resource: its table, handle, derived columns and rules. */
@@ -8,7 +9,10 @@ export interface RecordStorage<E extends RecordEntity, I> {
   entity: new () => E;
   /** The field (and column) unique among live records: `code`, `key`, `collection`. */
   handle: keyof E & string;
-  /** Columns the owner derives from an input (its search text, a path), besides the declared ones. */
+  /**
+   * Columns the owner derives from an input (a path), besides the declared ones and the search
+   * text (the searchable fields, one per line, on a table with a search column).
+   */
   derived?(input: I, prev: E | null): Partial<E>;
   /** Columns a filter of the public list maps to, when they differ (a filter on a derived column). */
   listColumns?: Record<string, string>;
@@ -32,6 +36,13 @@ export function declaredRecord<F extends Fields, E extends RecordEntity>(
 ): RecordResource<E, z.infer<Resource<F>['schemas']['view']> & RecordView, z.infer<Resource<F>['schemas']['input']>> {
   type I = z.infer<Resource<F>['schemas']['input']>;
   type V = z.infer<Resource<F>['schemas']['view']> & RecordView;
+  // A table with a search column stores the texts of the searchable fields in it, one per line.
+  const searchable = storage.entity.prototype instanceof SearchableRecordEntity;
+  const searchedFields = Object.entries(declaration.fields)
+    .filter(([, f]) => f.spec.searchable === true)
+    .map(([name]) => name);
+  const searchText = (input: Record<string, unknown>) =>
+    searchTextOf(...searchedFields.map((name) => input[name] as string | Record<string, string> | undefined));
   return {
     collection: declaration.collection,
     entity: storage.entity,
@@ -46,6 +57,7 @@ export function declaredRecord<F extends Fields, E extends RecordEntity>(
     columns: (input, prev) =>
       ({
         ...declaration.columns(input as Record<string, unknown>),
+        ...(searchable ? { search_text: searchText(input as Record<string, unknown>) } : {}),
         ...storage.derived?.(input, prev),
       }) as Partial<E>,
     view: (record) => declaration.view(record as unknown as Record<string, unknown>) as Omit<V, keyof RecordView>,

@@ -1,6 +1,5 @@
 import { Brand } from '@pim/resources';
 import { declaredRecord } from '@pim/records';
-import { taxonomySearchText } from '../taxonomy/taxonomy.search';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { BrandEntity } from './brand.entity';
 
@@ -8,6 +7,5 @@ import { BrandEntity } from './brand.entity';
 export const brandResource = declaredRecord(Brand, {
   entity: BrandEntity,
   handle: 'code',
-  derived: taxonomySearchText,
   hooks: { beforeDelete: refuseDeleteNamedByProducts('brand', 'brand_id') },
 });

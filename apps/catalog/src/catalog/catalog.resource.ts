@@ -1,6 +1,5 @@
 import { Catalog } from '@pim/resources';
 import { declaredRecord } from '@pim/records';
-import { taxonomySearchText } from '../taxonomy/taxonomy.search';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { CatalogEntity } from './catalog.entity';
 
@@ -11,6 +10,5 @@ import { CatalogEntity } from './catalog.entity';
 export const catalogResource = declaredRecord(Catalog, {
   entity: CatalogEntity,
   handle: 'code',
-  derived: taxonomySearchText,
   hooks: { beforeDelete: refuseDeleteNamedByProducts('catalog', 'catalogs') },
 });

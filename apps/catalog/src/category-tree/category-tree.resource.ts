@@ -2,7 +2,6 @@ import type { EntityManager } from 'typeorm';
 import { ConflictError, withLinks } from '@pim/errors';
 import { CategoryTree } from '@pim/resources';
 import { declaredRecord } from '@pim/records';
-import { taxonomySearchText } from '../taxonomy/taxonomy.search';
 import { CategoryEntity } from '../category/category.entity';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { CategoryTreeEntity } from './category-tree.entity';
@@ -30,7 +29,6 @@ async function refuseDeleteWithCategories(m: EntityManager, tree: CategoryTreeEn
 export const categoryTreeResource = declaredRecord(CategoryTree, {
   entity: CategoryTreeEntity,
   handle: 'code',
-  derived: taxonomySearchText,
   hooks: {
     async beforeDelete(m, tree) {
       await refuseDeleteWithCategories(m, tree);

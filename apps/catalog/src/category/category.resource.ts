@@ -1,6 +1,5 @@
 import { Category, IN_CHILDREN_FILTER } from '@pim/resources';
 import { declaredRecord } from '@pim/records';
-import { taxonomySearchText } from '../taxonomy/taxonomy.search';
 import { CategoryEntity } from './category.entity';
 import { refuseDeleteLinkedCategory } from '../attribute/attribute.rules';
 import { lockCategoryWrite, moveSubtree, placeCategory, refuseDeleteWithChildren } from './category.tree';
@@ -17,11 +16,8 @@ export const categoryResource = declaredRecord(Category, {
   entity: CategoryEntity,
   listColumns: { [IN_CHILDREN_FILTER]: 'path' },
   handle: 'code',
-  derived: (input, prev) => ({
-    ...taxonomySearchText(input),
-    // placeCategory recomputes it when the category is (re)placed.
-    path: prev?.path ?? [],
-  }),
+  // placeCategory recomputes the path when the category is (re)placed.
+  derived: (_input, prev) => ({ path: prev?.path ?? [] }),
   hooks: {
     lock: lockCategoryWrite,
     beforeWrite: placeCategory,

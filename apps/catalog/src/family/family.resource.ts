@@ -2,7 +2,6 @@ import type { EntityManager } from 'typeorm';
 import { Family } from '@pim/resources';
 import { requireLive } from '@pim/records';
 import { declaredRecord } from '@pim/records';
-import { taxonomySearchText } from '../taxonomy/taxonomy.search';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { FamilyEntity } from './family.entity';
 import { enqueueCompleteness, familyScope } from '../completeness/completeness.jobs';
@@ -29,7 +28,6 @@ async function requireMembers(m: EntityManager, family: FamilyEntity): Promise<v
 export const familyResource = declaredRecord(Family, {
   entity: FamilyEntity,
   handle: 'code',
-  derived: taxonomySearchText,
   hooks: {
     beforeWrite: requireMembers,
     // Its products' required attributes may have changed: their stored completeness is recomputed in the background.
