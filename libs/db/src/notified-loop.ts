@@ -17,6 +17,8 @@ export interface NotifiedLoopOptions {
   /** What its LISTEN connection is called after the app's name (`<app>-<purpose>`): `outbox-listen`. */
   listenPurpose: string;
   logger: LoopLogger;
+  /** Rounds kept in flight at once (`loop(0)`, `loop(1)`…), all woken by the same NOTIFY. Default 1. */
+  loops?: number;
 }
 
 /**
@@ -52,16 +54,30 @@ export abstract class NotifiedLoop {
     if (this.running) return;
     this.stopping = false;
     const listening = this.listener.start();
+    const loops = this.loopOpts.loops ?? 1;
     this.running = listening
-      .then(() => this.loop())
-      .catch((err) => {
-        // The loop catches everything itself; this only guards against a bug taking the process down.
-        this.loopOpts.logger.error({ err }, `${this.loopOpts.name} loop ended unexpectedly`);
-      });
+      .then(() => Promise.all(Array.from({ length: loops }, (_, index) => this.loop(index))))
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          // The loop catches everything itself; this only guards against a bug taking the process down.
+          this.loopOpts.logger.error({ err }, `${this.loopOpts.name} loop ended unexpectedly`);
+        },
+      );
     await listening;
   }
 
-  /** Lets the current round finish, then stops the loop and closes the LISTEN connection. */
+  /** Wakes the loop now (work was committed in this process). */
+  wake(): void {
+    this.wakeup.wake();
+  }
+
+  /** Whether the loop runs (started and not stopped). */
+  protected get isRunning(): boolean {
+    return this.running !== null;
+  }
+
+  /** Lets the current rounds finish, then stops the loop and closes the LISTEN connection. */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.stopping = true;
@@ -71,6 +87,6 @@ export abstract class NotifiedLoop {
     await this.listener.stop();
   }
 
-  /** Rounds of work until `stopping`, waiting on `wakeup` between them. */
-  protected abstract loop(): Promise<void>;
+  /** Rounds of work until `stopping`, waiting on `wakeup` between them; `index` tells concurrent loops apart. */
+  protected abstract loop(index: number): Promise<void>;
 }

@@ -32,3 +32,31 @@ describe('Wakeup', () => {
     expect(ended).toBe(true);
   });
 });
+
+describe('Wakeup with several waits at once', () => {
+  it('ends every wakeable wait on a wake-up and every wait on interrupt', async () => {
+    const w = new Wakeup();
+    const ended: string[] = [];
+    const a = w.sleep(60_000).then(() => ended.push('a'));
+    const b = w.sleep(60_000).then(() => ended.push('b'));
+    const backoff = w.sleep(60_000, false).then(() => ended.push('backoff'));
+    w.wake();
+    await Promise.all([a, b]);
+    expect(ended.sort()).toEqual(['a', 'b']);
+    w.interrupt();
+    await backoff;
+    expect(ended).toContain('backoff');
+  });
+
+  it('with pending false, waits for a wake-up during the wait, not one before it', async () => {
+    const w = new Wakeup();
+    w.wake();
+    let done = false;
+    const waiting = w.sleep(60_000, true, false).then(() => (done = true));
+    await Promise.resolve();
+    expect(done).toBe(false);
+    w.wake();
+    await waiting;
+    expect(done).toBe(true);
+  });
+});

@@ -1,16 +1,17 @@
 /**
  * The wait of a background loop between rounds: a timer that a wake-up (a NOTIFY, usually) cuts
  * short. A wake-up that comes while the loop is busy is kept, so the next wakeable wait returns at
- * once; `reset()` at the start of a round forgets those the round will see anyway.
+ * once; `reset()` at the start of a round forgets those the round will see anyway. Several waits
+ * may run at once (a loop that keeps two rounds in flight): a wake-up ends every wakeable one.
  */
 export class Wakeup {
   private woken = false;
-  private sleeper: { wakeable: boolean; resolve: () => void } | null = null;
+  private readonly sleepers = new Set<{ wakeable: boolean; resolve: () => void }>();
 
-  /** Wakes the loop: now if it waits wakeably, else at its next wakeable wait. */
+  /** Wakes the loop: every wakeable wait now, and the next wakeable wait if none is running. */
   wake(): void {
     this.woken = true;
-    if (this.sleeper?.wakeable) this.sleeper.resolve();
+    for (const sleeper of [...this.sleepers]) if (sleeper.wakeable) sleeper.resolve();
   }
 
   /** Forgets the wake-ups so far (the round starting now sees what they announced). */
@@ -18,25 +19,28 @@ export class Wakeup {
     this.woken = false;
   }
 
-  /** Ends the current wait now, wakeable or not (the loop is stopping). */
+  /** Ends every current wait now, wakeable or not (the loop is stopping). */
   interrupt(): void {
-    this.sleeper?.resolve();
+    for (const sleeper of [...this.sleepers]) sleeper.resolve();
   }
 
-  /** Waits `ms`, or less when woken and `wakeable` (a back-off after failures is not). */
-  sleep(ms: number, wakeable = true): Promise<void> {
-    if (wakeable && this.woken) return Promise.resolve();
+  /**
+   * Waits `ms`, or less when woken and `wakeable` (a back-off after failures is not). With
+   * `pending` false, a wake-up that came before the wait does not end it (only one during it does).
+   */
+  sleep(ms: number, wakeable = true, pending = true): Promise<void> {
+    if (wakeable && pending && this.woken) return Promise.resolve();
     return new Promise((resolve) => {
       const sleeper = {
         wakeable,
         resolve: () => {
           clearTimeout(timer);
-          if (this.sleeper === sleeper) this.sleeper = null;
+          this.sleepers.delete(sleeper);
           resolve();
         },
       };
       const timer = setTimeout(sleeper.resolve, ms);
-      this.sleeper = sleeper;
+      this.sleepers.add(sleeper);
     });
   }
 }

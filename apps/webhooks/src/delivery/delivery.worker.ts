@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { PgListener, pgClientConfigOf } from '@pim/db';
+import { NotifiedLoop } from '@pim/db';
 import { runWithContext, type Logger } from '@pim/logging';
 import type { WebhookMetrics } from '../metrics/metrics';
 import { DELIVERIES_CHANNEL, DeliveryQueue, nextState, type Completion } from './delivery.queue';
@@ -59,19 +59,14 @@ const MAX_BACKOFF_MS = 30_000;
  * bounded concurrency, and records each outcome and the next attempt. An attempt's outcome is
  * written only while its lease is still held, so an attempt never overwrites another worker's.
  */
-export class DeliveryWorker {
+export class DeliveryWorker extends NotifiedLoop {
   private readonly queue: DeliveryQueue;
   private readonly inflight = new Map<string, InFlight>();
   private completions: Completion[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopping = false;
-  private woken = false;
-  private readonly sleepers = new Set<() => void>();
   // Slots promised to claims of cycles in flight (their deliveries are not in `inflight` yet).
   private reserved = 0;
-  private listener: PgListener | null = null;
   private lastPurge = 0;
   private failures = 0;
   private readonly claimBatch: number;
@@ -79,6 +74,17 @@ export class DeliveryWorker {
   private readonly minClaim: number;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
+    // Two loops, so one cycle can record and claim while the other's is on its way: a burst's slots
+    // are refilled without waiting for a whole cycle to finish first. Claims still serialize on the
+    // advisory lock; per-webhook counts stay exact.
+    super({
+      dataSource: opts.dataSource,
+      channel: DELIVERIES_CHANNEL,
+      name: 'delivery worker',
+      listenPurpose: 'deliveries-listen',
+      logger: opts.logger,
+      loops: CYCLES_IN_FLIGHT,
+    });
     this.queue = new DeliveryQueue(opts.dataSource);
     this.claimBatch = opts.claimBatch ?? 100;
     // A request is aborted this long before the lease would run out without a renewal.
@@ -86,53 +92,21 @@ export class DeliveryWorker {
     this.minClaim = Math.max(1, Math.min(this.claimBatch, Math.ceil(opts.concurrency / 4)));
   }
 
-  /** Starts claiming in the background. */
-  async start(): Promise<void> {
-    if (this.running) return;
-    this.stopping = false;
-    this.listener = new PgListener({
-      config: pgClientConfigOf(this.opts.dataSource, 'deliveries-listen'),
-      channel: DELIVERIES_CHANNEL,
-      onNotify: () => this.wake(),
-      // Deliveries committed while we were not listening are claimed by the next cycle.
-      onListening: () => this.wake(),
-      onLost: (err) => {
-        if (!this.stopping)
-          this.opts.logger.warn(
-            { err },
-            'delivery worker lost (or could not open) its LISTEN connection; polling until it is back',
-          );
-      },
-    });
-    await this.listener.start();
+  /** Starts claiming in the background (deliveries committed while nobody listened are claimed by the first cycle). */
+  override async start(): Promise<void> {
+    if (this.isRunning) return;
+    await super.start();
     const renewEvery = Math.max(50, Math.floor(this.opts.leaseMs / 3));
     this.renewTimer = setInterval(() => void this.renew(), renewEvery);
-    // Two loops, so one cycle can record and claim while the other's is on its way: a burst's slots
-    // are refilled without waiting for a whole cycle to finish first. Claims still serialize on the
-    // advisory lock; per-webhook counts stay exact.
-    const loops = Array.from({ length: CYCLES_IN_FLIGHT }, (_, k) => this.loop(k === 0));
-    this.running = Promise.all(loops).then(
-      () => undefined,
-      (err: unknown) => this.opts.logger.error({ err }, 'delivery loop ended unexpectedly'),
-    );
-  }
-
-  /** Wakes the claim loop now (new deliveries were committed). */
-  wake(): void {
-    this.woken = true;
-    for (const wakeUp of [...this.sleepers]) wakeUp();
   }
 
   /** Stops claiming, lets requests in flight finish (aborting them after the grace period), records them. */
-  async stop(): Promise<void> {
-    if (!this.running) {
+  override async stop(): Promise<void> {
+    if (!this.isRunning) {
       await this.queue.close().catch(() => undefined);
       return;
     }
-    this.stopping = true;
-    this.wake();
-    await this.running;
-    this.running = null;
+    await super.stop();
     const grace = this.opts.stopGraceMs ?? 10_000;
     const all = Promise.all([...this.inflight.values()].map((f) => f.done));
     let timer: NodeJS.Timeout | undefined;
@@ -150,8 +124,6 @@ export class DeliveryWorker {
     await this.drain();
     if (this.renewTimer) clearInterval(this.renewTimer);
     this.renewTimer = null;
-    await this.listener?.stop();
-    this.listener = null;
     await this.queue.close().catch(() => undefined);
   }
 
@@ -165,16 +137,17 @@ export class DeliveryWorker {
    * that arrived and claims into the slots they free (plus any other free ones) in one round trip,
    * so a finished request's slot is refilled without a second trip to Postgres.
    */
-  private async loop(main: boolean): Promise<void> {
+  protected async loop(index: number): Promise<void> {
+    const main = index === 0;
     while (!this.stopping) {
       // Reset on every turn of the main loop: a wake-up that arrives while it works makes its next
       // sleep return at once.
-      if (main) this.woken = false;
+      if (main) this.wakeup.reset();
       // The second loop only takes a burst worth a cycle of its own; small ones wait for the main loop.
       const batch =
         main || this.completions.length >= this.minClaim ? this.completions.splice(0, MAX_RECORD_BATCH) : [];
       if (!main && batch.length === 0) {
-        await this.sleep(this.opts.pollMs, true, false);
+        await this.wakeup.sleep(this.opts.pollMs, true, false);
         continue;
       }
       // Slots held by the outcomes of this batch are free once it commits, i.e. before the claim runs.
@@ -221,7 +194,7 @@ export class DeliveryWorker {
       if (this.failures > 0)
         wait = Math.min(MAX_BACKOFF_MS, Math.max(100, this.opts.pollMs) * 2 ** Math.min(this.failures, 8));
       else if (nextDueAt) wait = Math.max(0, Math.min(wait, nextDueAt.getTime() - Date.now() + 1));
-      await this.sleep(wait, this.failures === 0);
+      await this.wakeup.sleep(wait, this.failures === 0);
     }
   }
 
@@ -366,20 +339,5 @@ export class DeliveryWorker {
     } catch (err) {
       this.opts.logger.warn({ err }, 'purging old deliveries failed; will retry later');
     }
-  }
-
-  /** Sleeps until `ms` pass or, if wakeable, a wake-up (one that came since the last reset, when `pending` counts). */
-  private sleep(ms: number, wakeable: boolean, pending = true): Promise<void> {
-    if (wakeable && pending && this.woken) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(wakeUp);
-        resolve();
-      };
-      const wakeUp = wakeable ? done : () => (this.stopping ? done() : undefined);
-      const timer = setTimeout(done, ms);
-      this.sleepers.add(wakeUp);
-    });
   }
 }
