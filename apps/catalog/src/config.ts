@@ -1,15 +1,11 @@
 import { z } from 'zod';
-import { baseSchema, flag, loadConfig, port } from '@pim/config';
+import { flag, loadConfig, ownerSchema, port } from '@pim/config';
 
 /** Environment of the catalog app. */
-export const catalogConfigSchema = baseSchema.extend({
+export const catalogConfigSchema = ownerSchema.extend({
   CATALOG_GRPC_PORT: port(50051),
-  PIM_SUBJECT_PREFIX: z
-    .string()
-    .regex(/^([a-z0-9_-]+\.)?$/i, 'must be empty or end with a dot')
-    .default(''),
-  /** Run the outbox relay (publishes this app's events) in this process. */
-  OUTBOX_RELAY: flag(true),
+  /** Prometheus metrics on http://0.0.0.0:<port>/metrics; 0 (the default) turns them off. */
+  CATALOG_METRICS_PORT: port(0),
   /** Run the completeness worker (recomputes stored completeness after required attributes change) in this process. */
   COMPLETENESS_WORKER: flag(true),
 });

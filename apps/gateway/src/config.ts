@@ -4,6 +4,8 @@ import { baseSchema, loadConfig, port, positiveInt } from '@pim/config';
 /** Environment of the gateway. */
 export const gatewayConfigSchema = baseSchema.extend({
   PORT: port(8080),
+  /** Prometheus metrics on http://0.0.0.0:<port>/metrics; 0 (the default) turns them off. */
+  GATEWAY_METRICS_PORT: port(0),
   HOST: z.string().default('0.0.0.0'),
   /** The URL callers see (for list envelope links and the OpenAPI servers entry). */
   PUBLIC_URL: z.url().optional(),

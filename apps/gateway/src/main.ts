@@ -1,5 +1,8 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { Pool } from 'pg';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Shutdown, packageVersion, serveMetrics } from '@pim/app';
 import { webhooks as pb } from '@pim/contracts';
 import { createDataSource } from '@pim/db';
 import { createLogger } from '@pim/logging';
@@ -14,7 +17,11 @@ import { RateLimiter } from './rate-limit/rate-limit';
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  const logger = createLogger({ service: 'gateway', version: packageVersion(__dirname), level: config.LOG_LEVEL });
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics, prefix: 'pim_gateway_' });
+  const metricsServer =
+    config.GATEWAY_METRICS_PORT > 0 ? await serveMetrics(metrics, config.GATEWAY_METRICS_PORT, logger) : undefined;
   const ds = createDataSource(dataSourceOptions(config.DATABASE_URL));
   await ds.initialize();
   const limiterPool = new Pool({
@@ -80,28 +87,35 @@ async function main(): Promise<void> {
   server.headersTimeout = 15_000;
   server.requestTimeout = config.REQUEST_TIMEOUT_MS + 5_000;
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.setReady(false);
-    logger.info({ signal }, 'shutting down');
-    clearInterval(purge);
-    const force = setTimeout(() => process.exit(0), config.SHUTDOWN_GRACE_MS).unref();
+  // Not ready first (load balancers stop sending), then requests in flight finish within the grace period.
+  new Shutdown(logger)
+    .stage({ name: 'readiness', run: () => app.setReady(false) })
+    .stage(
+      { name: 'idempotency purge', run: () => clearInterval(purge) },
+      { name: 'HTTP server', run: () => closeServer(server, config.SHUTDOWN_GRACE_MS) },
+    )
+    .stage(
+      { name: 'clients', run: () => [webhooks, catalog, ...Object.values(dependencies)].forEach((c) => c.close()) },
+      { name: 'API keys', run: () => keys.stop() },
+      metricsServer && { name: 'metrics', run: () => new Promise((r) => metricsServer.close(() => r(undefined))) },
+    )
+    .stage({ name: 'database', run: () => ds.destroy() }, { name: 'rate-limit pool', run: () => limiterPool.end() })
+    .onSignals();
+}
+
+/** Stops taking connections and waits for requests in flight, at most `graceMs`. */
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => {
+      server.closeAllConnections();
+      resolve();
+    }, graceMs).unref();
     server.close(() => {
       clearTimeout(force);
-      webhooks.close();
-      catalog.close();
-      for (const h of Object.values(dependencies)) h.close();
-      void Promise.allSettled([keys.stop(), ds.destroy(), limiterPool.end()]).then(() => {
-        logger.info('stopped');
-        process.exit(0);
-      });
+      resolve();
     });
     server.closeIdleConnections();
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  });
 }
 
 main().catch((err) => {

@@ -1,21 +1,13 @@
 import { z } from 'zod';
-import { baseSchema, flag, loadConfig, port, positiveInt } from '@pim/config';
+import { flag, loadConfig, ownerSchema, port, positiveInt } from '@pim/config';
 import { parseAllowList } from './ssrf/address.policy';
 import { parseSchedule } from './delivery/retry.schedule';
 
 const DEFAULT_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 /** Environment of the webhooks app. */
-export const webhooksConfigSchema = baseSchema.extend({
+export const webhooksConfigSchema = ownerSchema.extend({
   WEBHOOKS_GRPC_PORT: port(50057),
-  PIM_SUBJECT_PREFIX: z
-    .string()
-    .regex(/^([a-z0-9_-]+\.)?$/i, 'must be empty or end with a dot')
-    .default(''),
-  /** Run the outbox relay (publishes this app's own events) in this process. */
-  OUTBOX_RELAY: flag(true),
-  /** Longest pause of the relay after repeated publish failures (NATS away). */
-  OUTBOX_MAX_BACKOFF_MS: positiveInt(30_000),
   /** Run the fan-out consumer (events → deliveries) in this process. */
   WEBHOOKS_FANOUT: flag(true),
   /** Run the delivery worker (deliveries → HTTP) in this process. */

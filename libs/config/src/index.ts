@@ -47,3 +47,16 @@ export const baseSchema = z.object({
   GRPC_DEADLINE_MS: positiveInt(10_000),
   SHUTDOWN_GRACE_MS: positiveInt(10_000),
 });
+
+/** Variables every app that owns records reads besides the base ones: its events and their relay. */
+export const ownerSchema = baseSchema.extend({
+  /** Prefix of every subject this app publishes on (tests use one of their own); empty or ending with a dot. */
+  PIM_SUBJECT_PREFIX: z
+    .string()
+    .regex(/^([a-z0-9_-]+\.)?$/i, 'must be empty or end with a dot')
+    .default(''),
+  /** Run the outbox relay (publishes this app's events) in this process. */
+  OUTBOX_RELAY: flag(true),
+  /** Longest pause of the relay after repeated publish failures (NATS away). */
+  OUTBOX_MAX_BACKOFF_MS: positiveInt(30_000),
+});

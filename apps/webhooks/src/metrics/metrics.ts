@@ -1,13 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Logger } from '@pim/logging';
+import { Counter, Histogram, Registry } from 'prom-client';
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const LAG_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
-/** The webhooks app's Prometheus metrics, on a registry of their own. */
+/** The webhooks app's Prometheus metrics, on the app's registry (a registry of their own in tests). */
 export class WebhookMetrics {
-  readonly registry = new Registry();
   /** Attempts by outcome (success, http_error, rate_limited, gone, timeout, network_error, blocked, interrupted). */
   readonly attempts = new Counter({
     name: 'pim_webhooks_attempts_total',
@@ -68,40 +65,11 @@ export class WebhookMetrics {
     registers: [this.registry],
   });
 
-  constructor(opts: { defaultMetrics?: boolean } = {}) {
-    if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'pim_webhooks_' });
-  }
+  constructor(readonly registry: Registry = new Registry()) {}
 
   /** Records one finished attempt. */
   observeAttempt(outcome: string, durationMs: number): void {
     this.attempts.inc({ outcome });
     this.attemptSeconds.observe({ outcome }, durationMs / 1000);
   }
-}
-
-/** Serves GET /metrics on the port (0.0.0.0); a port in use is logged, not fatal. */
-export async function serveMetrics(metrics: WebhookMetrics, port: number, logger: Logger): Promise<Server | undefined> {
-  const server = createServer((req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404).end();
-      return;
-    }
-    metrics.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-      (err: unknown) => {
-        logger.error({ err }, 'metrics collection failed');
-        res.writeHead(500).end();
-      },
-    );
-  });
-  return new Promise((resolve) => {
-    server.once('error', (err) => {
-      logger.warn({ err, port }, 'metrics port unavailable; serving no metrics');
-      resolve(undefined);
-    });
-    server.listen(port, '0.0.0.0', () => {
-      logger.info({ port: (server.address() as { port: number }).port }, 'metrics on /metrics');
-      resolve(server);
-    });
-  });
 }

@@ -1,0 +1,180 @@
+import 'reflect-metadata';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { DataSource } from 'typeorm';
+import { PROTO_ROOT } from '@pim/contracts';
+import { createDataSource, type AppDataSourceOptions } from '@pim/db';
+import { OutboxRelay, ensureStream } from '@pim/events';
+import { createLogger, type Logger } from '@pim/logging';
+import { GrpcApp, type ServiceRegistration } from '@pim/rpc';
+import { serveMetrics } from './metrics';
+import { withRetries } from './retry';
+import { Shutdown } from './shutdown';
+import { packageVersion } from './version';
+
+/** Variables every owner app reads (see `ownerSchema` in @pim/config). */
+export interface OwnerConfig {
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  NATS_URL: string;
+  PIM_EVENTS_STREAM: string;
+  PIM_SUBJECT_PREFIX: string;
+  OUTBOX_RELAY: boolean;
+  OUTBOX_MAX_BACKOFF_MS: number;
+  SHUTDOWN_GRACE_MS: number;
+}
+
+/** A background loop the app runs (outbox relay, workers, consumers): started after the database and NATS, stopped before them. */
+export interface BackgroundLoop {
+  start(): Promise<void> | void;
+  stop(): Promise<void>;
+}
+
+/** What an app's wiring has at hand. */
+export interface AppContext<C extends OwnerConfig> {
+  config: C;
+  logger: Logger;
+  ds: DataSource;
+  /** The NATS connection, when this replica needs one (`needsNats`, or the relay runs). */
+  nats?: NatsConnection;
+  /** The app's Prometheus registry (default metrics included); register the app's own metrics on it. */
+  metrics: Registry;
+}
+
+/** What an app adds to the bootstrap: its gRPC services, its loops and anything else it must close. */
+export interface AppWiring {
+  services: ServiceRegistration[];
+  /** Started in order after the relay; stopped together while the gRPC server drains its calls. */
+  loops?: (BackgroundLoop | undefined)[];
+  /** Closed after the loops and the relay, before NATS and the database (an HTTP agent...). */
+  close?: (() => Promise<void> | void)[];
+  /** Extra fields of the "started" log line. */
+  started?: Record<string, unknown>;
+}
+
+/** An app, declared for `runApp`. */
+export interface AppSpec<C extends OwnerConfig> {
+  /** The app's name: logs, the event source, the NATS connection name (`pim-<name>`). */
+  name: string;
+  /** The folder of the app's `main.ts` (`__dirname`): its package.json gives the version every log line carries. */
+  dir: string;
+  /** Reads and validates the environment; a bad variable stops the start with its name. */
+  config: () => C;
+  /** The app's schema, entities and migrations. */
+  dataSource: (url: string) => AppDataSourceOptions;
+  /** Connections in the app's pool (default TypeORM's 10). */
+  poolSize?: number;
+  /** The gRPC port and the .proto files (under protos/) of the services, for reflection. */
+  grpc: { port: (config: C) => number; protoFiles: string[] };
+  /** Whether this replica needs NATS besides the relay (a consumer). */
+  needsNats?: (config: C) => boolean;
+  /** The port of `/metrics` (0 or absent: no metrics endpoint). */
+  metricsPort?: (config: C) => number;
+  /** The app's own parts, built once the database and NATS are up. */
+  wire: (ctx: AppContext<C>) => AppWiring | Promise<AppWiring>;
+}
+
+/** A running app, for tests and tools: its port and its context, and how to stop it without exiting. */
+export interface RunningApp<C extends OwnerConfig> {
+  port: number;
+  context: AppContext<C>;
+  shutdown: Shutdown;
+}
+
+/**
+ * Starts a gRPC app in this order: config (validated first), logger with the app's version,
+ * database, NATS with retries (and the events stream) when this replica needs it, the outbox
+ * relay, the app's wiring and loops, metrics, then the gRPC server with health and reflection —
+ * reporting SERVING only once all of that is up. On SIGTERM/SIGINT it reports NOT_SERVING and lets
+ * calls in flight finish while the loops stop, then stops the relay, closes what the app asked,
+ * drains NATS, closes metrics and the database, and exits 0. A failure during start-up is one
+ * fatal log line and exit code 1.
+ */
+export function runApp<C extends OwnerConfig>(spec: AppSpec<C>): Promise<RunningApp<C> | undefined> {
+  return startApp(spec).catch((err: unknown) => {
+    console.error(
+      JSON.stringify({
+        level: 'fatal',
+        service: spec.name,
+        msg: 'start-up failed',
+        err: String((err as Error)?.message ?? err),
+      }),
+    );
+    process.exit(1);
+    return undefined;
+  });
+}
+
+/** `runApp` without the exit on failure (the error is thrown) and without signal handlers: for tests. */
+export async function startApp<C extends OwnerConfig>(
+  spec: AppSpec<C>,
+  opts: { signals?: boolean; exit?: (code: number) => void } = {},
+): Promise<RunningApp<C>> {
+  const config = spec.config();
+  const version = packageVersion(spec.dir);
+  const logger = createLogger({ service: spec.name, version, level: config.LOG_LEVEL });
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics, prefix: `pim_${spec.name.replace(/-/g, '_')}_` });
+
+  const ds = createDataSource({
+    ...spec.dataSource(config.DATABASE_URL),
+    ...(spec.poolSize ? { poolSize: spec.poolSize } : {}),
+  });
+  await ds.initialize();
+
+  let nats: NatsConnection | undefined;
+  if (config.OUTBOX_RELAY || spec.needsNats?.(config)) {
+    nats = await withRetries(logger, 'connecting to NATS', () =>
+      connect({ servers: config.NATS_URL, name: `pim-${spec.name}`, maxReconnectAttempts: -1, reconnectTimeWait: 250 }),
+    );
+    const nc = nats;
+    await withRetries(logger, 'ensuring the events stream', () =>
+      ensureStream(nc, { name: config.PIM_EVENTS_STREAM, subjects: [`${config.PIM_SUBJECT_PREFIX}pim.>`] }),
+    );
+  }
+  const relay =
+    config.OUTBOX_RELAY && nats
+      ? new OutboxRelay({
+          dataSource: ds,
+          nc: nats,
+          stream: config.PIM_EVENTS_STREAM,
+          subjectPrefix: config.PIM_SUBJECT_PREFIX,
+          logger,
+          maxBackoffMs: config.OUTBOX_MAX_BACKOFF_MS,
+        })
+      : undefined;
+  await relay?.start();
+
+  const context: AppContext<C> = { config, logger, ds, nats, metrics };
+  const wiring = await spec.wire(context);
+  const loops = (wiring.loops ?? []).filter((l): l is BackgroundLoop => l !== undefined);
+  for (const loop of loops) await loop.start();
+
+  const metricsPort = spec.metricsPort?.(config) ?? 0;
+  const metricsServer = metricsPort > 0 ? await serveMetrics(metrics, metricsPort, logger) : undefined;
+
+  const grpc = new GrpcApp({
+    logger,
+    services: wiring.services,
+    protoRoot: PROTO_ROOT,
+    protoFiles: spec.grpc.protoFiles,
+    shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+  });
+  const port = await grpc.listen(spec.grpc.port(config));
+
+  const shutdown = new Shutdown(logger, opts.exit)
+    .stage(
+      { name: 'gRPC server', run: () => grpc.shutdown() },
+      ...loops.map((loop, i) => ({ name: `loop ${i + 1}`, run: () => loop.stop() })),
+    )
+    .stage(relay && { name: 'outbox relay', run: () => relay.stop() })
+    .stage(...(wiring.close ?? []).map((close, i) => ({ name: `close ${i + 1}`, run: close })))
+    .stage(
+      nats && { name: 'NATS', run: () => nats.drain() },
+      metricsServer && { name: 'metrics', run: () => new Promise((r) => metricsServer.close(() => r(undefined))) },
+    )
+    .stage({ name: 'database', run: () => ds.destroy() });
+  if (opts.signals !== false) shutdown.onSignals();
+  logger.info({ port, version, relay: Boolean(relay), ...wiring.started }, `${spec.name} app started`);
+  return { port, context, shutdown };
+}
