@@ -6,12 +6,14 @@ import { createTestDatabase } from '@pim/testing';
 import { dataSourceOptions as webhooks } from '../../apps/webhooks/src/data-source';
 import { dataSourceOptions as gateway } from '../../apps/gateway/src/data-source';
 import { dataSourceOptions as catalog } from '../../apps/catalog/src/data-source';
+import { dataSourceOptions as workflow } from '../../apps/workflow/src/data-source';
 
 /** Apps that own a schema, by name. A new app with a schema joins with one line. */
 export const schemaOwners: Record<string, (url: string) => AppDataSourceOptions> = {
   webhooks,
   gateway,
   catalog,
+  workflow,
 };
 
 async function main(): Promise<void> {

@@ -22,5 +22,13 @@ export const apps: AppSpec[] = [
     portEnv: 'CATALOG_GRPC_PORT',
     migrate: true,
   },
+  {
+    name: 'workflow',
+    kind: 'grpc',
+    port: 50058,
+    addressEnv: 'WORKFLOW_GRPC_URL',
+    portEnv: 'WORKFLOW_GRPC_PORT',
+    migrate: true,
+  },
   { name: 'gateway', kind: 'http', port: 8080, portEnv: 'PORT', migrate: true },
 ];

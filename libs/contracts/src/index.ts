@@ -5,4 +5,5 @@ export * as taxonomy from './gen/pim/catalog/v1/taxonomy';
 export * as attributes from './gen/pim/catalog/v1/attributes';
 export * as products from './gen/pim/catalog/v1/products';
 export * as relations from './gen/pim/catalog/v1/relations';
+export * as workflow from './gen/pim/workflow/v1/workflow';
 export * from './proto-files';

@@ -10,4 +10,5 @@ export const PROTO_FILES = {
   attributes: 'pim/catalog/v1/attributes.proto',
   products: 'pim/catalog/v1/products.proto',
   relations: 'pim/catalog/v1/relations.proto',
+  workflow: 'pim/workflow/v1/workflow.proto',
 } as const;

@@ -1,0 +1,17 @@
+import type { AppDataSourceOptions } from '@pim/db';
+import { OutboxEvent } from '@pim/events';
+import { migrations } from './migrations';
+
+/** This app's schema. */
+export const SCHEMA = 'workflow';
+
+/** Persistence of the workflow app: its schema, entities and migrations. */
+export function dataSourceOptions(url: string): AppDataSourceOptions {
+  return {
+    url,
+    schema: SCHEMA,
+    entities: [OutboxEvent],
+    migrations,
+    applicationName: 'pim-workflow',
+  };
+}

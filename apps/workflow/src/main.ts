@@ -1,0 +1,4 @@
+import { runApp } from '@pim/app';
+import { workflowApp } from './app';
+
+void runApp(workflowApp);

@@ -1,0 +1,272 @@
+import type { AppNames } from './names';
+
+/** What the generated files say about the app. */
+export interface AppFacts extends AppNames {
+  port: number;
+  description: string;
+  /** Migration timestamp (ms) and the class name suffix it gives. */
+  migrationTs: number;
+}
+
+/** apps/<name>/package.json */
+export const packageJson = (a: AppFacts) =>
+  `${JSON.stringify(
+    {
+      name: `@pim/${a.name}-app`,
+      version: '0.1.0',
+      private: true,
+      description: `${a.description} (schema ${a.schema}, gRPC pim.${a.proto}.v1).`,
+      main: 'src/main.ts',
+      nx: { tags: ['type:app'] },
+    },
+    null,
+    2,
+  )}\n`;
+
+/** apps/<name>/src/config.ts */
+export const configTs = (a: AppFacts) => `import type { z } from 'zod';
+import { loadConfig, ownerSchema, port } from '@pim/config';
+
+/** Environment of the ${a.name} app. */
+export const ${a.camel}ConfigSchema = ownerSchema.extend({
+  ${a.env}_GRPC_PORT: port(${a.port}),
+  /** Prometheus metrics on http://0.0.0.0:<port>/metrics; 0 (the default) turns them off. */
+  ${a.env}_METRICS_PORT: port(0),
+});
+
+/** Parsed environment of the ${a.name} app. */
+export type ${a.pascal}Config = z.infer<typeof ${a.camel}ConfigSchema>;
+
+/** Reads and validates the environment once. */
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): ${a.pascal}Config =>
+  loadConfig(${a.camel}ConfigSchema, env);
+`;
+
+/** apps/<name>/src/data-source.ts */
+export const dataSourceTs = (a: AppFacts) => `import type { AppDataSourceOptions } from '@pim/db';
+import { OutboxEvent } from '@pim/events';
+import { migrations } from './migrations';
+
+/** This app's schema. */
+export const SCHEMA = '${a.schema}';
+
+/** Persistence of the ${a.name} app: its schema, entities and migrations. */
+export function dataSourceOptions(url: string): AppDataSourceOptions {
+  return {
+    url,
+    schema: SCHEMA,
+    entities: [OutboxEvent],
+    migrations,
+    applicationName: 'pim-${a.name}',
+  };
+}
+`;
+
+/** apps/<name>/src/app.ts */
+export const appTs = (a: AppFacts) => `import type { AppSpec } from '@pim/app';
+import { PROTO_FILES } from '@pim/contracts';
+import { readConfig, type ${a.pascal}Config } from './config';
+import { dataSourceOptions } from './data-source';
+
+/** The ${a.name} app as the bootstrap runs it: it serves health (and reflection) until its first resource arrives. */
+export const ${a.camel}App: AppSpec<${a.pascal}Config> = {
+  name: '${a.name}',
+  dir: __dirname,
+  config: readConfig,
+  dataSource: dataSourceOptions,
+  grpc: { port: (c) => c.${a.env}_GRPC_PORT, protoFiles: [PROTO_FILES.${a.camel}] },
+  metricsPort: (c) => c.${a.env}_METRICS_PORT,
+  wire: () => ({ services: [] }),
+};
+`;
+
+/** apps/<name>/src/main.ts */
+export const mainTs = (a: AppFacts) => `import { runApp } from '@pim/app';
+import { ${a.camel}App } from './app';
+
+void runApp(${a.camel}App);
+`;
+
+/** apps/<name>/src/migrate.ts */
+export const migrateTs = (a: AppFacts) => `import { migrateApp } from '@pim/app';
+import { readConfig } from './config';
+import { dataSourceOptions } from './data-source';
+
+void migrateApp({ name: '${a.name}', dir: __dirname, config: readConfig, dataSource: dataSourceOptions });
+`;
+
+/** apps/<name>/src/migrations/<ts>-create-<name>.ts */
+export const firstMigrationTs = (a: AppFacts) => `import type { MigrationInterface, QueryRunner } from 'typeorm';
+import {
+  OUTBOX_DOWN_SQL,
+  OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL,
+  OUTBOX_ENVELOPE_AS_JSON_UP_SQL,
+  OUTBOX_UP_SQL,
+} from '@pim/events';
+
+/** The ${a.name} schema's first tables: the outbox its events wait in, and unaccent for \`_search\`. */
+export class Create${a.pascal}${a.migrationTs} implements MigrationInterface {
+  name = 'Create${a.pascal}${a.migrationTs}';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(\`CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public\`);
+    for (const sql of [...OUTBOX_UP_SQL, ...OUTBOX_ENVELOPE_AS_JSON_UP_SQL]) await q.query(sql);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const sql of [...OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL, ...OUTBOX_DOWN_SQL]) await q.query(sql);
+  }
+}
+`;
+
+/** apps/<name>/src/migrations/index.ts */
+export const migrationsIndexTs = (
+  a: AppFacts,
+) => `import { Create${a.pascal}${a.migrationTs} } from './${a.migrationTs}-create-${a.name}';
+
+/** Every migration of the ${a.schema} schema, oldest first. */
+export const migrations = [Create${a.pascal}${a.migrationTs}];
+`;
+
+/** apps/<name>/src/app.int.spec.ts */
+export const appSpecTs = (a: AppFacts) => `import { startApp } from '@pim/app';
+import { migrate } from '@pim/db';
+import { HealthChecker } from '@pim/rpc';
+import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
+import { ${a.camel}App } from './app';
+import { readConfig } from './config';
+import { dataSourceOptions } from './data-source';
+
+// The app as it starts in production, against the real Postgres and NATS: migrations, bootstrap, health.
+describe('${a.name} app', () => {
+  let db: TestDatabase;
+  let stream: TestStream;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('${a.schema}');
+    stream = await createTestStream('${a.schema}');
+  });
+
+  afterAll(async () => {
+    await stream?.destroy();
+    await db?.drop();
+  });
+
+  it('migrates its schema, starts through the bootstrap, serves health and shuts down', async () => {
+    expect(await migrate(dataSourceOptions(db.url))).toHaveLength(1);
+    const env = {
+      DATABASE_URL: db.url,
+      NATS_URL: stream.url,
+      PIM_EVENTS_STREAM: stream.name,
+      PIM_SUBJECT_PREFIX: stream.subjectPrefix,
+      ${a.env}_GRPC_PORT: '0',
+      LOG_LEVEL: 'silent',
+    };
+    let exited: number | undefined;
+    const app = await startApp(
+      { ...${a.camel}App, config: () => readConfig(env) },
+      { signals: false, exit: (code) => (exited = code) },
+    );
+    const health = new HealthChecker(\`127.0.0.1:\${app.port}\`);
+    try {
+      expect(await health.check()).toBe('SERVING');
+      await app.shutdown.run('test');
+      expect(exited).toBe(0);
+      expect(app.context.ds.isInitialized).toBe(false);
+    } finally {
+      health.close();
+    }
+  });
+});
+`;
+
+/** protos/pim/<proto>/v1/<proto>.proto */
+export const protoFile = (a: AppFacts) => `syntax = "proto3";
+
+package pim.${a.proto}.v1;
+
+// The ${a.name} app's contract. It has no service yet: the app serves grpc.health.v1 and
+// reflection until its first resource arrives; each resource adds its service and messages here.
+`;
+
+/** deploy/k8s/base/<name>.yaml */
+export const k8sYaml = (a: AppFacts) => `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${a.name}-migrate
+spec:
+  backoffLimit: 3
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: migrate
+          image: pim-platform
+          args: ['migrate']
+          env:
+            - { name: APP, value: ${a.name} }
+          envFrom:
+            - configMapRef: { name: pim-platform }
+            - secretRef: { name: pim-platform }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${a.name}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: { app.kubernetes.io/name: ${a.name} }
+  template:
+    metadata:
+      labels: { app.kubernetes.io/name: ${a.name} }
+    spec:
+      terminationGracePeriodSeconds: 20
+      containers:
+        - name: ${a.name}
+          image: pim-platform
+          env:
+            - { name: APP, value: ${a.name} }
+            - { name: ${a.env}_GRPC_PORT, value: '${a.port}' }
+          envFrom:
+            - configMapRef: { name: pim-platform }
+            - secretRef: { name: pim-platform }
+          ports:
+            - { name: grpc, containerPort: ${a.port} }
+          readinessProbe:
+            grpc: { port: ${a.port} }
+            periodSeconds: 5
+          livenessProbe:
+            grpc: { port: ${a.port} }
+            periodSeconds: 10
+            failureThreshold: 6
+          resources:
+            requests: { cpu: 100m, memory: 128Mi }
+            limits: { memory: 384Mi }
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ${a.name}
+spec:
+  selector: { app.kubernetes.io/name: ${a.name} }
+  ports:
+    - { name: grpc, port: ${a.port}, targetPort: grpc, appProtocol: grpc }
+`;
+
+/** docs/apps/<name>.md */
+export const appDoc = (a: AppFacts) => `# ${a.name} app
+
+${a.description} Postgres schema \`${a.schema}\`, gRPC package \`pim.${a.proto}.v1\`
+(\`protos/pim/${a.proto}/v1/${a.proto}.proto\`).
+
+| | |
+| --- | --- |
+| Tables | \`${a.schema}.outbox\` (events not yet on NATS), \`${a.schema}.migrations\` |
+| RPCs | none yet; \`grpc.health.v1\` and reflection on port ${a.port} (\`${a.env}_GRPC_PORT\`) |
+| Events | none yet; each resource's writes will publish \`pim.${a.name}.<collection>.<action>\` through the outbox |
+| Entry points | \`src/main.ts\` (serve, through \`runApp\` of \`@pim/app\`), \`src/migrate.ts\` (run migrations, exit) |
+| Configuration | \`${a.env}_GRPC_PORT\` (default ${a.port}), \`${a.env}_METRICS_PORT\` (0: no \`/metrics\`), and what every owner reads (\`DATABASE_URL\`, \`NATS_URL\`, \`OUTBOX_RELAY\`…) |
+
+Generated by \`npx nx g @pim/generators:app ${a.name}\`; see \`docs/platform/add-a-resource.md\` for its first resource.
+`;
