@@ -2,10 +2,10 @@ import { runApp } from '@pim/app';
 import { PROTO_FILES } from '@pim/contracts';
 import { readConfig } from './config';
 import { dataSourceOptions } from './data-source';
-import { taxonomyGrpc, taxonomyServices } from './taxonomy/taxonomy.module';
-import { attributeServices, attributesGrpc } from './attribute/attributes.module';
-import { productServices, productsGrpc } from './product/products.module';
-import { relationServices, relationsGrpc } from './relation/relations.module';
+import { taxonomyGrpc, taxonomyServices } from './taxonomy.module';
+import { attributeServices, attributesGrpc } from './attributes.module';
+import { productServices, productsGrpc } from './products.module';
+import { relationServices, relationsGrpc } from './relations.module';
 import { CompletenessWorker } from './completeness/completeness.worker';
 
 void runApp({

@@ -3,12 +3,12 @@ import { PROTO_FILES } from '@pim/contracts';
 import { readConfig } from './config';
 import { dataSourceOptions } from './data-source';
 import { WebhookService } from './webhook/webhook.service';
-import { webhooksGrpc } from './webhook/webhook.grpc';
-import { DeliveryService } from './delivery/delivery.service';
+import { webhooksGrpc } from './webhooks.grpc';
+import { DeliveryService, cancelPendingDeliveries } from './delivery/delivery.service';
 import { DeliverySender } from './delivery/delivery.sender';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { FanoutConsumer } from './fanout/fanout.consumer';
-import { FanoutRecorder } from './fanout/fanout.recorder';
+import { FanoutRecorder } from './delivery/fanout.recorder';
 import { AddressPolicy } from './ssrf/address.policy';
 import { createGuardedAgent } from './ssrf/guarded.agent';
 import { WebhookMetrics } from './metrics/metrics';
@@ -31,7 +31,11 @@ void runApp({
         { allowed: policy.allowList },
         'webhooks may reach these non-public ranges (WEBHOOKS_ALLOWED_TARGETS)',
       );
-    const webhooks = new WebhookService(ds, { policy, secretOverlapMs: config.WEBHOOKS_SECRET_OVERLAP_MS });
+    const webhooks = new WebhookService(ds, {
+      policy,
+      secretOverlapMs: config.WEBHOOKS_SECRET_OVERLAP_MS,
+      onDelete: cancelPendingDeliveries,
+    });
     const agent = createGuardedAgent({ policy, connections: config.WEBHOOKS_CONCURRENCY });
     const worker = config.WEBHOOKS_DELIVERY
       ? new DeliveryWorker({

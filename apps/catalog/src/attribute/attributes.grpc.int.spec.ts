@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '@pim/errors';
 import { createLogger } from '@pim/logging';
 import { GrpcApp, HealthChecker, createRpcClient } from '@pim/rpc';
 import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
-import { attributesGrpc } from './attributes.module';
+import { attributesGrpc } from '../attributes.module';
 
 const USERS_GROUP = '6740a1b2c3d4e5f601234501';
 const query = { page: 1, limit: 25, skip: 0, sort: [], filters: [], search: '', expand: [] };

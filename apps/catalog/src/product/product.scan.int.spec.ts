@@ -5,7 +5,7 @@ import { PreconditionFailedError, ValidationError, fromGrpcError } from '@pim/er
 import { createLogger } from '@pim/logging';
 import { GrpcApp, createRpcClient } from '@pim/rpc';
 import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
-import { productsGrpc } from './products.module';
+import { productsGrpc } from '../products.module';
 
 const logger = createLogger({ service: 'catalog-scan-test', level: 'silent' });
 const TOTAL = 5_000;

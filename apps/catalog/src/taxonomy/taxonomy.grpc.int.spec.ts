@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError 
 import { createLogger, runWithContext } from '@pim/logging';
 import { GrpcApp, HealthChecker, createRpcClient } from '@pim/rpc';
 import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
-import { taxonomyGrpc } from './taxonomy.module';
+import { taxonomyGrpc } from '../taxonomy.module';
 
 const query = (
   extra: Partial<{

@@ -22,11 +22,11 @@ import type {
 } from '@pim/resources';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
-import { taxonomyServices, type TaxonomyServices } from '../taxonomy/taxonomy.module';
-import { attributeServices, type AttributeServices } from '../attribute/attributes.module';
+import { taxonomyServices, type TaxonomyServices } from '../taxonomy.module';
+import { attributeServices, type AttributeServices } from '../attributes.module';
 import { productUsage, type ProductUsage } from '../attribute/product-usage';
-import { productServices, type ProductServices } from '../product/products.module';
-import { relationServices, type RelationServices } from '../relation/relations.module';
+import { productServices, type ProductServices } from '../products.module';
+import { relationServices, type RelationServices } from '../relations.module';
 
 /** A migrated database of this app's own, its services, and factories that return what they inserted. */
 export interface CatalogTestContext {

@@ -8,7 +8,7 @@ import {
   type PimError,
 } from '@pim/errors';
 import type { Logger } from '@pim/logging';
-import { apiLinkWriter } from './links';
+import { apiLinkWriter } from '../openapi/links';
 
 /** Seconds a 429 or 503 tells the caller to wait when its cause named no time (the document promises the header). */
 const DEFAULT_RETRY_AFTER = 5;

@@ -8,7 +8,7 @@ import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } fr
 import { toProtoListQuery } from '@pim/rpc';
 import { listQuerySchema } from './list';
 import { envelopeSchema } from '../openapi/envelope';
-import type { RecordClient } from '../routes/catalog/catalog.clients';
+import type { RecordClient } from './record.client';
 import { expandRecords, expandsInPlace, type BatchLoader, type LinkExpansions } from './expand';
 import { splitNestedFilters } from './nested-filters';
 

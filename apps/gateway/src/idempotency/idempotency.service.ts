@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { apiLinkWriter } from '../http/links';
+import { apiLinkWriter } from '../openapi/links';
 import type { DataSource } from 'typeorm';
 import { ConflictError, ValidationError, toPimError } from '@pim/errors';
 import { IdempotencyRecord } from './idempotency.entity';

@@ -9,7 +9,7 @@ import { createTestDatabase, createTestStream, type TestDatabase, type TestStrea
 import { Api } from '../http/route';
 import { errorHandler, notFoundHandler, requireJson } from '../http/errors';
 import { requestContext } from '../http/request-context';
-import { buildDocument, createRegistry, type ApiDocument } from '../openapi/document';
+import { buildDocument, createRegistry, type ApiDocument } from '../document';
 import type { Principal } from '../auth/scopes';
 import { createCatalogClients, type CatalogClients } from '../routes/catalog/catalog.clients';
 import { catalogRoutes } from '../routes/catalog/catalog.routes';

@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { RESERVED_BODY_KEYS } from '../webhook/webhook.resource';
 import type { EventEnvelope } from '@pim/events';
 import type { AttemptOutcome } from '@pim/resources';
 import type { KeyValuePair } from '../webhook/webhook.entity';
@@ -39,9 +40,6 @@ export interface AttemptResult {
   /** Milliseconds a 429/503 asked us to wait (Retry-After). */
   retryAfterMs?: number;
 }
-
-/** Top-level keys of the payload that a webhook's `body` pairs may not replace. */
-export const RESERVED_BODY_KEYS = ['type', 'timestamp', 'data'];
 
 // Headers the platform sets or that belong to the connection; a webhook's own pairs never replace them.
 const RESERVED_HEADERS = new Set([

@@ -6,7 +6,7 @@ import { currentContext } from '@pim/logging';
 import { applyListQuery, validateListQuery, type ListQuery } from '@pim/query';
 import { deliveryListDecl, TEST_EVENT_TYPE, type DeliveryAttemptView, type DeliveryView } from '@pim/resources';
 import { WebhookEntity } from '../webhook/webhook.entity';
-import { FanoutRecorder } from '../fanout/fanout.recorder';
+import { FanoutRecorder } from './fanout.recorder';
 import { DeliveryAttemptEntity, DeliveryEntity } from './delivery.entity';
 import { DELIVERIES_CHANNEL } from './delivery.queue';
 

@@ -10,7 +10,7 @@ import {
 import type { EventEnvelope } from '@pim/events';
 import type { Logger } from '@pim/logging';
 import type { WebhookMetrics } from '../metrics/metrics';
-import { isEnvelope, type FanoutRecorder } from './fanout.recorder';
+import { isEnvelope, type FanoutRecorder } from '../delivery/fanout.recorder';
 
 /** How the fan-out consumes the events stream. */
 export interface FanoutConsumerOptions {

@@ -7,7 +7,7 @@ import { webhooksTestContext, type WebhooksTestContext } from '../testing/webhoo
 import { loopbackPolicy, testEvent, until } from '../testing/delivery.harness';
 import { WebhookMetrics } from '../metrics/metrics';
 import { FanoutConsumer } from './fanout.consumer';
-import { FanoutRecorder } from './fanout.recorder';
+import { FanoutRecorder } from '../delivery/fanout.recorder';
 
 const logger = createLogger({ service: 'test-fanout', level: 'silent' });
 

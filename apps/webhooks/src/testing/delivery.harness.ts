@@ -4,7 +4,7 @@ import { createLogger } from '@pim/logging';
 import type { DataSource } from 'typeorm';
 import { DeliverySender } from '../delivery/delivery.sender';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../delivery/delivery.worker';
-import { FanoutRecorder } from '../fanout/fanout.recorder';
+import { FanoutRecorder } from '../delivery/fanout.recorder';
 import { WebhookMetrics } from '../metrics/metrics';
 import { AddressPolicy, parseAllowList } from '../ssrf/address.policy';
 import { createGuardedAgent } from '../ssrf/guarded.agent';

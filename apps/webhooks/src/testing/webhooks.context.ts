@@ -4,7 +4,7 @@ import { COLLECTIONS, type WebhookInput, type WebhookView } from '@pim/resources
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
 import { WebhookService, type WebhookServiceOptions } from '../webhook/webhook.service';
-import { DeliveryService } from '../delivery/delivery.service';
+import { DeliveryService, cancelPendingDeliveries } from '../delivery/delivery.service';
 
 /** A migrated database of this app's own, its services, and factories that return what they inserted. */
 export interface WebhooksTestContext {
@@ -25,7 +25,7 @@ export async function webhooksTestContext(options: WebhookServiceOptions = {}): 
   await migrate(dataSourceOptions(db.url));
   const ds = createDataSource(dataSourceOptions(db.url));
   await ds.initialize();
-  const service = new WebhookService(ds, options);
+  const service = new WebhookService(ds, { onDelete: cancelPendingDeliveries, ...options });
   const deliveries = new DeliveryService(ds);
   const freeCollection = async (): Promise<string> => {
     const rows: { collection: string }[] = await ds.query(

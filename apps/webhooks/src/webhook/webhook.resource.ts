@@ -4,11 +4,13 @@ import { declaredRecord, type RecordStore } from '@pim/records';
 import { Webhook } from '@pim/resources';
 import { WebhookEntity, type KeyValuePair } from './webhook.entity';
 import { AddressPolicy, isIpLiteral } from '../ssrf/address.policy';
-import { RESERVED_BODY_KEYS } from '../delivery/delivery.sender';
-import { cancelPendingDeliveries } from '../delivery/delivery.service';
+import type { EntityManager } from 'typeorm';
 
 /** How the webhooks app's records are stored: its events come from `webhooks`. */
 export const WEBHOOKS_STORE: RecordStore = { source: 'webhooks' };
+
+/** Keys every delivery payload has; a webhook's body pairs may not replace them. */
+export const RESERVED_BODY_KEYS = ['type', 'timestamp', 'data'];
 
 /** A new signing secret in the Standard Webhooks form: `whsec_` + base64 of 24 random bytes. */
 export function newSigningSecret(): string {
@@ -44,9 +46,12 @@ function checkTarget(policy: AddressPolicy, url: string | null, body: KeyValuePa
 /**
  * Webhooks on the record engine: one live webhook per collection (the handle), a signing secret
  * made at creation and never shown by the view, targets checked against the address policy on
- * every write, and pending deliveries cancelled with a delete.
+ * every write; `onDelete` runs in a delete's transaction (the wiring cancels the pending deliveries).
  */
-export function webhookResource(policy: AddressPolicy) {
+export function webhookResource(
+  policy: AddressPolicy,
+  onDelete?: (m: EntityManager, webhookId: string) => Promise<void>,
+) {
   return declaredRecord(Webhook, {
     entity: WebhookEntity,
     handle: 'collection',
@@ -55,7 +60,7 @@ export function webhookResource(policy: AddressPolicy) {
       prev === null ? { secret: newSigningSecret(), previous_secret: null, previous_secret_expires_at: null } : {},
     hooks: {
       beforeWrite: async (_m, next) => checkTarget(policy, next.url, next.body),
-      afterDelete: (m, webhook) => cancelPendingDeliveries(m, webhook._id),
+      afterDelete: async (m, webhook) => onDelete?.(m, webhook._id),
     },
   });
 }

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { NotFoundError } from '@pim/errors';
 import { RecordService } from '@pim/records';
 import type { ListQuery } from '@pim/query';
@@ -15,6 +15,8 @@ export interface WebhookServiceOptions {
   policy?: AddressPolicy;
   /** How long the previous secret keeps signing after a rotation. Default 24 h. */
   secretOverlapMs?: number;
+  /** Runs in the transaction of a webhook's delete: the app cancels its pending deliveries here. */
+  onDelete?: (m: EntityManager, webhookId: string) => Promise<void>;
 }
 
 const DEFAULT_OVERLAP_MS = 24 * 3_600_000;
@@ -29,7 +31,11 @@ export class WebhookService {
   private readonly overlapMs: number;
 
   constructor(ds: DataSource, opts: WebhookServiceOptions = {}) {
-    this.records = new RecordService(ds, webhookResource(opts.policy ?? new AddressPolicy()), WEBHOOKS_STORE);
+    this.records = new RecordService(
+      ds,
+      webhookResource(opts.policy ?? new AddressPolicy(), opts.onDelete),
+      WEBHOOKS_STORE,
+    );
     this.overlapMs = opts.secretOverlapMs ?? DEFAULT_OVERLAP_MS;
   }
 
@@ -63,7 +69,7 @@ export class WebhookService {
     return this.records.patch(id, patch, expectedVersion);
   }
 
-  /** Soft-deletes a webhook (its pending deliveries are cancelled); its collection becomes free for a new one. */
+  /** Soft-deletes a webhook (with `onDelete` in its transaction); its collection becomes free for a new one. */
   remove(id: string, expectedVersion?: number): Promise<WebhookView> {
     return this.records.remove(id, expectedVersion);
   }

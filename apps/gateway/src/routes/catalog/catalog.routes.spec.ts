@@ -1,5 +1,5 @@
 import { Api } from '../../http/route';
-import { buildDocument, createRegistry } from '../../openapi/document';
+import { buildDocument, createRegistry } from '../../document';
 import type { CatalogClients } from './catalog.clients';
 import { catalogRoutes } from './catalog.routes';
 

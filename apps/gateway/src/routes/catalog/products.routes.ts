@@ -1,5 +1,5 @@
 import { writtenErrorObject, type WireErrorObject } from '@pim/errors';
-import { apiLinkWriter } from '../../http/links';
+import { apiLinkWriter } from '../../openapi/links';
 import { productBulkSchemas, productListDecl, productSchemas, type BulkItemResult } from '@pim/resources';
 import type { Api } from '../../http/route';
 import type { CatalogClients } from './catalog.clients';

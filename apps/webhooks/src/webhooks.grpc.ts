@@ -1,10 +1,10 @@
 import { webhooks as pb } from '@pim/contracts';
 import { fromProtoListQuery, unary, type ServiceRegistration } from '@pim/rpc';
 import type { Logger } from '@pim/logging';
-import { toMessage } from './webhook.messages';
-import { WebhookService } from './webhook.service';
-import type { DeliveryService } from '../delivery/delivery.service';
-import { deliveryHandlers } from '../delivery/delivery.grpc';
+import { toMessage } from './webhook/webhook.messages';
+import { WebhookService } from './webhook/webhook.service';
+import type { DeliveryService } from './delivery/delivery.service';
+import { deliveryHandlers } from './delivery/delivery.grpc';
 
 export { toMessage };
 

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { EventEnvelope } from '@pim/events';
 import { isId, newId } from '@pim/ids';
-import { DELIVERIES_CHANNEL } from '../delivery/delivery.queue';
+import { DELIVERIES_CHANNEL } from './delivery.queue';
 
 /** What recording a batch of events did. */
 export interface RecordResult {

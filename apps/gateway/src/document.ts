@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { CATALOG_TAG_DESCRIPTIONS } from '../routes/catalog/catalog.routes';
-import { SECURITY_SCHEME } from '../http/route';
-import { errorObjectSchema } from './errors';
+import { CATALOG_TAG_DESCRIPTIONS } from './routes/catalog/catalog.routes';
+import { SECURITY_SCHEME } from './http/route';
+import { errorObjectSchema } from './openapi/errors';
 
 /** The registry every route declares itself in. */
 export function createRegistry(): OpenAPIRegistry {

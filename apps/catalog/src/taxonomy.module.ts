@@ -1,18 +1,18 @@
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@pim/logging';
 import type { ServiceRegistration } from '@pim/rpc';
-import { brandResource } from '../brand/brand.resource';
-import { brandsGrpc } from '../brand/brand.grpc';
-import { categoryTreeResource } from '../category-tree/category-tree.resource';
-import { categoryTreesGrpc } from '../category-tree/category-tree.grpc';
-import { categoryResource } from '../category/category.resource';
-import { categoriesGrpc } from '../category/category.grpc';
-import { familyResource } from '../family/family.resource';
-import { familiesGrpc } from '../family/family.grpc';
-import { catalogResource } from '../catalog/catalog.resource';
-import { catalogsGrpc } from '../catalog/catalog.grpc';
+import { brandResource } from './brand/brand.resource';
+import { brandsGrpc } from './brand/brand.grpc';
+import { categoryTreeResource } from './category-tree/category-tree.resource';
+import { categoryTreesGrpc } from './category-tree/category-tree.grpc';
+import { categoryResource } from './category/category.resource';
+import { categoriesGrpc } from './category/category.grpc';
+import { familyResource } from './family/family.resource';
+import { familiesGrpc } from './family/family.grpc';
+import { catalogResource } from './catalog/catalog.resource';
+import { catalogsGrpc } from './catalog/catalog.grpc';
 import { RecordService } from '@pim/records';
-import { CATALOG_STORE } from '../catalog.records';
+import { CATALOG_STORE } from './catalog.records';
 
 /** The five taxonomy services over one DataSource. */
 export function taxonomyServices(ds: DataSource) {

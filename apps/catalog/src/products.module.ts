@@ -1,11 +1,11 @@
-import { CATALOG_STORE } from '../catalog.records';
+import { CATALOG_STORE } from './catalog.records';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@pim/logging';
 import type { ServiceRegistration } from '@pim/rpc';
 import { RecordService } from '@pim/records';
-import { ProductBulkUpsert } from './product.bulk';
-import { productResource } from './product.resource';
-import { productsGrpc as productsServiceGrpc } from './product.grpc';
+import { ProductBulkUpsert } from './product/product.bulk';
+import { productResource } from './product/product.resource';
+import { productsGrpc as productsServiceGrpc } from './product/product.grpc';
 
 /** The products service and its bulk upsert over one DataSource. */
 export function productServices(ds: DataSource) {

@@ -1,16 +1,16 @@
-import { CATALOG_STORE } from '../catalog.records';
+import { CATALOG_STORE } from './catalog.records';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@pim/logging';
 import type { ServiceRegistration } from '@pim/rpc';
 import { RecordService } from '@pim/records';
-import { attributeGroupResource } from '../attribute-group/attribute-group.resource';
-import { attributeGroupsGrpc } from '../attribute-group/attribute-group.grpc';
-import { attributeOptionResource } from '../attribute-option/attribute-option.resource';
-import { AttributeOptionsService } from '../attribute-option/attribute-option.service';
-import { attributeOptionsGrpc } from '../attribute-option/attribute-option.grpc';
-import { attributeResource } from './attribute.resource';
-import { attributesGrpc as attributesServiceGrpc } from './attribute.grpc';
-import { productUsage, type ProductUsage } from './product-usage';
+import { attributeGroupResource } from './attribute-group/attribute-group.resource';
+import { attributeGroupsGrpc } from './attribute-group/attribute-group.grpc';
+import { attributeOptionResource } from './attribute-option/attribute-option.resource';
+import { AttributeOptionsService } from './attribute-option/attribute-option.service';
+import { attributeOptionsGrpc } from './attribute-option/attribute-option.grpc';
+import { attributeResource } from './attribute/attribute.resource';
+import { attributesGrpc as attributesServiceGrpc } from './attribute/attribute.grpc';
+import { productUsage, type ProductUsage } from './attribute/product-usage';
 
 /** The attribute groups, attributes and attribute options services over one DataSource. */
 export function attributeServices(ds: DataSource, usage: ProductUsage = productUsage) {

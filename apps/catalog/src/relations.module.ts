@@ -1,10 +1,10 @@
-import { CATALOG_STORE } from '../catalog.records';
+import { CATALOG_STORE } from './catalog.records';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@pim/logging';
 import type { ServiceRegistration } from '@pim/rpc';
 import { RecordService } from '@pim/records';
-import { productRelationResource } from './relation.resource';
-import { productRelationsGrpc as relationsServiceGrpc } from './relation.grpc';
+import { productRelationResource } from './relation/relation.resource';
+import { productRelationsGrpc as relationsServiceGrpc } from './relation/relation.grpc';
 
 /** The product relations service over one DataSource. */
 export function relationServices(ds: DataSource) {

@@ -1,4 +1,4 @@
-import { buildApiDocument } from '../app';
+import { buildApiDocument } from './app';
 import { serverEntry } from './document';
 
 type Operation = {
