@@ -1,4 +1,4 @@
-// `npm run bench -- catalog`: the catalog benchmarks of issue 4, written to docs/benchmarks.md
+// `npm run bench -- catalog`: the catalog benchmarks, written to docs/benchmarks.md
 // (its "Catalog" section).
 //   1. Generator: taxonomy and attributes shaped like Akeneo's "medium" catalog, created through
 //      the API; N products (BENCH_PRODUCTS, default 1,000,000) loaded with COPY into
@@ -593,7 +593,7 @@ interface CatalogReport {
 function renderCatalog(r: CatalogReport): string {
   const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
   const small = r.products < 1_000_000;
-  return `## Catalog (issue 4)
+  return `## Catalog
 
 Produced by \`npm run bench -- catalog\` (\`tools/bench/catalog.ts\`) on ${new Date().toISOString().slice(0, 10)}: ${r.machine.cores} × ${r.machine.cpu},
 ${r.machine.memory}, PostgreSQL ${r.machine.postgres} (local, default settings), Node ${r.machine.node}; the whole platform

@@ -1,4 +1,4 @@
-// The conservation scenario of issue 5: events produced through the REST API while the webhooks
+// The conservation scenario: events produced through the REST API while the webhooks
 // worker (fan-out + delivery), the producing app's outbox relay and a NATS server this run started
 // itself are SIGKILLed and restarted at random moments. Afterwards every event in the producer's
 // outbox (the source of truth) must have reached the receiver at least once, and every copy of an

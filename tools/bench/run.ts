@@ -1,4 +1,4 @@
-// `npm run bench`: the webhook delivery benchmark of issue 5, written to docs/benchmarks.md.
+// `npm run bench`: the webhook delivery benchmark, written to docs/benchmarks.md.
 //   1. Throughput: raw undici POSTs to a local receiver (the baseline) vs. deliveries/s of the
 //      webhooks app draining a backlog to the same receiver, in the same run.
 //   2. Latency: events produced through the webhooks app's API at a fixed rate; event (its
@@ -602,7 +602,7 @@ in the same run, so they carry over to other machines better than the absolute n
 Postgres, NATS, the webhooks app, the receiver (its own process) and the bench client all share
 these cores.
 
-## Webhook delivery (issue 5)
+## Webhook delivery
 
 | measure | result | target | |
 |---|---|---|---|

@@ -41,7 +41,7 @@ export interface GatewayDeps {
   /** gRPC health of each app behind the gateway, for /readyz. */
   dependencies: Record<string, HealthChecker>;
   jsonBodyLimit: string;
-  /** Body limit of bulk routes (decisions.md §9: 16 MiB). */
+  /** Body limit of bulk routes (docs/platform/rules.md: limits). */
   bulkBodyLimit?: string;
   maxLimit: number;
   defaultLimit: number;

@@ -25,7 +25,7 @@ export type ApiServer = NonNullable<ApiDocument['servers']>[number];
 /** Descriptions of the tags routes use; a tag missing here is still listed (without one). */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   ...CATALOG_TAG_DESCRIPTIONS,
-  Webhooks: 'Webhook configuration (interface 2.14, 4.1, 4.2)',
+  Webhooks: 'Webhook configuration',
   'API keys': 'API keys and their scopes (admin only); a secret is shown once, on creation and rotation',
 };
 

@@ -33,7 +33,7 @@ export const webhooksConfigSchema = ownerSchema.extend({
     }),
   /** Each retry delay is spread by ±this fraction so receivers are not hit in waves. */
   WEBHOOKS_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.2),
-  /** Time-out of one delivery request, connect to end of body (decisions.md §9). */
+  /** Time-out of one delivery request, connect to end of body (docs/platform/rules.md: limits). */
   WEBHOOKS_TIMEOUT_MS: positiveInt(10_000),
   /** Requests in flight per process. */
   WEBHOOKS_CONCURRENCY: positiveInt(64),

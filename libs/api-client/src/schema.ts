@@ -1162,7 +1162,7 @@ export interface components {
              */
             secret?: string;
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         WebhookList: {
             /**
              * Format: int64
@@ -1291,7 +1291,7 @@ export interface components {
             /** @description Whether events are delivered (default true) */
             enabled?: boolean | null;
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         DeliveryList: {
             /**
              * Format: int64
@@ -1722,7 +1722,7 @@ export interface components {
              */
             tags?: string[];
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         BrandList: {
             /**
              * Format: int64
@@ -1884,7 +1884,7 @@ export interface components {
              */
             tags?: string[];
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         CategoryTreeList: {
             /**
              * Format: int64
@@ -2066,7 +2066,7 @@ export interface components {
              */
             parent_id?: string;
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         CategoryList: {
             /**
              * Format: int64
@@ -2377,7 +2377,7 @@ export interface components {
             /** @description Live attributes of the family, each once */
             attributes?: components["schemas"]["FamilyAttribute"][];
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         FamilyList: {
             /**
              * Format: int64
@@ -2546,7 +2546,7 @@ export interface components {
             /** @description Users group ids that may see the catalog (checked for existence once users groups exist) */
             user_groups?: string[];
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         CatalogList: {
             /**
              * Format: int64
@@ -2647,7 +2647,7 @@ export interface components {
             /** @description Users group ids that may see the catalog (checked for existence once users groups exist) */
             user_groups?: string[] | null;
         };
-        /** @description Attribute (interface 2.2): a typed field of products */
+        /** @description Attribute: a typed field of products */
         Attribute: {
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
@@ -2712,7 +2712,7 @@ export interface components {
             required: boolean;
         };
         /**
-         * @description Settings of the attribute type (decisions.md §7); a key that does not belong to the type is refused
+         * @description Settings of the attribute type; a key that does not belong to the type is refused
          * @example {
          *       "min_length": 1,
          *       "max_length": 80,
@@ -2812,7 +2812,7 @@ export interface components {
             /** @description Products in that group or category must fill the attribute (default false) */
             required?: boolean;
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         AttributeList: {
             /**
              * Format: int64
@@ -3117,7 +3117,7 @@ export interface components {
              */
             tags?: string[] | null;
         };
-        /** @description Option of a select or multiselect attribute (interface 2.4) */
+        /** @description Option of a select or multiselect attribute */
         AttributeOption: {
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
@@ -3197,7 +3197,7 @@ export interface components {
             /** @description Ids of related fields (stored as given) */
             fields?: string[];
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         AttributeOptionList: {
             /**
              * Format: int64
@@ -3292,7 +3292,7 @@ export interface components {
             tags?: string[] | null;
             fields?: string[] | null;
         };
-        /** @description Attribute group (interface 2.3) */
+        /** @description Attribute group */
         AttributeGroup: {
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
@@ -3379,7 +3379,7 @@ export interface components {
              */
             tags?: string[];
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         AttributeGroupList: {
             /**
              * Format: int64
@@ -3580,7 +3580,7 @@ export interface components {
              */
             tags?: string[] | null;
         };
-        /** @description Product (interface 2.5) with its computed completeness */
+        /** @description Product with its computed completeness */
         Product: {
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
@@ -3793,7 +3793,7 @@ export interface components {
             last_published_at?: string;
             publishments?: components["schemas"]["ProductPublishment"][];
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         ProductList: {
             /**
              * Format: int64
@@ -4294,7 +4294,7 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
-        /** @description Product relation (interface 2.8): only the list its type names is present */
+        /** @description Product relation: only the list its type names is present */
         ProductRelation: {
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
@@ -4418,7 +4418,7 @@ export interface components {
             /** @description Required when type is ineligible_service_categories (and only then); each id once */
             ineligible_service_categories?: components["schemas"]["ProductRelationTreeCategory"][];
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         ProductRelationList: {
             /**
              * Format: int64
@@ -4751,7 +4751,7 @@ export interface components {
              */
             expires_at?: string;
         };
-        /** @description A page of records (interface 2.15) */
+        /** @description A page of records */
         ApiKeyList: {
             /**
              * Format: int64

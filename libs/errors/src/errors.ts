@@ -6,7 +6,7 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The interface's error object (interface.md §7, decisions.md §4). */
+/** The interface's error object (docs/platform/rules.md: attribute types, errors). */
 export interface ErrorObject {
   code: number;
   kind: ErrorKind;

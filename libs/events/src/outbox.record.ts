@@ -23,7 +23,7 @@ export interface RecordEventInput<T = unknown> {
   source: string;
   /** The interface's collection name, e.g. "products". */
   collection: string;
-  /** "created", "updated", "deleted" or a collection-specific action (decisions.md §8). */
+  /** "created", "updated", "deleted" or a collection-specific action (docs/platform/rules.md: events). */
   action: string;
   /** The resource as the REST API shows it (after the change; the last state for deleted). */
   data: T;

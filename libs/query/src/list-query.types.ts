@@ -36,10 +36,10 @@ export interface ListLimits {
   defaultLimit?: number;
 }
 
-/** Page size when the query names none (decisions.md §3). */
+/** Page size when the query names none (docs/platform/rules.md: lists). */
 export const DEFAULT_LIMIT = 25;
 
-/** Largest page size by default (decisions.md §3, §9). */
+/** Largest page size by default (docs/platform/rules.md: lists, limits). */
 export const MAX_LIMIT = 100;
 
 /** The query parameter a filter comes from: `enabled`, `collection_in`, `_id_in`. */

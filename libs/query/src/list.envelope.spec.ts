@@ -13,7 +13,7 @@ function envelope(raw: Record<string, unknown>, total: number, withDecl = true) 
 }
 
 describe('buildEnvelope', () => {
-  it('has exactly the 12 keys of interface 2.15, in order', () => {
+  it('has exactly the 12 keys of the interface, in order', () => {
     expect(Object.keys(envelope({}, 3))).toEqual([
       'page',
       'skip',

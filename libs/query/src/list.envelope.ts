@@ -2,7 +2,7 @@ import { typedValue } from './field.values';
 import { filterKey, type ListQuery } from './list-query.types';
 import type { ResourceDecl } from './resource.declaration';
 
-/** The list envelope of interface 2.15: exactly these 12 keys, in this order. */
+/** The list envelope of the interface: exactly these 12 keys, in this order. */
 export interface ListEnvelope<T> {
   page: number;
   skip: number;

@@ -11,11 +11,11 @@ import {
   translateSchema,
 } from './taxonomy';
 
-// Attributes (interface 2.2), attribute options (2.4) and attribute groups (2.3). Types and
-// their settings follow decisions.md §7; the rules that tie a type to its settings live in the
+// Attributes, attribute options (2.4) and attribute groups (2.3). Types and
+// their settings follow docs/platform/rules.md (attribute types); the rules that tie a type to its settings live in the
 // input schema, so the gateway and the catalog refuse the same bodies with the same messages.
 
-/** The 14 attribute types (decisions.md §7). */
+/** The 14 attribute types (docs/platform/rules.md: attribute types). */
 export const ATTRIBUTE_TYPES = [
   'text',
   'textarea',
@@ -176,7 +176,7 @@ export const typeConfigSchema = z
   })
   .meta({
     id: 'AttributeTypeConfig',
-    description: 'Settings of the attribute type (decisions.md §7); a key that does not belong to the type is refused',
+    description: 'Settings of the attribute type; a key that does not belong to the type is refused',
     example: { min_length: 1, max_length: 80, enable_ia_generation: false },
   });
 
@@ -401,7 +401,7 @@ export const attributeSchemas = {
       tags: z.array(z.string().max(100)).max(100),
       ...viewTail,
     })
-    .meta({ id: 'Attribute', description: 'Attribute (interface 2.2): a typed field of products' }),
+    .meta({ id: 'Attribute', description: 'Attribute: a typed field of products' }),
 };
 
 /** An attribute as the API shows it. */
@@ -463,7 +463,7 @@ export const attributeOptionSchemas = {
       fields: z.array(objectIdSchema).max(1_000),
       ...viewTail,
     })
-    .meta({ id: 'AttributeOption', description: 'Option of a select or multiselect attribute (interface 2.4)' }),
+    .meta({ id: 'AttributeOption', description: 'Option of a select or multiselect attribute' }),
 };
 
 /** An attribute option as the API shows it. */
@@ -535,7 +535,7 @@ export const attributeGroupSchemas = {
       tags: z.array(z.string().max(100)).max(100),
       ...viewTail,
     })
-    .meta({ id: 'AttributeGroup', description: 'Attribute group (interface 2.3)' }),
+    .meta({ id: 'AttributeGroup', description: 'Attribute group' }),
 };
 
 /** An attribute group as the API shows it. */

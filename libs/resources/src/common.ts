@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** 24 lowercase hex characters (decisions.md §1). */
+/** 24 lowercase hex characters (docs/platform/rules.md: records). */
 export const objectIdSchema = z
   .string()
   .regex(/^[0-9a-f]{24}$/, 'must be 24 lowercase hexadecimal characters')

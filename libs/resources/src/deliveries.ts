@@ -146,7 +146,7 @@ const RESOURCE_SCHEMAS: Record<string, z.ZodType> = { webhooks: webhookSchema };
 const toJsonSchema = (schema: z.ZodType): Record<string, unknown> =>
   z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
 
-// Every record has these (decisions.md §1); the rest of a not-yet-described resource is open.
+// Every record has these (docs/platform/rules.md: records); the rest of a not-yet-described resource is open.
 const genericRecordSchema = z
   .looseObject({
     _id: objectIdSchema,

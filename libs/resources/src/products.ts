@@ -10,17 +10,17 @@ import {
   translateSchema,
 } from './taxonomy';
 
-// Products (interface 2.5). The shape of `attributes` values depends on the attributes that apply
+// Products. The shape of `attributes` values depends on the attributes that apply
 // to each product, so the schemas only check that it is an object keyed by attribute key; the
-// catalog checks every value against its attribute on every write (decisions.md §7).
+// catalog checks every value against its attribute on every write (docs/platform/rules.md: attribute types).
 
-/** ProductTypeEnum (decisions.md §7). */
+/** ProductTypeEnum (docs/platform/rules.md: attribute types). */
 export const PRODUCT_TYPES = ['simple', 'variation', 'kit', 'service'] as const;
 
 /** One of the product types. */
 export type ProductType = (typeof PRODUCT_TYPES)[number];
 
-/** Most products one bulk upsert takes (decisions.md §2). */
+/** Most products one bulk upsert takes (docs/platform/rules.md: REST shape). */
 export const BULK_MAX_ITEMS = 1_000;
 
 const urlSchema = z
@@ -197,7 +197,7 @@ export const productSchemas = {
       updated_at: dateTimeSchema,
       created_by_name: z.string().max(200).optional(),
     })
-    .meta({ id: 'Product', description: 'Product (interface 2.5) with its computed completeness' }),
+    .meta({ id: 'Product', description: 'Product with its computed completeness' }),
 };
 
 /** A product as the API shows it. */

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { declareResource } from '@pim/query';
 import { dateTimeSchema, objectIdSchema } from './common';
 
-// Product relations (interface 2.8): one product's kit parts, associations or service
+// Product relations: one product's kit parts, associations or service
 // eligibility. A relation holds exactly one list, the one its `type` names; the catalog checks
 // that the records it names are live and fit the type.
 
-/** ProductRelationTypeEnum (interface 2.8); each is also the name of the list it holds. */
+/** ProductRelationTypeEnum; each is also the name of the list it holds. */
 export const PRODUCT_RELATION_TYPES = [
   'association',
   'kit_products',
@@ -182,7 +182,7 @@ export const productRelationSchemas = {
     })
     .meta({
       id: 'ProductRelation',
-      description: 'Product relation (interface 2.8): only the list its type names is present',
+      description: 'Product relation: only the list its type names is present',
     }),
 };
 

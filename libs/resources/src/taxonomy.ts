@@ -16,7 +16,7 @@ export const languageCodeSchema = z
 const MAX_LANGUAGES = 50;
 const fewLanguages = (o: Record<string, unknown>) => Object.keys(o).length <= MAX_LANGUAGES;
 
-/** Translate (decisions.md §1): an object of language codes to strings. */
+/** Translate (docs/platform/rules.md: records): an object of language codes to strings. */
 export const translateSchema = z
   .record(languageCodeSchema, z.string().max(10_000))
   .refine(fewLanguages, `must have at most ${MAX_LANGUAGES} languages`)

@@ -7,7 +7,7 @@ export interface UsersGroupAccess {
   not_allowed_users: string[];
 }
 
-/** An attribute group (interface 2.3). Search indexes and the tags index are created by the migration. */
+/** An attribute group. Search indexes and the tags index are created by the migration. */
 @Entity({ name: 'attribute_groups' })
 @Index('UQ_attribute_groups_key_live', ['key'], { unique: true, where: 'deleted = false' })
 @Index('IDX_attribute_groups_created_at', ['created_at', '_id'])

@@ -45,7 +45,7 @@ async function refuseDeleteInUse(m: EntityManager, group: AttributeGroupEntity):
 }
 
 /**
- * Attribute groups (interface 2.3): named by `key`, searched by name. `users_groups` live in the
+ * Attribute groups: named by `key`, searched by name. `users_groups` live in the
  * workflow app, which does not exist yet: only their form is checked (each group once).
  */
 export const attributeGroupResource: RecordResource<AttributeGroupEntity, AttributeGroupView, AttributeGroupInput> = {

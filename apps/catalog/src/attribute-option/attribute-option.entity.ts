@@ -2,7 +2,7 @@ import { Column, Entity, Index } from 'typeorm';
 import { SearchableRecordEntity } from '@pim/records';
 
 /**
- * An option of a select or multiselect attribute (interface 2.4). Its value is unique among the
+ * An option of a select or multiselect attribute. Its value is unique among the
  * live options of its attribute; lists run per attribute in the default order on one index.
  */
 @Entity({ name: 'attribute_options' })

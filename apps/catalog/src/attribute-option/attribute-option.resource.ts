@@ -45,7 +45,7 @@ export async function optionsAttribute(m: EntityManager, attributeId: string, lo
 const lockAttribute = async (m: EntityManager, request: LockRequest) =>
   void (await optionsAttribute(m, request.scope.attribute_id, true));
 
-/** Options of select and multiselect attributes (interface 2.4), nested under their attribute. */
+/** Options of select and multiselect attributes, nested under their attribute. */
 export function attributeOptionResource(
   usage: ProductUsage,
 ): RecordResource<AttributeOptionEntity, AttributeOptionView, AttributeOptionInput> {

@@ -6,7 +6,7 @@ import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.c
 
 const MISSING = '6740a1b2c3d4e5f601234567';
 
-// Options of select and multiselect attributes (interface 2.4) against the real Postgres.
+// Options of select and multiselect attributes against the real Postgres.
 describe('attribute options (real Postgres)', () => {
   let ctx: CatalogTestContext;
   useCatalogContext((c) => (ctx = c));
@@ -22,7 +22,7 @@ describe('attribute options (real Postgres)', () => {
       (o) => o.value,
     );
 
-  it('creates an option under its attribute with every field of interface 2.4, in order', async () => {
+  it('creates an option under its attribute with every field of the interface, in order', async () => {
     const red = await options().create(color._id, {
       value: 'red',
       label: { pt: 'Vermelho', en: 'Red' },
@@ -131,7 +131,7 @@ describe('attribute options (real Postgres)', () => {
     await ctx.newOption(other._id, { value: 'red', label: { pt: 'Vermelho' } });
     expect(await values(color._id)).toEqual(['blue', 'lilac', 'red']);
     expect(await values(color._id, { _search: 'LILAS' })).toEqual(['lilac']);
-    expect(await values(color._id, { _search: 'red' })).toEqual([]); // the value is not searchable (interface 2.4)
+    expect(await values(color._id, { _search: 'red' })).toEqual([]); // the value is not searchable
     expect(await values(color._id, { enabled: 'false' })).toEqual(['blue']);
     expect(await values(color._id, { tags: 'pastel' })).toEqual(['lilac']);
     expect(await values(color._id, { sort: 'sequence', limit: '2', page: '2' })).toEqual(['red']);

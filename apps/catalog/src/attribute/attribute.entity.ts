@@ -9,7 +9,7 @@ export interface AttributeLink {
 }
 
 /**
- * An attribute (interface 2.2). `group_ids` and `category_ids` repeat the links' ids as arrays,
+ * An attribute. `group_ids` and `category_ids` repeat the links' ids as arrays,
  * so `group_ids=<id>` is one GIN lookup (and a group or category in use is found the same way).
  * Search, tags and the two link indexes are created by the migration.
  */

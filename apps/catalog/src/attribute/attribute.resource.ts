@@ -21,7 +21,7 @@ const links = (given: { _id: string; required?: boolean }[] | undefined) =>
   (given ?? []).map((l) => ({ _id: l._id, required: l.required ?? false }));
 
 /**
- * Attributes (interface 2.2): named by `key`, searched by name and description. Links to groups
+ * Attributes: named by `key`, searched by name and description. Links to groups
  * and categories must be live; key, type, unique and association never change; deleting one is
  * refused while families name it or products hold values of it, and deletes its options with it.
  */

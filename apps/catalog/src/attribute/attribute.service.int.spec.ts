@@ -9,8 +9,8 @@ const MISSING = '6740a1b2c3d4e5f601234567';
 const as = <T>(user: string, fn: () => Promise<T>) =>
   runWithContext({ requestId: `req-${user}`, actor: { user_name: user } }, fn);
 
-// Attributes and attribute groups against the real Postgres: the rules of interface 2.2 and 2.3
-// and decisions.md §7, their references, their events.
+// Attributes and attribute groups against the real Postgres: the rules of the interface
+// and docs/platform/rules.md (attribute types), their references, their events.
 describe('attributes and attribute groups (real Postgres)', () => {
   let ctx: CatalogTestContext;
   useCatalogContext((c) => (ctx = c));
@@ -21,7 +21,7 @@ describe('attributes and attribute groups (real Postgres)', () => {
     (await attributes().list(parseListQuery(attributeListDecl, { sort: 'key', ...params }))).data.map((a) => a.key);
 
   describe('attribute groups', () => {
-    it('creates with defaults, shows every field of interface 2.3 in order, and keeps keys unique among live groups', async () => {
+    it('creates with defaults, shows every field of the interface in order, and keeps keys unique among live groups', async () => {
       const category = await ctx.newCategory();
       const access = [{ _id: MISSING, not_allowed_users: ['u1', 'u2'] }];
       const group = await as('Ana', () =>
@@ -116,7 +116,7 @@ describe('attributes and attribute groups (real Postgres)', () => {
       const list = async (params: Record<string, string>) =>
         (await groups().list(parseListQuery(attributeGroupListDecl, params))).data.map((g) => g.key);
       expect(await list({ _search: 'COMUNICACAO' })).toEqual(['marketing']);
-      expect(await list({ _search: 'marketing' })).toEqual([]); // the key is not searchable (interface 2.3)
+      expect(await list({ _search: 'marketing' })).toEqual([]); // the key is not searchable
       expect(await list({ category_id: category._id })).toEqual(['marketing']);
       expect(await list({ enabled: 'false' })).toEqual(['logistics']);
       expect(await list({ sort: 'sequence' })).toEqual(['logistics', 'marketing']);
@@ -142,7 +142,7 @@ describe('attributes and attribute groups (real Postgres)', () => {
   });
 
   describe('attributes', () => {
-    it('creates with every field of interface 2.2, in order, with defaults for what is not given', async () => {
+    it('creates with every field of the interface, in order, with defaults for what is not given', async () => {
       const minimal = await ctx.newAttribute({ key: 'note' });
       expect(minimal).toEqual({
         _id: expect.any(String),
@@ -347,7 +347,7 @@ describe('attributes and attribute groups (real Postgres)', () => {
       });
       expect(await keys({ _search: 'pressao' })).toEqual(['a']);
       expect(await keys({ _search: 'CAFE' })).toEqual(['b']);
-      expect(await keys({ _search: 'a' })).toEqual(['a', 'b']); // the key is not searchable (interface 2.2)
+      expect(await keys({ _search: 'a' })).toEqual(['a', 'b']); // the key is not searchable
       expect(await keys({ type_in: 'number,select' })).toEqual(['a', 'c']);
       expect(await keys({ group_ids: group._id })).toEqual(['a', 'c']);
       expect(await keys({ category_ids: category._id, group_ids: group._id })).toEqual(['c']);

@@ -181,7 +181,7 @@ function urlProblems(value: unknown, path: string): ValueProblem[] {
 }
 
 /**
- * Every problem with one value of an attribute, by its type and type_config (decisions.md §7),
+ * Every problem with one value of an attribute, by its type and type_config (docs/platform/rules.md: attribute types),
  * each named by its path. `null` and `undefined` are no value and pass: whether a value is
  * required is the caller's rule. Pure: no I/O, so a bulk write can check thousands of values.
  *

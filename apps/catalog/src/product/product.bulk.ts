@@ -75,7 +75,7 @@ interface Pending {
 }
 
 /**
- * Bulk upsert by `code` (decisions.md §2), set based: the whole batch's records, attributes,
+ * Bulk upsert by `code` (docs/platform/rules.md: REST shape), set based: the whole batch's records, attributes,
  * options and unique values are read in a fixed number of queries, every item is checked in
  * memory, then the new ones are written with one COPY, the replaced ones with one INSERT … ON
  * CONFLICT, and their events with one COPY into the outbox. A bad item fails alone; the others

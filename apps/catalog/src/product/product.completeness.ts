@@ -32,7 +32,7 @@ export function filled(a: AttributeDef, value: unknown, language?: string): bool
   return true;
 }
 
-/** Whether an attribute's association admits the product's type (decisions.md §7). */
+/** Whether an attribute's association admits the product's type (docs/platform/rules.md: attribute types). */
 export const fitsType = (a: AttributeDef, variation: boolean) =>
   a.association === 'product_and_sku' || (a.association === 'sku') === variation;
 

@@ -16,7 +16,7 @@ export interface ProductPublishment {
 }
 
 /**
- * A product (interface 2.5). Optional scalars are NULL when absent; `completeness` (per
+ * A product. Optional scalars are NULL when absent; `completeness` (per
  * language) and `completeness_min` (its lowest value) are derived on every write so lists can
  * filter and sort on them. Search, tags, the id-array GINs and the `attributes` GIN are created
  * by the migrations; search goes through `search_folded` (docs/apps/catalog.md, "Search").

@@ -117,7 +117,7 @@ async function lockCodes(m: EntityManager, request: LockRequest): Promise<void> 
 }
 
 /**
- * Products (interface 2.5): named by `code`, searched by code and name. Every write checks the
+ * Products: named by `code`, searched by code and name. Every write checks the
  * references and the attribute values against the attributes that apply (see product.rules)
  * and stores the snapshots and completeness; a product that live variations name as their
  * parent, or that live relations name, cannot be deleted.

@@ -3,7 +3,7 @@ import type { ProductRelationItem, ProductRelationType } from '@pim/resources';
 import { SearchableRecordEntity } from '@pim/records';
 
 /**
- * A product relation (interface 2.8). The list its type names is stored as `items` (the REST
+ * A product relation. The list its type names is stored as `items` (the REST
  * shape); `key` is `<product_id>:<type>`, unique among live relations, so a product has at most
  * one relation of each type and BatchGet can read by it.
  */

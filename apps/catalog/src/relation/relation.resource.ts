@@ -114,7 +114,7 @@ async function refuseSecond(m: EntityManager, next: ProductRelationEntity): Prom
 }
 
 /**
- * Product relations (interface 2.8): one list per relation, the one its type names; `key`
+ * Product relations: one list per relation, the one its type names; `key`
  * (`<product_id>:<type>`) is unique among live relations. Every write checks that the product is
  * live and each item names a live record fitting the type.
  */

@@ -14,7 +14,7 @@ const count = (min: number, max: number, description: string, example: number) =
 /** A page URL: the list's path and query, relative to the server. */
 const pageUrl = z.string().max(8192).meta({ format: 'uri-reference', example: '/api/v1/webhooks?limit=25&page=2' });
 
-/** The list envelope of interface 2.15 around items of one schema; `maxLimit` bounds a page. */
+/** The list envelope of the interface around items of one schema; `maxLimit` bounds a page. */
 export function envelopeSchema(id: string, item: ZodType, maxLimit: number) {
   return z
     .strictObject({
@@ -43,5 +43,5 @@ export function envelopeSchema(id: string, item: ZodType, maxLimit: number) {
         .meta({ description: 'The filters in force, values typed as their fields', example: { enabled: true } }),
       data: z.array(item).max(maxLimit),
     })
-    .meta({ id, description: 'A page of records (interface 2.15)' });
+    .meta({ id, description: 'A page of records' });
 }

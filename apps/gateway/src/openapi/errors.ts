@@ -28,7 +28,7 @@ import {
 /** A response as zod-to-openapi takes it. */
 export type ResponseObject = ResponseConfig;
 
-/** The interface's error object (decisions.md §4) as a schema. */
+/** The interface's error object (docs/platform/rules.md: errors) as a schema. */
 export const errorObjectSchema = z
   .strictObject({
     code: z.number().int().min(400).max(599).meta({ format: 'int32', description: 'The HTTP status', example: 400 }),

@@ -131,7 +131,7 @@ const eventTypeSchema = z
 
 const eventTypesSchema = z.strictObject({ data: z.array(eventTypeSchema).max(500) }).meta({ id: 'EventTypeList' });
 
-/** Declares the delivery log, its actions, secret rotation and the event catalog (issue 5 §4). */
+/** Declares the delivery log, its actions, secret rotation and the event catalog. */
 export function deliveryRoutes(
   api: Api,
   client: WebhooksClient,

@@ -1,7 +1,7 @@
 import { MAX_RETRY_AFTER_MS, nextDelay, parseRetryAfter, parseSchedule } from './retry.schedule';
 
 describe('retry schedule', () => {
-  it('parses the default schedule of decisions.md §8', () => {
+  it('parses the default schedule of docs/platform/rules.md (events)', () => {
     expect(parseSchedule('5s,5m,30m,2h,5h,10h,10h')).toEqual([
       5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
     ]);

@@ -16,10 +16,10 @@ import { attributeCodec, attributeGroupCodec, attributeOptionCodec } from './att
 /** Descriptions of the OpenAPI tags of the attribute routes. */
 export const ATTRIBUTE_TAG_DESCRIPTIONS: Record<string, string> = {
   Attributes:
-    'Typed fields of products (interface 2.2): type and type_config (decisions.md §7), links to attribute groups and categories; key, type, unique and association never change',
+    'Typed fields of products: type and type_config, links to attribute groups and categories; key, type, unique and association never change',
   'Attribute options':
-    'Values of select and multiselect attributes (interface 2.4), unique per attribute; an option products use cannot be deleted',
-  'Attribute groups': 'Groups of attributes (interface 2.3) and the users groups that may access them',
+    'Values of select and multiselect attributes, unique per attribute; an option products use cannot be deleted',
+  'Attribute groups': 'Groups of attributes and the users groups that may access them',
 };
 
 const ID = /^[0-9a-f]{24}$/;

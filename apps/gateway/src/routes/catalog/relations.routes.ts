@@ -14,7 +14,7 @@ import type { RecordCodec, RecordRouteSpec } from '../../http/resource.routes';
 /** Descriptions of the OpenAPI tags the relation routes use. */
 export const RELATION_TAG_DESCRIPTIONS: Record<string, string> = {
   'Product relations':
-    'Kits, associations and service eligibility of a product (interface 2.8): one live relation per product and type, holding the list its type names',
+    'Kits, associations and service eligibility of a product: one live relation per product and type, holding the list its type names',
 };
 
 /** An item as REST shows it: only the fields its type has. */

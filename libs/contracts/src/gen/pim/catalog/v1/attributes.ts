@@ -33,7 +33,7 @@ export interface AttributeLink {
   required: boolean;
 }
 
-/** An attribute (interface 2.2) as the API shows it. */
+/** An attribute as the API shows it. */
 export interface Attribute {
   /** The record id (`_id` in the REST API). */
   id: string;
@@ -45,7 +45,7 @@ export interface Attribute {
   description: { [key: string]: string };
   /** One of text, textarea, number, boolean, date, datetime, select, multiselect, price, metric, url, email, image, file. */
   type: string;
-  /** Settings of the type (decisions.md §7): min_length, max_length, pattern, localizable, min, max, type, decimals, currencies, units, enable_ia_generation, prompt_ia_instruction. */
+  /** Settings of the type (docs/platform/rules.md: attribute types): min_length, max_length, pattern, localizable, min, max, type, decimals, currencies, units, enable_ia_generation, prompt_ia_instruction. */
   type_config?: { [key: string]: any } | undefined;
   unique: boolean;
   required: boolean;
@@ -181,7 +181,7 @@ export interface BatchGetAttributesResponse {
   data: Attribute[];
 }
 
-/** An option of a select or multiselect attribute (interface 2.4) as the API shows it. */
+/** An option of a select or multiselect attribute as the API shows it. */
 export interface AttributeOption {
   /** The record id (`_id` in the REST API). */
   id: string;
@@ -312,7 +312,7 @@ export interface AttributeGroupUsersGroup {
   not_allowed_users: string[];
 }
 
-/** An attribute group (interface 2.3) as the API shows it. */
+/** An attribute group as the API shows it. */
 export interface AttributeGroup {
   /** The record id (`_id` in the REST API). */
   id: string;
@@ -6838,7 +6838,7 @@ export const BatchGetAttributeGroupsResponse: MessageFns<BatchGetAttributeGroups
   },
 };
 
-/** Attributes (/api/v1/attributes): typed fields of products (decisions.md §7). */
+/** Attributes (/api/v1/attributes): typed fields of products (docs/platform/rules.md: attribute types). */
 export type AttributesServiceService = typeof AttributesServiceService;
 export const AttributesServiceService = {
   /** Creates an attribute; its key must be free among live attributes; type_config is checked against its type. */

@@ -42,7 +42,7 @@ export interface ProductPublishment {
   status: string;
 }
 
-/** A product (interface 2.5) as the API shows it. */
+/** A product as the API shows it. */
 export interface Product {
   /** The record id (`_id` in the REST API). */
   id: string;

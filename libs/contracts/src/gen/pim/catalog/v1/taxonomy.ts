@@ -25,7 +25,7 @@ export const protobufPackage = "pim.catalog.v1";
 
 export const protobufFileName = "pim/catalog/v1/taxonomy.proto";
 
-/** A brand (issue 4 item 4) as the API shows it. */
+/** A brand as the API shows it. */
 export interface Brand {
   /** The record id (`_id` in the REST API). */
   id: string;
@@ -10526,7 +10526,7 @@ export const BatchGetCatalogsResponse: MessageFns<BatchGetCatalogsResponse> = {
   },
 };
 
-/** Brands (/api/v1/brands) with the common fields of decisions.md §1. */
+/** Brands (/api/v1/brands) with the common fields of docs/platform/rules.md (records). */
 export type BrandsServiceService = typeof BrandsServiceService;
 export const BrandsServiceService = {
   /** Creates a brand; its code must be free among live brands. */
@@ -10744,7 +10744,7 @@ export const BrandsServiceClient = makeGenericClientConstructor(
   serviceName: string;
 };
 
-/** Category trees (/api/v1/category-trees) with the common fields of decisions.md §1. */
+/** Category trees (/api/v1/category-trees) with the common fields of docs/platform/rules.md (records). */
 export type CategoryTreesServiceService = typeof CategoryTreesServiceService;
 export const CategoryTreesServiceService = {
   /** Creates a category tree; its code must be free among live category trees. */
@@ -10974,7 +10974,7 @@ export const CategoryTreesServiceClient = makeGenericClientConstructor(
   serviceName: string;
 };
 
-/** Categories (/api/v1/categories) with the common fields of decisions.md §1. */
+/** Categories (/api/v1/categories) with the common fields of docs/platform/rules.md (records). */
 export type CategoriesServiceService = typeof CategoriesServiceService;
 export const CategoriesServiceService = {
   /** Creates a category; its code must be free among live categories. */
@@ -11201,7 +11201,7 @@ export const CategoriesServiceClient = makeGenericClientConstructor(
   serviceName: string;
 };
 
-/** Families (/api/v1/families) with the common fields of decisions.md §1. */
+/** Families (/api/v1/families) with the common fields of docs/platform/rules.md (records). */
 export type FamiliesServiceService = typeof FamiliesServiceService;
 export const FamiliesServiceService = {
   /** Creates a family; its code must be free among live families. */
@@ -11423,7 +11423,7 @@ export const FamiliesServiceClient = makeGenericClientConstructor(
   serviceName: string;
 };
 
-/** Catalogs (/api/v1/catalogs) with the common fields of decisions.md §1. */
+/** Catalogs (/api/v1/catalogs) with the common fields of docs/platform/rules.md (records). */
 export type CatalogsServiceService = typeof CatalogsServiceService;
 export const CatalogsServiceService = {
   /** Creates a catalog; its code must be free among live catalogs. */

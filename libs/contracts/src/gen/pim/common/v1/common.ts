@@ -28,7 +28,7 @@ export interface SortField {
   direction: string;
 }
 
-/** The shared list query every List RPC takes (decisions.md §3). */
+/** The shared list query every List RPC takes (docs/platform/rules.md: lists). */
 export interface ListQuery {
   page: number;
   limit: number;

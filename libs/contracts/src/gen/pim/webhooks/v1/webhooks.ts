@@ -3372,7 +3372,7 @@ export const RotateSecretResponse: MessageFns<RotateSecretResponse> = {
   },
 };
 
-/** Webhook configuration (interface.md §2.14) with the common fields of decisions.md §1. */
+/** Webhook configuration with the common fields of docs/platform/rules.md (records). */
 export type WebhooksServiceService = typeof WebhooksServiceService;
 export const WebhooksServiceService = {
   /** Creates the webhook of a collection, or replaces the fields given on the existing one. */
