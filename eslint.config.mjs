@@ -36,6 +36,19 @@ export default tseslint.config(
     },
   },
   {
+    // A lib's index names what it exports (no `export *`), so its public surface is read in one place.
+    files: ['libs/*/src/index.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ExportAllDeclaration[exported=null]',
+          message: "Name what the lib exports: export { a, type B } from './x' instead of export * from './x'.",
+        },
+      ],
+    },
+  },
+  {
     // Tests (and only tests) may use the testing lib.
     files: ['**/*.spec.ts', '**/*.int.spec.ts', '**/*.e2e.spec.ts', '**/testing/**/*.ts'],
     rules: {

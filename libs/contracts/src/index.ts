@@ -6,4 +6,4 @@ export * as attributes from './gen/pim/catalog/v1/attributes';
 export * as products from './gen/pim/catalog/v1/products';
 export * as relations from './gen/pim/catalog/v1/relations';
 export * as workflow from './gen/pim/workflow/v1/workflow';
-export * from './proto-files';
+export { PROTO_FILES, PROTO_ROOT } from './proto-files';

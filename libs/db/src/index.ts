@@ -1,7 +1,15 @@
-export * from './data-source';
-export * from './pg-errors';
-export * from './listener';
-export * from './copy';
-export * from './wakeup';
-export * from './raw-json';
-export * from './notified-loop';
+export {
+  createDataSource,
+  detectDrift,
+  ensureSchema,
+  migrate,
+  MIGRATIONS_TABLE,
+  quoteIdent,
+  type AppDataSourceOptions,
+} from './data-source';
+export { translatePgError, type UniqueMessages } from './pg-errors';
+export { LISTEN_RETRY_MS, pgClientConfigOf, PgListener, type PgListenerOptions } from './listener';
+export { copyColumnsOf, copyInto, copyLine, copyValue, type CopyColumn, type CopyKind } from './copy';
+export { Wakeup } from './wakeup';
+export { RawJson, stringifyWithRaw } from './raw-json';
+export { NotifiedLoop, type LoopLogger, type NotifiedLoopOptions } from './notified-loop';

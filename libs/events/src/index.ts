@@ -1,6 +1,26 @@
-export * from './event.envelope';
-export * from './outbox.entity';
-export * from './outbox.sql';
-export * from './outbox.record';
-export * from './stream.setup';
-export * from './outbox.relay';
+export {
+  buildEnvelope,
+  eventType,
+  subjectFor,
+  type EnvelopeInput,
+  type EventActor,
+  type EventEnvelope,
+} from './event.envelope';
+export { OUTBOX_PENDING_INDEX, OutboxEvent } from './outbox.entity';
+export {
+  OUTBOX_DOWN_SQL,
+  OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL,
+  OUTBOX_ENVELOPE_AS_JSON_UP_SQL,
+  OUTBOX_UP_SQL,
+} from './outbox.sql';
+export {
+  envelopeJsonWith,
+  outboxChannel,
+  recordEvent,
+  recordEvents,
+  schemaOf,
+  type RecordEventInput,
+  type RecordEventsInput,
+} from './outbox.record';
+export { ensureStream, EVENTS_STREAM, EVENTS_SUBJECTS, type EnsureStreamOptions } from './stream.setup';
+export { OutboxRelay, type OutboxRelayOptions } from './outbox.relay';

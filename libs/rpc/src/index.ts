@@ -1,5 +1,14 @@
-export * from './metadata';
-export * from './server';
-export * from './client';
-export * from './health';
-export * from './list-query';
+export { ACTOR_KEY, contextToMetadata, metadataToContext, REQUEST_ID_KEY } from './metadata';
+export {
+  GrpcApp,
+  serverStream,
+  StreamCancelledError,
+  unary,
+  unimplemented,
+  type CallContext,
+  type GrpcAppOptions,
+  type ServiceRegistration,
+} from './server';
+export { createRpcClient, type ClientCtor, type PromiseClient, type RpcClientOptions } from './client';
+export { HealthChecker } from './health';
+export { fromProtoListQuery, toProtoListQuery } from './list-query';
