@@ -72,7 +72,7 @@ export default async function appGenerator(tree: Tree, options: AppGeneratorOpti
   insertBefore(
     tree,
     CONTRACTS_INDEX,
-    /export \* from '\.\/proto-files';/,
+    /export \{[^}]*\} from '\.\/proto-files';/,
     `export * as ${a.camel} from './gen/pim/${a.proto}/v1/${a.proto}';\n`,
   );
   // gRPC apps start before the gateway; the new one goes last among them.
