@@ -233,7 +233,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     summary: `List ${labels}`,
     description: `Pagination, sorting, filters and \`_search\` (case- and accent-insensitive, over ${spec.searches ?? 'code and every language of name'}) as in every list.`,
     tags,
-    query: listQuery,
+    listQuery: listQuery,
     responses: { 200: { description: 'A page of records', schema: list } },
     handler: async ({ query, params, path: at, principal }) => {
       const { rest, nested } = splitNestedFilters(query, spec.nestedFilters);

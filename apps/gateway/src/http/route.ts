@@ -46,8 +46,16 @@ export interface RouteSpec<B extends ZodType | undefined = undefined> {
   tags: string[];
   /** Schema of the JSON body, when the route takes one. */
   body?: B;
-  /** Extra OpenAPI query parameters (lists describe their filters here). */
+  /**
+   * Query parameters the route takes: documented, and checked before the handler runs (a bad or
+   * missing one is a 400 naming it); the handler receives them parsed.
+   */
   query?: z.ZodObject;
+  /**
+   * The query of a list: documented here, parsed by the list language in the handler
+   * (`parseListQuery`), whose errors name the allowed fields and operators.
+   */
+  listQuery?: z.ZodObject;
   /** Request headers the route reads (If-Match...). */
   requestHeaders?: z.ZodObject;
   responses: Record<number, { description: string; schema?: ZodType; headers?: z.ZodObject }>;
@@ -149,11 +157,22 @@ export class Api {
         }
         body = parsed.data;
       }
+      let query = req.query as Record<string, unknown>;
+      if (spec.query) {
+        const parsed = spec.query.safeParse(query);
+        if (!parsed.success) {
+          throw fromZodError(parsed.error, {
+            title: 'Invalid query parameters',
+            solution: 'Correct the query parameters named in details (see the operation in the API document)',
+          });
+        }
+        query = { ...query, ...(parsed.data as Record<string, unknown>) };
+      }
       const path = `${this.base}${req.path}`;
       const run = () =>
         spec.handler({
           params: req.params as Record<string, string>,
-          query: req.query as Record<string, unknown>,
+          query,
           body: body as never,
           headers: req.headers,
           path,
@@ -251,7 +270,7 @@ export class Api {
       security: [{ [SECURITY_SCHEME]: spec.scope === 'authenticated' ? [] : [spec.scope] }],
       request: {
         params,
-        query: spec.query,
+        query: spec.query ?? spec.listQuery,
         headers,
         // A body schema that also accepts no body (rotate's optional {}) makes the body optional.
         body: spec.body

@@ -36,7 +36,7 @@ export function apiKeyRoutes(api: Api, keys: ApiKeyService, limits: { maxLimit: 
     scope: 'admin',
     summary: 'List API keys',
     tags: TAGS,
-    query: listQuerySchema(apiKeyListDecl, limits.maxLimit),
+    listQuery: listQuerySchema(apiKeyListDecl, limits.maxLimit),
     responses: {
       200: {
         description: 'A page of keys (never their secrets)',

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { webhooks as pb } from '@pim/contracts';
-import { ValidationError } from '@pim/errors';
 import { requireId } from '@pim/ids';
 import { buildEnvelope, parseListQuery } from '@pim/query';
 import {
@@ -66,8 +65,11 @@ const deliveryId = (id: string) => requireId(id, 'delivery', 'deliveryId');
 
 const recoverQuery = z.object({
   since: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/)
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be one ISO 8601 date') })
+    .regex(
+      /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/,
+      'must be an ISO 8601 date, e.g. 2026-11-22T00:00:00Z',
+    )
     .max(35)
     .meta({
       description: 'Failed deliveries created at or after this date are queued again',
@@ -148,7 +150,7 @@ export function deliveryRoutes(
     description:
       'The delivery log: one record per event sent to this webhook, with its status (`pending`, `succeeded`, `failed`, `cancelled`), attempts, next attempt and the outcome of the last attempt (status code, truncated answer, duration). Pagination, sorting and filters as in every list; newest first by default.',
     tags: TAGS,
-    query: listQuerySchema(deliveryListDecl, limits.maxLimit),
+    listQuery: listQuerySchema(deliveryListDecl, limits.maxLimit),
     responses: { 200: { description: 'A page of deliveries', schema: deliveryListSchema } },
     handler: async ({ params, query, path }) => {
       const id = webhookId(params.id);
@@ -225,15 +227,8 @@ export function deliveryRoutes(
     responses: { 202: { description: 'How many deliveries were queued again', schema: recoveredSchema } },
     handler: async ({ params, query }) => {
       const id = webhookId(params.id);
-      const since = typeof query.since === 'string' ? query.since : '';
-      if (!recoverQuery.safeParse({ since }).success) {
-        throw new ValidationError(since ? `since '${since}' is not an ISO 8601 date` : 'since is required', {
-          title: 'Invalid since',
-          solution: 'Add ?since=<ISO 8601 date>, e.g. ?since=2026-11-22T00:00:00Z',
-          details: [{ field: 'since', message: 'must be an ISO 8601 date' }],
-        });
-      }
-      const r = await client.recoverDeliveries({ webhook_id: id, since });
+      // Checked by the route against recoverQuery before the handler runs.
+      const r = await client.recoverDeliveries({ webhook_id: id, since: query.since as string });
       return { status: 202, body: { recovered: r.recovered } };
     },
   });
