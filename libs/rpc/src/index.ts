@@ -12,3 +12,4 @@ export {
 export { createRpcClient, type ClientCtor, type PromiseClient, type RpcClientOptions } from './client';
 export { HealthChecker } from './health';
 export { fromProtoListQuery, toProtoListQuery } from './list-query';
+export { recordClient, type RecordClient, type RecordServiceNames, type ServiceDefinitionLike } from './record.client';
