@@ -1,30 +1,4 @@
 import { runApp } from '@pim/app';
-import { PROTO_FILES } from '@pim/contracts';
-import { readConfig } from './config';
-import { dataSourceOptions } from './data-source';
-import { taxonomyGrpc, taxonomyServices } from './taxonomy.module';
-import { attributeServices, attributesGrpc } from './attributes.module';
-import { productServices, productsGrpc } from './products.module';
-import { relationServices, relationsGrpc } from './relations.module';
-import { CompletenessWorker } from './completeness/completeness.worker';
+import { catalogApp } from './app';
 
-void runApp({
-  name: 'catalog',
-  dir: __dirname,
-  config: readConfig,
-  dataSource: dataSourceOptions,
-  grpc: {
-    port: (c) => c.CATALOG_GRPC_PORT,
-    protoFiles: [PROTO_FILES.taxonomy, PROTO_FILES.attributes, PROTO_FILES.products, PROTO_FILES.relations],
-  },
-  metricsPort: (c) => c.CATALOG_METRICS_PORT,
-  wire: ({ ds, logger, config }) => ({
-    services: [
-      ...taxonomyGrpc(taxonomyServices(ds), logger),
-      ...attributesGrpc(attributeServices(ds), logger),
-      ...productsGrpc(productServices(ds), logger),
-      ...relationsGrpc(relationServices(ds), logger),
-    ],
-    loops: [config.COMPLETENESS_WORKER ? new CompletenessWorker({ dataSource: ds, logger }) : undefined],
-  }),
-});
+void runApp(catalogApp);

@@ -1,0 +1,31 @@
+import type { AppSpec } from '@pim/app';
+import { PROTO_FILES } from '@pim/contracts';
+import { readConfig, type CatalogConfig } from './config';
+import { dataSourceOptions } from './data-source';
+import { taxonomyGrpc, taxonomyServices } from './taxonomy.module';
+import { attributeServices, attributesGrpc } from './attributes.module';
+import { productServices, productsGrpc } from './products.module';
+import { relationServices, relationsGrpc } from './relations.module';
+import { CompletenessWorker } from './completeness/completeness.worker';
+
+/** The catalog app as the bootstrap runs it: its four groups of services and the completeness worker. */
+export const catalogApp: AppSpec<CatalogConfig> = {
+  name: 'catalog',
+  dir: __dirname,
+  config: readConfig,
+  dataSource: dataSourceOptions,
+  grpc: {
+    port: (c) => c.CATALOG_GRPC_PORT,
+    protoFiles: [PROTO_FILES.taxonomy, PROTO_FILES.attributes, PROTO_FILES.products, PROTO_FILES.relations],
+  },
+  metricsPort: (c) => c.CATALOG_METRICS_PORT,
+  wire: ({ ds, logger, config }) => ({
+    services: [
+      ...taxonomyGrpc(taxonomyServices(ds), logger),
+      ...attributesGrpc(attributeServices(ds), logger),
+      ...productsGrpc(productServices(ds), logger),
+      ...relationsGrpc(relationServices(ds), logger),
+    ],
+    loops: [config.COMPLETENESS_WORKER ? new CompletenessWorker({ dataSource: ds, logger }) : undefined],
+  }),
+};
