@@ -17,6 +17,8 @@ function boundaries(inTests) {
       { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', ...extra] },
       { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', 'type:testing'] },
+      // Generators read the shared declarations (collections, names) to write apps and resources.
+      { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:lib', 'type:contracts', ...extra] },
     ],
   };
 }

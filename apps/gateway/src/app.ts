@@ -20,6 +20,7 @@ import { collectionRoutes } from './routes/collections';
 import { apiKeyRoutes } from './routes/api-keys';
 import { gate } from './auth/gate';
 import { API_BASE } from './openapi/links';
+import { OWNER_ROUTES } from './routes/owners';
 import type { ApiKeyService } from './auth/api-key.service';
 import type { RateLimiter } from './rate-limit/rate-limit';
 import type { IdempotencyService } from './idempotency/idempotency.service';
@@ -35,6 +36,8 @@ export interface GatewayDeps {
   logger: Logger;
   webhooks: WebhooksClient;
   catalog: CatalogClients;
+  /** Clients of the owner apps in `OWNER_ROUTES`, by app. */
+  owners?: Record<string, { close(): void }>;
   keys: ApiKeyService;
   idempotency: IdempotencyService;
   rateLimits: { perKey: RateLimiter; perIp: RateLimiter };
@@ -52,7 +55,7 @@ export interface GatewayDeps {
 }
 
 /** What the routes use: clients and services (called only when a request arrives) and list limits. */
-export type RouteDeps = Pick<GatewayDeps, 'webhooks' | 'catalog' | 'keys' | 'maxLimit' | 'defaultLimit'>;
+export type RouteDeps = Pick<GatewayDeps, 'webhooks' | 'catalog' | 'owners' | 'keys' | 'maxLimit' | 'defaultLimit'>;
 
 /** Declares every /api/v1 route: the one list both the app and the exported document use. */
 export function declareRoutes(api: Api, deps: RouteDeps): void {
@@ -60,6 +63,9 @@ export function declareRoutes(api: Api, deps: RouteDeps): void {
   webhookRoutes(api, deps.webhooks, limits);
   deliveryRoutes(api, deps.webhooks, limits);
   catalogRoutes(api, deps.catalog, limits);
+  for (const owner of OWNER_ROUTES) {
+    owner.routes(api, () => deps.owners?.[owner.app] ?? unreachable(`${owner.app} clients`), limits);
+  }
   collectionRoutes(api);
   apiKeyRoutes(api, deps.keys, limits);
 }
@@ -87,6 +93,7 @@ export function buildApiDocument(
   declareRoutes(new Api(registry, API_BASE), {
     webhooks: unreachable<WebhooksClient>('webhooks'),
     catalog: unreachable<CatalogClients>('catalog'),
+    owners: {},
     keys: unreachable<ApiKeyService>('keys'),
     maxLimit: opts.maxLimit ?? gatewayConfigSchema.shape.PAGE_SIZE_MAX.parse(undefined),
     defaultLimit: opts.defaultLimit ?? gatewayConfigSchema.shape.PAGE_SIZE_DEFAULT.parse(undefined),

@@ -8,6 +8,7 @@ import { createDataSource } from '@pim/db';
 import { createLogger } from '@pim/logging';
 import { HealthChecker, createRpcClient } from '@pim/rpc';
 import { createApp } from './app';
+import { OWNER_ROUTES } from './routes/owners';
 import { createCatalogClients } from './routes/catalog/catalog.clients';
 import { readConfig } from './config';
 import { SCHEMA, dataSourceOptions } from './data-source';
@@ -50,15 +51,21 @@ async function main(): Promise<void> {
     deadlineMs: config.GRPC_DEADLINE_MS,
   });
   const catalog = createCatalogClients({ address: config.CATALOG_GRPC_URL, deadlineMs: config.GRPC_DEADLINE_MS });
-  const dependencies = {
+  const ownerAddress = (o: (typeof OWNER_ROUTES)[number]) => process.env[o.addressEnv] ?? o.defaultAddress;
+  const owners = Object.fromEntries(
+    OWNER_ROUTES.map((o) => [o.app, o.clients({ address: ownerAddress(o), deadlineMs: config.GRPC_DEADLINE_MS })]),
+  );
+  const dependencies: Record<string, HealthChecker> = {
     webhooks: new HealthChecker(config.WEBHOOKS_GRPC_URL),
     catalog: new HealthChecker(config.CATALOG_GRPC_URL),
+    ...Object.fromEntries(OWNER_ROUTES.map((o) => [o.app, new HealthChecker(ownerAddress(o))])),
   };
   const publicUrl = config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}`;
   const app = createApp({
     logger,
     webhooks,
     catalog,
+    owners,
     keys,
     idempotency,
     rateLimits: {
@@ -95,7 +102,11 @@ async function main(): Promise<void> {
       { name: 'HTTP server', run: () => closeServer(server, config.SHUTDOWN_GRACE_MS) },
     )
     .stage(
-      { name: 'clients', run: () => [webhooks, catalog, ...Object.values(dependencies)].forEach((c) => c.close()) },
+      {
+        name: 'clients',
+        run: () =>
+          [webhooks, catalog, ...Object.values(owners), ...Object.values(dependencies)].forEach((c) => c.close()),
+      },
       { name: 'API keys', run: () => keys.stop() },
       metricsServer && { name: 'metrics', run: () => new Promise((r) => metricsServer.close(() => r(undefined))) },
     )
