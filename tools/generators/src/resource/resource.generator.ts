@@ -72,10 +72,17 @@ export default async function resourceGenerator(
   edit(
     tree,
     `${src}/migrations/index.ts`,
-    /\n\/\*\* Every migration/,
+    /\n\n\/\*\* Every migration/,
     (m) => `\nimport { Create${r.many}${ts} } from './${ts}-create-${r.collection.replace(/_/g, '-')}';${m}`,
   );
-  edit(tree, `${src}/migrations/index.ts`, /\];\s*$/, () => `  Create${r.many}${ts},\n];\n`);
+  edit(tree, `${src}/migrations/index.ts`, /export const migrations = \[([\s\S]*?)\];/, (m) => {
+    const listed = m
+      .slice(m.indexOf('[') + 1, m.lastIndexOf(']'))
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    return `export const migrations = [${[...listed, `Create${r.many}${ts}`].join(', ')}];`;
+  });
   edit(
     tree,
     `${src}/data-source.ts`,
