@@ -261,20 +261,22 @@ import { RecordService } from '@pim/records';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
 import { ${r.app.env}_STORE } from '../${r.app.name}.records';
+import type { ${r.one}Input, ${r.one}View } from '@pim/resources';
+import type { ${r.one}Entity } from './${r.folder}.entity';
 import { ${r.oneCamel}Record } from './${r.folder}.resource';
 
 // ${cap(r.labels)} on the record engine against the real Postgres: writes, reads, lists and their events.
 describe('${r.labels} (real Postgres)', () => {
   let db: TestDatabase;
   let ds: DataSource;
-  let service: RecordService<never, never, never>;
+  let s: RecordService<${r.one}Entity, ${r.one}View, ${r.one}Input>;
 
   beforeAll(async () => {
     db = await createTestDatabase('${r.collection}');
     await migrate(dataSourceOptions(db.url));
     ds = createDataSource(dataSourceOptions(db.url));
     await ds.initialize();
-    service = new RecordService(ds, ${r.oneCamel}Record, ${r.app.env}_STORE) as never;
+    s = new RecordService(ds, ${r.oneCamel}Record, ${r.app.env}_STORE);
   });
 
   afterAll(async () => {
@@ -283,7 +285,6 @@ describe('${r.labels} (real Postgres)', () => {
   });
 
   it('creates, reads, patches, lists and deletes, with versions, a unique code and one event per write', async () => {
-    const s = service as unknown as RecordService<never, { _id: string; version: number; name: Record<string, string> }, unknown>;
     const created = await s.create({ code: 'first', name: { en: 'First' } });
     expect(created).toMatchObject({ code: 'first', name: { en: 'First' }, version: 1 });
     await expect(s.create({ code: 'first', name: { en: 'Again' } })).rejects.toBeInstanceOf(ConflictError);
@@ -307,7 +308,7 @@ export const gatewayRoutesTs = (
   r: ResourceNames,
   port: number,
 ) => `import { ${r.app.camel} as pb } from '@pim/contracts';
-import { ${r.one} } from '@pim/resources';
+import { ${r.one}, type ${r.one}Input, type ${r.one}View } from '@pim/resources';
 import { createRpcClient, recordClient, type RecordClient } from '@pim/rpc';
 import { declaredCodec } from '../http/declared.codec';
 import { recordRoutes } from '../http/resource.routes';
@@ -347,7 +348,7 @@ export const ${r.app.camel}Routes: OwnerRoutes = {
         schemas: ${r.one}.schemas,
         listDecl: ${r.one}.listDecl,
         client: () => c().${r.manyCamel},
-        codec: declaredCodec(${r.one}),
+        codec: declaredCodec<${r.one}View, pb.${r.one}, pb.${r.one}Input, ${r.one}Input>(${r.one}),
       },
       limits,
       {},

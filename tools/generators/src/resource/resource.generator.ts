@@ -101,6 +101,12 @@ export default async function resourceGenerator(
     edit(
       tree,
       appTs,
+      ': it serves health (and reflection) until its first resource arrives.',
+      () => ': its resources on the record engine.',
+    );
+    edit(
+      tree,
+      appTs,
       'wire: () => ({ services: [] }),',
       () => `wire: ({ ds, logger }) => ({\n    services: [${service}],\n  }),`,
     );
@@ -166,10 +172,12 @@ export default async function resourceGenerator(
       routes,
       '    // generator:routes',
       (m) =>
-        `    recordRoutes(api, { collection: '${r.collection}', schemas: ${r.one}.schemas, listDecl: ${r.one}.listDecl, client: () => c().${r.manyCamel}, codec: declaredCodec(${r.one}) }, limits, {}, {});\n${m}`,
+        `    recordRoutes(api, { collection: '${r.collection}', schemas: ${r.one}.schemas, listDecl: ${r.one}.listDecl, client: () => c().${r.manyCamel}, codec: declaredCodec<${r.one}View, pb.${r.one}, pb.${r.one}Input, ${r.one}Input>(${r.one}) }, limits, {}, {});\n${m}`,
     );
     edit(tree, routes, 'import { ', (m) => m);
-    edit(tree, routes, /import \{ ([^}]*) \} from '@pim\/resources';/, (m) => m.replace(' }', `, ${r.one} }`));
+    edit(tree, routes, /import \{ ([^}]*) \} from '@pim\/resources';/, (m) =>
+      m.replace(' }', `, ${r.one}, type ${r.one}Input, type ${r.one}View }`),
+    );
   }
 
   await formatFiles(tree);
