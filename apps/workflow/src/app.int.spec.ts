@@ -5,6 +5,7 @@ import { createTestDatabase, createTestStream, type TestDatabase, type TestStrea
 import { workflowApp } from './app';
 import { readConfig } from './config';
 import { dataSourceOptions } from './data-source';
+import { migrations } from './migrations';
 
 // The app as it starts in production, against the real Postgres and NATS: migrations, bootstrap, health.
 describe('workflow app', () => {
@@ -22,7 +23,7 @@ describe('workflow app', () => {
   });
 
   it('migrates its schema, starts through the bootstrap, serves health and shuts down', async () => {
-    expect(await migrate(dataSourceOptions(db.url))).toHaveLength(1);
+    expect(await migrate(dataSourceOptions(db.url))).toHaveLength(migrations.length);
     const env = {
       DATABASE_URL: db.url,
       NATS_URL: stream.url,

@@ -67,6 +67,7 @@ export const appTs = (a: AppFacts) => `import type { AppSpec } from '@pim/app';
 import { PROTO_FILES } from '@pim/contracts';
 import { readConfig, type ${a.pascal}Config } from './config';
 import { dataSourceOptions } from './data-source';
+import { migrations } from './migrations';
 
 /** The ${a.name} app as the bootstrap runs it: it serves health (and reflection) until its first resource arrives. */
 export const ${a.camel}App: AppSpec<${a.pascal}Config> = {
@@ -153,7 +154,7 @@ describe('${a.name} app', () => {
   });
 
   it('migrates its schema, starts through the bootstrap, serves health and shuts down', async () => {
-    expect(await migrate(dataSourceOptions(db.url))).toHaveLength(1);
+    expect(await migrate(dataSourceOptions(db.url))).toHaveLength(migrations.length);
     const env = {
       DATABASE_URL: db.url,
       NATS_URL: stream.url,
