@@ -67,7 +67,6 @@ export const appTs = (a: AppFacts) => `import type { AppSpec } from '@pim/app';
 import { PROTO_FILES } from '@pim/contracts';
 import { readConfig, type ${a.pascal}Config } from './config';
 import { dataSourceOptions } from './data-source';
-import { migrations } from './migrations';
 
 /** The ${a.name} app as the bootstrap runs it: it serves health (and reflection) until its first resource arrives. */
 export const ${a.camel}App: AppSpec<${a.pascal}Config> = {
@@ -137,6 +136,7 @@ import { createTestDatabase, createTestStream, type TestDatabase, type TestStrea
 import { ${a.camel}App } from './app';
 import { readConfig } from './config';
 import { dataSourceOptions } from './data-source';
+import { migrations } from './migrations';
 
 // The app as it starts in production, against the real Postgres and NATS: migrations, bootstrap, health.
 describe('${a.name} app', () => {
