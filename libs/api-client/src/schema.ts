@@ -2931,6 +2931,10 @@ export interface components {
                      * @example 2026-11-22T16:15:43.123Z
                      */
                     updated_at: string;
+                    /**
+                     * @description The user of the API key that created the record
+                     * @example Maria Silva
+                     */
                     created_by_name?: string;
                 } | null;
             }[];
@@ -3336,6 +3340,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         /** @description Attribute group, as written by a caller */
@@ -3484,6 +3492,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
             /** @description With expand=category: the record category_id names (null when it has none) */
             category?: {

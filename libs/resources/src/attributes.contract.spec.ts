@@ -1,12 +1,6 @@
 import { loadSync } from '@grpc/proto-loader';
 import { PROTO_FILES, PROTO_ROOT } from '@pim/contracts';
-import {
-  attributeGroupSchemas,
-  attributeLinkViewSchema,
-  attributeOptionSchemas,
-  attributeSchemas,
-  usersGroupAccessSchema,
-} from './attributes';
+import { attributeLinkViewSchema, attributeOptionSchemas, attributeSchemas } from './attributes';
 
 // The REST schemas (zod) and the gRPC messages describe the same fields; this keeps them in step.
 const pkg = loadSync(PROTO_FILES.attributes, { includeDirs: [PROTO_ROOT], keepCase: true });
@@ -19,7 +13,6 @@ const restToProto = (keys: string[]) => keys.map((k) => (k === '_id' ? 'id' : k)
 const resources = [
   ['Attribute', 'Attributes', attributeSchemas],
   ['AttributeOption', 'AttributeOptions', attributeOptionSchemas],
-  ['AttributeGroup', 'AttributeGroups', attributeGroupSchemas],
 ] as const;
 
 describe('attributes contract: zod schemas vs proto messages', () => {
@@ -35,9 +28,8 @@ describe('attributes contract: zod schemas vs proto messages', () => {
     },
   );
 
-  it('the nested shapes match: links and users groups', () => {
+  it('the nested shapes match: links', () => {
     expect(restToProto(Object.keys(attributeLinkViewSchema.shape))).toEqual(fieldsOf('AttributeLink'));
-    expect(restToProto(Object.keys(usersGroupAccessSchema.shape))).toEqual(fieldsOf('AttributeGroupUsersGroup'));
   });
 
   it.each(resources)('%s answers the same seven RPCs as every catalog resource', (message, many) => {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { code as currencyCode } from 'currency-codes';
 import { declareResource, type FieldDecl } from '@pim/query';
 import { dateTimeSchema, objectIdSchema } from './common';
+import { field } from './declare/field';
+import { defineResource } from './declare/resource';
 import {
   idSetSchema,
   nameSchema,
@@ -496,47 +498,52 @@ const groupKeySchema = taxonomyCodeSchema.meta({
   example: 'technical_specs',
 });
 
+/**
+ * Attribute groups: named by `key`, searched by every language of name; `expand=category`.
+ * `users_groups` live in the workflow app, which does not exist yet: only their form is checked.
+ */
+export const AttributeGroup = defineResource({
+  collection: 'attribute_groups',
+  description: 'Attribute group (interface 2.3)',
+  inputDescription: 'Attribute group, as written by a caller',
+  patchDescription: 'JSON merge patch (RFC 7396) of an attribute group',
+  fields: {
+    category_id: field
+      .of('id', {
+        input: objectIdSchema.meta({ description: 'A live category the group belongs to' }),
+        patch: objectIdSchema,
+        view: objectIdSchema,
+      })
+      .expands('category', 'categories'),
+    key: field.of('string', { input: groupKeySchema }).required(),
+    name: field
+      .of('translate', {
+        input: nameSchema,
+        patch: translatePatchSchema(z.string().min(1).max(1_000)),
+        view: translateSchema,
+      })
+      .required()
+      .searchable(),
+    description: field
+      .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
+      .default({}),
+    sequence: field.of('number', { input: sequenceSchema }).default(0),
+    enabled: field
+      .of('boolean', {
+        input: z.boolean().meta({ description: 'Whether the group is in use (default true)' }),
+        patch: z.boolean(),
+        view: z.boolean(),
+      })
+      .default(true),
+    users_groups: field
+      .of('array', { input: usersGroupsSchema, view: z.array(usersGroupAccessSchema).max(1_000) })
+      .default([]),
+    tags: field.of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) }).default([]),
+  },
+});
+
 /** Attribute group schemas. */
-export const attributeGroupSchemas = {
-  input: z
-    .strictObject({
-      category_id: objectIdSchema.optional().meta({ description: 'A live category the group belongs to' }),
-      key: groupKeySchema,
-      name: nameSchema,
-      description: translateSchema.optional(),
-      sequence: sequenceSchema.optional(),
-      enabled: z.boolean().optional().meta({ description: 'Whether the group is in use (default true)' }),
-      users_groups: usersGroupsSchema.optional(),
-      tags: tagsSchema.optional(),
-    })
-    .meta({ id: 'AttributeGroupInput', description: 'Attribute group, as written by a caller' }),
-  patch: z
-    .strictObject({
-      category_id: objectIdSchema.nullable().optional(),
-      key: groupKeySchema.optional(),
-      name: translatePatchSchema(z.string().min(1).max(1_000)).optional(),
-      description: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
-      sequence: sequenceSchema.nullable().optional(),
-      enabled: z.boolean().nullable().optional(),
-      users_groups: usersGroupsSchema.nullable().optional(),
-      tags: tagsSchema.nullable().optional(),
-    })
-    .meta({ id: 'AttributeGroupPatch', description: 'JSON merge patch (RFC 7396) of an attribute group' }),
-  view: z
-    .strictObject({
-      _id: objectIdSchema,
-      category_id: objectIdSchema.optional(),
-      key: groupKeySchema,
-      name: translateSchema,
-      description: translateSchema,
-      sequence: sequenceSchema,
-      enabled: z.boolean(),
-      users_groups: z.array(usersGroupAccessSchema).max(1_000),
-      tags: z.array(z.string().max(100)).max(100),
-      ...viewTail,
-    })
-    .meta({ id: 'AttributeGroup', description: 'Attribute group (interface 2.3)' }),
-};
+export const attributeGroupSchemas = AttributeGroup.schemas;
 
 /** An attribute group as the API shows it. */
 export type AttributeGroupView = z.infer<typeof attributeGroupSchemas.view>;
@@ -599,18 +606,4 @@ export const attributeOptionListDecl = declareResource({
 });
 
 /** Fields of the attribute groups list; `_search` covers name; `expand=category`. */
-export const attributeGroupListDecl = declareResource({
-  collection: 'attribute_groups',
-  fields: {
-    _id: { type: 'id' },
-    category_id: { type: 'id', expand: { as: 'category', collection: 'categories' } },
-    key: { type: 'string', required: true },
-    name: { type: 'translate', required: true, searchable: true },
-    description: { type: 'translate' },
-    sequence: { type: 'number' },
-    enabled: { type: 'boolean' },
-    users_groups: { type: 'array' },
-    tags: { type: 'string[]' },
-    ...recordTail,
-  },
-});
+export const attributeGroupListDecl = AttributeGroup.listDecl;

@@ -1,4 +1,4 @@
 export * from './database';
 export * from './nats';
 export * from './attribute-types';
-export { contractProblems, type ContractTarget } from './contract';
+export { contractProblems, recordRpcs, rpcsOf, type ContractTarget } from './contract';

@@ -23,6 +23,10 @@ export interface FieldSpec {
   expand?: FieldDecl['expand'];
   /** The column that holds it, when its name differs from the field's. */
   column?: string;
+  /** `false`: lists neither filter, sort nor expand on it, and it is not among their fields (a filter of its own stands in). */
+  listed?: boolean;
+  /** `false`: it has no column of its own; the owner stores it in another (derived columns) and shows it from there. */
+  stored?: boolean;
 }
 
 /**
@@ -65,6 +69,23 @@ export class Field<S extends FieldSpec = FieldSpec> {
   /** The column that holds it, when its name differs. */
   column(name: string): Field<S> {
     return new Field({ ...this.spec, column: name });
+  }
+
+  /**
+   * Whether lists know it at all (default true). `false` for a field lists reach another way: an
+   * attribute's `groups` links are filtered and expanded through the `group_ids` filter.
+   */
+  listed(on = true): Field<S> {
+    return new Field({ ...this.spec, listed: on });
+  }
+
+  /**
+   * Whether it has a column of its own (default true). `false` for a field the owner keeps in a
+   * column shared with others (a relation's one list, in `items`): it derives that column and
+   * shows the field from it.
+   */
+  stored(on = true): Field<S> {
+    return new Field({ ...this.spec, stored: on });
   }
 
   /** A read-only field the owner always computes, so it is always shown. */

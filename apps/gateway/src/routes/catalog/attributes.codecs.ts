@@ -1,15 +1,16 @@
 import type { attributes as pb } from '@pim/contracts';
-import type {
-  AttributeGroupInput,
-  AttributeGroupView,
-  AttributeInput,
-  AttributeOptionInput,
-  AttributeOptionView,
-  AttributeView,
-  TypeConfig,
+import {
+  AttributeGroup,
+  type AttributeGroupInput,
+  type AttributeGroupView,
+  type AttributeInput,
+  type AttributeOptionInput,
+  type AttributeOptionView,
+  type AttributeView,
+  type TypeConfig,
 } from '@pim/resources';
 import type { RecordCodec } from '../../http/resource.routes';
-import { mirror } from './taxonomy.codecs';
+import { declaredCodec, linksFromMessage, linksToMessage, mirror } from '../../http/declared.codec';
 
 const linksOut = (links: { _id: string; required?: boolean }[] | undefined): pb.AttributeLink[] =>
   (links ?? []).map((l) => ({ id: l._id, required: l.required ?? false }));
@@ -47,22 +48,10 @@ export const attributeGroupCodec: RecordCodec<
   pb.AttributeGroup,
   pb.AttributeGroupInput,
   AttributeGroupInput
-> = {
-  fromMessage: (m) => ({
-    ...mirror<AttributeGroupView>({ ...m, users_groups: [] } as never),
-    users_groups: m.users_groups.map((g) => ({ _id: g.id, not_allowed_users: g.not_allowed_users })),
-  }),
-  toInput: (body) => ({
-    category_id: body.category_id,
-    key: body.key,
-    name: body.name,
-    description: body.description ?? {},
-    sequence: body.sequence,
-    enabled: body.enabled,
-    users_groups: (body.users_groups ?? []).map((g) => ({ id: g._id, not_allowed_users: g.not_allowed_users })),
-    tags: body.tags ?? [],
-  }),
-};
+> = declaredCodec(AttributeGroup, {
+  toInput: { users_groups: linksToMessage },
+  fromMessage: { users_groups: linksFromMessage },
+});
 
 /** Attribute options: message and view mirror each other. */
 export const attributeOptionCodec: RecordCodec<
