@@ -428,45 +428,49 @@ const labelSchema = nameSchema.meta({
   example: { pt: 'Vermelho', en: 'Red' },
 });
 
+/**
+ * Options of select and multiselect attributes, nested under their attribute: the attribute
+ * comes from the path, never from the body. `_search` covers every language of label.
+ */
+export const AttributeOption = defineResource({
+  collection: 'attribute_options',
+  description: 'Option of a select or multiselect attribute (interface 2.4)',
+  inputDescription: 'Option of a select or multiselect attribute, as written by a caller',
+  patchDescription: 'JSON merge patch (RFC 7396) of an attribute option',
+  fields: {
+    attribute_id: field
+      .computed('id', objectIdSchema.meta({ description: 'The attribute the option belongs to' }))
+      .shown(),
+    value: field.of('string', { input: optionValueSchema }).required(),
+    label: field
+      .of('translate', {
+        input: labelSchema,
+        patch: translatePatchSchema(z.string().min(1).max(1_000)),
+        view: translateSchema,
+      })
+      .required()
+      .searchable(),
+    sequence: field.of('number', { input: sequenceSchema }).default(0),
+    enabled: field
+      .of('boolean', {
+        input: z.boolean().meta({ description: 'Whether the option may be chosen (default true)' }),
+        patch: z.boolean(),
+        view: z.boolean(),
+      })
+      .default(true),
+    tags: field.of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) }).default([]),
+    fields: field
+      .of('id[]', {
+        input: idSetSchema('field').meta({ description: 'Ids of related fields (stored as given)' }),
+        patch: idSetSchema('field'),
+        view: z.array(objectIdSchema).max(1_000),
+      })
+      .default([]),
+  },
+});
+
 /** Attribute option schemas; the attribute comes from the path, never from the body. */
-export const attributeOptionSchemas = {
-  input: z
-    .strictObject({
-      value: optionValueSchema,
-      label: labelSchema,
-      sequence: sequenceSchema.optional(),
-      enabled: z.boolean().optional().meta({ description: 'Whether the option may be chosen (default true)' }),
-      tags: tagsSchema.optional(),
-      fields: idSetSchema('field').optional().meta({ description: 'Ids of related fields (stored as given)' }),
-    })
-    .meta({
-      id: 'AttributeOptionInput',
-      description: 'Option of a select or multiselect attribute, as written by a caller',
-    }),
-  patch: z
-    .strictObject({
-      value: optionValueSchema.optional(),
-      label: translatePatchSchema(z.string().min(1).max(1_000)).optional(),
-      sequence: sequenceSchema.nullable().optional(),
-      enabled: z.boolean().nullable().optional(),
-      tags: tagsSchema.nullable().optional(),
-      fields: idSetSchema('field').nullable().optional(),
-    })
-    .meta({ id: 'AttributeOptionPatch', description: 'JSON merge patch (RFC 7396) of an attribute option' }),
-  view: z
-    .strictObject({
-      _id: objectIdSchema,
-      attribute_id: objectIdSchema.meta({ description: 'The attribute the option belongs to' }),
-      value: optionValueSchema,
-      label: translateSchema,
-      sequence: sequenceSchema,
-      enabled: z.boolean(),
-      tags: z.array(z.string().max(100)).max(100),
-      fields: z.array(objectIdSchema).max(1_000),
-      ...viewTail,
-    })
-    .meta({ id: 'AttributeOption', description: 'Option of a select or multiselect attribute (interface 2.4)' }),
-};
+export const attributeOptionSchemas = AttributeOption.schemas;
 
 /** An attribute option as the API shows it. */
 export type AttributeOptionView = z.infer<typeof attributeOptionSchemas.view>;
@@ -590,20 +594,7 @@ export const attributeListDecl = declareResource({
 });
 
 /** Fields of an attribute's options list; `_search` covers label. */
-export const attributeOptionListDecl = declareResource({
-  collection: 'attribute_options',
-  fields: {
-    _id: { type: 'id' },
-    attribute_id: { type: 'id' },
-    value: { type: 'string', required: true },
-    label: { type: 'translate', required: true, searchable: true },
-    sequence: { type: 'number' },
-    enabled: { type: 'boolean' },
-    tags: { type: 'string[]' },
-    fields: { type: 'id[]' },
-    ...recordTail,
-  },
-});
+export const attributeOptionListDecl = AttributeOption.listDecl;
 
 /** Fields of the attribute groups list; `_search` covers name; `expand=category`. */
 export const attributeGroupListDecl = AttributeGroup.listDecl;

@@ -1,6 +1,7 @@
 import type { attributes as pb } from '@pim/contracts';
 import {
   AttributeGroup,
+  AttributeOption,
   type AttributeGroupInput,
   type AttributeGroupView,
   type AttributeInput,
@@ -59,14 +60,4 @@ export const attributeOptionCodec: RecordCodec<
   pb.AttributeOption,
   pb.AttributeOptionInput,
   AttributeOptionInput
-> = {
-  fromMessage: mirror,
-  toInput: (body) => ({
-    value: body.value,
-    label: body.label,
-    sequence: body.sequence,
-    enabled: body.enabled,
-    tags: body.tags ?? [],
-    fields: body.fields ?? [],
-  }),
-};
+> = declaredCodec(AttributeOption);
