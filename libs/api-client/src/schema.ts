@@ -2701,6 +2701,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         AttributeLink: {
@@ -3036,6 +3040,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         AttributeGroupUsersGroup: {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { code as currencyCode } from 'currency-codes';
-import { declareResource, type FieldDecl } from '@pim/query';
-import { dateTimeSchema, objectIdSchema } from './common';
+import { objectIdSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
 import {
@@ -312,99 +311,74 @@ const linksSchema = (what: string) =>
     .refine((links) => unique(links.map((l) => l._id)), `must name each ${what} once`)
     .meta({ description: `Live ${what}s the attribute belongs to, each once` });
 
-const versionSchema = z.number().int().meta({
-  description: 'Incremented on every write; sent as ETag',
-  format: 'int32',
-  minimum: 1,
-  maximum: 2_147_483_647,
-  example: 3,
-});
-
-/** Fields every record shows after its own. */
-const viewTail = {
-  version: versionSchema,
-  created_at: dateTimeSchema,
-  updated_at: dateTimeSchema,
-  created_by_name: z.string().max(200).optional(),
-};
-
 const typeSchema = z.enum(ATTRIBUTE_TYPES).meta({ description: 'The kind of values (default text; cannot change)' });
 const associationSchema = z.enum(ATTRIBUTE_ASSOCIATIONS).meta({
   description:
     'What the attribute applies to: product (simple, kit, service, parents), sku (variations) or both (cannot change)',
 });
 
-const attributeInputShape = {
-  groups: linksSchema('attribute group').optional(),
-  categories: linksSchema('category').optional(),
-  key: attributeKeySchema,
-  name: translateSchema.optional(),
-  description: translateSchema.optional(),
-  type: typeSchema.optional(),
-  type_config: typeConfigSchema.optional(),
-  unique: z
-    .boolean()
-    .optional()
-    .meta({ description: 'No two products may hold the same value (default false; cannot change)' }),
-  required: z.boolean().optional().meta({ description: 'Every product it applies to must fill it (default false)' }),
-  sequence: sequenceSchema.optional(),
-  association: associationSchema,
-  enabled: z.boolean().optional().meta({ description: 'Whether the attribute is in use (default true)' }),
-  protected_by_lgpd: z.boolean().meta({ description: 'Values are personal data under the data protection law (LGPD)' }),
-  tags: tagsSchema.optional(),
-};
+/** The attributes filter on linked groups (`group_ids=<id>`); `expand=groups` embeds each group in its link. */
+export const GROUP_IDS_FILTER = 'group_ids';
+/** The attributes filter on linked categories (`category_ids=<id>`); `expand=categories` embeds each category in its link. */
+export const CATEGORY_IDS_FILTER = 'category_ids';
+
+const linksField = (what: string) =>
+  field
+    .of('array', { input: linksSchema(what), view: z.array(attributeLinkViewSchema).max(1_000) })
+    .default([])
+    // Lists reach links through the filter on their ids (`group_ids`), which also expands them.
+    .listed(false);
+
+/** A boolean setting of an attribute, described where it is written. */
+const flag = (description: string) =>
+  field.of('boolean', { input: z.boolean().meta({ description }), patch: z.boolean(), view: z.boolean() });
+
+/**
+ * Attributes: named by `key`, searched by every language of name and description. type_config
+ * (and `unique`) must suit the type: the rules live in the input schema, so the gateway and the
+ * catalog refuse the same bodies with the same messages. `group_ids` and `category_ids` are
+ * filters on the ids of the links, not fields of the record; they also carry
+ * `expand=groups,categories`.
+ */
+export const Attribute = defineResource({
+  collection: 'attributes',
+  description: 'Attribute (interface 2.2): a typed field of products',
+  inputDescription: 'Attribute, as written by a caller; type_config is checked against the type',
+  patchDescription: 'JSON merge patch (RFC 7396) of an attribute',
+  refine: (a, ctx) => {
+    for (const issue of typeConfigProblems(a))
+      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  },
+  fields: {
+    groups: linksField('attribute group'),
+    categories: linksField('category'),
+    key: field.of('string', { input: attributeKeySchema }).required(),
+    name: field
+      .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
+      .default({})
+      .searchable(),
+    description: field
+      .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
+      .default({})
+      .searchable(),
+    type: field.of('string', { input: typeSchema }).default(DEFAULT_ATTRIBUTE_TYPE),
+    type_config: field.of('object', { input: typeConfigSchema, patch: typeConfigPatchSchema }).default({}),
+    unique: flag('No two products may hold the same value (default false; cannot change)').default(false),
+    required: flag('Every product it applies to must fill it (default false)').default(false),
+    sequence: field.of('number', { input: sequenceSchema }).default(0),
+    association: field.of('string', { input: associationSchema }).required(),
+    enabled: flag('Whether the attribute is in use (default true)').default(true),
+    protected_by_lgpd: flag('Values are personal data under the data protection law (LGPD)').required(),
+    tags: field.of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) }).default([]),
+  },
+  filters: {
+    [GROUP_IDS_FILTER]: { type: 'id[]', expand: { as: 'groups', collection: 'attribute_groups' } },
+    [CATEGORY_IDS_FILTER]: { type: 'id[]', expand: { as: 'categories', collection: 'categories' } },
+  },
+});
 
 /** Attribute schemas: what a caller writes, patches and reads. */
-export const attributeSchemas = {
-  input: z
-    .strictObject(attributeInputShape)
-    .superRefine((a, ctx) => {
-      for (const issue of typeConfigProblems(a))
-        ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-    })
-    .meta({
-      id: 'AttributeInput',
-      description: 'Attribute, as written by a caller; type_config is checked against the type',
-    }),
-  patch: z
-    .strictObject({
-      groups: linksSchema('attribute group').nullable().optional(),
-      categories: linksSchema('category').nullable().optional(),
-      key: attributeKeySchema.optional(),
-      name: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
-      description: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
-      type: typeSchema.nullable().optional(),
-      type_config: typeConfigPatchSchema.nullable().optional(),
-      unique: z.boolean().nullable().optional(),
-      required: z.boolean().nullable().optional(),
-      sequence: sequenceSchema.nullable().optional(),
-      association: associationSchema.optional(),
-      enabled: z.boolean().nullable().optional(),
-      protected_by_lgpd: z.boolean().optional(),
-      tags: tagsSchema.nullable().optional(),
-    })
-    .meta({ id: 'AttributePatch', description: 'JSON merge patch (RFC 7396) of an attribute' }),
-  view: z
-    .strictObject({
-      _id: objectIdSchema,
-      groups: z.array(attributeLinkViewSchema).max(1_000),
-      categories: z.array(attributeLinkViewSchema).max(1_000),
-      key: attributeKeySchema,
-      name: translateSchema,
-      description: translateSchema,
-      type: typeSchema,
-      type_config: typeConfigSchema,
-      unique: z.boolean(),
-      required: z.boolean(),
-      sequence: sequenceSchema,
-      association: associationSchema,
-      enabled: z.boolean(),
-      protected_by_lgpd: z.boolean(),
-      tags: z.array(z.string().max(100)).max(100),
-      ...viewTail,
-    })
-    .meta({ id: 'Attribute', description: 'Attribute (interface 2.2): a typed field of products' }),
-};
+export const attributeSchemas = Attribute.schemas;
 
 /** An attribute as the API shows it. */
 export type AttributeView = z.infer<typeof attributeSchemas.view>;
@@ -554,44 +528,8 @@ export type AttributeGroupView = z.infer<typeof attributeGroupSchemas.view>;
 /** Writable fields of an attribute group. */
 export type AttributeGroupInput = z.infer<typeof attributeGroupSchemas.input>;
 
-const recordTail: Record<string, FieldDecl> = {
-  version: { type: 'number' },
-  created_at: { type: 'date' },
-  updated_at: { type: 'date' },
-  created_by_name: { type: 'string' },
-};
-
-/** The attributes filter on linked groups (`group_ids=<id>`); `expand=groups` embeds each group in its link. */
-export const GROUP_IDS_FILTER = 'group_ids';
-/** The attributes filter on linked categories (`category_ids=<id>`); `expand=categories` embeds each category in its link. */
-export const CATEGORY_IDS_FILTER = 'category_ids';
-
-/**
- * Fields of the attributes list. `_search` covers name and description (the interface's
- * searchable fields). `group_ids` and `category_ids` are filters on the ids of the links, not
- * fields of the record; they also carry `expand=groups,categories`.
- */
-export const attributeListDecl = declareResource({
-  collection: 'attributes',
-  fields: {
-    _id: { type: 'id' },
-    key: { type: 'string', required: true },
-    name: { type: 'translate', searchable: true },
-    description: { type: 'translate', searchable: true },
-    type: { type: 'string' },
-    type_config: { type: 'object' },
-    unique: { type: 'boolean' },
-    required: { type: 'boolean' },
-    sequence: { type: 'number' },
-    association: { type: 'string', required: true },
-    enabled: { type: 'boolean' },
-    protected_by_lgpd: { type: 'boolean', required: true },
-    tags: { type: 'string[]' },
-    [GROUP_IDS_FILTER]: { type: 'id[]', expand: { as: 'groups', collection: 'attribute_groups' } },
-    [CATEGORY_IDS_FILTER]: { type: 'id[]', expand: { as: 'categories', collection: 'categories' } },
-    ...recordTail,
-  },
-});
+/** Fields of the attributes list: `_search` covers name and description; `group_ids`, `category_ids` filter on links. */
+export const attributeListDecl = Attribute.listDecl;
 
 /** Fields of an attribute's options list; `_search` covers label. */
 export const attributeOptionListDecl = AttributeOption.listDecl;

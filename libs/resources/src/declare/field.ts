@@ -128,8 +128,9 @@ export const field = {
     return new Field({
       type,
       input: s.input,
-      patch: s.patch ?? s.input,
-      view: s.view ?? s.input,
+      // P and V default to I when not given, so the fallbacks have the declared types.
+      patch: (s.patch ?? s.input) as P,
+      view: (s.view ?? s.input) as V,
       required: false as boolean,
     });
   },
