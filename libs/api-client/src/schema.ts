@@ -3689,6 +3689,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         ProductCatalog: {
@@ -4028,6 +4032,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
             /** @description With expand=family: the record family_id names (null when it has none) */
             family?: {
@@ -4186,6 +4194,10 @@ export interface components {
                  * @example 2026-11-22T16:15:43.123Z
                  */
                 updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
                 created_by_name?: string;
             } | null;
         };
@@ -4637,6 +4649,10 @@ export interface components {
                  * @example 2026-11-22T16:15:43.123Z
                  */
                 updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
                 created_by_name?: string;
             } | null;
         };

@@ -25,6 +25,8 @@ export interface RecordStorage<E extends RecordEntity, I> {
   parent?: { column: keyof E & string };
   /** The record keeps its API view serialized in a `rendered` column. */
   rendered?: boolean;
+  /** Filters on nested values the declaration cannot name (`attributes.<key>`), applied by the owner. */
+  nestedFilters?: RecordResource<E, RecordView, I>['nestedFilters'];
 }
 
 /**
@@ -55,6 +57,7 @@ export function declaredRecord<F extends Fields, E extends RecordEntity>(
     handleTaken: storage.handleTaken,
     parent: storage.parent,
     rendered: storage.rendered,
+    nestedFilters: storage.nestedFilters,
     hooks: storage.hooks,
     columns: (input, prev) =>
       ({
