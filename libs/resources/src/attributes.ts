@@ -5,11 +5,13 @@ import { field } from './declare/field';
 import { defineResource } from './declare/resource';
 import {
   idSetSchema,
+  nameField,
   nameSchema,
-  tagsSchema,
+  tagsField,
   taxonomyCodeSchema,
   translatePatchSchema,
   translateSchema,
+  translatedField,
 } from './taxonomy';
 
 // Attributes (interface 2.2), attribute options (2.4) and attribute groups (2.3). Types and
@@ -329,10 +331,6 @@ const linksField = (what: string) =>
     // Lists reach links through the filter on their ids (`group_ids`), which also expands them.
     .listed(false);
 
-/** A boolean setting of an attribute, described where it is written. */
-const flag = (description: string) =>
-  field.of('boolean', { input: z.boolean().meta({ description }), patch: z.boolean(), view: z.boolean() });
-
 /**
  * Attributes: named by `key`, searched by every language of name and description. type_config
  * (and `unique`) must suit the type: the rules live in the input schema, so the gateway and the
@@ -353,23 +351,17 @@ export const Attribute = defineResource({
     groups: linksField('attribute group'),
     categories: linksField('category'),
     key: field.of('string', { input: attributeKeySchema }).required(),
-    name: field
-      .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
-      .default({})
-      .searchable(),
-    description: field
-      .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
-      .default({})
-      .searchable(),
+    name: translatedField.searchable(),
+    description: translatedField.searchable(),
     type: field.of('string', { input: typeSchema }).default(DEFAULT_ATTRIBUTE_TYPE),
     type_config: field.of('object', { input: typeConfigSchema, patch: typeConfigPatchSchema }).default({}),
-    unique: flag('No two products may hold the same value (default false; cannot change)').default(false),
-    required: flag('Every product it applies to must fill it (default false)').default(false),
+    unique: field.flag('No two products may hold the same value (default false; cannot change)').default(false),
+    required: field.flag('Every product it applies to must fill it (default false)').default(false),
     sequence: field.of('number', { input: sequenceSchema }).default(0),
     association: field.of('string', { input: associationSchema }).required(),
-    enabled: flag('Whether the attribute is in use (default true)').default(true),
-    protected_by_lgpd: flag('Values are personal data under the data protection law (LGPD)').required(),
-    tags: field.of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) }).default([]),
+    enabled: field.flag('Whether the attribute is in use (default true)').default(true),
+    protected_by_lgpd: field.flag('Values are personal data under the data protection law (LGPD)').required(),
+    tags: tagsField,
   },
   filters: {
     [GROUP_IDS_FILTER]: { type: 'id[]', expand: { as: 'groups', collection: 'attribute_groups' } },
@@ -425,14 +417,8 @@ export const AttributeOption = defineResource({
       .required()
       .searchable(),
     sequence: field.of('number', { input: sequenceSchema }).default(0),
-    enabled: field
-      .of('boolean', {
-        input: z.boolean().meta({ description: 'Whether the option may be chosen (default true)' }),
-        patch: z.boolean(),
-        view: z.boolean(),
-      })
-      .default(true),
-    tags: field.of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) }).default([]),
+    enabled: field.flag('Whether the option may be chosen (default true)').default(true),
+    tags: tagsField,
     fields: field
       .of('id[]', {
         input: idSetSchema('field').meta({ description: 'Ids of related fields (stored as given)' }),
@@ -494,29 +480,14 @@ export const AttributeGroup = defineResource({
       })
       .expands('category', 'categories'),
     key: field.of('string', { input: groupKeySchema }).required(),
-    name: field
-      .of('translate', {
-        input: nameSchema,
-        patch: translatePatchSchema(z.string().min(1).max(1_000)),
-        view: translateSchema,
-      })
-      .required()
-      .searchable(),
-    description: field
-      .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
-      .default({}),
+    name: nameField,
+    description: translatedField,
     sequence: field.of('number', { input: sequenceSchema }).default(0),
-    enabled: field
-      .of('boolean', {
-        input: z.boolean().meta({ description: 'Whether the group is in use (default true)' }),
-        patch: z.boolean(),
-        view: z.boolean(),
-      })
-      .default(true),
+    enabled: field.flag('Whether the group is in use (default true)').default(true),
     users_groups: field
       .of('array', { input: usersGroupsSchema, view: z.array(usersGroupAccessSchema).max(1_000) })
       .default([]),
-    tags: field.of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) }).default([]),
+    tags: tagsField,
   },
 });
 

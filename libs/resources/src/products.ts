@@ -2,14 +2,7 @@ import { z } from 'zod';
 import { dateTimeSchema, objectIdSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
-import {
-  idSetSchema,
-  nameSchema,
-  tagsSchema,
-  taxonomyCodeSchema,
-  translatePatchSchema,
-  translateSchema,
-} from './taxonomy';
+import { idSetSchema, nameField, tagsField, taxonomyCodeSchema, translatedField } from './taxonomy';
 
 // Products (interface 2.5). The shape of `attributes` values depends on the attributes that apply
 // to each product, so the schemas only check that it is an object keyed by attribute key; the
@@ -100,10 +93,6 @@ const idSet = (what: string, description: string) =>
     })
     .default([]);
 
-/** A boolean setting, described where it is written. */
-const flag = (description: string) =>
-  field.of('boolean', { input: z.boolean().meta({ description }), patch: z.boolean(), view: z.boolean() });
-
 /** What the catalog computes on every write from the attributes that apply, by key. */
 const snapshot = (description: string) =>
   field
@@ -157,17 +146,8 @@ export const Product = defineResource({
       })
       .required()
       .searchable(),
-    name: field
-      .of('translate', {
-        input: nameSchema,
-        patch: translatePatchSchema(z.string().min(1).max(1_000)),
-        view: translateSchema,
-      })
-      .required()
-      .searchable(),
-    description: field
-      .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
-      .default({}),
+    name: nameField,
+    description: translatedField,
     image: field.of('string', { input: urlSchema, view: z.string().max(2_048) }),
     images: field
       .of('string[]', { input: z.array(urlSchema).max(100), view: z.array(z.string().max(2_048)).max(100) })
@@ -181,12 +161,12 @@ export const Product = defineResource({
         view: z.record(z.string().max(100), z.unknown()),
       })
       .default({}),
-    enabled: flag('Active (default true)').default(true),
-    tags: field.of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) }).default([]),
+    enabled: field.flag('Active (default true)').default(true),
+    tags: tagsField,
     type: field.of('string', { input: typeSchema }).required(),
     product_approval: reference('Approval flow the product belongs to'),
     last_approval_at: field.of('date', { input: dateTimeSchema }),
-    published: flag('Published (default false)').default(false),
+    published: field.flag('Published (default false)').default(false),
     last_publishment_id: field.of('string', {
       input: z.string().min(1).max(100).meta({ description: 'Identifier or timestamp of the last publish action' }),
       patch: z.string().min(1).max(100),

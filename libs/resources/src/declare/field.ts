@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { FieldDecl, FieldType } from '@pim/query';
 
 /** Everything one field of a resource declares, once. */
@@ -133,6 +133,10 @@ export const field = {
       view: (s.view ?? s.input) as V,
       required: false as boolean,
     });
+  },
+  /** A boolean setting, described where it is written (patches and views show it bare). */
+  flag(description: string) {
+    return field.of('boolean', { input: z.boolean().meta({ description }), patch: z.boolean(), view: z.boolean() });
   },
   /** A read-only field the owner computes (absent from inputs and patches). */
   computed<T extends FieldType, V extends z.ZodType>(type: T, view: V) {
