@@ -2701,6 +2701,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         AttributeLink: {
@@ -2931,6 +2935,10 @@ export interface components {
                      * @example 2026-11-22T16:15:43.123Z
                      */
                     updated_at: string;
+                    /**
+                     * @description The user of the API key that created the record
+                     * @example Maria Silva
+                     */
                     created_by_name?: string;
                 } | null;
             }[];
@@ -3032,6 +3040,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         AttributeGroupUsersGroup: {
@@ -3160,6 +3172,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         /** @description Option of a select or multiselect attribute, as written by a caller */
@@ -3336,6 +3352,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         /** @description Attribute group, as written by a caller */
@@ -3484,6 +3504,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
             /** @description With expand=category: the record category_id names (null when it has none) */
             category?: {
@@ -3665,6 +3689,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         ProductCatalog: {
@@ -4004,6 +4032,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
             /** @description With expand=family: the record family_id names (null when it has none) */
             family?: {
@@ -4162,6 +4194,10 @@ export interface components {
                  * @example 2026-11-22T16:15:43.123Z
                  */
                 updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
                 created_by_name?: string;
             } | null;
         };
@@ -4334,6 +4370,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
         };
         /** @description A live product that is not a service, and how many the kit holds */
@@ -4519,6 +4559,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
             created_by_name?: string;
             /** @description With expand=product: the record product_id names (null when it has none) */
             product?: {
@@ -4605,6 +4649,10 @@ export interface components {
                  * @example 2026-11-22T16:15:43.123Z
                  */
                 updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
                 created_by_name?: string;
             } | null;
         };

@@ -3,17 +3,21 @@ import type { Fields, RowOf } from '@pim/resources';
 
 /** The parts of a declared field (`@pim/resources`) its column is derived from. */
 interface ColumnSource {
-  spec: { type: string; required: boolean; default?: unknown; column?: string };
+  spec: { type: string; required: boolean; default?: unknown; column?: string; stored?: boolean; view?: unknown };
   optionalInView: boolean;
 }
+
+/** Whether a number field holds whole numbers only (its view schema is `z.number().int()`). */
+const isInteger = (view: unknown) => (view as { format?: unknown } | undefined)?.format === 'safeint';
 
 /** A Postgres literal default for a jsonb or array column. */
 const literal = (sql: string) => () => `'${sql}'`;
 
 /**
  * The column a declared field is stored in: text, char(24) ids, text[] lists, jsonb for
- * translations, objects and arrays, booleans, timestamptz dates and double precision numbers;
- * nullable exactly when the field may be unset, with the declared default as the column's.
+ * translations, objects and arrays, booleans, timestamptz dates, integer whole numbers and double
+ * precision other numbers; nullable exactly when the field may be unset, with the declared
+ * default as the column's.
  */
 export function columnOptions(f: ColumnSource): ColumnOptions {
   const nullable = f.optionalInView;
@@ -33,7 +37,10 @@ export function columnOptions(f: ColumnSource): ColumnOptions {
     case 'date':
       return { type: 'timestamptz', nullable };
     case 'number':
-      return { type: 'double precision', ...(typeof d === 'number' ? { default: d } : { nullable }) };
+      return {
+        type: isInteger(f.spec.view) ? 'integer' : 'double precision',
+        ...(typeof d === 'number' ? { default: d } : { nullable }),
+      };
     default:
       return { type: 'text', ...(typeof d === 'string' ? { default: d } : { nullable }) };
   }
@@ -51,6 +58,8 @@ export function DeclaredColumns(
 ): ClassDecorator {
   return (target) => {
     for (const [name, f] of Object.entries(declaration.fields)) {
+      // A field kept in a column shared with others (the owner derives it) has none of its own.
+      if (f.spec.stored === false) continue;
       Column(overrides[name] ?? columnOptions(f))(target.prototype, f.spec.column ?? name);
     }
   };

@@ -14,6 +14,8 @@ export interface RecordStorage<E extends RecordEntity, I> {
    * text (the searchable fields, one per line, on a table with a search column).
    */
   derived?(input: I, prev: E | null): Partial<E>;
+  /** Fields the view shows from derived columns: those declared without a column of their own (`stored(false)`). */
+  derivedView?(record: E): Record<string, unknown>;
   /** Columns a filter of the public list maps to, when they differ (a filter on a derived column). */
   listColumns?: Record<string, string>;
   hooks?: RecordHooks<E>;
@@ -23,6 +25,8 @@ export interface RecordStorage<E extends RecordEntity, I> {
   parent?: { column: keyof E & string };
   /** The record keeps its API view serialized in a `rendered` column. */
   rendered?: boolean;
+  /** Filters on nested values the declaration cannot name (`attributes.<key>`), applied by the owner. */
+  nestedFilters?: RecordResource<E, RecordView, I>['nestedFilters'];
 }
 
 /**
@@ -53,6 +57,7 @@ export function declaredRecord<F extends Fields, E extends RecordEntity>(
     handleTaken: storage.handleTaken,
     parent: storage.parent,
     rendered: storage.rendered,
+    nestedFilters: storage.nestedFilters,
     hooks: storage.hooks,
     columns: (input, prev) =>
       ({
@@ -60,6 +65,10 @@ export function declaredRecord<F extends Fields, E extends RecordEntity>(
         ...(searchable ? { search_text: searchText(input as Record<string, unknown>) } : {}),
         ...storage.derived?.(input, prev),
       }) as Partial<E>,
-    view: (record) => declaration.view(record as unknown as Record<string, unknown>) as Omit<V, keyof RecordView>,
+    view: (record) =>
+      ({
+        ...declaration.view(record as unknown as Record<string, unknown>),
+        ...storage.derivedView?.(record),
+      }) as Omit<V, keyof RecordView>,
   };
 }

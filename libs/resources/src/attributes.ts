@@ -1,17 +1,20 @@
 import { z } from 'zod';
 import { code as currencyCode } from 'currency-codes';
-import { declareResource, type FieldDecl } from '@pim/query';
-import { dateTimeSchema, objectIdSchema } from './common';
+import { objectIdSchema } from './common';
+import { field } from './declare/field';
+import { defineResource } from './declare/resource';
 import {
   idSetSchema,
+  nameField,
   nameSchema,
-  tagsSchema,
+  tagsField,
   taxonomyCodeSchema,
   translatePatchSchema,
   translateSchema,
+  translatedField,
 } from './taxonomy';
 
-// Attributes, attribute options (2.4) and attribute groups (2.3). Types and
+// Attributes, attribute options and attribute groups. Types and
 // their settings follow docs/platform/rules.md (attribute types); the rules that tie a type to its settings live in the
 // input schema, so the gateway and the catalog refuse the same bodies with the same messages.
 
@@ -310,99 +313,64 @@ const linksSchema = (what: string) =>
     .refine((links) => unique(links.map((l) => l._id)), `must name each ${what} once`)
     .meta({ description: `Live ${what}s the attribute belongs to, each once` });
 
-const versionSchema = z.number().int().meta({
-  description: 'Incremented on every write; sent as ETag',
-  format: 'int32',
-  minimum: 1,
-  maximum: 2_147_483_647,
-  example: 3,
-});
-
-/** Fields every record shows after its own. */
-const viewTail = {
-  version: versionSchema,
-  created_at: dateTimeSchema,
-  updated_at: dateTimeSchema,
-  created_by_name: z.string().max(200).optional(),
-};
-
 const typeSchema = z.enum(ATTRIBUTE_TYPES).meta({ description: 'The kind of values (default text; cannot change)' });
 const associationSchema = z.enum(ATTRIBUTE_ASSOCIATIONS).meta({
   description:
     'What the attribute applies to: product (simple, kit, service, parents), sku (variations) or both (cannot change)',
 });
 
-const attributeInputShape = {
-  groups: linksSchema('attribute group').optional(),
-  categories: linksSchema('category').optional(),
-  key: attributeKeySchema,
-  name: translateSchema.optional(),
-  description: translateSchema.optional(),
-  type: typeSchema.optional(),
-  type_config: typeConfigSchema.optional(),
-  unique: z
-    .boolean()
-    .optional()
-    .meta({ description: 'No two products may hold the same value (default false; cannot change)' }),
-  required: z.boolean().optional().meta({ description: 'Every product it applies to must fill it (default false)' }),
-  sequence: sequenceSchema.optional(),
-  association: associationSchema,
-  enabled: z.boolean().optional().meta({ description: 'Whether the attribute is in use (default true)' }),
-  protected_by_lgpd: z.boolean().meta({ description: 'Values are personal data under the data protection law (LGPD)' }),
-  tags: tagsSchema.optional(),
-};
+/** The attributes filter on linked groups (`group_ids=<id>`); `expand=groups` embeds each group in its link. */
+export const GROUP_IDS_FILTER = 'group_ids';
+/** The attributes filter on linked categories (`category_ids=<id>`); `expand=categories` embeds each category in its link. */
+export const CATEGORY_IDS_FILTER = 'category_ids';
+
+const linksField = (what: string) =>
+  field
+    .of('array', { input: linksSchema(what), view: z.array(attributeLinkViewSchema).max(1_000) })
+    .default([])
+    // Lists reach links through the filter on their ids (`group_ids`), which also expands them.
+    .listed(false);
+
+/**
+ * Attributes: named by `key`, searched by every language of name and description. type_config
+ * (and `unique`) must suit the type: the rules live in the input schema, so the gateway and the
+ * catalog refuse the same bodies with the same messages. `group_ids` and `category_ids` are
+ * filters on the ids of the links, not fields of the record; they also carry
+ * `expand=groups,categories`.
+ */
+export const Attribute = defineResource({
+  collection: 'attributes',
+  description: 'Attribute: a typed field of products',
+  inputDescription: 'Attribute, as written by a caller; type_config is checked against the type',
+  patchDescription: 'JSON merge patch (RFC 7396) of an attribute',
+  refine: (a, ctx) => {
+    for (const issue of typeConfigProblems(a))
+      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  },
+  fields: {
+    groups: linksField('attribute group'),
+    categories: linksField('category'),
+    key: field.of('string', { input: attributeKeySchema }).required(),
+    name: translatedField.searchable(),
+    description: translatedField.searchable(),
+    type: field.of('string', { input: typeSchema }).default(DEFAULT_ATTRIBUTE_TYPE),
+    type_config: field.of('object', { input: typeConfigSchema, patch: typeConfigPatchSchema }).default({}),
+    unique: field.flag('No two products may hold the same value (default false; cannot change)').default(false),
+    required: field.flag('Every product it applies to must fill it (default false)').default(false),
+    sequence: field.of('number', { input: sequenceSchema }).default(0),
+    association: field.of('string', { input: associationSchema }).required(),
+    enabled: field.flag('Whether the attribute is in use (default true)').default(true),
+    protected_by_lgpd: field.flag('Values are personal data under the data protection law (LGPD)').required(),
+    tags: tagsField,
+  },
+  filters: {
+    [GROUP_IDS_FILTER]: { type: 'id[]', expand: { as: 'groups', collection: 'attribute_groups' } },
+    [CATEGORY_IDS_FILTER]: { type: 'id[]', expand: { as: 'categories', collection: 'categories' } },
+  },
+});
 
 /** Attribute schemas: what a caller writes, patches and reads. */
-export const attributeSchemas = {
-  input: z
-    .strictObject(attributeInputShape)
-    .superRefine((a, ctx) => {
-      for (const issue of typeConfigProblems(a))
-        ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-    })
-    .meta({
-      id: 'AttributeInput',
-      description: 'Attribute, as written by a caller; type_config is checked against the type',
-    }),
-  patch: z
-    .strictObject({
-      groups: linksSchema('attribute group').nullable().optional(),
-      categories: linksSchema('category').nullable().optional(),
-      key: attributeKeySchema.optional(),
-      name: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
-      description: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
-      type: typeSchema.nullable().optional(),
-      type_config: typeConfigPatchSchema.nullable().optional(),
-      unique: z.boolean().nullable().optional(),
-      required: z.boolean().nullable().optional(),
-      sequence: sequenceSchema.nullable().optional(),
-      association: associationSchema.optional(),
-      enabled: z.boolean().nullable().optional(),
-      protected_by_lgpd: z.boolean().optional(),
-      tags: tagsSchema.nullable().optional(),
-    })
-    .meta({ id: 'AttributePatch', description: 'JSON merge patch (RFC 7396) of an attribute' }),
-  view: z
-    .strictObject({
-      _id: objectIdSchema,
-      groups: z.array(attributeLinkViewSchema).max(1_000),
-      categories: z.array(attributeLinkViewSchema).max(1_000),
-      key: attributeKeySchema,
-      name: translateSchema,
-      description: translateSchema,
-      type: typeSchema,
-      type_config: typeConfigSchema,
-      unique: z.boolean(),
-      required: z.boolean(),
-      sequence: sequenceSchema,
-      association: associationSchema,
-      enabled: z.boolean(),
-      protected_by_lgpd: z.boolean(),
-      tags: z.array(z.string().max(100)).max(100),
-      ...viewTail,
-    })
-    .meta({ id: 'Attribute', description: 'Attribute: a typed field of products' }),
-};
+export const attributeSchemas = Attribute.schemas;
 
 /** An attribute as the API shows it. */
 export type AttributeView = z.infer<typeof attributeSchemas.view>;
@@ -426,45 +394,43 @@ const labelSchema = nameSchema.meta({
   example: { pt: 'Vermelho', en: 'Red' },
 });
 
+/**
+ * Options of select and multiselect attributes, nested under their attribute: the attribute
+ * comes from the path, never from the body. `_search` covers every language of label.
+ */
+export const AttributeOption = defineResource({
+  collection: 'attribute_options',
+  description: 'Option of a select or multiselect attribute',
+  inputDescription: 'Option of a select or multiselect attribute, as written by a caller',
+  patchDescription: 'JSON merge patch (RFC 7396) of an attribute option',
+  fields: {
+    attribute_id: field
+      .computed('id', objectIdSchema.meta({ description: 'The attribute the option belongs to' }))
+      .shown(),
+    value: field.of('string', { input: optionValueSchema }).required(),
+    label: field
+      .of('translate', {
+        input: labelSchema,
+        patch: translatePatchSchema(z.string().min(1).max(1_000)),
+        view: translateSchema,
+      })
+      .required()
+      .searchable(),
+    sequence: field.of('number', { input: sequenceSchema }).default(0),
+    enabled: field.flag('Whether the option may be chosen (default true)').default(true),
+    tags: tagsField,
+    fields: field
+      .of('id[]', {
+        input: idSetSchema('field').meta({ description: 'Ids of related fields (stored as given)' }),
+        patch: idSetSchema('field'),
+        view: z.array(objectIdSchema).max(1_000),
+      })
+      .default([]),
+  },
+});
+
 /** Attribute option schemas; the attribute comes from the path, never from the body. */
-export const attributeOptionSchemas = {
-  input: z
-    .strictObject({
-      value: optionValueSchema,
-      label: labelSchema,
-      sequence: sequenceSchema.optional(),
-      enabled: z.boolean().optional().meta({ description: 'Whether the option may be chosen (default true)' }),
-      tags: tagsSchema.optional(),
-      fields: idSetSchema('field').optional().meta({ description: 'Ids of related fields (stored as given)' }),
-    })
-    .meta({
-      id: 'AttributeOptionInput',
-      description: 'Option of a select or multiselect attribute, as written by a caller',
-    }),
-  patch: z
-    .strictObject({
-      value: optionValueSchema.optional(),
-      label: translatePatchSchema(z.string().min(1).max(1_000)).optional(),
-      sequence: sequenceSchema.nullable().optional(),
-      enabled: z.boolean().nullable().optional(),
-      tags: tagsSchema.nullable().optional(),
-      fields: idSetSchema('field').nullable().optional(),
-    })
-    .meta({ id: 'AttributeOptionPatch', description: 'JSON merge patch (RFC 7396) of an attribute option' }),
-  view: z
-    .strictObject({
-      _id: objectIdSchema,
-      attribute_id: objectIdSchema.meta({ description: 'The attribute the option belongs to' }),
-      value: optionValueSchema,
-      label: translateSchema,
-      sequence: sequenceSchema,
-      enabled: z.boolean(),
-      tags: z.array(z.string().max(100)).max(100),
-      fields: z.array(objectIdSchema).max(1_000),
-      ...viewTail,
-    })
-    .meta({ id: 'AttributeOption', description: 'Option of a select or multiselect attribute' }),
-};
+export const attributeOptionSchemas = AttributeOption.schemas;
 
 /** An attribute option as the API shows it. */
 export type AttributeOptionView = z.infer<typeof attributeOptionSchemas.view>;
@@ -496,121 +462,48 @@ const groupKeySchema = taxonomyCodeSchema.meta({
   example: 'technical_specs',
 });
 
+/**
+ * Attribute groups: named by `key`, searched by every language of name; `expand=category`.
+ * `users_groups` live in the workflow app, which does not exist yet: only their form is checked.
+ */
+export const AttributeGroup = defineResource({
+  collection: 'attribute_groups',
+  description: 'Attribute group',
+  inputDescription: 'Attribute group, as written by a caller',
+  patchDescription: 'JSON merge patch (RFC 7396) of an attribute group',
+  fields: {
+    category_id: field
+      .of('id', {
+        input: objectIdSchema.meta({ description: 'A live category the group belongs to' }),
+        patch: objectIdSchema,
+        view: objectIdSchema,
+      })
+      .expands('category', 'categories'),
+    key: field.of('string', { input: groupKeySchema }).required(),
+    name: nameField,
+    description: translatedField,
+    sequence: field.of('number', { input: sequenceSchema }).default(0),
+    enabled: field.flag('Whether the group is in use (default true)').default(true),
+    users_groups: field
+      .of('array', { input: usersGroupsSchema, view: z.array(usersGroupAccessSchema).max(1_000) })
+      .default([]),
+    tags: tagsField,
+  },
+});
+
 /** Attribute group schemas. */
-export const attributeGroupSchemas = {
-  input: z
-    .strictObject({
-      category_id: objectIdSchema.optional().meta({ description: 'A live category the group belongs to' }),
-      key: groupKeySchema,
-      name: nameSchema,
-      description: translateSchema.optional(),
-      sequence: sequenceSchema.optional(),
-      enabled: z.boolean().optional().meta({ description: 'Whether the group is in use (default true)' }),
-      users_groups: usersGroupsSchema.optional(),
-      tags: tagsSchema.optional(),
-    })
-    .meta({ id: 'AttributeGroupInput', description: 'Attribute group, as written by a caller' }),
-  patch: z
-    .strictObject({
-      category_id: objectIdSchema.nullable().optional(),
-      key: groupKeySchema.optional(),
-      name: translatePatchSchema(z.string().min(1).max(1_000)).optional(),
-      description: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
-      sequence: sequenceSchema.nullable().optional(),
-      enabled: z.boolean().nullable().optional(),
-      users_groups: usersGroupsSchema.nullable().optional(),
-      tags: tagsSchema.nullable().optional(),
-    })
-    .meta({ id: 'AttributeGroupPatch', description: 'JSON merge patch (RFC 7396) of an attribute group' }),
-  view: z
-    .strictObject({
-      _id: objectIdSchema,
-      category_id: objectIdSchema.optional(),
-      key: groupKeySchema,
-      name: translateSchema,
-      description: translateSchema,
-      sequence: sequenceSchema,
-      enabled: z.boolean(),
-      users_groups: z.array(usersGroupAccessSchema).max(1_000),
-      tags: z.array(z.string().max(100)).max(100),
-      ...viewTail,
-    })
-    .meta({ id: 'AttributeGroup', description: 'Attribute group' }),
-};
+export const attributeGroupSchemas = AttributeGroup.schemas;
 
 /** An attribute group as the API shows it. */
 export type AttributeGroupView = z.infer<typeof attributeGroupSchemas.view>;
 /** Writable fields of an attribute group. */
 export type AttributeGroupInput = z.infer<typeof attributeGroupSchemas.input>;
 
-const recordTail: Record<string, FieldDecl> = {
-  version: { type: 'number' },
-  created_at: { type: 'date' },
-  updated_at: { type: 'date' },
-  created_by_name: { type: 'string' },
-};
-
-/** The attributes filter on linked groups (`group_ids=<id>`); `expand=groups` embeds each group in its link. */
-export const GROUP_IDS_FILTER = 'group_ids';
-/** The attributes filter on linked categories (`category_ids=<id>`); `expand=categories` embeds each category in its link. */
-export const CATEGORY_IDS_FILTER = 'category_ids';
-
-/**
- * Fields of the attributes list. `_search` covers name and description (the interface's
- * searchable fields). `group_ids` and `category_ids` are filters on the ids of the links, not
- * fields of the record; they also carry `expand=groups,categories`.
- */
-export const attributeListDecl = declareResource({
-  collection: 'attributes',
-  fields: {
-    _id: { type: 'id' },
-    key: { type: 'string', required: true },
-    name: { type: 'translate', searchable: true },
-    description: { type: 'translate', searchable: true },
-    type: { type: 'string' },
-    type_config: { type: 'object' },
-    unique: { type: 'boolean' },
-    required: { type: 'boolean' },
-    sequence: { type: 'number' },
-    association: { type: 'string', required: true },
-    enabled: { type: 'boolean' },
-    protected_by_lgpd: { type: 'boolean', required: true },
-    tags: { type: 'string[]' },
-    [GROUP_IDS_FILTER]: { type: 'id[]', expand: { as: 'groups', collection: 'attribute_groups' } },
-    [CATEGORY_IDS_FILTER]: { type: 'id[]', expand: { as: 'categories', collection: 'categories' } },
-    ...recordTail,
-  },
-});
+/** Fields of the attributes list: `_search` covers name and description; `group_ids`, `category_ids` filter on links. */
+export const attributeListDecl = Attribute.listDecl;
 
 /** Fields of an attribute's options list; `_search` covers label. */
-export const attributeOptionListDecl = declareResource({
-  collection: 'attribute_options',
-  fields: {
-    _id: { type: 'id' },
-    attribute_id: { type: 'id' },
-    value: { type: 'string', required: true },
-    label: { type: 'translate', required: true, searchable: true },
-    sequence: { type: 'number' },
-    enabled: { type: 'boolean' },
-    tags: { type: 'string[]' },
-    fields: { type: 'id[]' },
-    ...recordTail,
-  },
-});
+export const attributeOptionListDecl = AttributeOption.listDecl;
 
 /** Fields of the attribute groups list; `_search` covers name; `expand=category`. */
-export const attributeGroupListDecl = declareResource({
-  collection: 'attribute_groups',
-  fields: {
-    _id: { type: 'id' },
-    category_id: { type: 'id', expand: { as: 'category', collection: 'categories' } },
-    key: { type: 'string', required: true },
-    name: { type: 'translate', required: true, searchable: true },
-    description: { type: 'translate' },
-    sequence: { type: 'number' },
-    enabled: { type: 'boolean' },
-    users_groups: { type: 'array' },
-    tags: { type: 'string[]' },
-    ...recordTail,
-  },
-});
+export const attributeGroupListDecl = AttributeGroup.listDecl;

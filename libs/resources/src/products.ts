@@ -1,14 +1,8 @@
 import { z } from 'zod';
-import { declareResource } from '@pim/query';
 import { dateTimeSchema, objectIdSchema } from './common';
-import {
-  idSetSchema,
-  nameSchema,
-  tagsSchema,
-  taxonomyCodeSchema,
-  translatePatchSchema,
-  translateSchema,
-} from './taxonomy';
+import { field } from './declare/field';
+import { defineResource } from './declare/resource';
+import { idSetSchema, nameField, tagsField, taxonomyCodeSchema, translatedField } from './taxonomy';
 
 // Products. The shape of `attributes` values depends on the attributes that apply
 // to each product, so the schemas only check that it is an object keyed by attribute key; the
@@ -73,43 +67,6 @@ const fulfilledSchema = z
   .max(1e15)
   .meta({ description: 'Quantity already fulfilled or processed', example: 0 });
 
-const inputShape = {
-  family_id: objectIdSchema.optional().meta({ description: 'A live family' }),
-  brand_id: objectIdSchema.optional().meta({ description: 'A live brand' }),
-  fulfilled: fulfilledSchema.optional(),
-  categories: idSetSchema('category').optional().meta({ description: 'Live category ids, each once' }),
-  category_trees: idSetSchema('category tree').optional().meta({ description: 'Live category tree ids, each once' }),
-  product_id: objectIdSchema
-    .optional()
-    .meta({ description: 'Another live product; required for a variation (its parent, which is not a variation)' }),
-  catalogs: catalogsSchema.optional(),
-  attribute_groups: idSetSchema('attribute group')
-    .optional()
-    .meta({ description: 'Live attribute group ids, each once' }),
-  code: taxonomyCodeSchema.meta({ description: 'Unique among live products', example: 'SKU-1001' }),
-  name: nameSchema,
-  description: translateSchema.optional(),
-  image: urlSchema.optional(),
-  images: z.array(urlSchema).max(100).optional(),
-  attributes: productAttributesSchema.optional(),
-  enabled: z.boolean().optional().meta({ description: 'Active (default true)' }),
-  tags: tagsSchema.optional(),
-  type: typeSchema,
-  product_approval: objectIdSchema.optional().meta({ description: 'Approval flow the product belongs to' }),
-  last_approval_at: dateTimeSchema.optional(),
-  published: z.boolean().optional().meta({ description: 'Published (default false)' }),
-  last_publishment_id: z
-    .string()
-    .min(1)
-    .max(100)
-    .optional()
-    .meta({ description: 'Identifier or timestamp of the last publish action' }),
-  last_published_at: dateTimeSchema.optional(),
-  publishments: z.array(publishmentSchema).max(1_000).optional(),
-};
-
-const optional = <T extends z.ZodType>(s: T) => s.nullable().optional();
-
 /** Completeness per language: the share (0–100) of the required applicable attributes that are filled. */
 export const completenessSchema = z
   .record(z.string().max(35), z.number().int().min(0).max(100).meta({ format: 'int32' }))
@@ -119,86 +76,114 @@ export const completenessSchema = z
     example: { pt: 100, en: 50 },
   });
 
+/** The products filter on the lowest completeness across languages (`completeness_min_lt=100`). */
+export const COMPLETENESS_MIN_FILTER = 'completeness_min';
+
+/** A reference to another record by id, described where it is written. */
+const reference = (description: string) =>
+  field.of('id', { input: objectIdSchema.meta({ description }), patch: objectIdSchema, view: objectIdSchema });
+
+/** A set of ids of one collection, described where it is written. */
+const idSet = (what: string, description: string) =>
+  field
+    .of('id[]', {
+      input: idSetSchema(what).meta({ description }),
+      patch: idSetSchema(what),
+      view: z.array(objectIdSchema).max(1_000),
+    })
+    .default([]);
+
+/** What the catalog computes on every write from the attributes that apply, by key. */
+const snapshot = (description: string) =>
+  field
+    .computed('object', z.record(z.string().max(100), z.unknown()).meta({ description }))
+    .default({})
+    .listed(false);
+
+/**
+ * Products: named by `code`, searched by code and every language of name. `completeness_min` is
+ * the lowest completeness over the product's languages, stored on write. `expand=brand,family,
+ * product` embed beside the id; `categories`, `category_trees` and `attribute_groups` expand in
+ * place (the ids become the records); `catalogs` links get their record inside
+ * (`catalogs[].catalog`), as they carry `user_groups` of their own.
+ */
+export const Product = defineResource({
+  collection: 'products',
+  description: 'Product with its computed completeness',
+  inputDescription: 'Product, as written by a caller',
+  patchDescription: 'JSON merge patch (RFC 7396) of a product',
+  fields: {
+    family_id: reference('A live family').expands('family', 'families'),
+    brand_id: reference('A live brand').expands('brand', 'brands'),
+    fulfilled: field.of('number', { input: fulfilledSchema, view: z.number() }),
+    categories: idSet('category', 'Live category ids, each once').expands('categories', 'categories'),
+    category_trees: idSet('category tree', 'Live category tree ids, each once').expands(
+      'category_trees',
+      'category_trees',
+    ),
+    product_id: reference(
+      'Another live product; required for a variation (its parent, which is not a variation)',
+    ).expands('product', 'products'),
+    catalogs: field
+      .of('array', { input: catalogsSchema, view: z.array(productCatalogSchema).max(1_000) })
+      .default([])
+      .expands('catalogs', 'catalogs'),
+    attribute_groups: idSet('attribute group', 'Live attribute group ids, each once').expands(
+      'attribute_groups',
+      'attribute_groups',
+    ),
+    attributes_schema_snapshot: snapshot(
+      'The definitions of the applicable attributes the values were checked against, by key',
+    ),
+    attributes_options_snapshot: snapshot(
+      'The options the select and multiselect values named, by key: [{value, label}]',
+    ),
+    code: field
+      .of('string', {
+        input: taxonomyCodeSchema.meta({ description: 'Unique among live products', example: 'SKU-1001' }),
+        patch: taxonomyCodeSchema,
+        view: z.string().max(100),
+      })
+      .required()
+      .searchable(),
+    name: nameField,
+    description: translatedField,
+    image: field.of('string', { input: urlSchema, view: z.string().max(2_048) }),
+    images: field
+      .of('string[]', { input: z.array(urlSchema).max(100), view: z.array(z.string().max(2_048)).max(100) })
+      .default([]),
+    attributes: field
+      .of('object', {
+        input: productAttributesSchema,
+        patch: z
+          .record(z.string().max(100), z.unknown())
+          .meta({ description: 'Values to set, or remove (null), by attribute key' }),
+        view: z.record(z.string().max(100), z.unknown()),
+      })
+      .default({}),
+    enabled: field.flag('Active (default true)').default(true),
+    tags: tagsField,
+    type: field.of('string', { input: typeSchema }).required(),
+    product_approval: reference('Approval flow the product belongs to'),
+    last_approval_at: field.of('date', { input: dateTimeSchema }),
+    published: field.flag('Published (default false)').default(false),
+    last_publishment_id: field.of('string', {
+      input: z.string().min(1).max(100).meta({ description: 'Identifier or timestamp of the last publish action' }),
+      patch: z.string().min(1).max(100),
+      view: z.string().max(100),
+    }),
+    last_published_at: field.of('date', { input: dateTimeSchema }),
+    publishments: field
+      .of('array', { input: z.array(publishmentSchema).max(1_000) })
+      .default([])
+      .listed(false),
+    completeness: field.computed('object', completenessSchema).default({}),
+  },
+  filters: { [COMPLETENESS_MIN_FILTER]: { type: 'number' } },
+});
+
 /** Product schemas: what a caller writes, patches and reads. */
-export const productSchemas = {
-  input: z.strictObject(inputShape).meta({ id: 'ProductInput', description: 'Product, as written by a caller' }),
-  patch: z
-    .strictObject({
-      family_id: optional(objectIdSchema),
-      brand_id: optional(objectIdSchema),
-      fulfilled: optional(fulfilledSchema),
-      categories: optional(idSetSchema('category')),
-      category_trees: optional(idSetSchema('category tree')),
-      product_id: optional(objectIdSchema),
-      catalogs: optional(catalogsSchema),
-      attribute_groups: optional(idSetSchema('attribute group')),
-      code: taxonomyCodeSchema.optional(),
-      name: translatePatchSchema(z.string().min(1).max(1_000)).optional(),
-      description: translatePatchSchema(z.string().max(10_000)).nullable().optional(),
-      image: optional(urlSchema),
-      images: optional(z.array(urlSchema).max(100)),
-      attributes: z
-        .record(z.string().max(100), z.unknown())
-        .nullable()
-        .optional()
-        .meta({ description: 'Values to set, or remove (null), by attribute key' }),
-      enabled: optional(z.boolean()),
-      tags: optional(tagsSchema),
-      type: typeSchema.optional(),
-      product_approval: optional(objectIdSchema),
-      last_approval_at: optional(dateTimeSchema),
-      published: optional(z.boolean()),
-      last_publishment_id: optional(z.string().min(1).max(100)),
-      last_published_at: optional(dateTimeSchema),
-      publishments: optional(z.array(publishmentSchema).max(1_000)),
-    })
-    .meta({ id: 'ProductPatch', description: 'JSON merge patch (RFC 7396) of a product' }),
-  view: z
-    .strictObject({
-      _id: objectIdSchema,
-      family_id: objectIdSchema.optional(),
-      brand_id: objectIdSchema.optional(),
-      fulfilled: z.number().optional(),
-      categories: z.array(objectIdSchema).max(1_000),
-      category_trees: z.array(objectIdSchema).max(1_000),
-      product_id: objectIdSchema.optional(),
-      catalogs: z.array(productCatalogSchema).max(1_000),
-      attribute_groups: z.array(objectIdSchema).max(1_000),
-      attributes_schema_snapshot: z
-        .record(z.string().max(100), z.unknown())
-        .meta({ description: 'The definitions of the applicable attributes the values were checked against, by key' }),
-      attributes_options_snapshot: z
-        .record(z.string().max(100), z.unknown())
-        .meta({ description: 'The options the select and multiselect values named, by key: [{value, label}]' }),
-      code: z.string().max(100),
-      name: translateSchema,
-      description: translateSchema,
-      image: z.string().max(2_048).optional(),
-      images: z.array(z.string().max(2_048)).max(100),
-      attributes: z.record(z.string().max(100), z.unknown()),
-      enabled: z.boolean(),
-      tags: z.array(z.string().max(100)).max(100),
-      type: typeSchema,
-      product_approval: objectIdSchema.optional(),
-      last_approval_at: dateTimeSchema.optional(),
-      published: z.boolean(),
-      last_publishment_id: z.string().max(100).optional(),
-      last_published_at: dateTimeSchema.optional(),
-      publishments: z.array(publishmentSchema).max(1_000),
-      completeness: completenessSchema,
-      version: z.number().int().meta({
-        description: 'Incremented on every write; sent as ETag',
-        format: 'int32',
-        minimum: 1,
-        maximum: 2_147_483_647,
-        example: 3,
-      }),
-      created_at: dateTimeSchema,
-      updated_at: dateTimeSchema,
-      created_by_name: z.string().max(200).optional(),
-    })
-    .meta({ id: 'Product', description: 'Product with its computed completeness' }),
-};
+export const productSchemas = Product.schemas;
 
 /** A product as the API shows it. */
 export type ProductView = z.infer<typeof productSchemas.view>;
@@ -251,47 +236,5 @@ export const productBulkSchemas = {
 /** One item's outcome in a bulk upsert. */
 export type BulkItemResult = z.infer<typeof bulkItemResultSchema>;
 
-/** The products filter on the lowest completeness across languages (`completeness_min_lt=100`). */
-export const COMPLETENESS_MIN_FILTER = 'completeness_min';
-
-/**
- * Fields of the products list: `_search` covers code and every language of name;
- * `completeness_min` is the lowest completeness over the product's languages, stored on write.
- * `expand=brand,family,product` embed beside the id; `categories`, `category_trees` and
- * `attribute_groups` expand in place (the ids become the records); `catalogs` links get their
- * record inside (`catalogs[].catalog`), as they carry `user_groups` of their own.
- */
-export const productListDecl = declareResource({
-  collection: 'products',
-  fields: {
-    _id: { type: 'id' },
-    family_id: { type: 'id', expand: { as: 'family', collection: 'families' } },
-    brand_id: { type: 'id', expand: { as: 'brand', collection: 'brands' } },
-    fulfilled: { type: 'number' },
-    categories: { type: 'id[]', expand: { as: 'categories', collection: 'categories' } },
-    category_trees: { type: 'id[]', expand: { as: 'category_trees', collection: 'category_trees' } },
-    product_id: { type: 'id', expand: { as: 'product', collection: 'products' } },
-    catalogs: { type: 'array', expand: { as: 'catalogs', collection: 'catalogs' } },
-    attribute_groups: { type: 'id[]', expand: { as: 'attribute_groups', collection: 'attribute_groups' } },
-    code: { type: 'string', required: true, searchable: true },
-    name: { type: 'translate', required: true, searchable: true },
-    description: { type: 'translate' },
-    image: { type: 'string' },
-    images: { type: 'string[]' },
-    attributes: { type: 'object' },
-    enabled: { type: 'boolean' },
-    tags: { type: 'string[]' },
-    type: { type: 'string', required: true },
-    product_approval: { type: 'id' },
-    last_approval_at: { type: 'date' },
-    published: { type: 'boolean' },
-    last_publishment_id: { type: 'string' },
-    last_published_at: { type: 'date' },
-    completeness: { type: 'object' },
-    [COMPLETENESS_MIN_FILTER]: { type: 'number' },
-    version: { type: 'number' },
-    created_at: { type: 'date' },
-    updated_at: { type: 'date' },
-    created_by_name: { type: 'string' },
-  },
-});
+/** Fields of the products list: what can be filtered, sorted, searched and expanded. */
+export const productListDecl = Product.listDecl;

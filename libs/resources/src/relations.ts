@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { declareResource } from '@pim/query';
-import { dateTimeSchema, objectIdSchema } from './common';
+import { objectIdSchema } from './common';
+import { field } from './declare/field';
+import { defineResource } from './declare/resource';
 
 // Product relations: one product's kit parts, associations or service
 // eligibility. A relation holds exactly one list, the one its `type` names; the catalog checks
@@ -73,38 +74,14 @@ const list = <T extends z.ZodObject>(item: T, type: ProductRelationType) =>
     )
     .meta({ description: `Required when type is ${type} (and only then); each id once` });
 
-const listsShape = {
-  kit_products: list(relationItemSchemas.kit_products, 'kit_products').optional(),
-  kit_services: list(relationItemSchemas.kit_services, 'kit_services').optional(),
-  association: list(relationItemSchemas.association, 'association').optional(),
-  eligible_service_products: list(
-    relationItemSchemas.eligible_service_products,
-    'eligible_service_products',
-  ).optional(),
-  ineligible_service_products: list(
-    relationItemSchemas.ineligible_service_products,
-    'ineligible_service_products',
-  ).optional(),
-  eligible_service_categories: list(
-    relationItemSchemas.eligible_service_categories,
-    'eligible_service_categories',
-  ).optional(),
-  ineligible_service_categories: list(
-    relationItemSchemas.ineligible_service_categories,
-    'ineligible_service_categories',
-  ).optional(),
-};
-
 const typeSchema = z
   .enum(PRODUCT_RELATION_TYPES)
   .meta({ description: 'What the relation holds; the list of the same name carries its items' });
 const productIdSchema = objectIdSchema.meta({ description: 'A live product; one live relation per product and type' });
 
 /** Exactly the list `type` names; a product never in its own list. */
-function checkLists(
-  r: Record<string, unknown> & { type?: string; product_id?: string | null },
-  ctx: z.RefinementCtx,
-): void {
+function checkLists(input: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const r = input as Record<string, unknown> & { type?: string; product_id?: string | null };
   for (const t of PRODUCT_RELATION_TYPES) {
     const given = r[t] !== undefined && r[t] !== null;
     if (t === r.type && !given) ctx.addIssue({ code: 'custom', path: [t], message: `is required when type is ${t}` });
@@ -124,67 +101,44 @@ function checkLists(
   }
 }
 
-const nullable = <T extends z.ZodType>(s: T) => s.nullable().optional();
+/** The list of one type: present exactly when the relation's type names it, kept in the relation's `items`. */
+const listField = <T extends ProductRelationType>(type: T) =>
+  field
+    .of('array', {
+      input: list(relationItemSchemas[type], type),
+      view: z.array(relationItemSchemas[type]).max(RELATION_MAX_ITEMS),
+    })
+    .listed(false)
+    .stored(false);
+
+/**
+ * Product relations: filtered by `product_id` and `type` (nothing is searchable); `expand=product`.
+ * The lists are no columns of their own: the catalog keeps the one the type names in `items`.
+ */
+export const ProductRelation = defineResource({
+  collection: 'product_relations',
+  description: 'Product relation: only the list its type names is present',
+  inputDescription: 'Product relation, as written by a caller: type, product_id and the list type names',
+  patchDescription: 'JSON merge patch (RFC 7396) of a product relation; the result must be a valid input',
+  refine: checkLists,
+  fields: {
+    type: field.of('string', { input: typeSchema }).required(),
+    product_id: field
+      .of('id', { input: productIdSchema, view: objectIdSchema })
+      .required()
+      .expands('product', 'products'),
+    kit_products: listField('kit_products'),
+    kit_services: listField('kit_services'),
+    association: listField('association'),
+    eligible_service_products: listField('eligible_service_products'),
+    ineligible_service_products: listField('ineligible_service_products'),
+    eligible_service_categories: listField('eligible_service_categories'),
+    ineligible_service_categories: listField('ineligible_service_categories'),
+  },
+});
 
 /** Product relation schemas: what a caller writes, patches and reads. */
-export const productRelationSchemas = {
-  input: z
-    .strictObject({ type: typeSchema, product_id: productIdSchema, ...listsShape })
-    .superRefine(checkLists)
-    .meta({
-      id: 'ProductRelationInput',
-      description: 'Product relation, as written by a caller: type, product_id and the list type names',
-    }),
-  patch: z
-    .strictObject({
-      type: typeSchema.optional(),
-      product_id: productIdSchema.optional(),
-      ...Object.fromEntries(Object.entries(listsShape).map(([k, s]) => [k, nullable(s.unwrap())])),
-    })
-    .meta({
-      id: 'ProductRelationPatch',
-      description: 'JSON merge patch (RFC 7396) of a product relation; the result must be a valid input',
-    }),
-  view: z
-    .strictObject({
-      _id: objectIdSchema,
-      type: typeSchema,
-      product_id: objectIdSchema,
-      kit_products: z.array(relationItemSchemas.kit_products).max(RELATION_MAX_ITEMS).optional(),
-      kit_services: z.array(relationItemSchemas.kit_services).max(RELATION_MAX_ITEMS).optional(),
-      association: z.array(relationItemSchemas.association).max(RELATION_MAX_ITEMS).optional(),
-      eligible_service_products: z
-        .array(relationItemSchemas.eligible_service_products)
-        .max(RELATION_MAX_ITEMS)
-        .optional(),
-      ineligible_service_products: z
-        .array(relationItemSchemas.ineligible_service_products)
-        .max(RELATION_MAX_ITEMS)
-        .optional(),
-      eligible_service_categories: z
-        .array(relationItemSchemas.eligible_service_categories)
-        .max(RELATION_MAX_ITEMS)
-        .optional(),
-      ineligible_service_categories: z
-        .array(relationItemSchemas.ineligible_service_categories)
-        .max(RELATION_MAX_ITEMS)
-        .optional(),
-      version: z.number().int().meta({
-        description: 'Incremented on every write; sent as ETag',
-        format: 'int32',
-        minimum: 1,
-        maximum: 2_147_483_647,
-        example: 3,
-      }),
-      created_at: dateTimeSchema,
-      updated_at: dateTimeSchema,
-      created_by_name: z.string().max(200).optional(),
-    })
-    .meta({
-      id: 'ProductRelation',
-      description: 'Product relation: only the list its type names is present',
-    }),
-};
+export const productRelationSchemas = ProductRelation.schemas;
 
 /** A product relation as the API shows it. */
 export type ProductRelationView = z.infer<typeof productRelationSchemas.view>;
@@ -194,15 +148,4 @@ export type ProductRelationInput = z.infer<typeof productRelationSchemas.input>;
 export type ProductRelationItem = { id: string; quantity?: number; category_tree_id?: string };
 
 /** Fields of the product relations list: filter by `product_id` and `type` (nothing is searchable); `expand=product`. */
-export const productRelationListDecl = declareResource({
-  collection: 'product_relations',
-  fields: {
-    _id: { type: 'id' },
-    type: { type: 'string', required: true },
-    product_id: { type: 'id', required: true, expand: { as: 'product', collection: 'products' } },
-    version: { type: 'number' },
-    created_at: { type: 'date' },
-    updated_at: { type: 'date' },
-    created_by_name: { type: 'string' },
-  },
-});
+export const productRelationListDecl = ProductRelation.listDecl;

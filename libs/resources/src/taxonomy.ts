@@ -59,6 +59,26 @@ export const idSetSchema = (what: string) =>
 
 const enabledSchema = z.boolean().meta({ description: 'Whether the record is in use (default true)' });
 
+/** A required name, searched in every language: at least one language, each text non-empty. */
+export const nameField = field
+  .of('translate', {
+    input: nameSchema,
+    patch: translatePatchSchema(z.string().min(1).max(1_000)),
+    view: translateSchema,
+  })
+  .required()
+  .searchable();
+
+/** Text per language, `{}` until set (a description). */
+export const translatedField = field
+  .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
+  .default({});
+
+/** Free tags, none until set. */
+export const tagsField = field
+  .of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) })
+  .default([]);
+
 /** The fields every taxonomy resource has, before its own: `_search` covers code and every language of name. */
 const taxonomyFields = {
   code: field
@@ -68,19 +88,10 @@ const taxonomyFields = {
     })
     .required()
     .searchable(),
-  name: field
-    .of('translate', {
-      input: nameSchema,
-      patch: translatePatchSchema(z.string().min(1).max(1_000)),
-      view: translateSchema,
-    })
-    .required()
-    .searchable(),
-  description: field
-    .of('translate', { input: translateSchema, patch: translatePatchSchema(z.string().max(10_000)) })
-    .default({}),
+  name: nameField,
+  description: translatedField,
   enabled: field.of('boolean', { input: enabledSchema, view: z.boolean() }).default(true),
-  tags: field.of('string[]', { input: tagsSchema, view: z.array(z.string().max(100)).max(100) }).default([]),
+  tags: tagsField,
 };
 
 /** Brands: the common taxonomy fields only. */

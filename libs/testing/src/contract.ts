@@ -8,7 +8,15 @@ import { PROTO_ROOT } from '@pim/contracts';
  * here rather than imported, because @pim/resources' own tests use this lib.
  */
 interface DeclaredField {
-  spec: { type: string; required: boolean; default?: unknown; column?: string };
+  spec: {
+    type: string;
+    required: boolean;
+    default?: unknown;
+    column?: string;
+    stored?: boolean;
+    input?: unknown;
+    view: unknown;
+  };
   writable: boolean;
   optionalInView: boolean;
 }
@@ -80,6 +88,27 @@ function hasPresence(f: protobuf.Field): boolean {
   return f.options?.proto3_optional === true || (!f.repeated && !f.map && f.resolvedType instanceof protobuf.Type);
 }
 
+/** The field names of a zod object schema, or of the elements of a zod array of objects (read by shape, not imported). */
+function nestedKeys(schema: unknown): string[] | undefined {
+  const s = schema as { shape?: Record<string, unknown>; element?: { shape?: Record<string, unknown> } } | undefined;
+  const shape = s?.element?.shape ?? s?.shape;
+  return shape ? Object.keys(shape).map((k) => (k === '_id' ? 'id' : k)) : undefined;
+}
+
+/** Whether a zod schema (read by shape, not imported) accepts a value. */
+function accepts(schema: unknown, value: unknown): boolean {
+  return (schema as { safeParse?(v: unknown): { success: boolean } }).safeParse?.(value).success ?? true;
+}
+
+/** The message type a field carries (a nested message or a list of them), unless it is a well-known type (Struct). */
+function nestedType(f: protobuf.Field): protobuf.Type | undefined {
+  const t = f.resolvedType;
+  if (!(t instanceof protobuf.Type) || f.map || t.fullName.startsWith('.google.protobuf.')) return undefined;
+  // A wrapper that gives a list presence (`KeyValueList { repeated KeyValue items }`) carries its items' type.
+  const only = t.fieldsArray.length === 1 ? t.fieldsArray[0] : undefined;
+  return !f.repeated && only?.repeated ? nestedType(only) : t;
+}
+
 /** Whether a proto field's shape can carry a declared field's type. */
 function shapeFits(f: protobuf.Field, decl: DeclaredField): boolean {
   const type = decl.spec.type;
@@ -98,8 +127,11 @@ function shapeFits(f: protobuf.Field, decl: DeclaredField): boolean {
  *   (optional without a default);
  * - the view message has each field (`_id` as `id`) with a fitting type, with presence exactly
  *   when the view may leave it out;
- * - the input message has each writable field, required ones without presence, optional ones with
- *   presence (or a list or map whose absence is the empty default);
+ * - the input message has each writable field, required ones without presence (booleans and
+ *   numbers may have it), optional ones with presence (or a list or map whose absence is the empty
+ *   default, or whose empty value the schema refuses);
+ * - a field without a column of its own (`stored(false)`) has none in the entity;
+ * - nested messages (links, items) have every field of the declared shapes, and no other;
  * - neither message has a field the declaration lacks (besides id, version and dates).
  */
 export function contractProblems(target: ContractTarget): string[] {
@@ -110,11 +142,27 @@ export function contractProblems(target: ContractTarget): string[] {
   const input = root.lookupType(target.inputMessage);
   const columns = columnsOf(target.entity);
   const where = declaration.collection;
+  // Fields of each nested message type that some declared shape names (`_id` as `id`).
+  const nestedNamed = new Map<protobuf.Type, Set<string>>();
+  const checkNested = (message: string, out: protobuf.Field, name: string, schema: unknown) => {
+    const type = nestedType(out);
+    const keys = nestedKeys(schema);
+    if (!type || !keys) return;
+    const named = nestedNamed.get(type) ?? new Set<string>();
+    nestedNamed.set(type, named);
+    for (const key of keys) {
+      named.add(key);
+      if (!type.fields[key]) problems.push(`${where}.${name}: ${message}.${name} (${type.name}) has no field ${key}`);
+    }
+  };
   for (const [name, f] of Object.entries(declaration.fields)) {
     if (exceptions[name] !== undefined) continue;
     const unset = f.optionalInView;
-    const column = columns.get(f.spec.column ?? name);
-    if (!column) problems.push(`${where}.${name}: the entity has no column ${f.spec.column ?? name}`);
+    const column = f.spec.stored === false ? null : columns.get(f.spec.column ?? name);
+    if (column === null) {
+      if (columns.has(f.spec.column ?? name))
+        problems.push(`${where}.${name}: declared without a column of its own, yet the entity has one`);
+    } else if (!column) problems.push(`${where}.${name}: the entity has no column ${f.spec.column ?? name}`);
     else {
       const fits = (COLUMN_TYPES[f.spec.type] ?? []).includes(column.type);
       if (!fits) problems.push(`${where}.${name}: ${f.spec.type} field in a ${column.type} column`);
@@ -134,11 +182,15 @@ export function contractProblems(target: ContractTarget): string[] {
     else {
       if (!shapeFits(out, f))
         problems.push(`${where}.${name}: ${target.message}.${name} (${out.type}) cannot carry a ${f.spec.type}`);
-      if (hasPresence(out) !== unset && !(out.resolvedType instanceof protobuf.Type && !unset)) {
+      // A message field always set may still carry a field the view always shows; a list or map
+      // without presence may carry one the view leaves out (empty is how it travels absent).
+      const carries = (out.resolvedType instanceof protobuf.Type && !unset) || (unset && (out.repeated || out.map));
+      if (hasPresence(out) !== unset && !carries) {
         problems.push(
           `${where}.${name}: ${target.message}.${name} ${hasPresence(out) ? 'is' : 'is not'} optional, but the view ${unset ? 'may leave it out' : 'always shows it'}`,
         );
       }
+      checkNested(target.message, out, name, f.spec.view);
     }
     if (!f.writable) {
       if (input.fields[name]) problems.push(`${where}.${name}: read-only, yet ${target.inputMessage} has it`);
@@ -156,11 +208,27 @@ export function contractProblems(target: ContractTarget): string[] {
     const emptyDefault =
       (inField.repeated || inField.map) &&
       (Array.isArray(f.spec.default) || (typeof f.spec.default === 'object' && f.spec.default !== null));
-    if (f.spec.required && hasPresence(inField) && !wrapped) {
+    // A required boolean or number may have presence: false and 0 are values, so only presence tells one missing.
+    const zeroIsValue = f.spec.type === 'boolean' || f.spec.type === 'number';
+    if (f.spec.required && hasPresence(inField) && !wrapped && !zeroIsValue) {
       problems.push(`${where}.${name}: required, yet ${target.inputMessage}.${name} is optional`);
     }
-    if (!f.spec.required && !hasPresence(inField) && !emptyDefault) {
+    // An optional list or map with no default travels empty when absent: its schema must refuse an
+    // empty one, or a caller's empty value would come back absent.
+    const emptyIsAbsent = unset && (inField.repeated || inField.map);
+    if (emptyIsAbsent && accepts(f.spec.input, inField.map ? {} : [])) {
+      problems.push(
+        `${where}.${name}: ${target.inputMessage}.${name} sends an absent value empty, yet an empty one is valid`,
+      );
+    }
+    if (!f.spec.required && !hasPresence(inField) && !emptyDefault && !emptyIsAbsent) {
       problems.push(`${where}.${name}: optional, yet ${target.inputMessage}.${name} cannot be absent`);
+    }
+    checkNested(target.inputMessage, inField, name, f.spec.input);
+  }
+  for (const [type, named] of nestedNamed) {
+    for (const key of Object.keys(type.fields)) {
+      if (!named.has(key)) problems.push(`${where}: ${type.name}.${key} is not declared in any field's shape`);
     }
   }
   const declared = new Set([
@@ -178,4 +246,22 @@ export function contractProblems(target: ContractTarget): string[] {
     if (!declared.has(name)) problems.push(`${where}: ${target.inputMessage}.${name} is not declared`);
   }
   return problems;
+}
+
+/** The RPC names of a service in a .proto file (relative to `protos/`), sorted. */
+export function rpcsOf(protoFile: string, service: string): string[] {
+  return Object.keys(loadProto(protoFile).lookupService(service).methods).sort();
+}
+
+/** The seven RPCs every record service answers (`AttributeGroup`, `AttributeGroups` → CreateAttributeGroup…), sorted. */
+export function recordRpcs(one: string, many: string): string[] {
+  return [
+    `BatchGet${many}`,
+    `Create${one}`,
+    `Delete${one}`,
+    `Get${one}`,
+    `List${many}`,
+    `Patch${one}`,
+    `Update${one}`,
+  ].sort();
 }

@@ -1,12 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import {
-  attributeGroupListDecl,
-  attributeGroupSchemas,
-  type AttributeGroupInput,
-  type AttributeGroupView,
-} from '@pim/resources';
-import { searchTextOf, type RecordResource } from '@pim/records';
-import { refuseInUse, requireLive } from '@pim/records';
+import { AttributeGroup } from '@pim/resources';
+import { declaredRecord, refuseInUse, requireLive } from '@pim/records';
 import { AttributeEntity } from '../attribute/attribute.entity';
 import { FamilyEntity } from '../family/family.entity';
 import { productsNaming } from '../product/product.usage';
@@ -48,32 +42,8 @@ async function refuseDeleteInUse(m: EntityManager, group: AttributeGroupEntity):
  * Attribute groups: named by `key`, searched by name. `users_groups` live in the
  * workflow app, which does not exist yet: only their form is checked (each group once).
  */
-export const attributeGroupResource: RecordResource<AttributeGroupEntity, AttributeGroupView, AttributeGroupInput> = {
-  collection: 'attribute_groups',
+export const attributeGroupResource = declaredRecord(AttributeGroup, {
   entity: AttributeGroupEntity,
-  schemas: attributeGroupSchemas,
-  listDecl: attributeGroupListDecl,
   handle: 'key',
-  columns: (input) => ({
-    category_id: input.category_id ?? null,
-    key: input.key,
-    name: input.name,
-    description: input.description ?? {},
-    sequence: input.sequence ?? 0,
-    enabled: input.enabled ?? true,
-    users_groups: input.users_groups ?? [],
-    tags: input.tags ?? [],
-    search_text: searchTextOf(input.name),
-  }),
-  view: (g) => ({
-    ...(g.category_id !== null ? { category_id: g.category_id } : {}),
-    key: g.key,
-    name: g.name,
-    description: g.description,
-    sequence: g.sequence,
-    enabled: g.enabled,
-    users_groups: g.users_groups,
-    tags: g.tags,
-  }),
   hooks: { beforeWrite: checkCategory, beforeDelete: refuseDeleteInUse },
-};
+});

@@ -1,13 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { ConflictError, NotFoundError, ValidationError, withLinks } from '@pim/errors';
-import {
-  OPTION_TYPES,
-  attributeOptionListDecl,
-  attributeOptionSchemas,
-  type AttributeOptionInput,
-  type AttributeOptionView,
-} from '@pim/resources';
-import { searchTextOf, type LockRequest, type RecordResource } from '@pim/records';
+import { AttributeOption, OPTION_TYPES, type AttributeOptionInput, type AttributeOptionView } from '@pim/resources';
+import { declaredRecord, type LockRequest, type RecordResource } from '@pim/records';
 import { AttributeEntity } from '../attribute/attribute.entity';
 import type { ProductUsage } from '../attribute/product-usage';
 import { AttributeOptionEntity } from './attribute-option.entity';
@@ -71,31 +65,10 @@ export function attributeOptionResource(
       },
     );
   };
-  return {
-    collection: 'attribute_options',
+  return declaredRecord(AttributeOption, {
     entity: AttributeOptionEntity,
-    schemas: attributeOptionSchemas,
-    listDecl: attributeOptionListDecl,
     handle: 'value',
     parent: { column: 'attribute_id' },
-    columns: (input) => ({
-      value: input.value,
-      label: input.label,
-      sequence: input.sequence ?? 0,
-      enabled: input.enabled ?? true,
-      tags: input.tags ?? [],
-      fields: input.fields ?? [],
-      search_text: searchTextOf(input.label),
-    }),
-    view: (o) => ({
-      attribute_id: o.attribute_id,
-      value: o.value,
-      label: o.label,
-      sequence: o.sequence,
-      enabled: o.enabled,
-      tags: o.tags,
-      fields: o.fields,
-    }),
     hooks: {
       lock: lockAttribute,
       beforeWrite: async (m, next, prev) => {
@@ -103,5 +76,5 @@ export function attributeOptionResource(
       },
       beforeDelete: (m, option) => refuseInUse(m, option, 'delete'),
     },
-  };
+  });
 }

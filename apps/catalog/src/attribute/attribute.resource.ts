@@ -1,14 +1,11 @@
 import {
-  DEFAULT_ATTRIBUTE_TYPE,
-  attributeListDecl,
-  attributeSchemas,
+  Attribute,
   type AttributeInput,
   type AttributeOptionInput,
   type AttributeOptionView,
   type AttributeView,
 } from '@pim/resources';
-import { searchTextOf, type RecordResource } from '@pim/records';
-import { refuseInUse } from '@pim/records';
+import { declaredRecord, refuseInUse, type RecordResource } from '@pim/records';
 import type { RecordService } from '@pim/records';
 import type { AttributeOptionEntity } from '../attribute-option/attribute-option.entity';
 import { FamilyEntity } from '../family/family.entity';
@@ -29,53 +26,15 @@ export function attributeResource(
   options: RecordService<AttributeOptionEntity, AttributeOptionView, AttributeOptionInput>,
   usage: ProductUsage,
 ): RecordResource<AttributeEntity, AttributeView, AttributeInput> {
-  return {
-    collection: 'attributes',
+  return declaredRecord(Attribute, {
     entity: AttributeEntity,
-    schemas: attributeSchemas,
-    listDecl: attributeListDecl,
     handle: 'key',
-    columns: (input) => {
+    // Links are stored with `required` filled in, and their ids again as arrays for the link filters.
+    derived: (input) => {
       const groups = links(input.groups);
       const categories = links(input.categories);
-      const name = input.name ?? {};
-      const description = input.description ?? {};
-      return {
-        groups,
-        categories,
-        key: input.key,
-        name,
-        description,
-        type: input.type ?? DEFAULT_ATTRIBUTE_TYPE,
-        type_config: input.type_config ?? {},
-        unique: input.unique ?? false,
-        required: input.required ?? false,
-        sequence: input.sequence ?? 0,
-        association: input.association,
-        enabled: input.enabled ?? true,
-        protected_by_lgpd: input.protected_by_lgpd,
-        tags: input.tags ?? [],
-        group_ids: groups.map((g) => g._id),
-        category_ids: categories.map((c) => c._id),
-        search_text: searchTextOf(name, description),
-      };
+      return { groups, categories, group_ids: groups.map((g) => g._id), category_ids: categories.map((c) => c._id) };
     },
-    view: (a) => ({
-      groups: a.groups,
-      categories: a.categories,
-      key: a.key,
-      name: a.name,
-      description: a.description,
-      type: a.type,
-      type_config: a.type_config,
-      unique: a.unique,
-      required: a.required,
-      sequence: a.sequence,
-      association: a.association,
-      enabled: a.enabled,
-      protected_by_lgpd: a.protected_by_lgpd,
-      tags: a.tags,
-    }),
     hooks: {
       async beforeWrite(m, next, prev) {
         if (prev !== null) refuseImmutableChanges(next, prev);
@@ -107,5 +66,5 @@ export function attributeResource(
         await enqueueCompleteness(m, `attributes.deleted ${attribute._id}`, attributeScope(attribute, null));
       },
     },
-  };
+  });
 }

@@ -1,4 +1,4 @@
-import { In, type DataSource, type EntityManager } from 'typeorm';
+import { In, type DataSource, type EntityManager, type EntityMetadata } from 'typeorm';
 import { ValidationError, fromZodError, type WireErrorObject } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
@@ -21,50 +21,22 @@ import { CODE_LOCK, productColumns, productProblemsError } from './product.resou
 const ATTEMPTS = 3;
 const DEADLOCK = '40P01';
 
-/** Columns a bulk upsert writes (every column of the table; `_id` is the conflict's survivor). */
-const COLUMNS = [
-  '_id',
-  'search_text',
-  'version',
-  'created_at',
-  'updated_at',
-  'created_by_name',
-  'deleted',
-  'deleted_at',
-  'deleted_by',
-  'family_id',
-  'brand_id',
-  'fulfilled',
-  'categories',
-  'category_trees',
-  'product_id',
-  'catalogs',
-  'attribute_groups',
-  'attributes_schema_snapshot',
-  'attributes_options_snapshot',
-  'code',
-  'name',
-  'description',
-  'image',
-  'images',
-  'attributes',
-  'enabled',
-  'tags',
-  'type',
-  'product_approval',
-  'last_approval_at',
-  'published',
-  'last_publishment_id',
-  'last_published_at',
-  'publishments',
-  'completeness',
-  'completeness_min',
-  'rendered',
-];
-const LIST = COLUMNS.map((c) => `"${c}"`).join(', ');
-const SET = COLUMNS.filter((c) => c !== '_id')
-  .map((c) => `"${c}" = EXCLUDED."${c}"`)
-  .join(', ');
+/**
+ * Columns a bulk upsert writes: every column of the table the entity declares, but those Postgres
+ * generates (`search_folded`); `_id` is the conflict's survivor. Read from the entity's metadata,
+ * so a field added to the declaration is written with no change here.
+ */
+function writtenColumns(metadata: EntityMetadata): { names: string[]; list: string; set: string } {
+  const names = metadata.columns.filter((c) => c.isInsert && !c.generatedType).map((c) => c.databaseName);
+  return {
+    names,
+    list: names.map((c) => `"${c}"`).join(', '),
+    set: names
+      .filter((c) => c !== '_id')
+      .map((c) => `"${c}" = EXCLUDED."${c}"`)
+      .join(', '),
+  };
+}
 
 /** The error of an item as its result carries it: links unwritten, for the gateway to write its paths. */
 const itemError = (err: { toWire(): WireErrorObject }) => err.toWire();
@@ -209,6 +181,8 @@ export class ProductBulkUpsert {
     });
     // New products go in with COPY: the codes are locked and none is live (checked above under
     // the lock), so no conflict can arise. Replaced ones are rewritten by one set-based upsert.
+    const metadata = m.connection.getMetadata(ProductEntity);
+    const { names, list, set } = writtenColumns(metadata);
     const column = (entity: ProductEntity, c: string) => (entity as unknown as Record<string, unknown>)[c] ?? null;
     const created = good.filter((g) => g.action === 'created').map((g) => g.entity);
     const updated = good.filter((g) => g.action === 'updated').map((g) => g.entity);
@@ -216,15 +190,15 @@ export class ProductBulkUpsert {
       await copyInto(
         m,
         'products',
-        copyColumnsOf(m.connection.getMetadata(ProductEntity), COLUMNS),
-        created.map((entity) => COLUMNS.map((c) => column(entity, c))),
+        copyColumnsOf(metadata, names),
+        created.map((entity) => names.map((c) => column(entity, c))),
       );
     }
     if (updated.length > 0) {
-      const rows = updated.map((entity) => Object.fromEntries(COLUMNS.map((c) => [c, column(entity, c)])));
+      const rows = updated.map((entity) => Object.fromEntries(names.map((c) => [c, column(entity, c)])));
       await m.query(
-        `INSERT INTO "products" (${LIST}) SELECT ${LIST} FROM jsonb_populate_recordset(NULL::"products", $1::jsonb)
-          ON CONFLICT ("code") WHERE "deleted" = false DO UPDATE SET ${SET}`,
+        `INSERT INTO "products" (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::"products", $1::jsonb)
+          ON CONFLICT ("code") WHERE "deleted" = false DO UPDATE SET ${set}`,
         [JSON.stringify(rows)],
       );
     }

@@ -1,8 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { ValidationError, withLinks } from '@pim/errors';
-import { productListDecl, productSchemas, type ProductInput, type ProductView } from '@pim/resources';
-import { searchTextOf, type LockRequest, type RecordResource } from '@pim/records';
-import { refuseInUse } from '@pim/records';
+import { Product, type ProductInput } from '@pim/resources';
+import { declaredRecord, refuseInUse, type LockRequest } from '@pim/records';
 import { ProductEntity } from './product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
 import { loadWorld, lockStrings, type ProductWorld } from './product.world';
@@ -12,72 +11,14 @@ import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
 /** The advisory-lock namespace of product codes: single writes and bulk upserts lock a code alike. */
 export const CODE_LOCK = 'catalog.products.code';
 
-const iso = (d: Date | null) => (d === null ? undefined : d.toISOString());
-
-/** The stored columns of a validated input (everything but what the rules derive). */
+/** The stored columns of a validated input (everything but what the rules derive): the declared ones and the search text. */
 export function productColumns(input: ProductInput): Partial<ProductEntity> {
-  const name = input.name;
-  return {
-    family_id: input.family_id ?? null,
-    brand_id: input.brand_id ?? null,
-    fulfilled: input.fulfilled ?? null,
-    categories: input.categories ?? [],
-    category_trees: input.category_trees ?? [],
-    product_id: input.product_id ?? null,
-    catalogs: input.catalogs ?? [],
-    attribute_groups: input.attribute_groups ?? [],
-    code: input.code,
-    name,
-    description: input.description ?? {},
-    image: input.image ?? null,
-    images: input.images ?? [],
-    attributes: input.attributes ?? {},
-    enabled: input.enabled ?? true,
-    tags: input.tags ?? [],
-    type: input.type,
-    product_approval: input.product_approval ?? null,
-    last_approval_at: input.last_approval_at ? new Date(input.last_approval_at) : null,
-    published: input.published ?? false,
-    last_publishment_id: input.last_publishment_id ?? null,
-    last_published_at: input.last_published_at ? new Date(input.last_published_at) : null,
-    publishments: input.publishments ?? [],
-    search_text: searchTextOf(input.code, name),
-  };
+  return productResource.columns(input, null);
 }
 
-/** The fields a product shows between `_id` and `version` (absent optional references left out). */
-export function productView(
-  p: ProductEntity,
-): Omit<ProductView, '_id' | 'version' | 'created_at' | 'updated_at' | 'created_by_name'> {
-  const optional = <T>(key: string, v: T | null | undefined) => (v === null || v === undefined ? {} : { [key]: v });
-  return {
-    ...optional('family_id', p.family_id),
-    ...optional('brand_id', p.brand_id),
-    ...optional('fulfilled', p.fulfilled),
-    categories: p.categories,
-    category_trees: p.category_trees,
-    ...optional('product_id', p.product_id),
-    catalogs: p.catalogs,
-    attribute_groups: p.attribute_groups,
-    attributes_schema_snapshot: p.attributes_schema_snapshot,
-    attributes_options_snapshot: p.attributes_options_snapshot,
-    code: p.code,
-    name: p.name,
-    description: p.description,
-    ...optional('image', p.image),
-    images: p.images,
-    attributes: p.attributes,
-    enabled: p.enabled,
-    tags: p.tags,
-    type: p.type,
-    ...optional('product_approval', p.product_approval),
-    ...optional('last_approval_at', iso(p.last_approval_at)),
-    published: p.published,
-    ...optional('last_publishment_id', p.last_publishment_id),
-    ...optional('last_published_at', iso(p.last_published_at)),
-    publishments: p.publishments,
-    completeness: p.completeness,
-  };
+/** The fields a product shows between `_id` and `version` (absent optional references left out), from its declaration. */
+export function productView(p: ProductEntity): ReturnType<typeof productResource.view> {
+  return productResource.view(p);
 }
 
 /** The error of a refused product: every problem at once, each naming its field. */
@@ -122,14 +63,9 @@ async function lockCodes(m: EntityManager, request: LockRequest): Promise<void> 
  * and stores the snapshots and completeness; a product that live variations name as their
  * parent, or that live relations name, cannot be deleted.
  */
-export const productResource: RecordResource<ProductEntity, ProductView, ProductInput> = {
-  collection: 'products',
+export const productResource = declaredRecord(Product, {
   entity: ProductEntity,
-  schemas: productSchemas,
-  listDecl: productListDecl,
   handle: 'code',
-  columns: (input) => productColumns(input),
-  view: (p) => productView(p),
   nestedFilters: { prefix: ATTRIBUTE_FILTER_PREFIX, apply: applyAttributeFilters },
   rendered: true,
   hooks: {
@@ -146,4 +82,4 @@ export const productResource: RecordResource<ProductEntity, ProductView, Product
       await refuseDeleteNamedByRelations('product')(m, product);
     },
   },
-};
+});

@@ -2,15 +2,11 @@ import type { EntityManager } from 'typeorm';
 import { ConflictError, ValidationError, type ErrorDetail, withLinks } from '@pim/errors';
 import {
   PRODUCT_ITEM_TYPES,
-  productRelationListDecl,
-  productRelationSchemas,
-  type ProductRelationInput,
+  ProductRelation,
   type ProductRelationItem,
   type ProductRelationType,
-  type ProductRelationView,
 } from '@pim/resources';
-import type { RecordResource } from '@pim/records';
-import { requireLive } from '@pim/records';
+import { declaredRecord, requireLive } from '@pim/records';
 import { ProductRelationEntity } from './relation.entity';
 
 /** The handle of a relation: one live relation per product and type. */
@@ -118,25 +114,18 @@ async function refuseSecond(m: EntityManager, next: ProductRelationEntity): Prom
  * (`<product_id>:<type>`) is unique among live relations. Every write checks that the product is
  * live and each item names a live record fitting the type.
  */
-export const productRelationResource: RecordResource<ProductRelationEntity, ProductRelationView, ProductRelationInput> =
-  {
-    collection: 'product_relations',
-    entity: ProductRelationEntity,
-    schemas: productRelationSchemas,
-    listDecl: productRelationListDecl,
-    handle: 'key',
-    columns: (input) => ({
-      key: relationKey(input.product_id, input.type),
-      type: input.type,
-      product_id: input.product_id,
-      items: (input[input.type] ?? []) as ProductRelationItem[],
-      search_text: '',
-    }),
-    view: (r) => ({ type: r.type, product_id: r.product_id, [r.type]: r.items }),
-    hooks: {
-      async beforeWrite(m, next) {
-        await checkReferences(m, next);
-        await refuseSecond(m, next);
-      },
+export const productRelationResource = declaredRecord(ProductRelation, {
+  entity: ProductRelationEntity,
+  handle: 'key',
+  derived: (input) => ({
+    key: relationKey(input.product_id, input.type),
+    items: (input[input.type] ?? []) as ProductRelationItem[],
+  }),
+  derivedView: (r) => ({ [r.type]: r.items }),
+  hooks: {
+    async beforeWrite(m, next) {
+      await checkReferences(m, next);
+      await refuseSecond(m, next);
     },
-  };
+  },
+});

@@ -1,6 +1,6 @@
 import { PROTO_FILES } from '@pim/contracts';
 import { Brand, Catalog, Category, CategoryTree, Family } from '@pim/resources';
-import { contractProblems } from '@pim/testing';
+import { contractProblems, recordRpcs, rpcsOf } from '@pim/testing';
 import { BrandEntity } from '../brand/brand.entity';
 import { CatalogEntity } from '../catalog/catalog.entity';
 import { CategoryEntity } from '../category/category.entity';
@@ -17,8 +17,16 @@ const resources = [
   ['Catalog', Catalog, CatalogEntity],
 ] as const;
 
+const services = [
+  ['Brand', 'Brands'],
+  ['CategoryTree', 'CategoryTrees'],
+  ['Category', 'Categories'],
+  ['Family', 'Families'],
+  ['Catalog', 'Catalogs'],
+] as const;
+
 describe('taxonomy contract: declaration, entity and proto messages', () => {
-  it.each(resources)('%s agrees with its entity and pim.catalog.v1.%s / %sInput', (message, declaration, entity) => {
+  it.each(resources)('%s agrees with its entity and its view and input messages', (message, declaration, entity) => {
     expect(
       contractProblems({
         declaration,
@@ -28,5 +36,9 @@ describe('taxonomy contract: declaration, entity and proto messages', () => {
         inputMessage: `pim.catalog.v1.${message}Input`,
       }),
     ).toEqual([]);
+  });
+
+  it.each(services)('%s answers the same seven RPCs as every catalog resource', (one, many) => {
+    expect(rpcsOf(PROTO_FILES.taxonomy, `pim.catalog.v1.${many}Service`)).toEqual(recordRpcs(one, many));
   });
 });

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { FieldDecl, FieldType } from '@pim/query';
 
 /** Everything one field of a resource declares, once. */
@@ -23,6 +23,10 @@ export interface FieldSpec {
   expand?: FieldDecl['expand'];
   /** The column that holds it, when its name differs from the field's. */
   column?: string;
+  /** `false`: lists neither filter, sort nor expand on it, and it is not among their fields (a filter of its own stands in). */
+  listed?: boolean;
+  /** `false`: it has no column of its own; the owner stores it in another (derived columns) and shows it from there. */
+  stored?: boolean;
 }
 
 /**
@@ -67,6 +71,23 @@ export class Field<S extends FieldSpec = FieldSpec> {
     return new Field({ ...this.spec, column: name });
   }
 
+  /**
+   * Whether lists know it at all (default true). `false` for a field lists reach another way: an
+   * attribute's `groups` links are filtered and expanded through the `group_ids` filter.
+   */
+  listed(on = true): Field<S> {
+    return new Field({ ...this.spec, listed: on });
+  }
+
+  /**
+   * Whether it has a column of its own (default true). `false` for a field the owner keeps in a
+   * column shared with others (a relation's one list, in `items`): it derives that column and
+   * shows the field from it.
+   */
+  stored(on = true): Field<S> {
+    return new Field({ ...this.spec, stored: on });
+  }
+
   /** A read-only field the owner always computes, so it is always shown. */
   shown(): Field<S & { shown: true }> {
     return new Field({ ...this.spec, shown: true as const });
@@ -107,10 +128,15 @@ export const field = {
     return new Field({
       type,
       input: s.input,
-      patch: s.patch ?? s.input,
-      view: s.view ?? s.input,
+      // P and V default to I when not given, so the fallbacks have the declared types.
+      patch: (s.patch ?? s.input) as P,
+      view: (s.view ?? s.input) as V,
       required: false as boolean,
     });
+  },
+  /** A boolean setting, described where it is written (patches and views show it bare). */
+  flag(description: string) {
+    return field.of('boolean', { input: z.boolean().meta({ description }), patch: z.boolean(), view: z.boolean() });
   },
   /** A read-only field the owner computes (absent from inputs and patches). */
   computed<T extends FieldType, V extends z.ZodType>(type: T, view: V) {

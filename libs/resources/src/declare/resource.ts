@@ -78,6 +78,11 @@ export interface ResourceSpec<F extends Fields> {
   /** The record in a few words, for the schemas' descriptions: `Category: one node of a category tree`. */
   description: string;
   fields: F;
+  /**
+   * Rules across fields of an input (an attribute's type_config must suit its type), with the
+   * issue of each problem at its field's path; a merge patch is checked by them once merged.
+   */
+  refine?: (input: Record<string, unknown>, ctx: z.RefinementCtx) => void;
   /** List filters that are not fields of the record (`categories_in_children`), checked by their owner. */
   filters?: Record<string, FieldDecl>;
   /** Sort when a list names none (default `-created_at`). */
@@ -109,11 +114,15 @@ export interface Resource<F extends Fields> {
   /** What lists may filter, sort, search and expand. */
   listDecl: ResourceDecl;
   /**
-   * The stored columns of a validated input: given values, declared defaults for omitted optional
-   * fields, null for the others. Read-only fields are not included (the owner computes them).
+   * The stored columns of a validated input: given values (dates as Date), declared defaults for
+   * omitted optional fields, null for the others. Read-only fields and fields without a column of
+   * their own are not included (the owner computes or derives them).
    */
   columns(input: Record<string, unknown>): Record<string, unknown>;
-  /** A stored row's own fields as the API shows them: dates as ISO strings, unset optional fields left out. */
+  /**
+   * A stored row's own fields as the API shows them: dates as ISO strings, unset optional fields
+   * left out, fields without a column of their own left to the owner.
+   */
   view(row: Record<string, unknown>): Record<string, unknown>;
 }
 
@@ -129,13 +138,14 @@ export function defineResource<F extends Fields>(spec: ResourceSpec<F>): Resourc
   const id = spec.schemaId ?? codeNames(info).one;
   const entries = Object.entries(spec.fields);
   const writable = entries.filter(([, f]) => f.writable);
-  const input = z
-    .strictObject(
-      Object.fromEntries(
-        writable.map(([name, f]) => [name, f.spec.required ? f.spec.input! : f.spec.input!.optional()]),
-      ),
-    )
-    .meta({ id: `${id}Input`, description: spec.inputDescription ?? `${spec.description}, as written by a caller` });
+  const inputShape = z.strictObject(
+    Object.fromEntries(writable.map(([name, f]) => [name, f.spec.required ? f.spec.input! : f.spec.input!.optional()])),
+  );
+  const refine = spec.refine;
+  const input = (refine ? inputShape.superRefine((value, ctx) => refine(value, ctx)) : inputShape).meta({
+    id: `${id}Input`,
+    description: spec.inputDescription ?? `${spec.description}, as written by a caller`,
+  });
   const patch = z.strictObject(Object.fromEntries(writable.map(([name, f]) => [name, patchSchema(f)]))).meta({
     id: `${id}Patch`,
     description: spec.patchDescription ?? `JSON merge patch (RFC 7396) of a ${spec.description.toLowerCase()}`,
@@ -149,19 +159,22 @@ export function defineResource<F extends Fields>(spec: ResourceSpec<F>): Resourc
       ...tailShape,
     })
     .meta({ id, description: spec.viewDescription ?? spec.description });
-  const commonAfter = spec.commonListFieldsAfter ?? Object.keys(spec.filters ?? {}).pop() ?? entries.at(-1)?.[0];
+  const listed = entries.filter(([, f]) => f.spec.listed !== false);
+  const commonAfter = spec.commonListFieldsAfter ?? Object.keys(spec.filters ?? {}).pop() ?? listed.at(-1)?.[0];
   const listDecl = declareResource({
     collection: spec.collection,
     defaultSort: spec.defaultSort,
     fields: Object.fromEntries(
       [
         ['_id', { type: 'id' }] as const,
-        ...entries.map(([name, f]) => [name, f.listDecl()] as const),
+        ...listed.map(([name, f]) => [name, f.listDecl()] as const),
         ...Object.entries(spec.filters ?? {}),
       ].flatMap((entry) => [entry, ...(entry[0] === commonAfter ? Object.entries(COMMON_LIST_FIELDS) : [])]),
     ),
   });
   const columnOf = (name: string, f: Field) => f.spec.column ?? name;
+  const stored = entries.filter(([, f]) => f.spec.stored !== false);
+  const storedWritable = stored.filter(([, f]) => f.writable);
   return {
     collection: spec.collection,
     info,
@@ -170,17 +183,25 @@ export function defineResource<F extends Fields>(spec: ResourceSpec<F>): Resourc
     listDecl,
     columns: (values) =>
       Object.fromEntries(
-        writable.map(([name, f]) => [columnOf(name, f), values[name] ?? structuredCloneOf(f.spec.default) ?? null]),
+        storedWritable.map(([name, f]) => [
+          columnOf(name, f),
+          columnValue(f, values[name]) ?? structuredCloneOf(f.spec.default) ?? null,
+        ]),
       ),
     view: (row) =>
       Object.fromEntries(
-        entries.flatMap(([name, f]) => {
+        stored.flatMap(([name, f]) => {
           const value = row[columnOf(name, f)];
           if ((value === null || value === undefined) && f.optionalInView) return [];
           return [[name, value instanceof Date ? value.toISOString() : value]];
         }),
       ),
   };
+}
+
+/** A given value as its column holds it: a date's ISO string as a Date (so its view is the canonical ISO form). */
+function columnValue(f: Field, value: unknown): unknown {
+  return f.spec.type === 'date' && typeof value === 'string' ? new Date(value) : value;
 }
 
 /** A fresh copy of a default (so stored arrays and objects are never shared between records). */

@@ -1,45 +1,28 @@
 import type { attributes as pb } from '@pim/contracts';
-import type {
-  AttributeGroupInput,
-  AttributeGroupView,
-  AttributeInput,
-  AttributeOptionInput,
-  AttributeOptionView,
-  AttributeView,
-  TypeConfig,
+import {
+  Attribute,
+  AttributeGroup,
+  AttributeOption,
+  type AttributeGroupInput,
+  type AttributeGroupView,
+  type AttributeInput,
+  type AttributeOptionInput,
+  type AttributeOptionView,
+  type AttributeView,
 } from '@pim/resources';
 import type { RecordCodec } from '../../http/resource.routes';
-import { mirror } from './taxonomy.codecs';
+import { declaredCodec, linksFromMessage, linksToMessage } from '../../http/declared.codec';
 
-const linksOut = (links: { _id: string; required?: boolean }[] | undefined): pb.AttributeLink[] =>
-  (links ?? []).map((l) => ({ id: l._id, required: l.required ?? false }));
-const linksIn = (links: pb.AttributeLink[]) => links.map((l) => ({ _id: l.id, required: l.required }));
+/** A link as its message carries it: `id` for `_id`, and `required` false unless given. */
+const linksOut = (links: unknown): pb.AttributeLink[] =>
+  (links as { _id: string; required?: boolean }[]).map((l) => ({ id: l._id, required: l.required ?? false }));
 
 /** Attributes: links carry `_id` in REST and `id` in protos; type_config travels as a Struct. */
-export const attributeCodec: RecordCodec<AttributeView, pb.Attribute, pb.AttributeInput, AttributeInput> = {
-  fromMessage: (m) => ({
-    ...mirror<AttributeView>({ ...m, groups: [], categories: [], type_config: {} } as never),
-    groups: linksIn(m.groups),
-    categories: linksIn(m.categories),
-    type_config: (m.type_config ?? {}) as TypeConfig,
-  }),
-  toInput: (body) => ({
-    groups: linksOut(body.groups),
-    categories: linksOut(body.categories),
-    key: body.key,
-    name: body.name ?? {},
-    description: body.description ?? {},
-    type: body.type,
-    type_config: body.type_config,
-    unique: body.unique,
-    required: body.required,
-    sequence: body.sequence,
-    association: body.association,
-    enabled: body.enabled,
-    protected_by_lgpd: body.protected_by_lgpd,
-    tags: body.tags ?? [],
-  }),
-};
+export const attributeCodec: RecordCodec<AttributeView, pb.Attribute, pb.AttributeInput, AttributeInput> =
+  declaredCodec(Attribute, {
+    toInput: { groups: linksOut, categories: linksOut },
+    fromMessage: { groups: linksFromMessage, categories: linksFromMessage },
+  });
 
 /** Attribute groups: users groups carry `_id` in REST and `id` in protos. */
 export const attributeGroupCodec: RecordCodec<
@@ -47,22 +30,10 @@ export const attributeGroupCodec: RecordCodec<
   pb.AttributeGroup,
   pb.AttributeGroupInput,
   AttributeGroupInput
-> = {
-  fromMessage: (m) => ({
-    ...mirror<AttributeGroupView>({ ...m, users_groups: [] } as never),
-    users_groups: m.users_groups.map((g) => ({ _id: g.id, not_allowed_users: g.not_allowed_users })),
-  }),
-  toInput: (body) => ({
-    category_id: body.category_id,
-    key: body.key,
-    name: body.name,
-    description: body.description ?? {},
-    sequence: body.sequence,
-    enabled: body.enabled,
-    users_groups: (body.users_groups ?? []).map((g) => ({ id: g._id, not_allowed_users: g.not_allowed_users })),
-    tags: body.tags ?? [],
-  }),
-};
+> = declaredCodec(AttributeGroup, {
+  toInput: { users_groups: linksToMessage },
+  fromMessage: { users_groups: linksFromMessage },
+});
 
 /** Attribute options: message and view mirror each other. */
 export const attributeOptionCodec: RecordCodec<
@@ -70,14 +41,4 @@ export const attributeOptionCodec: RecordCodec<
   pb.AttributeOption,
   pb.AttributeOptionInput,
   AttributeOptionInput
-> = {
-  fromMessage: mirror,
-  toInput: (body) => ({
-    value: body.value,
-    label: body.label,
-    sequence: body.sequence,
-    enabled: body.enabled,
-    tags: body.tags ?? [],
-    fields: body.fields ?? [],
-  }),
-};
+> = declaredCodec(AttributeOption);

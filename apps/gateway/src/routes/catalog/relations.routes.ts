@@ -1,15 +1,16 @@
 import type { relations as pb } from '@pim/contracts';
 import {
   PRODUCT_RELATION_TYPES,
+  ProductRelation,
   productRelationListDecl,
   productRelationSchemas,
   type ProductRelationInput,
   type ProductRelationItem,
-  type ProductRelationType,
   type ProductRelationView,
 } from '@pim/resources';
 import type { CatalogClients } from './catalog.clients';
 import type { RecordCodec, RecordRouteSpec } from '../../http/resource.routes';
+import { declaredCodec } from '../../http/declared.codec';
 
 /** Descriptions of the OpenAPI tags the relation routes use. */
 export const RELATION_TAG_DESCRIPTIONS: Record<string, string> = {
@@ -24,33 +25,17 @@ const itemOut = (i: pb.ProductRelationItem): ProductRelationItem => ({
   ...(i.category_tree_id !== undefined ? { category_tree_id: i.category_tree_id } : {}),
 });
 
-/** Only the list the type names crosses to REST; every list crosses to gRPC (empty when not given). */
+/** Each list's items as REST shows them (only the fields of its type); empty lists are absent from the view. */
 export const productRelationCodec: RecordCodec<
   ProductRelationView,
   pb.ProductRelation,
   pb.ProductRelationInput,
   ProductRelationInput
-> = {
-  fromMessage: (m) => {
-    const type = m.type as ProductRelationType;
-    return {
-      _id: m.id,
-      type,
-      product_id: m.product_id,
-      [type]: (m[type] ?? []).map(itemOut),
-      version: m.version,
-      created_at: m.created_at,
-      updated_at: m.updated_at,
-      ...(m.created_by_name !== undefined ? { created_by_name: m.created_by_name } : {}),
-    } as ProductRelationView;
-  },
-  toInput: (body) =>
-    ({
-      type: body.type,
-      product_id: body.product_id,
-      ...Object.fromEntries(PRODUCT_RELATION_TYPES.map((t) => [t, body[t] ?? []])),
-    }) as pb.ProductRelationInput,
-};
+> = declaredCodec(ProductRelation, {
+  fromMessage: Object.fromEntries(
+    PRODUCT_RELATION_TYPES.map((t) => [t, (items: unknown) => (items as pb.ProductRelationItem[]).map(itemOut)]),
+  ),
+});
 
 type Declare = <V extends { _id: string; version: number }, M, In, I>(spec: RecordRouteSpec<V, M, In, I>) => void;
 

@@ -15,7 +15,7 @@ import {
   type FamilyView,
   type TaxonomyInput,
 } from '@pim/resources';
-import { declaredCodec, mirror } from '../../http/declared.codec';
+import { declaredCodec, linksFromMessage, linksToMessage, mirror } from '../../http/declared.codec';
 import type { RecordCodec } from '../../http/resource.routes';
 
 export { mirror };
@@ -33,10 +33,8 @@ export const categoryCodec: RecordCodec<CategoryView, pb.Category, pb.CategoryIn
 
 /** Families: their attributes carry `_id` in REST and `id` in protos. */
 export const familyCodec: RecordCodec<FamilyView, pb.Family, pb.FamilyInput, FamilyInput> = declaredCodec(Family, {
-  toInput: {
-    attributes: (a) => (a as FamilyInput['attributes'] & object).map((x) => ({ id: x._id, required: x.required })),
-  },
-  fromMessage: { attributes: (a) => (a as pb.FamilyAttribute[]).map((x) => ({ _id: x.id, required: x.required })) },
+  toInput: { attributes: linksToMessage },
+  fromMessage: { attributes: linksFromMessage },
 });
 
 /** Catalogs. */
