@@ -7,7 +7,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { productView } from '../../apps/catalog/src/product/product.resource';
-import type { ProductEntity } from '../../apps/catalog/src/product/product.entity';
+import type { ProductEntity } from '../../apps/catalog/src/entities/product.entity';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const PREFIX = '/api/v1/products/';

@@ -138,42 +138,13 @@ export function describeCycle(c: Cycle): string {
   return `apps/${c.app}/src: ${path}${others}\n${steps}`;
 }
 
-/**
- * Cycles that predate the rule, by app: the folders each one catches. They may only shrink: a cycle
- * whose folders are all inside a known one passes (and is reported), any other fails. Remove an
- * entry once its cycle is gone (docs/platform/walls.md says how the catalog's is to be untangled).
- */
-export const KNOWN_CYCLES: Record<string, string[][]> = {
-  catalog: [
-    [
-      'attribute-group/',
-      'attribute-option/',
-      'attribute/',
-      'category-tree/',
-      'category/',
-      'completeness/',
-      'family/',
-      'product/',
-    ],
-  ],
-};
-
-/** The cycles no known cycle covers (new ones, or a known one that grew). */
-export function newCycles(cycles: Cycle[], known: Record<string, string[][]> = KNOWN_CYCLES): Cycle[] {
-  return cycles.filter((c) => !(known[c.app] ?? []).some((k) => c.nodes.every((n) => k.includes(n))));
-}
-
 if (require.main === module) {
   const cycles = appCycles(join(__dirname, '..', '..', 'apps'));
-  const fresh = newCycles(cycles);
-  for (const c of cycles.filter((c) => !fresh.includes(c))) {
-    console.log(`folder cycles: known, to be untangled: apps/${c.app}/src (${c.nodes.join(', ')})`);
-  }
-  if (fresh.length === 0) {
-    console.log('folder cycles: no new cycle (every other app imports its folders in one direction)');
+  if (cycles.length === 0) {
+    console.log('folder cycles: none (every app imports its folders in one direction)');
   } else {
     console.error(
-      `Folders of an app import each other in a circle. Move what both sides need into the lower folder (or a folder below both), or pass it in from the wiring; see docs/platform/walls.md.\n\n${fresh.map(describeCycle).join('\n\n')}`,
+      `Folders of an app import each other in a circle. Move what both sides need into the lower folder (or a folder below both), or pass it in from the wiring; see docs/platform/walls.md.\n\n${cycles.map(describeCycle).join('\n\n')}`,
     );
     process.exit(1);
   }

@@ -10,7 +10,7 @@ import { AttributeOptionsService } from './attribute-option/attribute-option.ser
 import { attributeOptionsGrpc } from './attribute-option/attribute-option.grpc';
 import { attributeResource } from './attribute/attribute.resource';
 import { attributesGrpc as attributesServiceGrpc } from './attribute/attribute.grpc';
-import { productUsage, type ProductUsage } from './attribute/product-usage';
+import { productUsage, type ProductUsage } from './repositories/products.repository';
 
 /** The attribute groups, attributes and attribute options services over one DataSource. */
 export function attributeServices(ds: DataSource, usage: ProductUsage = productUsage) {

@@ -1,16 +1,16 @@
 import type { AppDataSourceOptions } from '@pim/db';
 import { OutboxEvent } from '@pim/events';
-import { BrandEntity } from './brand/brand.entity';
-import { CategoryTreeEntity } from './category-tree/category-tree.entity';
-import { CategoryEntity } from './category/category.entity';
-import { FamilyEntity } from './family/family.entity';
-import { CatalogEntity } from './catalog/catalog.entity';
-import { AttributeGroupEntity } from './attribute-group/attribute-group.entity';
-import { AttributeEntity } from './attribute/attribute.entity';
-import { AttributeOptionEntity } from './attribute-option/attribute-option.entity';
-import { ProductEntity } from './product/product.entity';
-import { ProductRelationEntity } from './relation/relation.entity';
-import { CompletenessJobEntity } from './completeness/completeness-job.entity';
+import { BrandEntity } from './entities/brand.entity';
+import { CategoryTreeEntity } from './entities/category-tree.entity';
+import { CategoryEntity } from './entities/category.entity';
+import { FamilyEntity } from './entities/family.entity';
+import { CatalogEntity } from './entities/catalog.entity';
+import { AttributeGroupEntity } from './entities/attribute-group.entity';
+import { AttributeEntity } from './entities/attribute.entity';
+import { AttributeOptionEntity } from './entities/attribute-option.entity';
+import { ProductEntity } from './entities/product.entity';
+import { ProductRelationEntity } from './entities/relation.entity';
+import { CompletenessJobEntity } from './entities/completeness-job.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */

@@ -13,3 +13,4 @@ export { copyColumnsOf, copyInto, copyLine, copyValue, type CopyColumn, type Cop
 export { Wakeup } from './wakeup';
 export { RawJson, stringifyWithRaw } from './raw-json';
 export { NotifiedLoop, type LoopLogger, type NotifiedLoopOptions } from './notified-loop';
+export { lockStrings } from './advisory';

@@ -11,7 +11,14 @@ export {
 } from './record.grpc';
 export { DeclaredColumns, columnOptions, declaredEntity } from './record.columns';
 export { declaredRecord, type RecordStorage } from './record.declared';
-export { refuseInUse, requireLive, type Reference, type ReferenceTarget, type Usage } from './record.references';
+export {
+  liveIds,
+  refuseInUse,
+  requireLive,
+  type Reference,
+  type ReferenceTarget,
+  type Usage,
+} from './record.references';
 export {
   SEARCH_FIELD,
   searchTextOf,

@@ -17,18 +17,31 @@ export interface ReferenceTarget {
 }
 
 /**
+ * The live ids among `ids` in a record table, share-locked in id order (writers lock alike, so
+ * they never deadlock on them): none can be deleted before the transaction ends.
+ */
+export async function liveIds(m: EntityManager, table: string, ids: Iterable<string>): Promise<Set<string>> {
+  const wanted = [...new Set(ids)].sort();
+  if (wanted.length === 0) return new Set();
+  const rows: { _id: string }[] = await m.query(
+    `SELECT "_id" FROM "${table}" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`,
+    [wanted],
+  );
+  return new Set(rows.map((r) => r._id));
+}
+
+/**
  * Checks that every reference names a live record of the target, and takes a share lock on
  * those records (sorted, so writers lock in one order) so none can be deleted before this
  * transaction ends. A missing one is a 400 naming each missing id and the field it came from.
  */
 export async function requireLive(m: EntityManager, target: ReferenceTarget, refs: Reference[]): Promise<void> {
   if (refs.length === 0) return;
-  const ids = [...new Set(refs.map((r) => r.id))].sort();
-  const rows: { _id: string }[] = await m.query(
-    `SELECT "_id" FROM "${target.table}" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`,
-    [ids],
+  const live = await liveIds(
+    m,
+    target.table,
+    refs.map((r) => r.id),
   );
-  const live = new Set(rows.map((r) => r._id));
   const missing = refs.filter((r) => !live.has(r.id));
   if (missing.length === 0) return;
   const { label } = collectionInfo(target.collection);

@@ -1,7 +1,7 @@
 import { PROTO_FILES } from '@pim/contracts';
 import { AttributeGroup } from '@pim/resources';
 import { contractProblems, recordRpcs, rpcsOf } from '@pim/testing';
-import { AttributeGroupEntity } from './attribute-group.entity';
+import { AttributeGroupEntity } from '../entities/attribute-group.entity';
 
 // The attribute group is declared once (libs/resources); its table and its messages must agree
 // with the declaration in names, types and optionality (users groups included).

@@ -4,7 +4,7 @@ import type { AttributeGroupInput, AttributeGroupView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
 import { idsIn, idsOut, recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
 import type { RecordService } from '@pim/records';
-import type { AttributeGroupEntity } from './attribute-group.entity';
+import type { AttributeGroupEntity } from '../entities/attribute-group.entity';
 
 /** Users groups carry `_id` in REST and `id` in protos. */
 const attributeGroupCodec: MessageCodec<AttributeGroupView, pb.AttributeGroup, pb.AttributeGroupInput> = {

@@ -1,10 +1,10 @@
 import type { EntityManager } from 'typeorm';
 import { AttributeGroup } from '@pim/resources';
 import { declaredRecord, refuseInUse, requireLive } from '@pim/records';
-import { AttributeEntity } from '../attribute/attribute.entity';
-import { FamilyEntity } from '../family/family.entity';
-import { productsNaming } from '../product/product.usage';
-import { AttributeGroupEntity } from './attribute-group.entity';
+import { attributesInGroup } from '../repositories/attributes.repository';
+import { familiesWithGroup } from '../repositories/families.repository';
+import { productsNaming } from '../repositories/products.repository';
+import { AttributeGroupEntity } from '../entities/attribute-group.entity';
 
 /** A group's category must be a live category (400 naming it); it stays locked until the write commits. */
 async function checkCategory(m: EntityManager, next: AttributeGroupEntity): Promise<void> {
@@ -20,16 +20,8 @@ async function checkCategory(m: EntityManager, next: AttributeGroupEntity): Prom
  * count and the commit.
  */
 async function refuseDeleteInUse(m: EntityManager, group: AttributeGroupEntity): Promise<void> {
-  const attributes = await m
-    .createQueryBuilder(AttributeEntity, 'a')
-    .where('a.deleted = false')
-    .andWhere('a.group_ids @> ARRAY[:id]::text[]', { id: group._id })
-    .getCount();
-  const families = await m
-    .createQueryBuilder(FamilyEntity, 'f')
-    .where('f.deleted = false')
-    .andWhere('f.attribute_groups @> ARRAY[:id]::text[]', { id: group._id })
-    .getCount();
+  const attributes = await attributesInGroup(m, group._id);
+  const families = await familiesWithGroup(m, group._id);
   const products = await productsNaming(m, 'attribute_groups', group._id);
   refuseInUse('attribute group', group.key, [
     { count: attributes, collection: 'attributes', query: { group_ids: group._id } },

@@ -1,7 +1,7 @@
 import { PROTO_FILES } from '@pim/contracts';
 import { AttributeOption } from '@pim/resources';
 import { contractProblems, recordRpcs, rpcsOf } from '@pim/testing';
-import { AttributeOptionEntity } from './attribute-option.entity';
+import { AttributeOptionEntity } from '../entities/attribute-option.entity';
 
 // The attribute option is declared once (libs/resources); its table and its messages must agree
 // with the declaration in names, types and optionality.

@@ -2,9 +2,10 @@ import type { EntityManager } from 'typeorm';
 import { ConflictError, NotFoundError, ValidationError, withLinks } from '@pim/errors';
 import { AttributeOption, OPTION_TYPES, type AttributeOptionInput, type AttributeOptionView } from '@pim/resources';
 import { declaredRecord, type LockRequest, type RecordResource } from '@pim/records';
-import { AttributeEntity } from '../attribute/attribute.entity';
-import type { ProductUsage } from '../attribute/product-usage';
-import { AttributeOptionEntity } from './attribute-option.entity';
+import type { AttributeEntity } from '../entities/attribute.entity';
+import { liveAttribute } from '../repositories/attributes.repository';
+import type { ProductUsage } from '../repositories/products.repository';
+import { AttributeOptionEntity } from '../entities/attribute-option.entity';
 
 /**
  * The live attribute options belong to: 404 when there is none, 400 when its type has no
@@ -12,11 +13,7 @@ import { AttributeOptionEntity } from './attribute-option.entity';
  * cannot be deleted while an option is written: every option write locks in that order.
  */
 export async function optionsAttribute(m: EntityManager, attributeId: string, lock = false): Promise<AttributeEntity> {
-  const attribute = await m.findOne(AttributeEntity, {
-    select: { _id: true, key: true, type: true },
-    where: { _id: attributeId, deleted: false },
-    ...(lock ? { lock: { mode: 'pessimistic_read' as const } } : {}),
-  });
+  const attribute = await liveAttribute(m, attributeId, lock);
   if (!attribute) {
     throw new NotFoundError(`No attribute with _id '${attributeId}'`, {
       title: 'Attribute not found',

@@ -4,7 +4,8 @@ import { requireId } from '@pim/ids';
 import type { ListQuery } from '@pim/query';
 import type { AttributeOptionInput, AttributeOptionView } from '@pim/resources';
 import type { RecordService } from '@pim/records';
-import { AttributeOptionEntity } from './attribute-option.entity';
+import type { AttributeOptionEntity } from '../entities/attribute-option.entity';
+import { optionValues } from '../repositories/attribute-options.repository';
 import { optionsAttribute } from './attribute-option.resource';
 
 type Options = RecordService<AttributeOptionEntity, AttributeOptionView, AttributeOptionInput>;
@@ -75,19 +76,7 @@ export class AttributeOptionsService {
 
   /** The live option values of each attribute (for checking product values), in one query. */
   async valuesOf(attributeIds: string[], m: EntityManager = this.ds.manager): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>(attributeIds.map((id) => [id, []]));
-    if (attributeIds.length === 0) return out;
-    const rows = await m
-      .createQueryBuilder(AttributeOptionEntity, 'o')
-      .select(['o.attribute_id', 'o.value'])
-      .where('o.deleted = false')
-      .andWhere('o.attribute_id = ANY(:ids)', { ids: [...new Set(attributeIds)] })
-      .orderBy('o.attribute_id')
-      .addOrderBy('o.sequence')
-      .addOrderBy('o.value')
-      .getMany();
-    for (const row of rows) out.get(row.attribute_id)?.push(row.value);
-    return out;
+    return optionValues(m, attributeIds);
   }
 
   private of(attributeId: string): Options {

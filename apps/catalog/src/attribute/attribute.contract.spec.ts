@@ -1,7 +1,7 @@
 import { PROTO_FILES } from '@pim/contracts';
 import { Attribute } from '@pim/resources';
 import { contractProblems, recordRpcs, rpcsOf } from '@pim/testing';
-import { AttributeEntity } from './attribute.entity';
+import { AttributeEntity } from '../entities/attribute.entity';
 
 // The attribute is declared once (libs/resources); its table and its messages must agree with
 // the declaration in names, types and optionality (links included; type_config is a Struct).

@@ -4,7 +4,7 @@ import type { AttributeInput, AttributeView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
 import { idsIn, idsOut, recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
 import type { RecordService } from '@pim/records';
-import type { AttributeEntity } from './attribute.entity';
+import type { AttributeEntity } from '../entities/attribute.entity';
 
 /** Links carry `_id` in REST and `id` in protos; type_config travels as a Struct. */
 const attributeCodec: MessageCodec<AttributeView, pb.Attribute, pb.AttributeInput> = {

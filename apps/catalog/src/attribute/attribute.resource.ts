@@ -7,11 +7,11 @@ import {
 } from '@pim/resources';
 import { declaredRecord, refuseInUse, type RecordResource } from '@pim/records';
 import type { RecordService } from '@pim/records';
-import type { AttributeOptionEntity } from '../attribute-option/attribute-option.entity';
-import { FamilyEntity } from '../family/family.entity';
-import { AttributeEntity } from './attribute.entity';
+import type { AttributeOptionEntity } from '../entities/attribute-option.entity';
+import { familiesWithAttribute } from '../repositories/families.repository';
+import { AttributeEntity } from '../entities/attribute.entity';
 import { refuseImmutableChanges, requireLinks } from './attribute.rules';
-import type { ProductUsage } from './product-usage';
+import type { ProductUsage } from '../repositories/products.repository';
 import { attributeScope, enqueueCompleteness } from '../completeness/completeness.jobs';
 
 const links = (given: { _id: string; required?: boolean }[] | undefined) =>
@@ -47,13 +47,7 @@ export function attributeResource(
         );
       },
       async beforeDelete(m, attribute) {
-        const families = await m
-          .createQueryBuilder(FamilyEntity, 'f')
-          .where('f.deleted = false')
-          .andWhere(`f.attributes @> jsonb_build_array(jsonb_build_object('_id', CAST(:id AS text)))`, {
-            id: attribute._id,
-          })
-          .getCount();
+        const families = await familiesWithAttribute(m, attribute._id);
         const products = await usage.productsWithAttribute(m, attribute);
         refuseInUse('attribute', attribute.key, [
           { count: families, collection: 'families' },

@@ -1,9 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { ConflictError } from '@pim/errors';
-import { refuseInUse, requireLive } from '@pim/records';
-import type { CategoryEntity } from '../category/category.entity';
-import { AttributeGroupEntity } from '../attribute-group/attribute-group.entity';
-import { AttributeEntity } from './attribute.entity';
+import { requireLive } from '@pim/records';
+import { AttributeEntity } from '../entities/attribute.entity';
 
 /** Fields products' values depend on: they cannot change once the attribute exists. */
 export const IMMUTABLE_FIELDS = ['key', 'type', 'unique', 'association'] as const;
@@ -35,21 +33,4 @@ export async function requireLinks(m: EntityManager, next: AttributeEntity): Pro
     { table: 'categories', collection: 'categories' },
     next.categories.map((c, i) => ({ field: `categories.${i}._id`, id: c._id })),
   );
-}
-
-/**
- * A category that live attributes or attribute groups point at cannot be deleted (409 with how
- * many). Their writes hold a share lock on it, so none can point at it between the count and the commit.
- */
-export async function refuseDeleteLinkedCategory(m: EntityManager, category: CategoryEntity): Promise<void> {
-  const attributes = await m
-    .createQueryBuilder(AttributeEntity, 'a')
-    .where('a.deleted = false')
-    .andWhere('a.category_ids @> ARRAY[:id]::text[]', { id: category._id })
-    .getCount();
-  const groups = await m.count(AttributeGroupEntity, { where: { category_id: category._id, deleted: false } });
-  refuseInUse('category', category.code, [
-    { count: attributes, collection: 'attributes', query: { category_ids: category._id } },
-    { count: groups, collection: 'attribute_groups', query: { category_id: category._id } },
-  ]);
 }

@@ -3,7 +3,7 @@ import type { Logger } from '@pim/logging';
 import type { BrandView, TaxonomyInput } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
 import { type RecordService, mirrorCodec, recordHandlers } from '@pim/records';
-import type { BrandEntity } from './brand.entity';
+import type { BrandEntity } from '../entities/brand.entity';
 
 /** gRPC handlers of pim.catalog.v1.BrandsService. */
 export function brandsGrpc(

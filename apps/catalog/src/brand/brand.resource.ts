@@ -1,7 +1,7 @@
 import { Brand } from '@pim/resources';
 import { declaredRecord } from '@pim/records';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
-import { BrandEntity } from './brand.entity';
+import { BrandEntity } from '../entities/brand.entity';
 
 /** Brands: the common taxonomy fields and rules; one that live products name cannot be deleted. */
 export const brandResource = declaredRecord(Brand, {

@@ -3,7 +3,7 @@ import type { Logger } from '@pim/logging';
 import type { CatalogInput, CatalogView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
 import { type RecordService, mirrorCodec, recordHandlers } from '@pim/records';
-import type { CatalogEntity } from './catalog.entity';
+import type { CatalogEntity } from '../entities/catalog.entity';
 
 /** gRPC handlers of pim.catalog.v1.CatalogsService. */
 export function catalogsGrpc(

@@ -1,7 +1,7 @@
 import { Catalog } from '@pim/resources';
 import { declaredRecord } from '@pim/records';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
-import { CatalogEntity } from './catalog.entity';
+import { CatalogEntity } from '../entities/catalog.entity';
 
 /**
  * Catalogs: the users groups that may see their products. Users groups live in the workflow app,

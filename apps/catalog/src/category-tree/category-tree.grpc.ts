@@ -3,7 +3,7 @@ import type { Logger } from '@pim/logging';
 import type { CategoryTreeView, TaxonomyInput } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
 import { type RecordService, mirrorCodec, recordHandlers } from '@pim/records';
-import type { CategoryTreeEntity } from './category-tree.entity';
+import type { CategoryTreeEntity } from '../entities/category-tree.entity';
 
 /** gRPC handlers of pim.catalog.v1.CategoryTreesService. */
 export function categoryTreesGrpc(

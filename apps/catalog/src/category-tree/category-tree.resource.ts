@@ -2,9 +2,9 @@ import type { EntityManager } from 'typeorm';
 import { ConflictError, withLinks } from '@pim/errors';
 import { CategoryTree } from '@pim/resources';
 import { declaredRecord } from '@pim/records';
-import { CategoryEntity } from '../category/category.entity';
+import { categoriesInTree } from '../repositories/categories.repository';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
-import { CategoryTreeEntity } from './category-tree.entity';
+import { CategoryTreeEntity } from '../entities/category-tree.entity';
 
 /**
  * A tree with live categories cannot be deleted (409 with their count). The tree's row lock,
@@ -12,7 +12,7 @@ import { CategoryTreeEntity } from './category-tree.entity';
  * no category can appear in it between the count and the commit.
  */
 async function refuseDeleteWithCategories(m: EntityManager, tree: CategoryTreeEntity): Promise<void> {
-  const n = await m.count(CategoryEntity, { where: { category_tree_id: tree._id, deleted: false } });
+  const n = await categoriesInTree(m, tree._id);
   if (n > 0) {
     throw new ConflictError(`Category tree '${tree.code}' still has ${n} live ${n === 1 ? 'category' : 'categories'}`, {
       title: 'Category tree in use',

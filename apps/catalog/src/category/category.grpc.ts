@@ -3,7 +3,7 @@ import type { Logger } from '@pim/logging';
 import type { CategoryInput, CategoryView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
 import { type RecordService, mirrorCodec, recordHandlers } from '@pim/records';
-import type { CategoryEntity } from './category.entity';
+import type { CategoryEntity } from '../entities/category.entity';
 
 /** gRPC handlers of pim.catalog.v1.CategoriesService. */
 export function categoriesGrpc(

@@ -1,10 +1,25 @@
+import type { EntityManager } from 'typeorm';
 import { Category, IN_CHILDREN_FILTER } from '@pim/resources';
-import { declaredRecord } from '@pim/records';
-import { CategoryEntity } from './category.entity';
-import { refuseDeleteLinkedCategory } from '../attribute/attribute.rules';
+import { declaredRecord, refuseInUse } from '@pim/records';
+import { CategoryEntity } from '../entities/category.entity';
+import { attributesInCategory } from '../repositories/attributes.repository';
+import { groupsInCategory } from '../repositories/attribute-groups.repository';
 import { lockCategoryWrite, moveSubtree, placeCategory, refuseDeleteWithChildren } from './category.tree';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
 import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
+
+/**
+ * A category that live attributes or attribute groups point at cannot be deleted (409 with how
+ * many). Their writes hold a share lock on it, so none can point at it between the count and the commit.
+ */
+async function refuseDeleteLinkedCategory(m: EntityManager, category: CategoryEntity): Promise<void> {
+  const attributes = await attributesInCategory(m, category._id);
+  const groups = await groupsInCategory(m, category._id);
+  refuseInUse('category', category.code, [
+    { count: attributes, collection: 'attributes', query: { category_ids: category._id } },
+    { count: groups, collection: 'attribute_groups', query: { category_id: category._id } },
+  ]);
+}
 
 /**
  * Categories: nodes of a tree. `categories_in_children=<id>` is a filter on the stored path

@@ -1,22 +1,15 @@
-import { In, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ConflictError, ValidationError, withLinks } from '@pim/errors';
-import { isId } from '@pim/ids';
-import { CategoryTreeEntity } from '../category-tree/category-tree.entity';
 import { RetryWrite } from '@pim/records';
 import type { Emit, LockRequest } from '@pim/records';
-import { CategoryEntity } from './category.entity';
+import type { CategoryEntity } from '../entities/category.entity';
+import { childrenOf, liveCategory, moveDescendants, treeOfCategory } from '../repositories/categories.repository';
+import { isLiveTree, lockTrees } from '../repositories/category-trees.repository';
 
 // Lock order of every category write: the tree row(s) first, then category rows. A create takes
 // its tree FOR SHARE (creates in one tree run side by side); an update, a move or a delete takes
 // FOR UPDATE. So while a write holds its tree, no other write can move, delete or hang categories
 // under the ones it reads, and the parent read by a create cannot vanish before it commits.
-
-async function lockTrees(m: EntityManager, ids: (string | undefined)[], mode: 'SHARE' | 'UPDATE'): Promise<void> {
-  const wanted = [...new Set(ids.filter((id): id is string => isId(id)))].sort();
-  if (wanted.length === 0) return;
-  // Sorted, so two writes that need the same two trees take them in the same order.
-  await m.query(`SELECT "_id" FROM "category_trees" WHERE "_id" = ANY($1) ORDER BY "_id" FOR ${mode}`, [wanted]);
-}
 
 /** Takes the tree locks of a category write before the category's own row lock. */
 export async function lockCategoryWrite(m: EntityManager, request: LockRequest): Promise<void> {
@@ -24,24 +17,16 @@ export async function lockCategoryWrite(m: EntityManager, request: LockRequest):
     await lockTrees(m, [request.input.category_tree_id as string], 'SHARE');
     return;
   }
-  const seen = await m.findOne(CategoryEntity, {
-    select: { _id: true, category_tree_id: true },
-    where: { _id: request.id, deleted: false },
-  });
-  if (!seen) return; // the service answers 404
+  const seen = await treeOfCategory(m, request.id);
+  if (seen === null) return; // the service answers 404
   const target =
     request.kind === 'update' && typeof request.given.category_tree_id === 'string'
       ? request.given.category_tree_id
       : undefined;
-  await lockTrees(m, [seen.category_tree_id, target], 'UPDATE');
-  const now = await m.findOne(CategoryEntity, {
-    select: { _id: true, category_tree_id: true },
-    where: { _id: request.id, deleted: false },
-    lock: { mode: 'pessimistic_write' },
-  });
+  await lockTrees(m, [seen, target], 'UPDATE');
+  const now = await treeOfCategory(m, request.id, true);
   // Moved to another tree between the first read and the tree lock: the lock guards the wrong tree.
-  if (now && now.category_tree_id !== seen.category_tree_id)
-    throw new RetryWrite('the category moved to another tree meanwhile');
+  if (now !== null && now !== seen) throw new RetryWrite('the category moved to another tree meanwhile');
 }
 
 function sameIds(a: string[], b: string[]): boolean {
@@ -58,11 +43,7 @@ export async function placeCategory(
   next: CategoryEntity,
   prev: CategoryEntity | null,
 ): Promise<void> {
-  const tree = await m.findOne(CategoryTreeEntity, {
-    select: { _id: true },
-    where: { _id: next.category_tree_id, deleted: false },
-  });
-  if (!tree) {
+  if (!(await isLiveTree(m, next.category_tree_id))) {
     throw new ValidationError(`No category tree with _id '${next.category_tree_id}'`, {
       title: 'Unknown category tree',
       ...withLinks((link) => `Use the _id of a category tree from ${link({ collection: 'category_trees' })}`),
@@ -82,7 +63,7 @@ export async function placeCategory(
       details: [{ field: 'parent_id', message: 'is the category itself' }],
     });
   }
-  const parent = await m.findOne(CategoryEntity, { where: { _id: next.parent_id, deleted: false } });
+  const parent = await liveCategory(m, next.parent_id);
   if (!parent) {
     throw new ValidationError(`No category with _id '${next.parent_id}'`, {
       title: 'Unknown parent category',
@@ -130,26 +111,13 @@ export async function moveSubtree(
 ): Promise<void> {
   const treeChanged = prev.category_tree_id !== next.category_tree_id;
   if (!treeChanged && sameIds(prev.path, next.path)) return;
-  const moved: { _id: string }[] = await m.query(
-    `WITH moved AS (
-       UPDATE "categories"
-          SET "path" = $1::text[] || "path"[array_position("path", $2::text) + 1:],
-              "category_tree_id" = $3,
-              "version" = "version" + $4::int,
-              "updated_at" = CASE WHEN $4::int = 1 THEN $5::timestamptz ELSE "updated_at" END
-        WHERE "path" @> ARRAY[$2::text] AND "_id" <> $2::text AND "deleted" = false
-    RETURNING "_id")
-     SELECT "_id" FROM moved`,
-    [next.path, next._id, next.category_tree_id, treeChanged ? 1 : 0, next.updated_at],
-  );
-  if (!treeChanged || moved.length === 0) return;
-  const records = await m.find(CategoryEntity, { where: { _id: In(moved.map((r) => r._id)) }, order: { _id: 'ASC' } });
-  for (const record of records) await emit('updated', record);
+  const moved = await moveDescendants(m, next, treeChanged, next.updated_at);
+  for (const record of moved) await emit('updated', record);
 }
 
 /** A category with live children cannot be deleted (409 with how many). */
 export async function refuseDeleteWithChildren(m: EntityManager, category: CategoryEntity): Promise<void> {
-  const n = await m.count(CategoryEntity, { where: { parent_id: category._id, deleted: false } });
+  const n = await childrenOf(m, category._id);
   if (n > 0) {
     throw new ConflictError(`Category '${category.code}' has ${n} live ${n === 1 ? 'child' : 'children'}`, {
       title: 'Category has children',

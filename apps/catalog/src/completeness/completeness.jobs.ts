@@ -1,16 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import { newId } from '@pim/ids';
 import { schemaOf } from '@pim/events';
-import type { AttributeLink } from '../attribute/attribute.entity';
-import type { FamilyAttributeRef } from '../family/family.entity';
+import { insertCompletenessJob, type CompletenessScope } from '../repositories/completeness-jobs.repository';
+import type { AttributeLink } from '../entities/attribute.entity';
+import type { FamilyAttributeRef } from '../entities/family.entity';
 
-/** The products a recompute concerns (see CompletenessJobEntity); empty lists name none. */
-export interface CompletenessScope {
-  group_ids: string[];
-  category_ids: string[];
-  family_ids: string[];
-  attribute_ids: string[];
-}
+export type { CompletenessScope };
 
 /** What of an attribute decides for which products it is required (and how it is counted). */
 export interface AttributeRequirement {
@@ -107,10 +101,5 @@ export async function enqueueCompleteness(
   scope: CompletenessScope | null,
 ): Promise<void> {
   if (scope === null || isEmpty(scope)) return;
-  await m.query(
-    `INSERT INTO "completeness_jobs" ("id", "cause", "group_ids", "category_ids", "family_ids", "attribute_ids", "created_at")
-     VALUES ($1, $2, $3::text[], $4::text[], $5::text[], $6::text[], now())`,
-    [newId(), cause, scope.group_ids, scope.category_ids, scope.family_ids, scope.attribute_ids],
-  );
-  await m.query(`SELECT pg_notify($1, '')`, [completenessChannel(schemaOf(m.connection.options))]);
+  await insertCompletenessJob(m, cause, scope, completenessChannel(schemaOf(m.connection.options)));
 }

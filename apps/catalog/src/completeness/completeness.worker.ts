@@ -1,12 +1,21 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { newId } from '@pim/ids';
 import { NotifiedLoop } from '@pim/db';
 import { recordEvents, schemaOf } from '@pim/events';
 import type { Logger } from '@pim/logging';
 import type { ProductInput, ProductView } from '@pim/resources';
 import { RecordService } from '@pim/records';
 import { CATALOG_STORE } from '../catalog.records';
-import { ProductEntity } from '../product/product.entity';
+import { ProductEntity } from '../entities/product.entity';
+import {
+  claimCompletenessJob,
+  failCompletenessJob,
+  finishCompletenessJob,
+  releaseCompletenessJob,
+  renewCompletenessJob,
+  type HeldJob,
+} from '../repositories/completeness-jobs.repository';
+import { familiesReaching } from '../repositories/families.repository';
+import { liveProductsByIds, productsInScope, writeCompleteness } from '../repositories/products.repository';
 import { productResource } from '../product/product.resource';
 import { productCompleteness, type Completeness } from '../product/product.completeness';
 import { completenessChannel } from './completeness.jobs';
@@ -26,19 +35,6 @@ export interface CompletenessWorkerOptions {
   settleMaxMs?: number;
   /** Test hook: a batch committed (job id, products it changed); awaited before the next batch. */
   onBatch?: (jobId: string, updated: number) => Promise<void> | void;
-}
-
-/** A job as the worker holds it. */
-interface HeldJob {
-  id: string;
-  cause: string;
-  group_ids: string[];
-  category_ids: string[];
-  family_ids: string[];
-  attribute_ids: string[];
-  after_id: string | null;
-  lease_token: string;
-  claimed_at: Date;
 }
 
 /** What a run did: jobs finished and products whose completeness changed. */
@@ -150,26 +146,15 @@ export class CompletenessWorker extends NotifiedLoop {
   }
 
   /** Takes the oldest job nobody holds (or whose holder's lease ran out). */
-  private async claim(): Promise<HeldJob | null> {
-    const token = newId();
-    const rows: HeldJob[] = await this.ds.query(
-      `WITH c AS (
-         SELECT "id" FROM "completeness_jobs" WHERE "lease_until" IS NULL OR "lease_until" < now()
-          ORDER BY "created_at", "id" LIMIT 1 FOR UPDATE SKIP LOCKED),
-       u AS (
-         UPDATE "completeness_jobs" j SET "lease_token" = $1, "lease_until" = now() + make_interval(secs => $2::float8 / 1000), "attempts" = j."attempts" + 1
-           FROM c WHERE j."id" = c."id"
-         RETURNING j."id", j."cause", j."group_ids", j."category_ids", j."family_ids", j."attribute_ids", j."after_id", j."lease_token", clock_timestamp() AS "claimed_at")
-       SELECT * FROM u`,
-      [token, this.leaseMs],
-    );
-    return rows[0] ?? null;
+  private claim(): Promise<HeldJob | null> {
+    return claimCompletenessJob(this.ds.manager, this.leaseMs);
   }
 
   /** Walks the job's products from where it stopped; true when it reached the end (and the job is gone). */
   private async process(job: HeldJob, run: CompletenessRun): Promise<boolean> {
     await this.settle(job);
-    const families = await this.familiesOf(job);
+    // The families whose products the job concerns: named by it, holding its groups, or naming its attributes.
+    const families = await familiesReaching(this.ds.manager, job);
     let after = job.after_id;
     for (;;) {
       if (this.stopping) {
@@ -184,11 +169,7 @@ export class CompletenessWorker extends NotifiedLoop {
       await this.opts.onBatch?.(job.id, updated);
       if (rows.length < this.batchSize) break;
     }
-    const [{ n }]: { n: number }[] = await this.ds.query(
-      `WITH d AS (DELETE FROM "completeness_jobs" WHERE "id" = $1 AND "lease_token" = $2 RETURNING 1) SELECT count(*)::int AS n FROM d`,
-      [job.id, job.lease_token],
-    );
-    if (n === 0) throw new LeaseLost(job.id);
+    if (!(await finishCompletenessJob(this.ds.manager, job))) throw new LeaseLost(job.id);
     return true;
   }
 
@@ -221,31 +202,10 @@ export class CompletenessWorker extends NotifiedLoop {
     }
   }
 
-  /** The families whose products the job concerns: named by it, holding its groups, or naming its attributes. */
-  private async familiesOf(job: HeldJob): Promise<string[]> {
-    if (job.family_ids.length + job.group_ids.length + job.attribute_ids.length === 0) return [];
-    const rows: { _id: string }[] = await this.ds.query(
-      `SELECT f."_id" FROM "families" f WHERE f."deleted" = false AND (f."_id" = ANY($1) OR f."attribute_groups" && $2::text[]
-          OR EXISTS (SELECT 1 FROM jsonb_array_elements(f."attributes") e WHERE e->>'_id' = ANY($3::text[])))
-        ORDER BY f."_id"`,
-      [job.family_ids, job.group_ids, job.attribute_ids],
-    );
-    return rows.map((r) => r._id);
-  }
-
-  /** The next live products of the job after `after`, by `_id` (keyset: no OFFSET, each batch one indexed query). */
-  private async nextBatch(job: HeldJob, families: string[], after: string | null): Promise<ProductEntity[]> {
-    const ors: string[] = [];
-    if (job.group_ids.length > 0) ors.push('p.attribute_groups && :groups');
-    if (job.category_ids.length > 0) ors.push('p.categories && :categories');
-    if (families.length > 0) ors.push('p.family_id = ANY(:families)');
-    if (ors.length === 0) return [];
-    const qb = this.ds.manager
-      .createQueryBuilder(ProductEntity, 'p')
-      .where('p.deleted = false')
-      .andWhere(`(${ors.join(' OR ')})`, { groups: job.group_ids, categories: job.category_ids, families });
-    if (after !== null) qb.andWhere('p._id > :after', { after });
-    return qb.orderBy('p._id', 'ASC').limit(this.batchSize).getMany();
+  /** The next live products of the job after `after` (see productsInScope). */
+  private nextBatch(job: HeldJob, families: string[], after: string | null): Promise<ProductEntity[]> {
+    const scope = { group_ids: job.group_ids, category_ids: job.category_ids, family_ids: families };
+    return productsInScope(this.ds.manager, scope, after, this.batchSize);
   }
 
   /**
@@ -270,12 +230,7 @@ export class CompletenessWorker extends NotifiedLoop {
         await this.advance(job, after);
         return updated;
       }
-      pending = await this.ds.manager
-        .createQueryBuilder(ProductEntity, 'p')
-        .where('p._id IN (:...ids)', { ids: moved })
-        .andWhere('p.deleted = false')
-        .orderBy('p._id', 'ASC')
-        .getMany();
+      pending = await liveProductsByIds(this.ds.manager, moved);
     }
   }
 
@@ -303,25 +258,17 @@ export class CompletenessWorker extends NotifiedLoop {
     if (changes.length === 0) return [];
     return this.ds.transaction(async (m) => {
       const updatedAt = new Date(changes[0].view.updated_at);
-      const written: { _id: string }[] = await m.query(
-        `WITH v AS (
-           SELECT * FROM unnest($1::char(24)[], $2::int[], $3::text[], $4::int[], $5::text[]) AS v("id", "version", "completeness", "completeness_min", "rendered")),
-         u AS (
-           UPDATE "products" p SET "completeness" = v."completeness"::jsonb, "completeness_min" = v."completeness_min",
-                  "version" = p."version" + 1, "updated_at" = $6, "rendered" = v."rendered"
-             FROM v WHERE p."_id" = v."id" AND p."version" = v."version" AND p."deleted" = false
-           RETURNING p."_id")
-         SELECT "_id" FROM u`,
-        [
-          changes.map((c) => c.id),
-          changes.map((c) => c.version),
-          changes.map((c) => JSON.stringify(c.completeness.completeness)),
-          changes.map((c) => c.completeness.completeness_min),
-          changes.map((c) => JSON.stringify(c.view)),
-          updatedAt,
-        ],
+      const done = await writeCompleteness(
+        m,
+        changes.map((c) => ({
+          id: c.id,
+          version: c.version,
+          completeness: c.completeness.completeness,
+          completeness_min: c.completeness.completeness_min,
+          rendered: JSON.stringify(c.view),
+        })),
+        updatedAt,
       );
-      const done = new Set(written.map((r) => r._id));
       const events = changes
         .filter((c) => done.has(c.id))
         .map((c) => ({
@@ -343,34 +290,17 @@ export class CompletenessWorker extends NotifiedLoop {
   }
 
   private async renew(m: EntityManager, job: HeldJob, after: string | null, updated: number): Promise<void> {
-    const rows: unknown[] = await m.query(
-      `WITH u AS (
-         UPDATE "completeness_jobs" SET "after_id" = COALESCE($3, "after_id"), "products_updated" = "products_updated" + $4,
-                "lease_until" = now() + make_interval(secs => $5::float8 / 1000)
-          WHERE "id" = $1 AND "lease_token" = $2 RETURNING 1)
-       SELECT * FROM u`,
-      [job.id, job.lease_token, after, updated, this.leaseMs],
-    );
-    if (rows.length === 0) throw new LeaseLost(job.id);
+    if (!(await renewCompletenessJob(m, job, after, updated, this.leaseMs))) throw new LeaseLost(job.id);
   }
 
   /** Hands the job back untouched beyond its progress, for the next worker (this one is stopping). */
   private async release(job: HeldJob): Promise<void> {
-    await this.ds.query(
-      `UPDATE "completeness_jobs" SET "lease_token" = NULL, "lease_until" = NULL WHERE "id" = $1 AND "lease_token" = $2`,
-      [job.id, job.lease_token],
-    );
+    await releaseCompletenessJob(this.ds.manager, job);
   }
 
   /** Notes the error and lets the job wait a little before any worker takes it again. */
   private async fail(job: HeldJob, err: unknown): Promise<void> {
     const text = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, ERROR_TEXT_MAX);
-    await this.ds
-      .query(
-        `UPDATE "completeness_jobs" SET "last_error" = $3, "lease_token" = NULL, "lease_until" = now() + make_interval(secs => $4::float8 / 1000)
-          WHERE "id" = $1 AND "lease_token" = $2`,
-        [job.id, job.lease_token, text, Math.min(this.leaseMs, 5_000)],
-      )
-      .catch(() => undefined);
+    await failCompletenessJob(this.ds.manager, job, text, Math.min(this.leaseMs, 5_000)).catch(() => undefined);
   }
 }

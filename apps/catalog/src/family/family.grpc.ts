@@ -3,7 +3,7 @@ import type { Logger } from '@pim/logging';
 import type { FamilyInput, FamilyView } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
 import { type MessageCodec, type RecordService, recordHandlers, viewToMessage } from '@pim/records';
-import type { FamilyEntity } from './family.entity';
+import type { FamilyEntity } from '../entities/family.entity';
 
 /** Family attributes carry `_id` in REST and `id` in protos (buf lint forbids a leading underscore). */
 const familyCodec: MessageCodec<FamilyView, pb.Family, pb.FamilyInput> = {

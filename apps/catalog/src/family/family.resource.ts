@@ -3,7 +3,7 @@ import { Family } from '@pim/resources';
 import { requireLive } from '@pim/records';
 import { declaredRecord } from '@pim/records';
 import { refuseDeleteNamedByProducts } from '../product/product.usage';
-import { FamilyEntity } from './family.entity';
+import { FamilyEntity } from '../entities/family.entity';
 import { enqueueCompleteness, familyScope } from '../completeness/completeness.jobs';
 
 /**

@@ -1,8 +1,8 @@
-import { In, type DataSource, type EntityManager, type EntityMetadata } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { ValidationError, fromZodError, type WireErrorObject } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
-import { copyColumnsOf, copyInto } from '@pim/db';
+import { lockStrings } from '@pim/db';
 import { recordEvents } from '@pim/events';
 import {
   BULK_MAX_ITEMS,
@@ -13,30 +13,14 @@ import {
 } from '@pim/resources';
 import type { RecordService } from '@pim/records';
 import { CATALOG_STORE } from '../catalog.records';
-import { ProductEntity } from './product.entity';
+import { ProductEntity } from '../entities/product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
-import { loadWorld, lockStrings } from './product.world';
+import { loadWorld } from './product.world';
+import { liveProductsByCodeForUpdate, writeProductBatch } from '../repositories/products.repository';
 import { CODE_LOCK, productColumns, productProblemsError } from './product.resource';
 
 const ATTEMPTS = 3;
 const DEADLOCK = '40P01';
-
-/**
- * Columns a bulk upsert writes: every column of the table the entity declares, but those Postgres
- * generates (`search_folded`); `_id` is the conflict's survivor. Read from the entity's metadata,
- * so a field added to the declaration is written with no change here.
- */
-function writtenColumns(metadata: EntityMetadata): { names: string[]; list: string; set: string } {
-  const names = metadata.columns.filter((c) => c.isInsert && !c.generatedType).map((c) => c.databaseName);
-  return {
-    names,
-    list: names.map((c) => `"${c}"`).join(', '),
-    set: names
-      .filter((c) => c !== '_id')
-      .map((c) => `"${c}" = EXCLUDED."${c}"`)
-      .join(', '),
-  };
-}
 
 /** The error of an item as its result carries it: links unwritten, for the gateway to write its paths. */
 const itemError = (err: { toWire(): WireErrorObject }) => err.toWire();
@@ -123,11 +107,7 @@ export class ProductBulkUpsert {
     const codes = pending.map((p) => p.input.code);
     // Same lock as single writes take, so a code is never created twice between the read and the insert.
     await lockStrings(m, CODE_LOCK, codes);
-    const existing = await m.find(ProductEntity, {
-      where: { code: In(codes), deleted: false },
-      lock: { mode: 'pessimistic_write' },
-      order: { _id: 'ASC' },
-    });
+    const existing = await liveProductsByCodeForUpdate(m, codes);
     const prevByCode = new Map(existing.map((p) => [p.code, p]));
     const now = new Date();
     const actor = currentContext()?.actor?.user_name ?? null;
@@ -179,29 +159,11 @@ export class ProductBulkUpsert {
       entity.rendered = JSON.stringify(view);
       return view;
     });
-    // New products go in with COPY: the codes are locked and none is live (checked above under
-    // the lock), so no conflict can arise. Replaced ones are rewritten by one set-based upsert.
-    const metadata = m.connection.getMetadata(ProductEntity);
-    const { names, list, set } = writtenColumns(metadata);
-    const column = (entity: ProductEntity, c: string) => (entity as unknown as Record<string, unknown>)[c] ?? null;
-    const created = good.filter((g) => g.action === 'created').map((g) => g.entity);
-    const updated = good.filter((g) => g.action === 'updated').map((g) => g.entity);
-    if (created.length > 0) {
-      await copyInto(
-        m,
-        'products',
-        copyColumnsOf(metadata, names),
-        created.map((entity) => names.map((c) => column(entity, c))),
-      );
-    }
-    if (updated.length > 0) {
-      const rows = updated.map((entity) => Object.fromEntries(names.map((c) => [c, column(entity, c)])));
-      await m.query(
-        `INSERT INTO "products" (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::"products", $1::jsonb)
-          ON CONFLICT ("code") WHERE "deleted" = false DO UPDATE SET ${set}`,
-        [JSON.stringify(rows)],
-      );
-    }
+    await writeProductBatch(
+      m,
+      good.filter((g) => g.action === 'created').map((g) => g.entity),
+      good.filter((g) => g.action === 'updated').map((g) => g.entity),
+    );
     const ctx = currentContext();
     await recordEvents(
       m,

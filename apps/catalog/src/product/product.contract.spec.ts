@@ -1,7 +1,7 @@
 import { PROTO_FILES } from '@pim/contracts';
 import { Product } from '@pim/resources';
 import { contractProblems, recordRpcs, rpcsOf } from '@pim/testing';
-import { ProductEntity } from './product.entity';
+import { ProductEntity } from '../entities/product.entity';
 
 // The product is declared once (libs/resources); its table and its messages must agree with the
 // declaration in names, types and optionality (catalogs and publishments included; attributes

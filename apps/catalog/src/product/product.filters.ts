@@ -2,19 +2,15 @@ import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { ValidationError, type ErrorDetail, withLinks } from '@pim/errors';
 import type { Filter } from '@pim/query';
 import type { AttributeType } from '@pim/resources';
-import type { ProductEntity } from './product.entity';
+import type { ProductEntity } from '../entities/product.entity';
+import { attributesByKeys, type FilterAttribute } from '../repositories/attributes.repository';
+import { whereAttributes, type AttributeClause } from '../repositories/products.repository';
 
 /** The prefix of the products' attribute filters: `attributes.color=red`. */
 export const ATTRIBUTE_FILTER_PREFIX = 'attributes.';
 
 const RANGE_TYPES: readonly AttributeType[] = ['number', 'date', 'datetime'];
 const NOT_FILTERABLE: readonly AttributeType[] = ['price', 'metric'];
-
-interface FilterAttribute {
-  key: string;
-  type: AttributeType;
-  localizable: boolean;
-}
 
 /** One value of a filter, typed as the attribute stores it; undefined when it cannot be. */
 function typed(a: FilterAttribute, raw: string): unknown {
@@ -35,61 +31,54 @@ export async function applyAttributeFilters(
   qb: SelectQueryBuilder<ProductEntity>,
   filters: Filter[],
 ): Promise<void> {
-  const keys = [...new Set(filters.map((f) => f.field.slice(ATTRIBUTE_FILTER_PREFIX.length)))];
-  const rows: { key: string; type: AttributeType; localizable: boolean | null }[] = await m.query(
-    `SELECT "key", "type", ("type_config" ->> 'localizable')::boolean AS localizable FROM "attributes" WHERE "deleted" = false AND "key" = ANY($1)`,
-    [keys],
-  );
-  const byKey = new Map(rows.map((r) => [r.key, { key: r.key, type: r.type, localizable: r.localizable === true }]));
+  const byKey = await attributesByKeys(m, [
+    ...new Set(filters.map((f) => f.field.slice(ATTRIBUTE_FILTER_PREFIX.length))),
+  ]);
   const problems: ErrorDetail[] = [];
-  const clauses: { sql: string; params: Record<string, unknown> }[] = [];
-  filters.forEach((f, i) => {
+  const clauses: AttributeClause[] = [];
+  for (const f of filters) {
     const field = f.field;
     const a = byKey.get(field.slice(ATTRIBUTE_FILTER_PREFIX.length));
-    if (!a) return void problems.push({ field, message: 'names no live attribute key' });
-    const k = `af_k${i}`;
+    if (!a) {
+      problems.push({ field, message: 'names no live attribute key' });
+      continue;
+    }
     if (f.op === 'exists') {
       if (f.values[0] !== 'true' && f.values[0] !== 'false')
-        return void problems.push({ field, message: '_exists must be true or false' });
-      const want = f.values[0] === 'true';
-      clauses.push({ sql: `(t.attributes -> :${k}) IS ${want ? 'NOT ' : ''}NULL`, params: { [k]: a.key } });
-      return;
+        problems.push({ field, message: '_exists must be true or false' });
+      else clauses.push({ kind: 'exists', key: a.key, present: f.values[0] === 'true' });
+      continue;
     }
-    if (NOT_FILTERABLE.includes(a.type))
-      return void problems.push({ field, message: `${a.type} attributes can only be filtered with _exists` });
+    if (NOT_FILTERABLE.includes(a.type)) {
+      problems.push({ field, message: `${a.type} attributes can only be filtered with _exists` });
+      continue;
+    }
     const values = f.values.map((raw) => typed(a, raw));
-    if (values.some((v) => v === undefined))
-      return void problems.push({
+    if (values.some((v) => v === undefined)) {
+      problems.push({
         field,
         message: `must be ${a.type === 'number' ? 'a number' : 'true or false'} for a ${a.type} attribute`,
       });
-    if (['gt', 'gte', 'lt', 'lte'].includes(f.op)) {
-      if (!RANGE_TYPES.includes(a.type))
-        return void problems.push({ field, message: `_${f.op} applies to number, date and datetime attributes only` });
-      const cmp = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[f.op as 'gt' | 'gte' | 'lt' | 'lte'];
-      const cast = a.type === 'number' ? 'numeric' : a.type === 'date' ? 'date' : 'timestamptz';
-      const v = `af_v${i}`;
-      clauses.push({
-        sql: `(t.attributes ->> :${k})::${cast} ${cmp} CAST(:${v} AS ${cast})`,
-        params: { [k]: a.key, [v]: String(values[0]) },
-      });
-      return;
+      continue;
     }
-    const one = (value: unknown, j: number) => {
-      const p = `af_v${i}_${j}`;
-      if (a.localizable)
-        return {
-          sql: `EXISTS (SELECT 1 FROM jsonb_each_text(t.attributes -> :${k}) AS e WHERE e.value = :${p})`,
-          params: { [p]: value },
-        };
-      const contained = { [a.key]: a.type === 'multiselect' ? [value] : value };
-      return { sql: `t.attributes @> CAST(:${p} AS jsonb)`, params: { [p]: JSON.stringify(contained) } };
-    };
-    const parts = values.map(one);
-    const any = `(${parts.map((x) => x.sql).join(' OR ')})`;
-    const params = Object.assign({ [k]: a.key }, ...parts.map((x) => x.params));
-    clauses.push({ sql: f.op === 'ne' || f.op === 'nin' ? `NOT ${any}` : any, params });
-  });
+    if (f.op === 'gt' || f.op === 'gte' || f.op === 'lt' || f.op === 'lte') {
+      if (!RANGE_TYPES.includes(a.type))
+        problems.push({ field, message: `_${f.op} applies to number, date and datetime attributes only` });
+      else {
+        const cast = a.type === 'number' ? 'numeric' : a.type === 'date' ? 'date' : 'timestamptz';
+        clauses.push({ kind: 'range', key: a.key, op: f.op, cast, value: String(values[0]) });
+      }
+      continue;
+    }
+    clauses.push({
+      kind: 'match',
+      key: a.key,
+      values,
+      localizable: a.localizable,
+      multiselect: a.type === 'multiselect',
+      negate: f.op === 'ne' || f.op === 'nin',
+    });
+  }
   if (problems.length > 0) {
     throw new ValidationError(problems.map((p) => `${p.field} ${p.message}`).join('; '), {
       title: 'Invalid attribute filter',
@@ -100,5 +89,5 @@ export async function applyAttributeFilters(
       details: problems,
     });
   }
-  for (const c of clauses) qb.andWhere(c.sql, c.params);
+  whereAttributes(qb, clauses);
 }

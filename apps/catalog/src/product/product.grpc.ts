@@ -6,7 +6,7 @@ import { fromProtoListQuery, serverStream, unary, type ServiceRegistration } fro
 import { idsIn, idsOut, recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
 import type { RecordService } from '@pim/records';
 import type { ProductBulkUpsert } from './product.bulk';
-import type { ProductEntity } from './product.entity';
+import type { ProductEntity } from '../entities/product.entity';
 
 /** Catalogs carry `_id` in REST and `id` in protos; attributes and snapshots travel as Structs. */
 const productCodec: MessageCodec<ProductView, pb.Product, pb.ProductInput> = {

@@ -1,12 +1,14 @@
 import type { EntityManager } from 'typeorm';
+import { lockStrings } from '@pim/db';
 import { ValidationError, withLinks } from '@pim/errors';
 import { Product, type ProductInput } from '@pim/resources';
 import { declaredRecord, refuseInUse, type LockRequest } from '@pim/records';
-import { ProductEntity } from './product.entity';
+import { ProductEntity } from '../entities/product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
-import { loadWorld, lockStrings, type ProductWorld } from './product.world';
+import { loadWorld, type ProductWorld } from './product.world';
 import { ATTRIBUTE_FILTER_PREFIX, applyAttributeFilters } from './product.filters';
 import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
+import { productCodeOf, variationsOf } from '../repositories/products.repository';
 
 /** The advisory-lock namespace of product codes: single writes and bulk upserts lock a code alike. */
 export const CODE_LOCK = 'catalog.products.code';
@@ -50,8 +52,8 @@ async function lockCodes(m: EntityManager, request: LockRequest): Promise<void> 
   const codes: string[] = [];
   if (request.kind === 'create') codes.push(String(request.input.code));
   else {
-    const [row]: { code: string }[] = await m.query(`SELECT "code" FROM "products" WHERE "_id" = $1`, [request.id]);
-    if (row) codes.push(row.code);
+    const code = await productCodeOf(m, request.id);
+    if (code !== undefined) codes.push(code);
     if (request.kind === 'update' && typeof request.given.code === 'string') codes.push(request.given.code);
   }
   await lockStrings(m, CODE_LOCK, codes);
@@ -74,11 +76,10 @@ export const productResource = declaredRecord(Product, {
       applyRules(next, await loadWorld(m, [next]));
     },
     async beforeDelete(m, product) {
-      const [{ n }]: { n: number }[] = await m.query(
-        `SELECT count(*)::int AS n FROM "products" WHERE "product_id" = $1 AND "deleted" = false`,
-        [product._id],
-      );
-      refuseInUse('product', product.code, [{ count: n, collection: 'products', query: { product_id: product._id } }]);
+      const variations = await variationsOf(m, product._id);
+      refuseInUse('product', product.code, [
+        { count: variations, collection: 'products', query: { product_id: product._id } },
+      ]);
       await refuseDeleteNamedByRelations('product')(m, product);
     },
   },

@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '@pim/errors';
-import { validateAttributeValue } from '../attribute/attribute.values';
+import { validateAttributeValue } from './product.values';
 import { uniqueKey, type ProductDraft, type ProductWorld } from './product.world';
 import { applicable, completenessOf, filled, fitsType, requiredAttributes } from './product.completeness';
 

@@ -7,7 +7,7 @@ import { SEARCH_FOLDED } from '@pim/records';
 import { CATALOG_STORE } from '../catalog.records';
 import { BAD_VALUES, EVERY_TYPE, EVERY_TYPE_OPTIONS, GOOD_VALUES } from '@pim/testing';
 import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
-import { ProductEntity } from './product.entity';
+import { ProductEntity } from '../entities/product.entity';
 
 const MISSING = '6740a1b2c3d4e5f601234567';
 const MISSING2 = '6740a1b2c3d4e5f601234568';

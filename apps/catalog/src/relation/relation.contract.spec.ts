@@ -1,7 +1,7 @@
 import { PROTO_FILES } from '@pim/contracts';
 import { ProductRelation } from '@pim/resources';
 import { contractProblems, recordRpcs, rpcsOf } from '@pim/testing';
-import { ProductRelationEntity } from './relation.entity';
+import { ProductRelationEntity } from '../entities/relation.entity';
 
 // The product relation is declared once (libs/resources); its table and its messages must agree
 // with the declaration in names, types and optionality. The lists have no columns of their own

@@ -4,7 +4,7 @@ import { PRODUCT_RELATION_TYPES, type ProductRelationInput, type ProductRelation
 import type { ServiceRegistration } from '@pim/rpc';
 import { recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
 import type { RecordService } from '@pim/records';
-import type { ProductRelationEntity } from './relation.entity';
+import type { ProductRelationEntity } from '../entities/relation.entity';
 
 const noLists = () => Object.fromEntries(PRODUCT_RELATION_TYPES.map((t) => [t, []]));
 

@@ -7,58 +7,46 @@ import {
   type ProductRelationType,
 } from '@pim/resources';
 import { declaredRecord, requireLive } from '@pim/records';
-import { ProductRelationEntity } from './relation.entity';
+import { ProductRelationEntity } from '../entities/relation.entity';
+import { liveCategoryTrees } from '../repositories/categories.repository';
+import { otherRelationWithKey } from '../repositories/product-relations.repository';
+import { liveProductTypes } from '../repositories/products.repository';
 
 /** The handle of a relation: one live relation per product and type. */
 export const relationKey = (productId: string, type: string): string => `${productId}:${type}`;
 
 const PRODUCTS = { table: 'products', collection: 'products' };
 
-/** Rows read (and share-locked, so none is deleted before the write commits) for the fit checks. */
-async function liveRows<T extends { _id: string }>(
-  m: EntityManager,
-  table: string,
-  columns: string,
-  ids: string[],
-): Promise<Map<string, T>> {
-  if (ids.length === 0) return new Map();
-  const rows: T[] = await m.query(
-    `SELECT "_id", ${columns} FROM "${table}" WHERE "_id" = ANY($1) AND "deleted" = false ORDER BY "_id" FOR SHARE`,
-    [[...new Set(ids)].sort()],
-  );
-  return new Map(rows.map((r) => [r._id, r]));
-}
-
 /** What each item must be, by type: a product that is (or is not) a service, or a category (in its tree). */
 function problemsOf(
   type: ProductRelationType,
   items: ProductRelationItem[],
-  products: Map<string, { type: string }>,
-  categories: Map<string, { category_tree_id: string }>,
+  products: Map<string, string>,
+  categories: Map<string, string>,
 ): ErrorDetail[] {
   return items.flatMap((item, i): ErrorDetail[] => {
     const field = `${type}.${i}.id`;
     if (PRODUCT_ITEM_TYPES.includes(type)) {
-      const p = products.get(item.id);
-      if (!p) return [{ field, message: `no live product has _id '${item.id}'` }];
-      if (type === 'kit_products' && p.type === 'service')
+      const productType = products.get(item.id);
+      if (productType === undefined) return [{ field, message: `no live product has _id '${item.id}'` }];
+      if (type === 'kit_products' && productType === 'service')
         return [
           {
             field,
             message: `product '${item.id}' is a service; kit_products holds products that are not services (kit_services holds services)`,
           },
         ];
-      if (type === 'kit_services' && p.type !== 'service')
-        return [{ field, message: `product '${item.id}' is not a service (its type is ${p.type})` }];
+      if (type === 'kit_services' && productType !== 'service')
+        return [{ field, message: `product '${item.id}' is not a service (its type is ${productType})` }];
       return [];
     }
-    const c = categories.get(item.id);
-    if (!c) return [{ field, message: `no live category has _id '${item.id}'` }];
-    if (item.category_tree_id !== undefined && c.category_tree_id !== item.category_tree_id) {
+    const tree = categories.get(item.id);
+    if (tree === undefined) return [{ field, message: `no live category has _id '${item.id}'` }];
+    if (item.category_tree_id !== undefined && tree !== item.category_tree_id) {
       return [
         {
           field: `${type}.${i}.category_tree_id`,
-          message: `category '${item.id}' is in category tree '${c.category_tree_id}', not '${item.category_tree_id}'`,
+          message: `category '${item.id}' is in category tree '${tree}', not '${item.category_tree_id}'`,
         },
       ];
     }
@@ -71,12 +59,8 @@ async function checkReferences(m: EntityManager, next: ProductRelationEntity): P
   await requireLive(m, PRODUCTS, [{ field: 'product_id', id: next.product_id }]);
   const ids = next.items.map((i) => i.id);
   const namesProducts = PRODUCT_ITEM_TYPES.includes(next.type);
-  const products = namesProducts
-    ? await liveRows<{ _id: string; type: string }>(m, 'products', '"type"', ids)
-    : new Map();
-  const categories = namesProducts
-    ? new Map()
-    : await liveRows<{ _id: string; category_tree_id: string }>(m, 'categories', '"category_tree_id"', ids);
+  const products: Map<string, string> = namesProducts ? await liveProductTypes(m, ids) : new Map();
+  const categories = namesProducts ? new Map<string, string>() : await liveCategoryTrees(m, ids);
   const details = problemsOf(next.type, next.items, products, categories);
   if (details.length === 0) return;
   throw new ValidationError(
@@ -94,16 +78,13 @@ async function checkReferences(m: EntityManager, next: ProductRelationEntity): P
 
 /** A clear 409 for a second relation of one product and type (the unique index still decides races). */
 async function refuseSecond(m: EntityManager, next: ProductRelationEntity): Promise<void> {
-  const [other]: { _id: string }[] = await m.query(
-    `SELECT "_id" FROM "product_relations" WHERE "key" = $1 AND "deleted" = false AND "_id" <> $2`,
-    [next.key, next._id],
-  );
-  if (!other) return;
-  throw new ConflictError(`Product '${next.product_id}' already has a live ${next.type} relation (${other._id})`, {
+  const other = await otherRelationWithKey(m, next.key, next._id);
+  if (other === undefined) return;
+  throw new ConflictError(`Product '${next.product_id}' already has a live ${next.type} relation (${other})`, {
     title: 'Relation exists',
     ...withLinks(
       (link) =>
-        `Change that relation (${link({ method: 'PATCH', collection: 'product_relations', id: other._id })}) instead of creating another`,
+        `Change that relation (${link({ method: 'PATCH', collection: 'product_relations', id: other })}) instead of creating another`,
     ),
     details: [{ field: 'type', message: `one live relation per product and type; key '${next.key}' is taken` }],
   });

@@ -1,14 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { refuseInUse } from '@pim/records';
-
-/** How many live relations name a record: as their product, or as an item of their list. */
-export async function relationsNaming(m: EntityManager, id: string): Promise<number> {
-  const [{ n }]: { n: number }[] = await m.query(
-    `SELECT count(*)::int AS n FROM "product_relations" WHERE "deleted" = false AND ("product_id" = $1 OR "items" @> jsonb_build_array(jsonb_build_object('id', $1::text)))`,
-    [id],
-  );
-  return n;
-}
+import { relationsNaming } from '../repositories/product-relations.repository';
 
 /**
  * A delete hook refusing (409 with the count) to delete a product or category that live relations

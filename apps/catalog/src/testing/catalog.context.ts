@@ -24,7 +24,7 @@ import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
 import { taxonomyServices, type TaxonomyServices } from '../taxonomy.module';
 import { attributeServices, type AttributeServices } from '../attributes.module';
-import { productUsage, type ProductUsage } from '../attribute/product-usage';
+import { productUsage, type ProductUsage } from '../repositories/products.repository';
 import { productServices, type ProductServices } from '../products.module';
 import { relationServices, type RelationServices } from '../relations.module';
 

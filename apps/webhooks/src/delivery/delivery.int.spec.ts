@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '@pim/errors';
 import { webhooksTestContext, type WebhooksTestContext } from '../testing/webhooks.context';
 import { startReceiver, type TestReceiver } from '../testing/receiver';
 import { WorkerPool, loopbackPolicy, recordEvents, testEvent, until } from '../testing/delivery.harness';
-import { DeliveryQueue, INTERRUPTED_ERROR } from './delivery.queue';
+import { DeliveryQueue, INTERRUPTED_ERROR } from './deliveries.repository';
 
 const page = { page: 1, limit: 100, skip: 0, sort: [], filters: [], expand: [] };
 

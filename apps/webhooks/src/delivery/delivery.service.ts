@@ -3,12 +3,20 @@ import { ConflictError, NotFoundError, ValidationError, withLinks } from '@pim/e
 import { buildEnvelope } from '@pim/events';
 import { newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
-import { applyListQuery, validateListQuery, type ListQuery } from '@pim/query';
+import { validateListQuery, type ListQuery } from '@pim/query';
 import { deliveryListDecl, TEST_EVENT_TYPE, type DeliveryAttemptView, type DeliveryView } from '@pim/resources';
-import { WebhookEntity } from '../webhook/webhook.entity';
+import type { WebhookEntity } from '../webhook/webhook.entity';
 import { FanoutRecorder } from './fanout.recorder';
-import { DeliveryAttemptEntity, DeliveryEntity } from './delivery.entity';
-import { DELIVERIES_CHANNEL } from './delivery.queue';
+import type { DeliveryAttemptEntity, DeliveryEntity } from './delivery.entity';
+import {
+  attemptsOf,
+  findDelivery,
+  listDeliveries,
+  liveWebhook,
+  requeueDelivery,
+  requeueFailedSince,
+  wakeDeliveryWorkers,
+} from './deliveries.repository';
 
 /** A delivery row as the API shows it. */
 export function toDeliveryView(d: DeliveryEntity): DeliveryView {
@@ -71,10 +79,7 @@ export class DeliveryService {
     requireId(webhookId, 'webhook');
     const q = validateListQuery(deliveryListDecl, query);
     await this.liveWebhook(this.ds.manager, webhookId);
-    const qb = this.ds.manager
-      .createQueryBuilder(DeliveryEntity, 'd')
-      .where('d.webhook_id = :webhookId', { webhookId });
-    const [rows, total] = await applyListQuery(qb, deliveryListDecl, q, 'd').getManyAndCount();
+    const [rows, total] = await listDeliveries(this.ds.manager, webhookId, q);
     return { data: rows.map(toDeliveryView), total };
   }
 
@@ -86,12 +91,9 @@ export class DeliveryService {
     requireId(webhookId, 'webhook');
     requireId(deliveryId, 'delivery', 'deliveryId');
     await this.liveWebhook(this.ds.manager, webhookId);
-    const d = await this.ds.manager.findOne(DeliveryEntity, { where: { _id: deliveryId, webhook_id: webhookId } });
+    const d = await findDelivery(this.ds.manager, { _id: deliveryId, webhook_id: webhookId });
     if (!d) throw deliveryNotFound(webhookId, deliveryId);
-    const attempts = await this.ds.manager.find(DeliveryAttemptEntity, {
-      where: { delivery_id: deliveryId },
-      order: { number: 'ASC', started_at: 'ASC' },
-    });
+    const attempts = await attemptsOf(this.ds.manager, deliveryId);
     return { delivery: toDeliveryView(d), attempts: attempts.map(toAttemptView) };
   }
 
@@ -104,10 +106,7 @@ export class DeliveryService {
     requireId(deliveryId, 'delivery', 'deliveryId');
     return this.ds.transaction(async (m) => {
       await this.liveWebhook(m, webhookId);
-      const d = await m.findOne(DeliveryEntity, {
-        where: { _id: deliveryId, webhook_id: webhookId },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const d = await findDelivery(m, { _id: deliveryId, webhook_id: webhookId }, true);
       if (!d) throw deliveryNotFound(webhookId, deliveryId);
       if (d.lease_token !== null && d.lease_expires_at !== null && d.lease_expires_at.getTime() > Date.now()) {
         throw new ConflictError('This delivery is being sent right now', {
@@ -115,21 +114,9 @@ export class DeliveryService {
           solution: 'Wait for the attempt to finish (at most the webhook time-out), then redeliver',
         });
       }
-      await m.update(
-        DeliveryEntity,
-        { _id: deliveryId },
-        {
-          status: 'pending',
-          next_attempt_at: () => 'now()',
-          retry_base: () => 'attempts',
-          lease_token: null,
-          lease_expires_at: null,
-          completed_at: null,
-          updated_at: () => 'now()',
-        },
-      );
-      await m.query("SELECT pg_notify($1, '')", [DELIVERIES_CHANNEL]);
-      return toDeliveryView(await m.findOneOrFail(DeliveryEntity, { where: { _id: deliveryId } }));
+      await requeueDelivery(m, deliveryId);
+      await wakeDeliveryWorkers(m);
+      return toDeliveryView((await findDelivery(m, { _id: deliveryId, webhook_id: webhookId }))!);
     });
   }
 
@@ -146,13 +133,8 @@ export class DeliveryService {
     }
     return this.ds.transaction(async (m) => {
       await this.liveWebhook(m, webhookId);
-      const result = await m.query(
-        `UPDATE deliveries SET status = 'pending', next_attempt_at = now(), retry_base = attempts, completed_at = NULL, updated_at = now()
-          WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2`,
-        [webhookId, new Date(at).toISOString()],
-      );
-      const n = Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
-      if (n > 0) await m.query("SELECT pg_notify($1, '')", [DELIVERIES_CHANNEL]);
+      const n = await requeueFailedSince(m, webhookId, new Date(at));
+      if (n > 0) await wakeDeliveryWorkers(m);
       return n;
     });
   }
@@ -195,27 +177,13 @@ export class DeliveryService {
       });
       if (envelope.type !== TEST_EVENT_TYPE) throw new Error(`unexpected test event type ${envelope.type}`);
       await this.recorder.recordIn(m, [envelope], 1, w._id);
-      const d = await m.findOneOrFail(DeliveryEntity, { where: { webhook_id: w._id, event_id: envelope.id } });
-      return toDeliveryView(d);
+      return toDeliveryView((await findDelivery(m, { webhook_id: w._id, event_id: envelope.id }))!);
     });
   }
 
   private async liveWebhook(m: EntityManager, id: string): Promise<WebhookEntity> {
-    const w = await m.findOne(WebhookEntity, { where: { _id: id, deleted: false } });
+    const w = await liveWebhook(m, id);
     if (!w) throw webhookNotFound(id);
     return w;
   }
-}
-
-/**
- * Cancels the pending deliveries of a webhook being deleted, in its transaction: nothing more
- * goes to it, and an attempt in flight loses its lease and only logs itself.
- */
-export async function cancelPendingDeliveries(m: EntityManager, webhookId: string): Promise<void> {
-  await m.query(
-    `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL,
-            completed_at = now(), updated_at = now()
-      WHERE webhook_id = $1 AND status = 'pending'`,
-    [webhookId],
-  );
 }

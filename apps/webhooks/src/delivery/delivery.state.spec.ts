@@ -1,5 +1,5 @@
 import type { AttemptResult } from './delivery.sender';
-import { nextState } from './delivery.queue';
+import { nextState } from './deliveries.repository';
 
 const result = (outcome: AttemptResult['outcome'], extra: Partial<AttemptResult> = {}): AttemptResult => ({
   outcome,

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { NotifiedLoop } from '@pim/db';
 import { runWithContext, type Logger } from '@pim/logging';
 import type { WebhookMetrics } from '../metrics/metrics';
-import { DELIVERIES_CHANNEL, DeliveryQueue, nextState, type Completion } from './delivery.queue';
+import { DELIVERIES_CHANNEL, DeliveryQueue, nextState, type Completion } from './deliveries.repository';
 import type { AttemptResult, ClaimedDelivery, DeliverySender } from './delivery.sender';
 import { nextDelay } from './retry.schedule';
 

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { EventEnvelope } from '@pim/events';
 import { isId, newId } from '@pim/ids';
-import { DELIVERIES_CHANNEL } from './delivery.queue';
+import { insertDeliveries, insertInbox, wakeDeliveryWorkers, webhooksTaking } from './deliveries.repository';
 
 /** What recording a batch of events did. */
 export interface RecordResult {
@@ -12,10 +12,6 @@ export interface RecordResult {
   /** Deliveries created. */
   deliveries: number;
 }
-
-// jsonb cannot hold U+0000; an event carrying one is recorded without it rather than not at all.
-const withoutNul = (_key: string, value: unknown) =>
-  typeof value === 'string' ? value.replaceAll('\u0000', '') : value;
 
 /** Whether a parsed message has what the fan-out needs of an envelope. */
 export function isEnvelope(v: unknown): v is EventEnvelope {
@@ -57,40 +53,20 @@ export class FanoutRecorder {
     // The webhooks first: an event no webhook takes is recorded without its envelope (the id alone
     // makes a redelivered copy a duplicate); only deliveries need the payload.
     const collections = [...new Set(events.map((e) => e.collection))];
-    const webhooks: { _id: string; collection: string }[] = onlyWebhookId
-      ? await m.query(`SELECT "_id", collection FROM webhooks WHERE "_id" = $1`, [onlyWebhookId])
-      : await m.query(
-          `SELECT "_id", collection FROM webhooks WHERE collection = ANY($1) AND enabled AND NOT deleted AND url IS NOT NULL`,
-          [collections],
-        );
+    const webhooks = await webhooksTaking(m, collections, onlyWebhookId);
     const taken = new Set(webhooks.map((w) => w.collection));
     const wanted = (e: EventEnvelope) => onlyWebhookId !== undefined || taken.has(e.collection);
-    const inserted: {
-      event_id: string;
-      collection: string;
-      type: string;
-      occurred_at: Date;
-      request_id: string | null;
-    }[] = await m.query(
-      `INSERT INTO inbox (event_id, type, collection, source, occurred_at, request_id, envelope, received_at)
-       SELECT e.id, e.type, e.collection, e.source, e.occurred_at, e.request_id, e.envelope, now()
-         FROM jsonb_to_recordset($1::jsonb) AS e(id char(24), type text, collection text, source text, occurred_at timestamptz, request_id text, envelope jsonb)
-       ON CONFLICT (event_id) DO NOTHING
-       RETURNING event_id, collection, type, occurred_at, request_id`,
-      [
-        JSON.stringify(
-          events.map((e) => ({
-            id: e.id,
-            type: e.type,
-            collection: e.collection,
-            source: e.source,
-            occurred_at: e.occurred_at,
-            request_id: e.request_id ?? null,
-            envelope: wanted(e) ? e : null,
-          })),
-          withoutNul,
-        ),
-      ],
+    const inserted = await insertInbox(
+      m,
+      events.map((e) => ({
+        id: e.id,
+        type: e.type,
+        collection: e.collection,
+        source: e.source,
+        occurred_at: e.occurred_at,
+        request_id: e.request_id ?? null,
+        envelope: wanted(e) ? e : null,
+      })),
     );
     if (inserted.length === 0) return { recorded: 0, duplicates: seen, deliveries: 0 };
     const rows = inserted.flatMap((i) =>
@@ -106,14 +82,8 @@ export class FanoutRecorder {
         })),
     );
     if (rows.length > 0) {
-      await m.query(
-        `INSERT INTO deliveries ("_id", webhook_id, event_id, event_type, status, attempts, retry_base, next_attempt_at, request_id, event_occurred_at, created_at, updated_at)
-         SELECT d.id, d.webhook_id, d.event_id, d.event_type, 'pending', 0, 0, now(), d.request_id, d.event_occurred_at, now(), now()
-           FROM jsonb_to_recordset($1::jsonb) AS d(id char(24), webhook_id char(24), event_id char(24), event_type text, request_id text, event_occurred_at timestamptz)
-         ON CONFLICT (event_id, webhook_id) DO NOTHING`,
-        [JSON.stringify(rows)],
-      );
-      await m.query("SELECT pg_notify($1, '')", [DELIVERIES_CHANNEL]);
+      await insertDeliveries(m, rows);
+      await wakeDeliveryWorkers(m);
     }
     return { recorded: inserted.length, duplicates: seen - inserted.length, deliveries: rows.length };
   }

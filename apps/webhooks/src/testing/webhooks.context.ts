@@ -4,7 +4,8 @@ import { COLLECTIONS, type WebhookInput, type WebhookView } from '@pim/resources
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
 import { WebhookService, type WebhookServiceOptions } from '../webhook/webhook.service';
-import { DeliveryService, cancelPendingDeliveries } from '../delivery/delivery.service';
+import { DeliveryService } from '../delivery/delivery.service';
+import { cancelPendingDeliveries } from '../delivery/deliveries.repository';
 
 /** A migrated database of this app's own, its services, and factories that return what they inserted. */
 export interface WebhooksTestContext {

@@ -1,6 +1,6 @@
 import { SearchableRecordEntity, declaredEntity } from '@pim/records';
 import { Family } from '@pim/resources';
-import { TaxonomyTable } from '../taxonomy/taxonomy.entity';
+import { TaxonomyTable } from './taxonomy.entity';
 
 /** One attribute of a family as stored (the REST shape). */
 export interface FamilyAttributeRef {

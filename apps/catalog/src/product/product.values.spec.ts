@@ -1,5 +1,5 @@
 import { ATTRIBUTE_TYPES, type AttributeType, type TypeConfig } from '@pim/resources';
-import { decimalsOf, validateAttributeValue, type ValueRule } from './attribute.values';
+import { decimalsOf, validateAttributeValue, type ValueRule } from './product.values';
 
 const check = (type: AttributeType, value: unknown, type_config: TypeConfig = {}, options?: string[]) =>
   validateAttributeValue({ type, type_config, options }, value, 'attributes.x');

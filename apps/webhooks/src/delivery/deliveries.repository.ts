@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient, type QueryResult } from 'pg';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { quoteIdent } from '@pim/db';
+import { applyListQuery, type ListQuery } from '@pim/query';
+import { deliveryListDecl } from '@pim/resources';
+import { WebhookEntity } from '../webhook/webhook.entity';
+import { DeliveryAttemptEntity, DeliveryEntity } from './delivery.entity';
 import type { EventEnvelope } from '@pim/events';
 import { newId } from '@pim/ids';
 import type { AttemptOutcome, DeliveryStatus } from '@pim/resources';
@@ -10,6 +14,10 @@ import type { AttemptResult, ClaimedDelivery } from './delivery.sender';
 
 /** The Postgres NOTIFY channel that wakes delivery workers (new, redelivered or recovered deliveries). */
 export const DELIVERIES_CHANNEL = 'pim_webhooks_deliveries';
+
+// Every query over `deliveries`, `delivery_attempts` and `inbox`, and the webhooks' reads the
+// delivery pipeline joins with: the queue the workers drain (its own pool, prepared statements)
+// and the functions the fan-out and the delivery log run in their callers' transactions.
 
 // Claims from every replica serialize on this lock, so per-webhook in-flight counts are exact.
 const CLAIM_LOCK = 'pim-webhooks:claim';
@@ -418,4 +426,152 @@ export function nextState(
   if (scheduled === null) return { status: 'failed', nextAttemptAt: null };
   const wait = outcome === 'rate_limited' && result.retryAfterMs !== undefined ? result.retryAfterMs : scheduled;
   return { status: 'pending', nextAttemptAt: new Date(now + wait) };
+}
+
+/** Wakes the delivery workers of every replica (NOTIFY is delivered at commit). */
+export async function wakeDeliveryWorkers(m: EntityManager): Promise<void> {
+  await m.query("SELECT pg_notify($1, '')", [DELIVERIES_CHANNEL]);
+}
+
+/** A live webhook by id, or null. */
+export function liveWebhook(m: EntityManager, id: string): Promise<WebhookEntity | null> {
+  return m.findOne(WebhookEntity, { where: { _id: id, deleted: false } });
+}
+
+/** The webhooks events of these collections go to (enabled, live, with a URL); or the one named, whatever its state. */
+export function webhooksTaking(
+  m: EntityManager,
+  collections: string[],
+  onlyWebhookId?: string,
+): Promise<{ _id: string; collection: string }[]> {
+  return onlyWebhookId !== undefined
+    ? m.query(`SELECT "_id", collection FROM webhooks WHERE "_id" = $1`, [onlyWebhookId])
+    : m.query(
+        `SELECT "_id", collection FROM webhooks WHERE collection = ANY($1) AND enabled AND NOT deleted AND url IS NOT NULL`,
+        [collections],
+      );
+}
+
+/** An event as the inbox records it (`envelope` null when no webhook takes it). */
+export interface InboxRow {
+  id: string;
+  type: string;
+  collection: string;
+  source: string;
+  occurred_at: string;
+  request_id: string | null;
+  envelope: unknown;
+}
+
+/** An event new to the inbox, as recorded. */
+export interface InboxInserted {
+  event_id: string;
+  collection: string;
+  type: string;
+  occurred_at: Date;
+  request_id: string | null;
+}
+
+// jsonb cannot hold U+0000; an event carrying one is recorded without it rather than not at all.
+const withoutNul = (_key: string, value: unknown) =>
+  typeof value === 'string' ? value.replaceAll('\u0000', '') : value;
+
+/** Records events in the inbox, keyed by event id; returns those that were new (a redelivered one is skipped). */
+export function insertInbox(m: EntityManager, events: InboxRow[]): Promise<InboxInserted[]> {
+  return m.query(
+    `INSERT INTO inbox (event_id, type, collection, source, occurred_at, request_id, envelope, received_at)
+     SELECT e.id, e.type, e.collection, e.source, e.occurred_at, e.request_id, e.envelope, now()
+       FROM jsonb_to_recordset($1::jsonb) AS e(id char(24), type text, collection text, source text, occurred_at timestamptz, request_id text, envelope jsonb)
+     ON CONFLICT (event_id) DO NOTHING
+     RETURNING event_id, collection, type, occurred_at, request_id`,
+    [JSON.stringify(events, withoutNul)],
+  );
+}
+
+/** A delivery to create: one event for one webhook. */
+export interface NewDelivery {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  request_id: string | null;
+  event_occurred_at: Date;
+}
+
+/** Creates pending deliveries due now (one per event and webhook: a second is skipped). */
+export async function insertDeliveries(m: EntityManager, rows: NewDelivery[]): Promise<void> {
+  await m.query(
+    `INSERT INTO deliveries ("_id", webhook_id, event_id, event_type, status, attempts, retry_base, next_attempt_at, request_id, event_occurred_at, created_at, updated_at)
+     SELECT d.id, d.webhook_id, d.event_id, d.event_type, 'pending', 0, 0, now(), d.request_id, d.event_occurred_at, now(), now()
+       FROM jsonb_to_recordset($1::jsonb) AS d(id char(24), webhook_id char(24), event_id char(24), event_type text, request_id text, event_occurred_at timestamptz)
+     ON CONFLICT (event_id, webhook_id) DO NOTHING`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** A page of one webhook's deliveries, and how many there are. */
+export function listDeliveries(
+  m: EntityManager,
+  webhookId: string,
+  query: ListQuery,
+): Promise<[DeliveryEntity[], number]> {
+  const qb = m.createQueryBuilder(DeliveryEntity, 'd').where('d.webhook_id = :webhookId', { webhookId });
+  return applyListQuery(qb, deliveryListDecl, query, 'd').getManyAndCount();
+}
+
+/** One delivery of a webhook, by id (or by the event it carries); with `lock`, row-locked for update. */
+export function findDelivery(
+  m: EntityManager,
+  where: { webhook_id: string; _id?: string; event_id?: string },
+  lock = false,
+): Promise<DeliveryEntity | null> {
+  return m.findOne(DeliveryEntity, { where, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+}
+
+/** A delivery's attempts, oldest first. */
+export function attemptsOf(m: EntityManager, deliveryId: string): Promise<DeliveryAttemptEntity[]> {
+  return m.find(DeliveryAttemptEntity, {
+    where: { delivery_id: deliveryId },
+    order: { number: 'ASC', started_at: 'ASC' },
+  });
+}
+
+/** Puts a delivery back in the queue, due now, with a fresh retry schedule and no lease. */
+export async function requeueDelivery(m: EntityManager, deliveryId: string): Promise<void> {
+  await m.update(
+    DeliveryEntity,
+    { _id: deliveryId },
+    {
+      status: 'pending',
+      next_attempt_at: () => 'now()',
+      retry_base: () => 'attempts',
+      lease_token: null,
+      lease_expires_at: null,
+      completed_at: null,
+      updated_at: () => 'now()',
+    },
+  );
+}
+
+/** Puts a webhook's failed deliveries created at or after `since` back in the queue; returns how many. */
+export async function requeueFailedSince(m: EntityManager, webhookId: string, since: Date): Promise<number> {
+  const result = await m.query(
+    `UPDATE deliveries SET status = 'pending', next_attempt_at = now(), retry_base = attempts, completed_at = NULL, updated_at = now()
+      WHERE webhook_id = $1 AND status = 'failed' AND created_at >= $2`,
+    [webhookId, since.toISOString()],
+  );
+  return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+}
+
+/**
+ * Cancels the pending deliveries of a webhook being deleted, in its transaction: nothing more
+ * goes to it, and an attempt in flight loses its lease and only logs itself.
+ */
+export async function cancelPendingDeliveries(m: EntityManager, webhookId: string): Promise<void> {
+  await m.query(
+    `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, lease_expires_at = NULL,
+            completed_at = now(), updated_at = now()
+      WHERE webhook_id = $1 AND status = 'pending'`,
+    [webhookId],
+  );
 }

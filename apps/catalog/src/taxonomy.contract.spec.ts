@@ -1,11 +1,11 @@
 import { PROTO_FILES } from '@pim/contracts';
 import { Brand, Catalog, Category, CategoryTree, Family } from '@pim/resources';
 import { contractProblems, recordRpcs, rpcsOf } from '@pim/testing';
-import { BrandEntity } from '../brand/brand.entity';
-import { CatalogEntity } from '../catalog/catalog.entity';
-import { CategoryEntity } from '../category/category.entity';
-import { CategoryTreeEntity } from '../category-tree/category-tree.entity';
-import { FamilyEntity } from '../family/family.entity';
+import { BrandEntity } from './entities/brand.entity';
+import { CatalogEntity } from './entities/catalog.entity';
+import { CategoryEntity } from './entities/category.entity';
+import { CategoryTreeEntity } from './entities/category-tree.entity';
+import { FamilyEntity } from './entities/family.entity';
 
 // Each taxonomy resource is declared once (libs/resources); its table and its messages must agree
 // with the declaration in names, types and optionality.

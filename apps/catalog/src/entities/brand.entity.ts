@@ -1,6 +1,6 @@
 import { SearchableRecordEntity, declaredEntity } from '@pim/records';
 import { Brand } from '@pim/resources';
-import { TaxonomyTable } from '../taxonomy/taxonomy.entity';
+import { TaxonomyTable } from './taxonomy.entity';
 
 /** A brand: the common taxonomy fields only. */
 @TaxonomyTable('brands')

@@ -5,10 +5,10 @@ import { OutboxRelay } from '@pim/events';
 import { applyListQuery, parseListQuery, type ListQuery } from '@pim/query';
 import { brandListDecl, catalogListDecl, familyListDecl } from '@pim/resources';
 import { createTestStream } from '@pim/testing';
-import { BrandEntity } from '../brand/brand.entity';
-import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
+import { BrandEntity } from './entities/brand.entity';
+import { useCatalogContext, type CatalogTestContext } from './testing/catalog.context';
 import { storageDecl } from '@pim/records';
-import { CATALOG_STORE } from '../catalog.records';
+import { CATALOG_STORE } from './catalog.records';
 
 const as = <T>(user: string, fn: () => Promise<T>) =>
   runWithContext({ requestId: `req-${user}`, actor: { user_id: '6740a1b2c3d4e5f601234567', user_name: user } }, fn);

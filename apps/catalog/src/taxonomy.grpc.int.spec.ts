@@ -3,8 +3,8 @@ import { PROTO_FILES, PROTO_ROOT, taxonomy as pb } from '@pim/contracts';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '@pim/errors';
 import { createLogger, runWithContext } from '@pim/logging';
 import { GrpcApp, HealthChecker, createRpcClient } from '@pim/rpc';
-import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
-import { taxonomyGrpc } from '../taxonomy.module';
+import { catalogTestContext, type CatalogTestContext } from './testing/catalog.context';
+import { taxonomyGrpc } from './taxonomy.module';
 
 const query = (
   extra: Partial<{

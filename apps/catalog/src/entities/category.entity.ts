@@ -1,7 +1,7 @@
 import { Column, Index } from 'typeorm';
 import { SearchableRecordEntity, declaredEntity } from '@pim/records';
 import { Category } from '@pim/resources';
-import { TaxonomyTable } from '../taxonomy/taxonomy.entity';
+import { TaxonomyTable } from './taxonomy.entity';
 
 /**
  * A category: one node of a tree. `path` is the materialized path (ids from the top of the tree
