@@ -149,7 +149,7 @@ export const storeTs = (r: ResourceNames) => `import type { RecordStore } from '
 export const ${r.app.env}_STORE: RecordStore = { source: '${r.app.name}' };
 `;
 
-/** apps/<app>/src/<folder>/<folder>.entity.ts */
+/** apps/<app>/src/entities/<folder>.entity.ts */
 export const entityTs = (r: ResourceNames) => `import { Entity, Index } from 'typeorm';
 import { SearchableRecordEntity, declaredEntity } from '@pim/records';
 import { ${r.one} } from '@pim/resources';
@@ -192,7 +192,7 @@ export class Create${r.many}${ts} implements MigrationInterface {
 /** apps/<app>/src/<folder>/<folder>.resource.ts */
 export const resourceTs = (r: ResourceNames) => `import { declaredRecord } from '@pim/records';
 import { ${r.one} } from '@pim/resources';
-import { ${r.one}Entity } from './${r.folder}.entity';
+import { ${r.one}Entity } from '../entities/${r.folder}.entity';
 
 /** ${cap(r.labels)} on the record engine: named by their code. Rules the declaration cannot say go in \`hooks\`. */
 export const ${r.oneCamel}Record = declaredRecord(${r.one}, { entity: ${r.one}Entity, handle: 'code' });
@@ -204,7 +204,7 @@ import type { Logger } from '@pim/logging';
 import type { ${r.one}Input, ${r.one}View } from '@pim/resources';
 import type { ServiceRegistration } from '@pim/rpc';
 import { mirrorCodec, recordHandlers, type RecordService } from '@pim/records';
-import type { ${r.one}Entity } from './${r.folder}.entity';
+import type { ${r.one}Entity } from '../entities/${r.folder}.entity';
 
 /** gRPC handlers of pim.${r.app.proto}.v1.${r.many}Service. */
 export function ${r.manyCamel}Grpc(
@@ -235,7 +235,7 @@ export function ${r.manyCamel}Grpc(
 export const contractSpecTs = (r: ResourceNames) => `import { PROTO_FILES } from '@pim/contracts';
 import { ${r.one} } from '@pim/resources';
 import { contractProblems } from '@pim/testing';
-import { ${r.one}Entity } from './${r.folder}.entity';
+import { ${r.one}Entity } from '../entities/${r.folder}.entity';
 
 // Declared once (libs/resources); the table and the messages must agree in names, types and optionality.
 describe('${r.labels} contract: declaration, entity and proto messages', () => {
@@ -262,7 +262,7 @@ import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
 import { ${r.app.env}_STORE } from '../${r.app.name}.records';
 import type { ${r.one}Input, ${r.one}View } from '@pim/resources';
-import type { ${r.one}Entity } from './${r.folder}.entity';
+import type { ${r.one}Entity } from '../entities/${r.folder}.entity';
 import { ${r.oneCamel}Record } from './${r.folder}.resource';
 
 // ${cap(r.labels)} on the record engine against the real Postgres: writes, reads, lists and their events.

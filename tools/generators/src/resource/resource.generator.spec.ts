@@ -31,7 +31,7 @@ describe('resource generator', () => {
     const text = (p: string) => tree.read(p, 'utf-8') ?? '';
     for (const file of [
       'libs/resources/src/users-group.ts',
-      'apps/workflow/src/users-group/users-group.entity.ts',
+      'apps/workflow/src/entities/users-group.entity.ts',
       'apps/workflow/src/users-group/users-group.resource.ts',
       'apps/workflow/src/users-group/users-group.grpc.ts',
       'apps/workflow/src/users-group/users-group.contract.spec.ts',

@@ -44,7 +44,8 @@ export default async function resourceGenerator(
   const folder = `${src}/${r.folder}`;
   if (!tree.exists(`${src}/app.ts`))
     throw new Error(`${src}/app.ts is missing: generate the app first (nx g @pim/generators:app ${a.name})`);
-  if (tree.exists(`${folder}/${r.folder}.entity.ts`)) throw new Error(`${folder} exists already`);
+  const entity = `${src}/entities/${r.folder}.entity.ts`;
+  if (tree.exists(entity)) throw new Error(`${entity} exists already`);
   const ts = Date.now();
 
   // The declaration.
@@ -66,7 +67,8 @@ export default async function resourceGenerator(
   tree.write(proto, `${read(tree, proto).trimEnd()}\n${files.protoBlock(r)}`);
 
   // The table.
-  tree.write(`${folder}/${r.folder}.entity.ts`, files.entityTs(r));
+  // Entities sit below every resource folder (docs/platform/walls.md), so rules may read any table.
+  tree.write(entity, files.entityTs(r));
   const pk = new DefaultNamingStrategy().primaryKeyName(r.collection, ['_id']);
   tree.write(`${src}/migrations/${ts}-create-${r.collection.replace(/_/g, '-')}.ts`, files.migrationTs(r, ts, pk));
   edit(
@@ -87,7 +89,7 @@ export default async function resourceGenerator(
     tree,
     `${src}/data-source.ts`,
     "import { migrations } from './migrations';",
-    (m) => `import { ${r.one}Entity } from './${r.folder}/${r.folder}.entity';\n${m}`,
+    (m) => `import { ${r.one}Entity } from './entities/${r.folder}.entity';\n${m}`,
   );
   edit(tree, `${src}/data-source.ts`, 'entities: [', (m) => `${m}${r.one}Entity, `);
 
