@@ -176,9 +176,9 @@ export default async function resourceGenerator(
       (m) =>
         `    recordRoutes(api, { collection: '${r.collection}', schemas: ${r.one}.schemas, listDecl: ${r.one}.listDecl, client: () => c().${r.manyCamel}, codec: declaredCodec<${r.one}View, pb.${r.one}, pb.${r.one}Input, ${r.one}Input>(${r.one}) }, limits, {}, {});\n${m}`,
     );
-    edit(tree, routes, 'import { ', (m) => m);
-    edit(tree, routes, /import \{ ([^}]*) \} from '@pim\/resources';/, (m) =>
-      m.replace(' }', `, ${r.one}, type ${r.one}Input, type ${r.one}View }`),
+    // The import may be on one line or, once formatted with several names, on many.
+    edit(tree, routes, /import \{([^}]*?),?\s*\} from '@pim\/resources';/, (m) =>
+      m.replace(/,?\s*\} from/, `, ${r.one}, type ${r.one}Input, type ${r.one}View } from`),
     );
   }
 
