@@ -1,9 +1,17 @@
 import type { AppSpec } from '@pim/app';
+import { RecordService } from '@pim/records';
+import { WORKFLOW_STORE } from './workflow.records';
 import { PROTO_FILES } from '@pim/contracts';
 import { readConfig, type WorkflowConfig } from './config';
 import { dataSourceOptions } from './data-source';
+import { workflowApprovalRecord } from './workflow-approval/workflow-approval.resource';
+import { workflowApprovalsGrpc } from './workflow-approval/workflow-approval.grpc';
+import { workflowRecord } from './workflow/workflow.resource';
+import { workflowsGrpc } from './workflow/workflow.grpc';
+import { usersGroupRecord } from './users-group/users-group.resource';
+import { usersGroupsGrpc } from './users-group/users-group.grpc';
 
-/** The workflow app as the bootstrap runs it: it serves health (and reflection) until its first resource arrives. */
+/** The workflow app as the bootstrap runs it: its resources on the record engine. */
 export const workflowApp: AppSpec<WorkflowConfig> = {
   name: 'workflow',
   dir: __dirname,
@@ -11,5 +19,11 @@ export const workflowApp: AppSpec<WorkflowConfig> = {
   dataSource: dataSourceOptions,
   grpc: { port: (c) => c.WORKFLOW_GRPC_PORT, protoFiles: [PROTO_FILES.workflow] },
   metricsPort: (c) => c.WORKFLOW_METRICS_PORT,
-  wire: () => ({ services: [] }),
+  wire: ({ ds, logger }) => ({
+    services: [
+      workflowApprovalsGrpc(new RecordService(ds, workflowApprovalRecord, WORKFLOW_STORE), logger),
+      workflowsGrpc(new RecordService(ds, workflowRecord, WORKFLOW_STORE), logger),
+      usersGroupsGrpc(new RecordService(ds, usersGroupRecord, WORKFLOW_STORE), logger),
+    ],
+  }),
 };

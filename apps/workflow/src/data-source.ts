@@ -1,5 +1,8 @@
 import type { AppDataSourceOptions } from '@pim/db';
 import { OutboxEvent } from '@pim/events';
+import { UsersGroupEntity } from './entities/users-group.entity';
+import { WorkflowEntity } from './entities/workflow.entity';
+import { WorkflowApprovalEntity } from './entities/workflow-approval.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -10,7 +13,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [OutboxEvent],
+    entities: [WorkflowApprovalEntity, WorkflowEntity, UsersGroupEntity, OutboxEvent],
     migrations,
     applicationName: 'pim-workflow',
   };

@@ -910,6 +910,204 @@ export interface paths {
         patch: operations["patchProductRelation"];
         trace?: never;
     };
+    "/api/v1/users-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users groups
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over name and description) as in every list.
+         *
+         *     Needs scope `users_groups:read` (or `admin`).
+         */
+        get: operations["listUsersGroups"];
+        put?: never;
+        /**
+         * Create a users group
+         * @description The name must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `users_groups:write` (or `admin`).
+         */
+        post: operations["createUsersGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users-groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a users group
+         * @description Needs scope `users_groups:read` (or `admin`).
+         */
+        get: operations["getUsersGroup"];
+        /**
+         * Replace a users group
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `users_groups:write` (or `admin`).
+         */
+        put: operations["replaceUsersGroup"];
+        post?: never;
+        /**
+         * Delete a users group
+         * @description Soft delete: the record vanishes from gets and lists and its name becomes free.
+         *
+         *     Needs scope `users_groups:write` (or `admin`).
+         */
+        delete: operations["deleteUsersGroup"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a users group
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `users_groups:write` (or `admin`).
+         */
+        patch: operations["patchUsersGroup"];
+        trace?: never;
+    };
+    "/api/v1/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List workflows
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and name) as in every list.
+         *
+         *     Needs scope `workflows:read` (or `admin`).
+         */
+        get: operations["listWorkflows"];
+        put?: never;
+        /**
+         * Create a workflow
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `workflows:write` (or `admin`).
+         */
+        post: operations["createWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a workflow
+         * @description Needs scope `workflows:read` (or `admin`).
+         */
+        get: operations["getWorkflow"];
+        /**
+         * Replace a workflow
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `workflows:write` (or `admin`).
+         */
+        put: operations["replaceWorkflow"];
+        post?: never;
+        /**
+         * Delete a workflow
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `workflows:write` (or `admin`).
+         */
+        delete: operations["deleteWorkflow"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a workflow
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `workflows:write` (or `admin`).
+         */
+        patch: operations["patchWorkflow"];
+        trace?: never;
+    };
+    "/api/v1/workflow-approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List workflow approvals
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and name) as in every list.
+         *
+         *     Needs scope `workflow_approvals:read` (or `admin`).
+         */
+        get: operations["listWorkflowApprovals"];
+        put?: never;
+        /**
+         * Create a workflow approval
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `workflow_approvals:write` (or `admin`).
+         */
+        post: operations["createWorkflowApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflow-approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a workflow approval
+         * @description Needs scope `workflow_approvals:read` (or `admin`).
+         */
+        get: operations["getWorkflowApproval"];
+        /**
+         * Replace a workflow approval
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `workflow_approvals:write` (or `admin`).
+         */
+        put: operations["replaceWorkflowApproval"];
+        post?: never;
+        /**
+         * Delete a workflow approval
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `workflow_approvals:write` (or `admin`).
+         */
+        delete: operations["deleteWorkflowApproval"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a workflow approval
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `workflow_approvals:write` (or `admin`).
+         */
+        patch: operations["patchWorkflowApproval"];
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -4682,6 +4880,716 @@ export interface components {
             eligible_service_categories?: components["schemas"]["ProductRelationCategory"][] | null;
             /** @description Required when type is ineligible_service_categories (and only then); each id once */
             ineligible_service_categories?: components["schemas"]["ProductRelationTreeCategory"][] | null;
+        };
+        /** @description Users group: a permission and the users who hold it */
+        UsersGroup: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Where the permission comes from (a directory, a system)
+             * @example sso
+             */
+            source_id: string;
+            /**
+             * @description Name
+             * @example Managers
+             */
+            name: string;
+            /** @description Description */
+            description?: string;
+            has_full_product_access: boolean;
+            users: components["schemas"]["UsersGroupMember"][];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /** @description A member of the group: user id, name and roles */
+        UsersGroupMember: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id?: string;
+            name?: string;
+            roles: string[];
+        };
+        /** @description Users group: a permission and the users who hold it, as written by a caller */
+        UsersGroupInput: {
+            /**
+             * @description Where the permission comes from (a directory, a system)
+             * @example sso
+             */
+            source_id: string;
+            /**
+             * @description Name
+             * @example Managers
+             */
+            name: string;
+            /** @description Description */
+            description?: string;
+            /** @description Whether its users see every product, whatever the catalogs say (default false) */
+            has_full_product_access?: boolean;
+            users: components["schemas"]["UsersGroupUser"][];
+        };
+        /** @description A member of the group: user id, name and roles */
+        UsersGroupUser: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id?: string;
+            name?: string;
+            roles?: string[];
+        };
+        /** @description A page of records */
+        UsersGroupList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["UsersGroup"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a users group: a permission and the users who hold it */
+        UsersGroupPatch: {
+            /**
+             * @description Where the permission comes from (a directory, a system)
+             * @example sso
+             */
+            source_id?: string;
+            /**
+             * @description Name
+             * @example Managers
+             */
+            name?: string;
+            /** @description Description */
+            description?: string | null;
+            has_full_product_access?: boolean | null;
+            users?: components["schemas"]["UsersGroupUser"][];
+        };
+        /** @description Workflow: the steps and statuses an order moves through */
+        Workflow: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Which cases it applies to, e.g. {"all": true}
+             * @example {
+             *       "all": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            steps: components["schemas"]["WorkflowStep"][];
+            code: string;
+            /**
+             * @description Name
+             * @example Managers
+             */
+            name: string;
+            /** @description Description */
+            description?: string;
+            tags: string[];
+            enabled: boolean;
+            default: boolean;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /** @description A step: its statuses, and who works in it */
+        WorkflowStep: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name
+             * @example Payment
+             */
+            name: string;
+            description?: string;
+            /** @description Time allowed in the step, in hours */
+            allocation_time?: number;
+            users_groups: components["schemas"]["WorkflowStepUsersGroupView"][];
+            users: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                id: string;
+                name: string;
+            }[];
+            scopes: string[];
+            locker: boolean;
+            editable: boolean;
+            status: components["schemas"]["WorkflowStatus"][];
+        };
+        /** @description A users group responsible for the step */
+        WorkflowStepUsersGroupView: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id?: string;
+            source_id?: string;
+            name?: string;
+            description?: string;
+            has_full_product_access?: boolean;
+            users: components["schemas"]["UsersGroupMember"][];
+        };
+        /** @description A status of a step */
+        WorkflowStatus: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name
+             * @example Awaiting payment
+             */
+            name: string;
+            color?: string;
+            tags: string[];
+            /** @description Whether reaching it notifies (default false) */
+            notify: boolean;
+            /** @description Whether orders may enter it (default true) */
+            enabled: boolean;
+            /** @enum {string} */
+            outcome: "COMPLETED" | "CANCELED" | "";
+            moves_to: string[];
+        };
+        /** @description Workflow: the steps and statuses an order moves through, as written by a caller */
+        WorkflowInput: {
+            /**
+             * @description Which cases it applies to, e.g. {"all": true}
+             * @example {
+             *       "all": true
+             *     }
+             */
+            filters?: {
+                [key: string]: unknown;
+            };
+            steps?: components["schemas"]["WorkflowStepInput"][];
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name
+             * @example Managers
+             */
+            name: string;
+            /** @description Description */
+            description?: string;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+            /** @description Whether it is in use */
+            enabled: boolean;
+            /** @description Whether this is the default workflow (true when omitted); making one the default makes the previous default no longer one */
+            default?: boolean;
+        };
+        /** @description A step: its statuses, and who works in it */
+        WorkflowStepInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name
+             * @example Payment
+             */
+            name: string;
+            description?: string;
+            /** @description Time allowed in the step, in hours */
+            allocation_time?: number;
+            users_groups?: components["schemas"]["WorkflowStepUsersGroup"][];
+            users?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                id: string;
+                name: string;
+            }[];
+            scopes?: string[];
+            locker?: boolean;
+            editable?: boolean;
+            status?: components["schemas"]["WorkflowStatusInput"][];
+        };
+        /** @description A users group responsible for the step */
+        WorkflowStepUsersGroup: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id?: string;
+            source_id?: string;
+            name?: string;
+            description?: string;
+            has_full_product_access?: boolean;
+            users?: components["schemas"]["UsersGroupUser"][];
+        };
+        /** @description A status of a step; `_id` is given by the server when absent */
+        WorkflowStatusInput: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id?: string;
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name
+             * @example Awaiting payment
+             */
+            name: string;
+            color?: string;
+            tags?: string[];
+            notify?: boolean;
+            enabled?: boolean;
+            /**
+             * @description COMPLETED or CANCELED: an order ends here; empty or absent: a status on the way
+             * @enum {string}
+             */
+            outcome?: "COMPLETED" | "CANCELED" | "";
+            /** @description Codes of the statuses an order may move to from this one; empty or absent: any */
+            moves_to?: string[];
+        };
+        /** @description A page of records */
+        WorkflowList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["Workflow"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a workflow: the steps and statuses an order moves through */
+        WorkflowPatch: {
+            /**
+             * @description Which cases it applies to, e.g. {"all": true}
+             * @example {
+             *       "all": true
+             *     }
+             */
+            filters?: {
+                [key: string]: unknown;
+            } | null;
+            steps?: components["schemas"]["WorkflowStepInput"][] | null;
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Name
+             * @example Managers
+             */
+            name?: string;
+            /** @description Description */
+            description?: string | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+            enabled?: boolean;
+            default?: boolean | null;
+        };
+        /** @description Workflow approval: the steps a product change is approved in */
+        WorkflowApproval: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none
+             * @example {
+             *       "brand_id": "6740a1b2c3d4e5f601234567"
+             *     }
+             */
+            filters: {
+                [key: string]: string | string[];
+            };
+            exclude_products: string[];
+            included_products: string[];
+            steps: components["schemas"]["WorkflowApprovalStep"][];
+            code: string;
+            /**
+             * @description Name
+             * @example Managers
+             */
+            name: string;
+            /** @description Description */
+            description?: string;
+            tags: string[];
+            enabled: boolean;
+            default: boolean;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /** @description A step of approval */
+        WorkflowApprovalStep: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            step_id: string;
+            /**
+             * @description Name
+             * @example Marketing review
+             */
+            name: string;
+            /**
+             * Format: int32
+             * @description Position of the step; steps run in ascending order, each order once
+             */
+            order: number;
+            /** @description Ids of the users who may approve or reject at this step (at least one) */
+            approvers: string[];
+        };
+        /** @description Workflow approval: the steps a product change is approved in, as written by a caller */
+        WorkflowApprovalInput: {
+            /**
+             * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none
+             * @example {
+             *       "brand_id": "6740a1b2c3d4e5f601234567"
+             *     }
+             */
+            filters?: {
+                [key: string]: string | string[];
+            };
+            exclude_products?: string[];
+            included_products?: string[];
+            steps?: components["schemas"]["WorkflowApprovalStepInput"][];
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name
+             * @example Managers
+             */
+            name: string;
+            /** @description Description */
+            description?: string;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[];
+            /** @description Whether it is in use */
+            enabled: boolean;
+            /** @description Whether this is the default workflow approval (true when omitted); making one the default makes the previous default no longer one */
+            default?: boolean;
+        };
+        /** @description A step of approval; `step_id` is given by the server when absent */
+        WorkflowApprovalStepInput: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            step_id?: string;
+            /**
+             * @description Name
+             * @example Marketing review
+             */
+            name: string;
+            /**
+             * Format: int32
+             * @description Position of the step; steps run in ascending order, each order once
+             */
+            order: number;
+            /** @description Ids of the users who may approve or reject at this step (at least one) */
+            approvers: string[];
+        };
+        /** @description A page of records */
+        WorkflowApprovalList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["WorkflowApproval"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a workflow approval: the steps a product change is approved in */
+        WorkflowApprovalPatch: {
+            /**
+             * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none
+             * @example {
+             *       "brand_id": "6740a1b2c3d4e5f601234567"
+             *     }
+             */
+            filters?: {
+                [key: string]: string | string[];
+            } | null;
+            exclude_products?: string[] | null;
+            included_products?: string[] | null;
+            steps?: components["schemas"]["WorkflowApprovalStepInput"][] | null;
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Name
+             * @example Managers
+             */
+            name?: string;
+            /** @description Description */
+            description?: string | null;
+            /**
+             * @description Free tags
+             * @example [
+             *       "organic"
+             *     ]
+             */
+            tags?: string[] | null;
+            enabled?: boolean;
+            default?: boolean | null;
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -10633,6 +11541,1281 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProductRelation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listUsersGroups: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, source_id, name, description, has_full_product_access, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: name, description */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose source_id equals (on arrays: contains) */
+                source_id?: string;
+                /** @description Only records whose source_id is one of these comma-separated values */
+                source_id_in?: string;
+                /** @description Only records whose source_id is none of these comma-separated values */
+                source_id_nin?: string;
+                /** @description Only records whose source_id differs from */
+                source_id_ne?: string;
+                /** @description Only records whose source_id is set (true) or missing (false) */
+                source_id_exists?: boolean;
+                /** @description Only records whose name equals (on arrays: contains) */
+                name?: string;
+                /** @description Only records whose name is one of these comma-separated values */
+                name_in?: string;
+                /** @description Only records whose name is none of these comma-separated values */
+                name_nin?: string;
+                /** @description Only records whose name differs from */
+                name_ne?: string;
+                /** @description Only records whose name is set (true) or missing (false) */
+                name_exists?: boolean;
+                /** @description Only records whose description equals (on arrays: contains) */
+                description?: string;
+                /** @description Only records whose description is one of these comma-separated values */
+                description_in?: string;
+                /** @description Only records whose description is none of these comma-separated values */
+                description_nin?: string;
+                /** @description Only records whose description differs from */
+                description_ne?: string;
+                /** @description Only records whose description is set (true) or missing (false) */
+                description_exists?: boolean;
+                /** @description Only records whose has_full_product_access equals (on arrays: contains) */
+                has_full_product_access?: boolean;
+                /** @description Only records whose has_full_product_access is one of these comma-separated values */
+                has_full_product_access_in?: string;
+                /** @description Only records whose has_full_product_access is none of these comma-separated values */
+                has_full_product_access_nin?: string;
+                /** @description Only records whose has_full_product_access differs from */
+                has_full_product_access_ne?: boolean;
+                /** @description Only records whose has_full_product_access is set (true) or missing (false) */
+                has_full_product_access_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsersGroupList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createUsersGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsersGroupInput"];
+            };
+        };
+        responses: {
+            /** @description The new users group */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsersGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsersGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users group */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsersGroup"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceUsersGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsersGroupInput"];
+            };
+        };
+        responses: {
+            /** @description The users group after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsersGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteUsersGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchUsersGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsersGroupPatch"];
+            };
+        };
+        responses: {
+            /** @description The users group after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsersGroup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWorkflows: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, name, description, enabled, default, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose name equals (on arrays: contains) */
+                name?: string;
+                /** @description Only records whose name is one of these comma-separated values */
+                name_in?: string;
+                /** @description Only records whose name is none of these comma-separated values */
+                name_nin?: string;
+                /** @description Only records whose name differs from */
+                name_ne?: string;
+                /** @description Only records whose name is set (true) or missing (false) */
+                name_exists?: boolean;
+                /** @description Only records whose description equals (on arrays: contains) */
+                description?: string;
+                /** @description Only records whose description is one of these comma-separated values */
+                description_in?: string;
+                /** @description Only records whose description is none of these comma-separated values */
+                description_nin?: string;
+                /** @description Only records whose description differs from */
+                description_ne?: string;
+                /** @description Only records whose description is set (true) or missing (false) */
+                description_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose default equals (on arrays: contains) */
+                default?: boolean;
+                /** @description Only records whose default is one of these comma-separated values */
+                default_in?: string;
+                /** @description Only records whose default is none of these comma-separated values */
+                default_nin?: string;
+                /** @description Only records whose default differs from */
+                default_ne?: boolean;
+                /** @description Only records whose default is set (true) or missing (false) */
+                default_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWorkflow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowInput"];
+            };
+        };
+        responses: {
+            /** @description The new workflow */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workflow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWorkflow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workflow */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workflow"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceWorkflow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowInput"];
+            };
+        };
+        responses: {
+            /** @description The workflow after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workflow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWorkflow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchWorkflow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowPatch"];
+            };
+        };
+        responses: {
+            /** @description The workflow after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workflow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWorkflowApprovals: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, name, description, enabled, default, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose exclude_products equals (on arrays: contains) */
+                exclude_products?: string;
+                /** @description Only records whose exclude_products is one of these comma-separated values */
+                exclude_products_in?: string;
+                /** @description Only records whose exclude_products is none of these comma-separated values */
+                exclude_products_nin?: string;
+                /** @description Only records whose exclude_products differs from */
+                exclude_products_ne?: string;
+                /** @description Only records whose exclude_products is set (true) or missing (false) */
+                exclude_products_exists?: boolean;
+                /** @description Only records whose included_products equals (on arrays: contains) */
+                included_products?: string;
+                /** @description Only records whose included_products is one of these comma-separated values */
+                included_products_in?: string;
+                /** @description Only records whose included_products is none of these comma-separated values */
+                included_products_nin?: string;
+                /** @description Only records whose included_products differs from */
+                included_products_ne?: string;
+                /** @description Only records whose included_products is set (true) or missing (false) */
+                included_products_exists?: boolean;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose name equals (on arrays: contains) */
+                name?: string;
+                /** @description Only records whose name is one of these comma-separated values */
+                name_in?: string;
+                /** @description Only records whose name is none of these comma-separated values */
+                name_nin?: string;
+                /** @description Only records whose name differs from */
+                name_ne?: string;
+                /** @description Only records whose name is set (true) or missing (false) */
+                name_exists?: boolean;
+                /** @description Only records whose description equals (on arrays: contains) */
+                description?: string;
+                /** @description Only records whose description is one of these comma-separated values */
+                description_in?: string;
+                /** @description Only records whose description is none of these comma-separated values */
+                description_nin?: string;
+                /** @description Only records whose description differs from */
+                description_ne?: string;
+                /** @description Only records whose description is set (true) or missing (false) */
+                description_exists?: boolean;
+                /** @description Only records whose tags equals (on arrays: contains) */
+                tags?: string;
+                /** @description Only records whose tags is one of these comma-separated values */
+                tags_in?: string;
+                /** @description Only records whose tags is none of these comma-separated values */
+                tags_nin?: string;
+                /** @description Only records whose tags differs from */
+                tags_ne?: string;
+                /** @description Only records whose tags is set (true) or missing (false) */
+                tags_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose default equals (on arrays: contains) */
+                default?: boolean;
+                /** @description Only records whose default is one of these comma-separated values */
+                default_in?: string;
+                /** @description Only records whose default is none of these comma-separated values */
+                default_nin?: string;
+                /** @description Only records whose default differs from */
+                default_ne?: boolean;
+                /** @description Only records whose default is set (true) or missing (false) */
+                default_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowApprovalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWorkflowApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowApprovalInput"];
+            };
+        };
+        responses: {
+            /** @description The new workflow approval */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowApproval"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWorkflowApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workflow approval */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowApproval"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceWorkflowApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowApprovalInput"];
+            };
+        };
+        responses: {
+            /** @description The workflow approval after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowApproval"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWorkflowApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchWorkflowApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowApprovalPatch"];
+            };
+        };
+        responses: {
+            /** @description The workflow approval after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowApproval"];
                 };
             };
             400: components["responses"]["BadRequest"];

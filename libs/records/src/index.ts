@@ -11,6 +11,7 @@ export {
 } from './record.grpc';
 export { DeclaredColumns, columnOptions, declaredEntity } from './record.columns';
 export { declaredRecord, type RecordStorage } from './record.declared';
+export { exclusiveFlag } from './record.exclusive';
 export {
   liveIds,
   refuseInUse,

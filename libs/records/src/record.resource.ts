@@ -29,8 +29,12 @@ export type Emit<E> = (action: 'updated', record: E) => Promise<void>;
 export interface RecordHooks<E extends RecordEntity> {
   /** Takes locks that must come before the record's row lock, so every writer locks in one order. */
   lock?(m: EntityManager, request: LockRequest): Promise<void>;
-  /** Checks references and fills derived columns of the record about to be written (prev is null on create). */
-  beforeWrite?(m: EntityManager, next: E, prev: E | null): Promise<void>;
+  /**
+   * Checks references and fills derived columns of the record about to be written (prev is null on
+   * create); writes that must precede it (another record giving up what this one takes) emit
+   * their own events through `emit`.
+   */
+  beforeWrite?(m: EntityManager, next: E, prev: E | null, emit: Emit<E>): Promise<void>;
   /** Writes that follow the record's own (moving a subtree), with their events. */
   afterWrite?(m: EntityManager, next: E, prev: E, emit: Emit<E>): Promise<void>;
   /** Refuses a delete that would leave live records pointing at this one (409). */

@@ -26,6 +26,7 @@ import { SearchableRecordEntity, type RecordEntity } from './record.entity';
 import {
   SEARCH_FIELD,
   storageDecl,
+  type Emit,
   type LockRequest,
   type RecordResource,
   type RecordView,
@@ -186,7 +187,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
         deleted_at: null,
         deleted_by: null,
       } as unknown as E);
-      await this.resource.hooks?.beforeWrite?.(m, record, null);
+      await this.resource.hooks?.beforeWrite?.(m, record, null, this.emitter(m));
       const view = this.render(record);
       await m.insert(this.resource.entity, record as never);
       await this.emit(m, 'created', view);
@@ -459,11 +460,9 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const prev = await this.lockRecord(m, { kind: 'update', id, given, scope: this.scope }, expectedVersion);
     const input = inputFor(prev);
     const next: E = Object.assign(new this.resource.entity(), prev, this.resource.columns(input, prev));
-    await this.resource.hooks?.beforeWrite?.(m, next, prev);
+    await this.resource.hooks?.beforeWrite?.(m, next, prev, this.emitter(m));
     const written = await this.saveChange(m, next, 'updated');
-    await this.resource.hooks?.afterWrite?.(m, next, prev, (action, record) =>
-      this.emit(m, action, this.toView(record)),
-    );
+    await this.resource.hooks?.afterWrite?.(m, next, prev, this.emitter(m));
     return written;
   }
 
@@ -563,6 +562,11 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
         (link) => `List them with ${link({ collection: this.resource.collection, parent })} to find the right _id`,
       ),
     });
+  }
+
+  /** What hooks emit other records' events with: the record as this resource shows it, in the same transaction. */
+  private emitter(m: EntityManager): Emit<E> {
+    return (action, record) => this.emit(m, action, this.toView(record));
   }
 
   private async emit(m: EntityManager, action: 'created' | 'updated' | 'deleted', data: V): Promise<void> {

@@ -146,6 +146,25 @@ export {
   type ProductRelationType,
   type ProductRelationView,
 } from './relations';
+export { UsersGroup, groupUsersToWire, type UsersGroupInput, type UsersGroupView } from './users-group';
+export {
+  STATUS_OUTCOMES,
+  Workflow,
+  workflowStepProblems,
+  workflowStepsFromWire,
+  workflowStepsToWire,
+  type StepProblem,
+  type WorkflowInput,
+  type WorkflowStepInput,
+  type WorkflowStepView,
+  type WorkflowView,
+} from './workflow';
+export {
+  WorkflowApproval,
+  type WorkflowApprovalInput,
+  type WorkflowApprovalStepInput,
+  type WorkflowApprovalView,
+} from './workflow-approval';
 export { Field, field, type FieldSpec } from './declare/field';
 export {
   defineResource,

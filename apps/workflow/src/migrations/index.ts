@@ -1,4 +1,12 @@
 import { CreateWorkflow1795482512541 } from './1795482512541-create-workflow';
+import { CreateUsersGroups1795532488508 } from './1795532488508-create-users-groups';
+import { CreateWorkflows1795532501873 } from './1795532501873-create-workflows';
+import { CreateWorkflowApprovals1795532561356 } from './1795532561356-create-workflow-approvals';
 
 /** Every migration of the workflow schema, oldest first. */
-export const migrations = [CreateWorkflow1795482512541];
+export const migrations = [
+  CreateWorkflow1795482512541,
+  CreateUsersGroups1795532488508,
+  CreateWorkflows1795532501873,
+  CreateWorkflowApprovals1795532561356,
+];

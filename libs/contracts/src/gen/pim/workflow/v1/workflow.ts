@@ -5,7 +5,6770 @@
 // source: pim/workflow/v1/workflow.proto
 
 /* eslint-disable */
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import {
+  type CallOptions,
+  type ChannelCredentials,
+  Client,
+  type ClientOptions,
+  type ClientUnaryCall,
+  type handleUnaryCall,
+  makeGenericClientConstructor,
+  type Metadata,
+  type ServiceError,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
+import { Struct } from "../../../google/protobuf/struct";
+import { ListQuery, PageInfo } from "../../common/v1/common";
 
 export const protobufPackage = "pim.workflow.v1";
 
 export const protobufFileName = "pim/workflow/v1/workflow.proto";
+
+/** A user in a users group; each key may be left out (roles are then empty). */
+export interface GroupUser {
+  /** The user id (what API keys are bound to). */
+  id?: string | undefined;
+  name?: string | undefined;
+  roles: string[];
+}
+
+/** A status of a workflow step. */
+export interface WorkflowStatus {
+  /** The status id (`_id` in the REST API); absent in an input: the server gives one. */
+  id?: string | undefined;
+  code: string;
+  name: string;
+  color?: string | undefined;
+  tags: string[];
+  notify: boolean;
+  /** Absent in an input: true. */
+  enabled?:
+    | boolean
+    | undefined;
+  /** COMPLETED or CANCELED ends an order here; empty: a status on the way. */
+  outcome: string;
+  /** Codes of the statuses an order may move to from this one; empty: any. */
+  moves_to: string[];
+}
+
+/** A users group as a workflow step carries it. */
+export interface WorkflowStepUsersGroup {
+  /** The users group id (`_id` in the REST API). */
+  id?: string | undefined;
+  source_id?: string | undefined;
+  name?: string | undefined;
+  description?: string | undefined;
+  has_full_product_access?: boolean | undefined;
+  users: GroupUser[];
+}
+
+/** A user named by a workflow step. */
+export interface WorkflowStepUser {
+  id: string;
+  name: string;
+}
+
+/** A step of a workflow: its statuses and who works in it. */
+export interface WorkflowStep {
+  code: string;
+  name: string;
+  description?:
+    | string
+    | undefined;
+  /** Time allowed in the step, in hours. */
+  allocation_time?: number | undefined;
+  users_groups: WorkflowStepUsersGroup[];
+  users: WorkflowStepUser[];
+  status: WorkflowStatus[];
+  scopes: string[];
+  locker: boolean;
+  editable: boolean;
+}
+
+/** A step of a workflow approval. */
+export interface WorkflowApprovalStep {
+  /** Absent in an input: the server gives one. */
+  step_id?: string | undefined;
+  name: string;
+  /** Steps run in ascending order. */
+  order: number;
+  /** Ids of the users who may approve or reject at this step. */
+  approvers: string[];
+}
+
+/** A users group as the API shows it. */
+export interface UsersGroup {
+  /** The record id (`_id` in the REST API). */
+  id: string;
+  source_id: string;
+  name: string;
+  description?: string | undefined;
+  has_full_product_access: boolean;
+  users: GroupUser[];
+  /** Incremented on every write; the REST API sends it as ETag. */
+  version: number;
+  /** ISO 8601 UTC with milliseconds. */
+  created_at: string;
+  updated_at: string;
+  created_by_name?: string | undefined;
+}
+
+/** The writable fields of a users group (create and replace). */
+export interface UsersGroupInput {
+  source_id: string;
+  name: string;
+  description?:
+    | string
+    | undefined;
+  /** Absent: false. */
+  has_full_product_access?: boolean | undefined;
+  users: GroupUser[];
+}
+
+export interface CreateUsersGroupRequest {
+  input?: UsersGroupInput | undefined;
+}
+
+export interface CreateUsersGroupResponse {
+  data?: UsersGroup | undefined;
+}
+
+export interface GetUsersGroupRequest {
+  id: string;
+}
+
+export interface GetUsersGroupResponse {
+  data?: UsersGroup | undefined;
+}
+
+export interface UpdateUsersGroupRequest {
+  id: string;
+  input?:
+    | UsersGroupInput
+    | undefined;
+  /** When set, the write happens only if the current version matches (If-Match). */
+  expected_version?: number | undefined;
+}
+
+export interface UpdateUsersGroupResponse {
+  data?: UsersGroup | undefined;
+}
+
+export interface PatchUsersGroupRequest {
+  id: string;
+  /** RFC 7396 merge patch over the writable fields. */
+  patch?: { [key: string]: any } | undefined;
+  expected_version?: number | undefined;
+}
+
+export interface PatchUsersGroupResponse {
+  data?: UsersGroup | undefined;
+}
+
+export interface DeleteUsersGroupRequest {
+  id: string;
+  expected_version?: number | undefined;
+}
+
+export interface DeleteUsersGroupResponse {
+  /** The users group as it was when deleted. */
+  data?: UsersGroup | undefined;
+}
+
+export interface ListUsersGroupsRequest {
+  query?: ListQuery | undefined;
+}
+
+export interface ListUsersGroupsResponse {
+  data: UsersGroup[];
+  page_info?: PageInfo | undefined;
+}
+
+export interface BatchGetUsersGroupsRequest {
+  /** At most 1,000 ids and names together. */
+  ids: string[];
+  names: string[];
+}
+
+export interface BatchGetUsersGroupsResponse {
+  data: UsersGroup[];
+}
+
+/** A workflow as the API shows it. */
+export interface Workflow {
+  /** The record id (`_id` in the REST API). */
+  id: string;
+  filters?: { [key: string]: any } | undefined;
+  steps: WorkflowStep[];
+  code: string;
+  name: string;
+  description?: string | undefined;
+  tags: string[];
+  enabled: boolean;
+  default: boolean;
+  /** Incremented on every write; the REST API sends it as ETag. */
+  version: number;
+  /** ISO 8601 UTC with milliseconds. */
+  created_at: string;
+  updated_at: string;
+  created_by_name?: string | undefined;
+}
+
+/** The writable fields of a workflow (create and replace); a status without id gets one. */
+export interface WorkflowInput {
+  filters?: { [key: string]: any } | undefined;
+  steps: WorkflowStep[];
+  code: string;
+  name: string;
+  description?: string | undefined;
+  tags: string[];
+  enabled: boolean;
+  /** Absent: true. */
+  default?: boolean | undefined;
+}
+
+export interface CreateWorkflowRequest {
+  input?: WorkflowInput | undefined;
+}
+
+export interface CreateWorkflowResponse {
+  data?: Workflow | undefined;
+}
+
+export interface GetWorkflowRequest {
+  id: string;
+}
+
+export interface GetWorkflowResponse {
+  data?: Workflow | undefined;
+}
+
+export interface UpdateWorkflowRequest {
+  id: string;
+  input?:
+    | WorkflowInput
+    | undefined;
+  /** When set, the write happens only if the current version matches (If-Match). */
+  expected_version?: number | undefined;
+}
+
+export interface UpdateWorkflowResponse {
+  data?: Workflow | undefined;
+}
+
+export interface PatchWorkflowRequest {
+  id: string;
+  /** RFC 7396 merge patch over the writable fields. */
+  patch?: { [key: string]: any } | undefined;
+  expected_version?: number | undefined;
+}
+
+export interface PatchWorkflowResponse {
+  data?: Workflow | undefined;
+}
+
+export interface DeleteWorkflowRequest {
+  id: string;
+  expected_version?: number | undefined;
+}
+
+export interface DeleteWorkflowResponse {
+  /** The workflow as it was when deleted. */
+  data?: Workflow | undefined;
+}
+
+export interface ListWorkflowsRequest {
+  query?: ListQuery | undefined;
+}
+
+export interface ListWorkflowsResponse {
+  data: Workflow[];
+  page_info?: PageInfo | undefined;
+}
+
+export interface BatchGetWorkflowsRequest {
+  /** At most 1,000 ids and codes together. */
+  ids: string[];
+  codes: string[];
+}
+
+export interface BatchGetWorkflowsResponse {
+  data: Workflow[];
+}
+
+/** A workflow approval as the API shows it. */
+export interface WorkflowApproval {
+  /** The record id (`_id` in the REST API). */
+  id: string;
+  /** Product list filters: each a string or a list of strings. */
+  filters?: { [key: string]: any } | undefined;
+  exclude_products: string[];
+  included_products: string[];
+  steps: WorkflowApprovalStep[];
+  code: string;
+  name: string;
+  description?: string | undefined;
+  tags: string[];
+  enabled: boolean;
+  default: boolean;
+  /** Incremented on every write; the REST API sends it as ETag. */
+  version: number;
+  /** ISO 8601 UTC with milliseconds. */
+  created_at: string;
+  updated_at: string;
+  created_by_name?: string | undefined;
+}
+
+/** The writable fields of a workflow approval (create and replace); a step without step_id gets one. */
+export interface WorkflowApprovalInput {
+  filters?: { [key: string]: any } | undefined;
+  exclude_products: string[];
+  included_products: string[];
+  steps: WorkflowApprovalStep[];
+  code: string;
+  name: string;
+  description?: string | undefined;
+  tags: string[];
+  enabled: boolean;
+  /** Absent: true. */
+  default?: boolean | undefined;
+}
+
+export interface CreateWorkflowApprovalRequest {
+  input?: WorkflowApprovalInput | undefined;
+}
+
+export interface CreateWorkflowApprovalResponse {
+  data?: WorkflowApproval | undefined;
+}
+
+export interface GetWorkflowApprovalRequest {
+  id: string;
+}
+
+export interface GetWorkflowApprovalResponse {
+  data?: WorkflowApproval | undefined;
+}
+
+export interface UpdateWorkflowApprovalRequest {
+  id: string;
+  input?:
+    | WorkflowApprovalInput
+    | undefined;
+  /** When set, the write happens only if the current version matches (If-Match). */
+  expected_version?: number | undefined;
+}
+
+export interface UpdateWorkflowApprovalResponse {
+  data?: WorkflowApproval | undefined;
+}
+
+export interface PatchWorkflowApprovalRequest {
+  id: string;
+  /** RFC 7396 merge patch over the writable fields. */
+  patch?: { [key: string]: any } | undefined;
+  expected_version?: number | undefined;
+}
+
+export interface PatchWorkflowApprovalResponse {
+  data?: WorkflowApproval | undefined;
+}
+
+export interface DeleteWorkflowApprovalRequest {
+  id: string;
+  expected_version?: number | undefined;
+}
+
+export interface DeleteWorkflowApprovalResponse {
+  /** The workflow approval as it was when deleted. */
+  data?: WorkflowApproval | undefined;
+}
+
+export interface ListWorkflowApprovalsRequest {
+  query?: ListQuery | undefined;
+}
+
+export interface ListWorkflowApprovalsResponse {
+  data: WorkflowApproval[];
+  page_info?: PageInfo | undefined;
+}
+
+export interface BatchGetWorkflowApprovalsRequest {
+  /** At most 1,000 ids and codes together. */
+  ids: string[];
+  codes: string[];
+}
+
+export interface BatchGetWorkflowApprovalsResponse {
+  data: WorkflowApproval[];
+}
+
+function createBaseGroupUser(): GroupUser {
+  return { id: undefined, name: undefined, roles: [] };
+}
+
+export const GroupUser: MessageFns<GroupUser> = {
+  encode(message: GroupUser, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== undefined) {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(18).string(message.name);
+    }
+    for (const v of message.roles) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GroupUser {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGroupUser();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GroupUser {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      roles: globalThis.Array.isArray(object?.roles) ? object.roles.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: GroupUser): unknown {
+    const obj: any = {};
+    if (message.id !== undefined) {
+      obj.id = message.id;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.roles?.length) {
+      obj.roles = message.roles;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GroupUser>, I>>(base?: I): GroupUser {
+    return GroupUser.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GroupUser>, I>>(object: I): GroupUser {
+    const message = createBaseGroupUser();
+    message.id = object.id ?? undefined;
+    message.name = object.name ?? undefined;
+    message.roles = object.roles?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseWorkflowStatus(): WorkflowStatus {
+  return {
+    id: undefined,
+    code: "",
+    name: "",
+    color: undefined,
+    tags: [],
+    notify: false,
+    enabled: undefined,
+    outcome: "",
+    moves_to: [],
+  };
+}
+
+export const WorkflowStatus: MessageFns<WorkflowStatus> = {
+  encode(message: WorkflowStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== undefined) {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.color !== undefined) {
+      writer.uint32(34).string(message.color);
+    }
+    for (const v of message.tags) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.notify !== false) {
+      writer.uint32(48).bool(message.notify);
+    }
+    if (message.enabled !== undefined) {
+      writer.uint32(56).bool(message.enabled);
+    }
+    if (message.outcome !== "") {
+      writer.uint32(66).string(message.outcome);
+    }
+    for (const v of message.moves_to) {
+      writer.uint32(74).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkflowStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflowStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.color = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.notify = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.outcome = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.moves_to.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkflowStatus {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : undefined,
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      color: isSet(object.color) ? globalThis.String(object.color) : undefined,
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      notify: isSet(object.notify) ? globalThis.Boolean(object.notify) : false,
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+      outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
+      moves_to: globalThis.Array.isArray(object?.movesTo)
+        ? object.movesTo.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.moves_to)
+        ? object.moves_to.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: WorkflowStatus): unknown {
+    const obj: any = {};
+    if (message.id !== undefined) {
+      obj.id = message.id;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.color !== undefined) {
+      obj.color = message.color;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.notify !== false) {
+      obj.notify = message.notify;
+    }
+    if (message.enabled !== undefined) {
+      obj.enabled = message.enabled;
+    }
+    if (message.outcome !== "") {
+      obj.outcome = message.outcome;
+    }
+    if (message.moves_to?.length) {
+      obj.movesTo = message.moves_to;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkflowStatus>, I>>(base?: I): WorkflowStatus {
+    return WorkflowStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkflowStatus>, I>>(object: I): WorkflowStatus {
+    const message = createBaseWorkflowStatus();
+    message.id = object.id ?? undefined;
+    message.code = object.code ?? "";
+    message.name = object.name ?? "";
+    message.color = object.color ?? undefined;
+    message.tags = object.tags?.map((e) => e) || [];
+    message.notify = object.notify ?? false;
+    message.enabled = object.enabled ?? undefined;
+    message.outcome = object.outcome ?? "";
+    message.moves_to = object.moves_to?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseWorkflowStepUsersGroup(): WorkflowStepUsersGroup {
+  return {
+    id: undefined,
+    source_id: undefined,
+    name: undefined,
+    description: undefined,
+    has_full_product_access: undefined,
+    users: [],
+  };
+}
+
+export const WorkflowStepUsersGroup: MessageFns<WorkflowStepUsersGroup> = {
+  encode(message: WorkflowStepUsersGroup, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== undefined) {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.source_id !== undefined) {
+      writer.uint32(18).string(message.source_id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(34).string(message.description);
+    }
+    if (message.has_full_product_access !== undefined) {
+      writer.uint32(40).bool(message.has_full_product_access);
+    }
+    for (const v of message.users) {
+      GroupUser.encode(v!, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkflowStepUsersGroup {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflowStepUsersGroup();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.source_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.has_full_product_access = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.users.push(GroupUser.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkflowStepUsersGroup {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : undefined,
+      source_id: isSet(object.sourceId)
+        ? globalThis.String(object.sourceId)
+        : isSet(object.source_id)
+        ? globalThis.String(object.source_id)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      has_full_product_access: isSet(object.hasFullProductAccess)
+        ? globalThis.Boolean(object.hasFullProductAccess)
+        : isSet(object.has_full_product_access)
+        ? globalThis.Boolean(object.has_full_product_access)
+        : undefined,
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => GroupUser.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: WorkflowStepUsersGroup): unknown {
+    const obj: any = {};
+    if (message.id !== undefined) {
+      obj.id = message.id;
+    }
+    if (message.source_id !== undefined) {
+      obj.sourceId = message.source_id;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.has_full_product_access !== undefined) {
+      obj.hasFullProductAccess = message.has_full_product_access;
+    }
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => GroupUser.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkflowStepUsersGroup>, I>>(base?: I): WorkflowStepUsersGroup {
+    return WorkflowStepUsersGroup.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkflowStepUsersGroup>, I>>(object: I): WorkflowStepUsersGroup {
+    const message = createBaseWorkflowStepUsersGroup();
+    message.id = object.id ?? undefined;
+    message.source_id = object.source_id ?? undefined;
+    message.name = object.name ?? undefined;
+    message.description = object.description ?? undefined;
+    message.has_full_product_access = object.has_full_product_access ?? undefined;
+    message.users = object.users?.map((e) => GroupUser.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWorkflowStepUser(): WorkflowStepUser {
+  return { id: "", name: "" };
+}
+
+export const WorkflowStepUser: MessageFns<WorkflowStepUser> = {
+  encode(message: WorkflowStepUser, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkflowStepUser {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflowStepUser();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkflowStepUser {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: WorkflowStepUser): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkflowStepUser>, I>>(base?: I): WorkflowStepUser {
+    return WorkflowStepUser.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkflowStepUser>, I>>(object: I): WorkflowStepUser {
+    const message = createBaseWorkflowStepUser();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkflowStep(): WorkflowStep {
+  return {
+    code: "",
+    name: "",
+    description: undefined,
+    allocation_time: undefined,
+    users_groups: [],
+    users: [],
+    status: [],
+    scopes: [],
+    locker: false,
+    editable: false,
+  };
+}
+
+export const WorkflowStep: MessageFns<WorkflowStep> = {
+  encode(message: WorkflowStep, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.allocation_time !== undefined) {
+      writer.uint32(33).double(message.allocation_time);
+    }
+    for (const v of message.users_groups) {
+      WorkflowStepUsersGroup.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.users) {
+      WorkflowStepUser.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.status) {
+      WorkflowStatus.encode(v!, writer.uint32(58).fork()).join();
+    }
+    for (const v of message.scopes) {
+      writer.uint32(66).string(v!);
+    }
+    if (message.locker !== false) {
+      writer.uint32(72).bool(message.locker);
+    }
+    if (message.editable !== false) {
+      writer.uint32(80).bool(message.editable);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkflowStep {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflowStep();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.allocation_time = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.users_groups.push(WorkflowStepUsersGroup.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.users.push(WorkflowStepUser.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.status.push(WorkflowStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.locker = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.editable = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkflowStep {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      allocation_time: isSet(object.allocationTime)
+        ? globalThis.Number(object.allocationTime)
+        : isSet(object.allocation_time)
+        ? globalThis.Number(object.allocation_time)
+        : undefined,
+      users_groups: globalThis.Array.isArray(object?.usersGroups)
+        ? object.usersGroups.map((e: any) => WorkflowStepUsersGroup.fromJSON(e))
+        : globalThis.Array.isArray(object?.users_groups)
+        ? object.users_groups.map((e: any) => WorkflowStepUsersGroup.fromJSON(e))
+        : [],
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => WorkflowStepUser.fromJSON(e)) : [],
+      status: globalThis.Array.isArray(object?.status) ? object.status.map((e: any) => WorkflowStatus.fromJSON(e)) : [],
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      locker: isSet(object.locker) ? globalThis.Boolean(object.locker) : false,
+      editable: isSet(object.editable) ? globalThis.Boolean(object.editable) : false,
+    };
+  },
+
+  toJSON(message: WorkflowStep): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.allocation_time !== undefined) {
+      obj.allocationTime = floatToJson(message.allocation_time);
+    }
+    if (message.users_groups?.length) {
+      obj.usersGroups = message.users_groups.map((e) => WorkflowStepUsersGroup.toJSON(e));
+    }
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => WorkflowStepUser.toJSON(e));
+    }
+    if (message.status?.length) {
+      obj.status = message.status.map((e) => WorkflowStatus.toJSON(e));
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.locker !== false) {
+      obj.locker = message.locker;
+    }
+    if (message.editable !== false) {
+      obj.editable = message.editable;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkflowStep>, I>>(base?: I): WorkflowStep {
+    return WorkflowStep.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkflowStep>, I>>(object: I): WorkflowStep {
+    const message = createBaseWorkflowStep();
+    message.code = object.code ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? undefined;
+    message.allocation_time = object.allocation_time ?? undefined;
+    message.users_groups = object.users_groups?.map((e) => WorkflowStepUsersGroup.fromPartial(e)) || [];
+    message.users = object.users?.map((e) => WorkflowStepUser.fromPartial(e)) || [];
+    message.status = object.status?.map((e) => WorkflowStatus.fromPartial(e)) || [];
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.locker = object.locker ?? false;
+    message.editable = object.editable ?? false;
+    return message;
+  },
+};
+
+function createBaseWorkflowApprovalStep(): WorkflowApprovalStep {
+  return { step_id: undefined, name: "", order: 0, approvers: [] };
+}
+
+export const WorkflowApprovalStep: MessageFns<WorkflowApprovalStep> = {
+  encode(message: WorkflowApprovalStep, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.step_id !== undefined) {
+      writer.uint32(10).string(message.step_id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.order !== 0) {
+      writer.uint32(24).int32(message.order);
+    }
+    for (const v of message.approvers) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkflowApprovalStep {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflowApprovalStep();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.step_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.order = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.approvers.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkflowApprovalStep {
+    return {
+      step_id: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      order: isSet(object.order) ? globalThis.Number(object.order) : 0,
+      approvers: globalThis.Array.isArray(object?.approvers)
+        ? object.approvers.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: WorkflowApprovalStep): unknown {
+    const obj: any = {};
+    if (message.step_id !== undefined) {
+      obj.stepId = message.step_id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.order !== 0) {
+      obj.order = Math.round(message.order);
+    }
+    if (message.approvers?.length) {
+      obj.approvers = message.approvers;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkflowApprovalStep>, I>>(base?: I): WorkflowApprovalStep {
+    return WorkflowApprovalStep.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkflowApprovalStep>, I>>(object: I): WorkflowApprovalStep {
+    const message = createBaseWorkflowApprovalStep();
+    message.step_id = object.step_id ?? undefined;
+    message.name = object.name ?? "";
+    message.order = object.order ?? 0;
+    message.approvers = object.approvers?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseUsersGroup(): UsersGroup {
+  return {
+    id: "",
+    source_id: "",
+    name: "",
+    description: undefined,
+    has_full_product_access: false,
+    users: [],
+    version: 0,
+    created_at: "",
+    updated_at: "",
+    created_by_name: undefined,
+  };
+}
+
+export const UsersGroup: MessageFns<UsersGroup> = {
+  encode(message: UsersGroup, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.source_id !== "") {
+      writer.uint32(18).string(message.source_id);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(34).string(message.description);
+    }
+    if (message.has_full_product_access !== false) {
+      writer.uint32(40).bool(message.has_full_product_access);
+    }
+    for (const v of message.users) {
+      GroupUser.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(56).int32(message.version);
+    }
+    if (message.created_at !== "") {
+      writer.uint32(66).string(message.created_at);
+    }
+    if (message.updated_at !== "") {
+      writer.uint32(74).string(message.updated_at);
+    }
+    if (message.created_by_name !== undefined) {
+      writer.uint32(82).string(message.created_by_name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsersGroup {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsersGroup();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.source_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.has_full_product_access = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.users.push(GroupUser.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.created_at = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.updated_at = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.created_by_name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsersGroup {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      source_id: isSet(object.sourceId)
+        ? globalThis.String(object.sourceId)
+        : isSet(object.source_id)
+        ? globalThis.String(object.source_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      has_full_product_access: isSet(object.hasFullProductAccess)
+        ? globalThis.Boolean(object.hasFullProductAccess)
+        : isSet(object.has_full_product_access)
+        ? globalThis.Boolean(object.has_full_product_access)
+        : false,
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => GroupUser.fromJSON(e)) : [],
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      created_at: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updated_at: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+      created_by_name: isSet(object.createdByName)
+        ? globalThis.String(object.createdByName)
+        : isSet(object.created_by_name)
+        ? globalThis.String(object.created_by_name)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UsersGroup): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.source_id !== "") {
+      obj.sourceId = message.source_id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.has_full_product_access !== false) {
+      obj.hasFullProductAccess = message.has_full_product_access;
+    }
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => GroupUser.toJSON(e));
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.created_at !== "") {
+      obj.createdAt = message.created_at;
+    }
+    if (message.updated_at !== "") {
+      obj.updatedAt = message.updated_at;
+    }
+    if (message.created_by_name !== undefined) {
+      obj.createdByName = message.created_by_name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsersGroup>, I>>(base?: I): UsersGroup {
+    return UsersGroup.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsersGroup>, I>>(object: I): UsersGroup {
+    const message = createBaseUsersGroup();
+    message.id = object.id ?? "";
+    message.source_id = object.source_id ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? undefined;
+    message.has_full_product_access = object.has_full_product_access ?? false;
+    message.users = object.users?.map((e) => GroupUser.fromPartial(e)) || [];
+    message.version = object.version ?? 0;
+    message.created_at = object.created_at ?? "";
+    message.updated_at = object.updated_at ?? "";
+    message.created_by_name = object.created_by_name ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUsersGroupInput(): UsersGroupInput {
+  return { source_id: "", name: "", description: undefined, has_full_product_access: undefined, users: [] };
+}
+
+export const UsersGroupInput: MessageFns<UsersGroupInput> = {
+  encode(message: UsersGroupInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.source_id !== "") {
+      writer.uint32(10).string(message.source_id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.has_full_product_access !== undefined) {
+      writer.uint32(32).bool(message.has_full_product_access);
+    }
+    for (const v of message.users) {
+      GroupUser.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsersGroupInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsersGroupInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.source_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.has_full_product_access = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.users.push(GroupUser.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsersGroupInput {
+    return {
+      source_id: isSet(object.sourceId)
+        ? globalThis.String(object.sourceId)
+        : isSet(object.source_id)
+        ? globalThis.String(object.source_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      has_full_product_access: isSet(object.hasFullProductAccess)
+        ? globalThis.Boolean(object.hasFullProductAccess)
+        : isSet(object.has_full_product_access)
+        ? globalThis.Boolean(object.has_full_product_access)
+        : undefined,
+      users: globalThis.Array.isArray(object?.users) ? object.users.map((e: any) => GroupUser.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: UsersGroupInput): unknown {
+    const obj: any = {};
+    if (message.source_id !== "") {
+      obj.sourceId = message.source_id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.has_full_product_access !== undefined) {
+      obj.hasFullProductAccess = message.has_full_product_access;
+    }
+    if (message.users?.length) {
+      obj.users = message.users.map((e) => GroupUser.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsersGroupInput>, I>>(base?: I): UsersGroupInput {
+    return UsersGroupInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsersGroupInput>, I>>(object: I): UsersGroupInput {
+    const message = createBaseUsersGroupInput();
+    message.source_id = object.source_id ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? undefined;
+    message.has_full_product_access = object.has_full_product_access ?? undefined;
+    message.users = object.users?.map((e) => GroupUser.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCreateUsersGroupRequest(): CreateUsersGroupRequest {
+  return { input: undefined };
+}
+
+export const CreateUsersGroupRequest: MessageFns<CreateUsersGroupRequest> = {
+  encode(message: CreateUsersGroupRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.input !== undefined) {
+      UsersGroupInput.encode(message.input, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateUsersGroupRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateUsersGroupRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.input = UsersGroupInput.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateUsersGroupRequest {
+    return { input: isSet(object.input) ? UsersGroupInput.fromJSON(object.input) : undefined };
+  },
+
+  toJSON(message: CreateUsersGroupRequest): unknown {
+    const obj: any = {};
+    if (message.input !== undefined) {
+      obj.input = UsersGroupInput.toJSON(message.input);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateUsersGroupRequest>, I>>(base?: I): CreateUsersGroupRequest {
+    return CreateUsersGroupRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateUsersGroupRequest>, I>>(object: I): CreateUsersGroupRequest {
+    const message = createBaseCreateUsersGroupRequest();
+    message.input = (object.input !== undefined && object.input !== null)
+      ? UsersGroupInput.fromPartial(object.input)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateUsersGroupResponse(): CreateUsersGroupResponse {
+  return { data: undefined };
+}
+
+export const CreateUsersGroupResponse: MessageFns<CreateUsersGroupResponse> = {
+  encode(message: CreateUsersGroupResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      UsersGroup.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateUsersGroupResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateUsersGroupResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = UsersGroup.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateUsersGroupResponse {
+    return { data: isSet(object.data) ? UsersGroup.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: CreateUsersGroupResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = UsersGroup.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateUsersGroupResponse>, I>>(base?: I): CreateUsersGroupResponse {
+    return CreateUsersGroupResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateUsersGroupResponse>, I>>(object: I): CreateUsersGroupResponse {
+    const message = createBaseCreateUsersGroupResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? UsersGroup.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetUsersGroupRequest(): GetUsersGroupRequest {
+  return { id: "" };
+}
+
+export const GetUsersGroupRequest: MessageFns<GetUsersGroupRequest> = {
+  encode(message: GetUsersGroupRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsersGroupRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsersGroupRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUsersGroupRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetUsersGroupRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUsersGroupRequest>, I>>(base?: I): GetUsersGroupRequest {
+    return GetUsersGroupRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsersGroupRequest>, I>>(object: I): GetUsersGroupRequest {
+    const message = createBaseGetUsersGroupRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetUsersGroupResponse(): GetUsersGroupResponse {
+  return { data: undefined };
+}
+
+export const GetUsersGroupResponse: MessageFns<GetUsersGroupResponse> = {
+  encode(message: GetUsersGroupResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      UsersGroup.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsersGroupResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsersGroupResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = UsersGroup.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUsersGroupResponse {
+    return { data: isSet(object.data) ? UsersGroup.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: GetUsersGroupResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = UsersGroup.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUsersGroupResponse>, I>>(base?: I): GetUsersGroupResponse {
+    return GetUsersGroupResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsersGroupResponse>, I>>(object: I): GetUsersGroupResponse {
+    const message = createBaseGetUsersGroupResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? UsersGroup.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateUsersGroupRequest(): UpdateUsersGroupRequest {
+  return { id: "", input: undefined, expected_version: undefined };
+}
+
+export const UpdateUsersGroupRequest: MessageFns<UpdateUsersGroupRequest> = {
+  encode(message: UpdateUsersGroupRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.input !== undefined) {
+      UsersGroupInput.encode(message.input, writer.uint32(18).fork()).join();
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateUsersGroupRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateUsersGroupRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.input = UsersGroupInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateUsersGroupRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      input: isSet(object.input) ? UsersGroupInput.fromJSON(object.input) : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateUsersGroupRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.input !== undefined) {
+      obj.input = UsersGroupInput.toJSON(message.input);
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateUsersGroupRequest>, I>>(base?: I): UpdateUsersGroupRequest {
+    return UpdateUsersGroupRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateUsersGroupRequest>, I>>(object: I): UpdateUsersGroupRequest {
+    const message = createBaseUpdateUsersGroupRequest();
+    message.id = object.id ?? "";
+    message.input = (object.input !== undefined && object.input !== null)
+      ? UsersGroupInput.fromPartial(object.input)
+      : undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateUsersGroupResponse(): UpdateUsersGroupResponse {
+  return { data: undefined };
+}
+
+export const UpdateUsersGroupResponse: MessageFns<UpdateUsersGroupResponse> = {
+  encode(message: UpdateUsersGroupResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      UsersGroup.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateUsersGroupResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateUsersGroupResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = UsersGroup.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateUsersGroupResponse {
+    return { data: isSet(object.data) ? UsersGroup.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: UpdateUsersGroupResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = UsersGroup.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateUsersGroupResponse>, I>>(base?: I): UpdateUsersGroupResponse {
+    return UpdateUsersGroupResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateUsersGroupResponse>, I>>(object: I): UpdateUsersGroupResponse {
+    const message = createBaseUpdateUsersGroupResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? UsersGroup.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePatchUsersGroupRequest(): PatchUsersGroupRequest {
+  return { id: "", patch: undefined, expected_version: undefined };
+}
+
+export const PatchUsersGroupRequest: MessageFns<PatchUsersGroupRequest> = {
+  encode(message: PatchUsersGroupRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.patch !== undefined) {
+      Struct.encode(Struct.wrap(message.patch), writer.uint32(18).fork()).join();
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchUsersGroupRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchUsersGroupRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.patch = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PatchUsersGroupRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      patch: isObject(object.patch) ? object.patch : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PatchUsersGroupRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.patch !== undefined) {
+      obj.patch = message.patch;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PatchUsersGroupRequest>, I>>(base?: I): PatchUsersGroupRequest {
+    return PatchUsersGroupRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PatchUsersGroupRequest>, I>>(object: I): PatchUsersGroupRequest {
+    const message = createBasePatchUsersGroupRequest();
+    message.id = object.id ?? "";
+    message.patch = object.patch ?? undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBasePatchUsersGroupResponse(): PatchUsersGroupResponse {
+  return { data: undefined };
+}
+
+export const PatchUsersGroupResponse: MessageFns<PatchUsersGroupResponse> = {
+  encode(message: PatchUsersGroupResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      UsersGroup.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchUsersGroupResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchUsersGroupResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = UsersGroup.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PatchUsersGroupResponse {
+    return { data: isSet(object.data) ? UsersGroup.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: PatchUsersGroupResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = UsersGroup.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PatchUsersGroupResponse>, I>>(base?: I): PatchUsersGroupResponse {
+    return PatchUsersGroupResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PatchUsersGroupResponse>, I>>(object: I): PatchUsersGroupResponse {
+    const message = createBasePatchUsersGroupResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? UsersGroup.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteUsersGroupRequest(): DeleteUsersGroupRequest {
+  return { id: "", expected_version: undefined };
+}
+
+export const DeleteUsersGroupRequest: MessageFns<DeleteUsersGroupRequest> = {
+  encode(message: DeleteUsersGroupRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(16).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteUsersGroupRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteUsersGroupRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteUsersGroupRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeleteUsersGroupRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteUsersGroupRequest>, I>>(base?: I): DeleteUsersGroupRequest {
+    return DeleteUsersGroupRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteUsersGroupRequest>, I>>(object: I): DeleteUsersGroupRequest {
+    const message = createBaseDeleteUsersGroupRequest();
+    message.id = object.id ?? "";
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteUsersGroupResponse(): DeleteUsersGroupResponse {
+  return { data: undefined };
+}
+
+export const DeleteUsersGroupResponse: MessageFns<DeleteUsersGroupResponse> = {
+  encode(message: DeleteUsersGroupResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      UsersGroup.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteUsersGroupResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteUsersGroupResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = UsersGroup.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteUsersGroupResponse {
+    return { data: isSet(object.data) ? UsersGroup.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: DeleteUsersGroupResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = UsersGroup.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteUsersGroupResponse>, I>>(base?: I): DeleteUsersGroupResponse {
+    return DeleteUsersGroupResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteUsersGroupResponse>, I>>(object: I): DeleteUsersGroupResponse {
+    const message = createBaseDeleteUsersGroupResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? UsersGroup.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListUsersGroupsRequest(): ListUsersGroupsRequest {
+  return { query: undefined };
+}
+
+export const ListUsersGroupsRequest: MessageFns<ListUsersGroupsRequest> = {
+  encode(message: ListUsersGroupsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersGroupsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersGroupsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersGroupsRequest {
+    return { query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListUsersGroupsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersGroupsRequest>, I>>(base?: I): ListUsersGroupsRequest {
+    return ListUsersGroupsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersGroupsRequest>, I>>(object: I): ListUsersGroupsRequest {
+    const message = createBaseListUsersGroupsRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListUsersGroupsResponse(): ListUsersGroupsResponse {
+  return { data: [], page_info: undefined };
+}
+
+export const ListUsersGroupsResponse: MessageFns<ListUsersGroupsResponse> = {
+  encode(message: ListUsersGroupsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      UsersGroup.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page_info !== undefined) {
+      PageInfo.encode(message.page_info, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListUsersGroupsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListUsersGroupsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(UsersGroup.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page_info = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListUsersGroupsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => UsersGroup.fromJSON(e)) : [],
+      page_info: isSet(object.pageInfo)
+        ? PageInfo.fromJSON(object.pageInfo)
+        : isSet(object.page_info)
+        ? PageInfo.fromJSON(object.page_info)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListUsersGroupsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => UsersGroup.toJSON(e));
+    }
+    if (message.page_info !== undefined) {
+      obj.pageInfo = PageInfo.toJSON(message.page_info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListUsersGroupsResponse>, I>>(base?: I): ListUsersGroupsResponse {
+    return ListUsersGroupsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListUsersGroupsResponse>, I>>(object: I): ListUsersGroupsResponse {
+    const message = createBaseListUsersGroupsResponse();
+    message.data = object.data?.map((e) => UsersGroup.fromPartial(e)) || [];
+    message.page_info = (object.page_info !== undefined && object.page_info !== null)
+      ? PageInfo.fromPartial(object.page_info)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBatchGetUsersGroupsRequest(): BatchGetUsersGroupsRequest {
+  return { ids: [], names: [] };
+}
+
+export const BatchGetUsersGroupsRequest: MessageFns<BatchGetUsersGroupsRequest> = {
+  encode(message: BatchGetUsersGroupsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.names) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetUsersGroupsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetUsersGroupsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.names.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetUsersGroupsRequest {
+    return {
+      ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
+      names: globalThis.Array.isArray(object?.names) ? object.names.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: BatchGetUsersGroupsRequest): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    if (message.names?.length) {
+      obj.names = message.names;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetUsersGroupsRequest>, I>>(base?: I): BatchGetUsersGroupsRequest {
+    return BatchGetUsersGroupsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetUsersGroupsRequest>, I>>(object: I): BatchGetUsersGroupsRequest {
+    const message = createBaseBatchGetUsersGroupsRequest();
+    message.ids = object.ids?.map((e) => e) || [];
+    message.names = object.names?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseBatchGetUsersGroupsResponse(): BatchGetUsersGroupsResponse {
+  return { data: [] };
+}
+
+export const BatchGetUsersGroupsResponse: MessageFns<BatchGetUsersGroupsResponse> = {
+  encode(message: BatchGetUsersGroupsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      UsersGroup.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetUsersGroupsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetUsersGroupsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(UsersGroup.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetUsersGroupsResponse {
+    return { data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => UsersGroup.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: BatchGetUsersGroupsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => UsersGroup.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetUsersGroupsResponse>, I>>(base?: I): BatchGetUsersGroupsResponse {
+    return BatchGetUsersGroupsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetUsersGroupsResponse>, I>>(object: I): BatchGetUsersGroupsResponse {
+    const message = createBaseBatchGetUsersGroupsResponse();
+    message.data = object.data?.map((e) => UsersGroup.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWorkflow(): Workflow {
+  return {
+    id: "",
+    filters: undefined,
+    steps: [],
+    code: "",
+    name: "",
+    description: undefined,
+    tags: [],
+    enabled: false,
+    default: false,
+    version: 0,
+    created_at: "",
+    updated_at: "",
+    created_by_name: undefined,
+  };
+}
+
+export const Workflow: MessageFns<Workflow> = {
+  encode(message: Workflow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.filters !== undefined) {
+      Struct.encode(Struct.wrap(message.filters), writer.uint32(18).fork()).join();
+    }
+    for (const v of message.steps) {
+      WorkflowStep.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.code !== "") {
+      writer.uint32(34).string(message.code);
+    }
+    if (message.name !== "") {
+      writer.uint32(42).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(50).string(message.description);
+    }
+    for (const v of message.tags) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(64).bool(message.enabled);
+    }
+    if (message.default !== false) {
+      writer.uint32(72).bool(message.default);
+    }
+    if (message.version !== 0) {
+      writer.uint32(80).int32(message.version);
+    }
+    if (message.created_at !== "") {
+      writer.uint32(90).string(message.created_at);
+    }
+    if (message.updated_at !== "") {
+      writer.uint32(98).string(message.updated_at);
+    }
+    if (message.created_by_name !== undefined) {
+      writer.uint32(106).string(message.created_by_name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Workflow {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflow();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.filters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.steps.push(WorkflowStep.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.default = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.created_at = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.updated_at = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.created_by_name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Workflow {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      filters: isObject(object.filters) ? object.filters : undefined,
+      steps: globalThis.Array.isArray(object?.steps) ? object.steps.map((e: any) => WorkflowStep.fromJSON(e)) : [],
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      default: isSet(object.default) ? globalThis.Boolean(object.default) : false,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      created_at: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updated_at: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+      created_by_name: isSet(object.createdByName)
+        ? globalThis.String(object.createdByName)
+        : isSet(object.created_by_name)
+        ? globalThis.String(object.created_by_name)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Workflow): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.filters !== undefined) {
+      obj.filters = message.filters;
+    }
+    if (message.steps?.length) {
+      obj.steps = message.steps.map((e) => WorkflowStep.toJSON(e));
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    if (message.default !== false) {
+      obj.default = message.default;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.created_at !== "") {
+      obj.createdAt = message.created_at;
+    }
+    if (message.updated_at !== "") {
+      obj.updatedAt = message.updated_at;
+    }
+    if (message.created_by_name !== undefined) {
+      obj.createdByName = message.created_by_name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Workflow>, I>>(base?: I): Workflow {
+    return Workflow.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Workflow>, I>>(object: I): Workflow {
+    const message = createBaseWorkflow();
+    message.id = object.id ?? "";
+    message.filters = object.filters ?? undefined;
+    message.steps = object.steps?.map((e) => WorkflowStep.fromPartial(e)) || [];
+    message.code = object.code ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? undefined;
+    message.tags = object.tags?.map((e) => e) || [];
+    message.enabled = object.enabled ?? false;
+    message.default = object.default ?? false;
+    message.version = object.version ?? 0;
+    message.created_at = object.created_at ?? "";
+    message.updated_at = object.updated_at ?? "";
+    message.created_by_name = object.created_by_name ?? undefined;
+    return message;
+  },
+};
+
+function createBaseWorkflowInput(): WorkflowInput {
+  return {
+    filters: undefined,
+    steps: [],
+    code: "",
+    name: "",
+    description: undefined,
+    tags: [],
+    enabled: false,
+    default: undefined,
+  };
+}
+
+export const WorkflowInput: MessageFns<WorkflowInput> = {
+  encode(message: WorkflowInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.filters !== undefined) {
+      Struct.encode(Struct.wrap(message.filters), writer.uint32(10).fork()).join();
+    }
+    for (const v of message.steps) {
+      WorkflowStep.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.code !== "") {
+      writer.uint32(26).string(message.code);
+    }
+    if (message.name !== "") {
+      writer.uint32(34).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(42).string(message.description);
+    }
+    for (const v of message.tags) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(56).bool(message.enabled);
+    }
+    if (message.default !== undefined) {
+      writer.uint32(64).bool(message.default);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkflowInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflowInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.filters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.steps.push(WorkflowStep.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.default = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkflowInput {
+    return {
+      filters: isObject(object.filters) ? object.filters : undefined,
+      steps: globalThis.Array.isArray(object?.steps) ? object.steps.map((e: any) => WorkflowStep.fromJSON(e)) : [],
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      default: isSet(object.default) ? globalThis.Boolean(object.default) : undefined,
+    };
+  },
+
+  toJSON(message: WorkflowInput): unknown {
+    const obj: any = {};
+    if (message.filters !== undefined) {
+      obj.filters = message.filters;
+    }
+    if (message.steps?.length) {
+      obj.steps = message.steps.map((e) => WorkflowStep.toJSON(e));
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    if (message.default !== undefined) {
+      obj.default = message.default;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkflowInput>, I>>(base?: I): WorkflowInput {
+    return WorkflowInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkflowInput>, I>>(object: I): WorkflowInput {
+    const message = createBaseWorkflowInput();
+    message.filters = object.filters ?? undefined;
+    message.steps = object.steps?.map((e) => WorkflowStep.fromPartial(e)) || [];
+    message.code = object.code ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? undefined;
+    message.tags = object.tags?.map((e) => e) || [];
+    message.enabled = object.enabled ?? false;
+    message.default = object.default ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateWorkflowRequest(): CreateWorkflowRequest {
+  return { input: undefined };
+}
+
+export const CreateWorkflowRequest: MessageFns<CreateWorkflowRequest> = {
+  encode(message: CreateWorkflowRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.input !== undefined) {
+      WorkflowInput.encode(message.input, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateWorkflowRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateWorkflowRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.input = WorkflowInput.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateWorkflowRequest {
+    return { input: isSet(object.input) ? WorkflowInput.fromJSON(object.input) : undefined };
+  },
+
+  toJSON(message: CreateWorkflowRequest): unknown {
+    const obj: any = {};
+    if (message.input !== undefined) {
+      obj.input = WorkflowInput.toJSON(message.input);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateWorkflowRequest>, I>>(base?: I): CreateWorkflowRequest {
+    return CreateWorkflowRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateWorkflowRequest>, I>>(object: I): CreateWorkflowRequest {
+    const message = createBaseCreateWorkflowRequest();
+    message.input = (object.input !== undefined && object.input !== null)
+      ? WorkflowInput.fromPartial(object.input)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateWorkflowResponse(): CreateWorkflowResponse {
+  return { data: undefined };
+}
+
+export const CreateWorkflowResponse: MessageFns<CreateWorkflowResponse> = {
+  encode(message: CreateWorkflowResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Workflow.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateWorkflowResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateWorkflowResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Workflow.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateWorkflowResponse {
+    return { data: isSet(object.data) ? Workflow.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: CreateWorkflowResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Workflow.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateWorkflowResponse>, I>>(base?: I): CreateWorkflowResponse {
+    return CreateWorkflowResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateWorkflowResponse>, I>>(object: I): CreateWorkflowResponse {
+    const message = createBaseCreateWorkflowResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Workflow.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetWorkflowRequest(): GetWorkflowRequest {
+  return { id: "" };
+}
+
+export const GetWorkflowRequest: MessageFns<GetWorkflowRequest> = {
+  encode(message: GetWorkflowRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkflowRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkflowRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWorkflowRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetWorkflowRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkflowRequest>, I>>(base?: I): GetWorkflowRequest {
+    return GetWorkflowRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkflowRequest>, I>>(object: I): GetWorkflowRequest {
+    const message = createBaseGetWorkflowRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetWorkflowResponse(): GetWorkflowResponse {
+  return { data: undefined };
+}
+
+export const GetWorkflowResponse: MessageFns<GetWorkflowResponse> = {
+  encode(message: GetWorkflowResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Workflow.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkflowResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkflowResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Workflow.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWorkflowResponse {
+    return { data: isSet(object.data) ? Workflow.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: GetWorkflowResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Workflow.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkflowResponse>, I>>(base?: I): GetWorkflowResponse {
+    return GetWorkflowResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkflowResponse>, I>>(object: I): GetWorkflowResponse {
+    const message = createBaseGetWorkflowResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Workflow.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateWorkflowRequest(): UpdateWorkflowRequest {
+  return { id: "", input: undefined, expected_version: undefined };
+}
+
+export const UpdateWorkflowRequest: MessageFns<UpdateWorkflowRequest> = {
+  encode(message: UpdateWorkflowRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.input !== undefined) {
+      WorkflowInput.encode(message.input, writer.uint32(18).fork()).join();
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWorkflowRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateWorkflowRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.input = WorkflowInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateWorkflowRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      input: isSet(object.input) ? WorkflowInput.fromJSON(object.input) : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateWorkflowRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.input !== undefined) {
+      obj.input = WorkflowInput.toJSON(message.input);
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateWorkflowRequest>, I>>(base?: I): UpdateWorkflowRequest {
+    return UpdateWorkflowRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateWorkflowRequest>, I>>(object: I): UpdateWorkflowRequest {
+    const message = createBaseUpdateWorkflowRequest();
+    message.id = object.id ?? "";
+    message.input = (object.input !== undefined && object.input !== null)
+      ? WorkflowInput.fromPartial(object.input)
+      : undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateWorkflowResponse(): UpdateWorkflowResponse {
+  return { data: undefined };
+}
+
+export const UpdateWorkflowResponse: MessageFns<UpdateWorkflowResponse> = {
+  encode(message: UpdateWorkflowResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Workflow.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWorkflowResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateWorkflowResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Workflow.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateWorkflowResponse {
+    return { data: isSet(object.data) ? Workflow.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: UpdateWorkflowResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Workflow.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateWorkflowResponse>, I>>(base?: I): UpdateWorkflowResponse {
+    return UpdateWorkflowResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateWorkflowResponse>, I>>(object: I): UpdateWorkflowResponse {
+    const message = createBaseUpdateWorkflowResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Workflow.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
+function createBasePatchWorkflowRequest(): PatchWorkflowRequest {
+  return { id: "", patch: undefined, expected_version: undefined };
+}
+
+export const PatchWorkflowRequest: MessageFns<PatchWorkflowRequest> = {
+  encode(message: PatchWorkflowRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.patch !== undefined) {
+      Struct.encode(Struct.wrap(message.patch), writer.uint32(18).fork()).join();
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchWorkflowRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchWorkflowRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.patch = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PatchWorkflowRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      patch: isObject(object.patch) ? object.patch : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PatchWorkflowRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.patch !== undefined) {
+      obj.patch = message.patch;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PatchWorkflowRequest>, I>>(base?: I): PatchWorkflowRequest {
+    return PatchWorkflowRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PatchWorkflowRequest>, I>>(object: I): PatchWorkflowRequest {
+    const message = createBasePatchWorkflowRequest();
+    message.id = object.id ?? "";
+    message.patch = object.patch ?? undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBasePatchWorkflowResponse(): PatchWorkflowResponse {
+  return { data: undefined };
+}
+
+export const PatchWorkflowResponse: MessageFns<PatchWorkflowResponse> = {
+  encode(message: PatchWorkflowResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Workflow.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchWorkflowResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchWorkflowResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Workflow.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PatchWorkflowResponse {
+    return { data: isSet(object.data) ? Workflow.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: PatchWorkflowResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Workflow.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PatchWorkflowResponse>, I>>(base?: I): PatchWorkflowResponse {
+    return PatchWorkflowResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PatchWorkflowResponse>, I>>(object: I): PatchWorkflowResponse {
+    const message = createBasePatchWorkflowResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Workflow.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteWorkflowRequest(): DeleteWorkflowRequest {
+  return { id: "", expected_version: undefined };
+}
+
+export const DeleteWorkflowRequest: MessageFns<DeleteWorkflowRequest> = {
+  encode(message: DeleteWorkflowRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(16).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteWorkflowRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteWorkflowRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteWorkflowRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeleteWorkflowRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteWorkflowRequest>, I>>(base?: I): DeleteWorkflowRequest {
+    return DeleteWorkflowRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteWorkflowRequest>, I>>(object: I): DeleteWorkflowRequest {
+    const message = createBaseDeleteWorkflowRequest();
+    message.id = object.id ?? "";
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteWorkflowResponse(): DeleteWorkflowResponse {
+  return { data: undefined };
+}
+
+export const DeleteWorkflowResponse: MessageFns<DeleteWorkflowResponse> = {
+  encode(message: DeleteWorkflowResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Workflow.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteWorkflowResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteWorkflowResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Workflow.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteWorkflowResponse {
+    return { data: isSet(object.data) ? Workflow.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: DeleteWorkflowResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Workflow.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteWorkflowResponse>, I>>(base?: I): DeleteWorkflowResponse {
+    return DeleteWorkflowResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteWorkflowResponse>, I>>(object: I): DeleteWorkflowResponse {
+    const message = createBaseDeleteWorkflowResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Workflow.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
+function createBaseListWorkflowsRequest(): ListWorkflowsRequest {
+  return { query: undefined };
+}
+
+export const ListWorkflowsRequest: MessageFns<ListWorkflowsRequest> = {
+  encode(message: ListWorkflowsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWorkflowsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWorkflowsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWorkflowsRequest {
+    return { query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListWorkflowsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWorkflowsRequest>, I>>(base?: I): ListWorkflowsRequest {
+    return ListWorkflowsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWorkflowsRequest>, I>>(object: I): ListWorkflowsRequest {
+    const message = createBaseListWorkflowsRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListWorkflowsResponse(): ListWorkflowsResponse {
+  return { data: [], page_info: undefined };
+}
+
+export const ListWorkflowsResponse: MessageFns<ListWorkflowsResponse> = {
+  encode(message: ListWorkflowsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Workflow.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page_info !== undefined) {
+      PageInfo.encode(message.page_info, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWorkflowsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWorkflowsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Workflow.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page_info = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWorkflowsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Workflow.fromJSON(e)) : [],
+      page_info: isSet(object.pageInfo)
+        ? PageInfo.fromJSON(object.pageInfo)
+        : isSet(object.page_info)
+        ? PageInfo.fromJSON(object.page_info)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListWorkflowsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Workflow.toJSON(e));
+    }
+    if (message.page_info !== undefined) {
+      obj.pageInfo = PageInfo.toJSON(message.page_info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWorkflowsResponse>, I>>(base?: I): ListWorkflowsResponse {
+    return ListWorkflowsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWorkflowsResponse>, I>>(object: I): ListWorkflowsResponse {
+    const message = createBaseListWorkflowsResponse();
+    message.data = object.data?.map((e) => Workflow.fromPartial(e)) || [];
+    message.page_info = (object.page_info !== undefined && object.page_info !== null)
+      ? PageInfo.fromPartial(object.page_info)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBatchGetWorkflowsRequest(): BatchGetWorkflowsRequest {
+  return { ids: [], codes: [] };
+}
+
+export const BatchGetWorkflowsRequest: MessageFns<BatchGetWorkflowsRequest> = {
+  encode(message: BatchGetWorkflowsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.codes) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetWorkflowsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetWorkflowsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.codes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetWorkflowsRequest {
+    return {
+      ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
+      codes: globalThis.Array.isArray(object?.codes) ? object.codes.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: BatchGetWorkflowsRequest): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    if (message.codes?.length) {
+      obj.codes = message.codes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetWorkflowsRequest>, I>>(base?: I): BatchGetWorkflowsRequest {
+    return BatchGetWorkflowsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetWorkflowsRequest>, I>>(object: I): BatchGetWorkflowsRequest {
+    const message = createBaseBatchGetWorkflowsRequest();
+    message.ids = object.ids?.map((e) => e) || [];
+    message.codes = object.codes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseBatchGetWorkflowsResponse(): BatchGetWorkflowsResponse {
+  return { data: [] };
+}
+
+export const BatchGetWorkflowsResponse: MessageFns<BatchGetWorkflowsResponse> = {
+  encode(message: BatchGetWorkflowsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Workflow.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetWorkflowsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetWorkflowsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Workflow.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetWorkflowsResponse {
+    return { data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Workflow.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: BatchGetWorkflowsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Workflow.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetWorkflowsResponse>, I>>(base?: I): BatchGetWorkflowsResponse {
+    return BatchGetWorkflowsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetWorkflowsResponse>, I>>(object: I): BatchGetWorkflowsResponse {
+    const message = createBaseBatchGetWorkflowsResponse();
+    message.data = object.data?.map((e) => Workflow.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWorkflowApproval(): WorkflowApproval {
+  return {
+    id: "",
+    filters: undefined,
+    exclude_products: [],
+    included_products: [],
+    steps: [],
+    code: "",
+    name: "",
+    description: undefined,
+    tags: [],
+    enabled: false,
+    default: false,
+    version: 0,
+    created_at: "",
+    updated_at: "",
+    created_by_name: undefined,
+  };
+}
+
+export const WorkflowApproval: MessageFns<WorkflowApproval> = {
+  encode(message: WorkflowApproval, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.filters !== undefined) {
+      Struct.encode(Struct.wrap(message.filters), writer.uint32(18).fork()).join();
+    }
+    for (const v of message.exclude_products) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.included_products) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.steps) {
+      WorkflowApprovalStep.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.code !== "") {
+      writer.uint32(50).string(message.code);
+    }
+    if (message.name !== "") {
+      writer.uint32(58).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(66).string(message.description);
+    }
+    for (const v of message.tags) {
+      writer.uint32(74).string(v!);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(80).bool(message.enabled);
+    }
+    if (message.default !== false) {
+      writer.uint32(88).bool(message.default);
+    }
+    if (message.version !== 0) {
+      writer.uint32(96).int32(message.version);
+    }
+    if (message.created_at !== "") {
+      writer.uint32(106).string(message.created_at);
+    }
+    if (message.updated_at !== "") {
+      writer.uint32(114).string(message.updated_at);
+    }
+    if (message.created_by_name !== undefined) {
+      writer.uint32(122).string(message.created_by_name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkflowApproval {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflowApproval();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.filters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.exclude_products.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.included_products.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.steps.push(WorkflowApprovalStep.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.default = reader.bool();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.created_at = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.updated_at = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.created_by_name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkflowApproval {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      filters: isObject(object.filters) ? object.filters : undefined,
+      exclude_products: globalThis.Array.isArray(object?.excludeProducts)
+        ? object.excludeProducts.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.exclude_products)
+        ? object.exclude_products.map((e: any) => globalThis.String(e))
+        : [],
+      included_products: globalThis.Array.isArray(object?.includedProducts)
+        ? object.includedProducts.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.included_products)
+        ? object.included_products.map((e: any) => globalThis.String(e))
+        : [],
+      steps: globalThis.Array.isArray(object?.steps)
+        ? object.steps.map((e: any) => WorkflowApprovalStep.fromJSON(e))
+        : [],
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      default: isSet(object.default) ? globalThis.Boolean(object.default) : false,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      created_at: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updated_at: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+      created_by_name: isSet(object.createdByName)
+        ? globalThis.String(object.createdByName)
+        : isSet(object.created_by_name)
+        ? globalThis.String(object.created_by_name)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WorkflowApproval): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.filters !== undefined) {
+      obj.filters = message.filters;
+    }
+    if (message.exclude_products?.length) {
+      obj.excludeProducts = message.exclude_products;
+    }
+    if (message.included_products?.length) {
+      obj.includedProducts = message.included_products;
+    }
+    if (message.steps?.length) {
+      obj.steps = message.steps.map((e) => WorkflowApprovalStep.toJSON(e));
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    if (message.default !== false) {
+      obj.default = message.default;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.created_at !== "") {
+      obj.createdAt = message.created_at;
+    }
+    if (message.updated_at !== "") {
+      obj.updatedAt = message.updated_at;
+    }
+    if (message.created_by_name !== undefined) {
+      obj.createdByName = message.created_by_name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkflowApproval>, I>>(base?: I): WorkflowApproval {
+    return WorkflowApproval.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkflowApproval>, I>>(object: I): WorkflowApproval {
+    const message = createBaseWorkflowApproval();
+    message.id = object.id ?? "";
+    message.filters = object.filters ?? undefined;
+    message.exclude_products = object.exclude_products?.map((e) => e) || [];
+    message.included_products = object.included_products?.map((e) => e) || [];
+    message.steps = object.steps?.map((e) => WorkflowApprovalStep.fromPartial(e)) || [];
+    message.code = object.code ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? undefined;
+    message.tags = object.tags?.map((e) => e) || [];
+    message.enabled = object.enabled ?? false;
+    message.default = object.default ?? false;
+    message.version = object.version ?? 0;
+    message.created_at = object.created_at ?? "";
+    message.updated_at = object.updated_at ?? "";
+    message.created_by_name = object.created_by_name ?? undefined;
+    return message;
+  },
+};
+
+function createBaseWorkflowApprovalInput(): WorkflowApprovalInput {
+  return {
+    filters: undefined,
+    exclude_products: [],
+    included_products: [],
+    steps: [],
+    code: "",
+    name: "",
+    description: undefined,
+    tags: [],
+    enabled: false,
+    default: undefined,
+  };
+}
+
+export const WorkflowApprovalInput: MessageFns<WorkflowApprovalInput> = {
+  encode(message: WorkflowApprovalInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.filters !== undefined) {
+      Struct.encode(Struct.wrap(message.filters), writer.uint32(10).fork()).join();
+    }
+    for (const v of message.exclude_products) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.included_products) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.steps) {
+      WorkflowApprovalStep.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.code !== "") {
+      writer.uint32(42).string(message.code);
+    }
+    if (message.name !== "") {
+      writer.uint32(50).string(message.name);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(58).string(message.description);
+    }
+    for (const v of message.tags) {
+      writer.uint32(66).string(v!);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(72).bool(message.enabled);
+    }
+    if (message.default !== undefined) {
+      writer.uint32(80).bool(message.default);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkflowApprovalInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkflowApprovalInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.filters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.exclude_products.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.included_products.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.steps.push(WorkflowApprovalStep.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.default = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkflowApprovalInput {
+    return {
+      filters: isObject(object.filters) ? object.filters : undefined,
+      exclude_products: globalThis.Array.isArray(object?.excludeProducts)
+        ? object.excludeProducts.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.exclude_products)
+        ? object.exclude_products.map((e: any) => globalThis.String(e))
+        : [],
+      included_products: globalThis.Array.isArray(object?.includedProducts)
+        ? object.includedProducts.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.included_products)
+        ? object.included_products.map((e: any) => globalThis.String(e))
+        : [],
+      steps: globalThis.Array.isArray(object?.steps)
+        ? object.steps.map((e: any) => WorkflowApprovalStep.fromJSON(e))
+        : [],
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      default: isSet(object.default) ? globalThis.Boolean(object.default) : undefined,
+    };
+  },
+
+  toJSON(message: WorkflowApprovalInput): unknown {
+    const obj: any = {};
+    if (message.filters !== undefined) {
+      obj.filters = message.filters;
+    }
+    if (message.exclude_products?.length) {
+      obj.excludeProducts = message.exclude_products;
+    }
+    if (message.included_products?.length) {
+      obj.includedProducts = message.included_products;
+    }
+    if (message.steps?.length) {
+      obj.steps = message.steps.map((e) => WorkflowApprovalStep.toJSON(e));
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    if (message.default !== undefined) {
+      obj.default = message.default;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkflowApprovalInput>, I>>(base?: I): WorkflowApprovalInput {
+    return WorkflowApprovalInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkflowApprovalInput>, I>>(object: I): WorkflowApprovalInput {
+    const message = createBaseWorkflowApprovalInput();
+    message.filters = object.filters ?? undefined;
+    message.exclude_products = object.exclude_products?.map((e) => e) || [];
+    message.included_products = object.included_products?.map((e) => e) || [];
+    message.steps = object.steps?.map((e) => WorkflowApprovalStep.fromPartial(e)) || [];
+    message.code = object.code ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? undefined;
+    message.tags = object.tags?.map((e) => e) || [];
+    message.enabled = object.enabled ?? false;
+    message.default = object.default ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateWorkflowApprovalRequest(): CreateWorkflowApprovalRequest {
+  return { input: undefined };
+}
+
+export const CreateWorkflowApprovalRequest: MessageFns<CreateWorkflowApprovalRequest> = {
+  encode(message: CreateWorkflowApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.input !== undefined) {
+      WorkflowApprovalInput.encode(message.input, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateWorkflowApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateWorkflowApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.input = WorkflowApprovalInput.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateWorkflowApprovalRequest {
+    return { input: isSet(object.input) ? WorkflowApprovalInput.fromJSON(object.input) : undefined };
+  },
+
+  toJSON(message: CreateWorkflowApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.input !== undefined) {
+      obj.input = WorkflowApprovalInput.toJSON(message.input);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateWorkflowApprovalRequest>, I>>(base?: I): CreateWorkflowApprovalRequest {
+    return CreateWorkflowApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateWorkflowApprovalRequest>, I>>(
+    object: I,
+  ): CreateWorkflowApprovalRequest {
+    const message = createBaseCreateWorkflowApprovalRequest();
+    message.input = (object.input !== undefined && object.input !== null)
+      ? WorkflowApprovalInput.fromPartial(object.input)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateWorkflowApprovalResponse(): CreateWorkflowApprovalResponse {
+  return { data: undefined };
+}
+
+export const CreateWorkflowApprovalResponse: MessageFns<CreateWorkflowApprovalResponse> = {
+  encode(message: CreateWorkflowApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      WorkflowApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateWorkflowApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateWorkflowApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = WorkflowApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateWorkflowApprovalResponse {
+    return { data: isSet(object.data) ? WorkflowApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: CreateWorkflowApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = WorkflowApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateWorkflowApprovalResponse>, I>>(base?: I): CreateWorkflowApprovalResponse {
+    return CreateWorkflowApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateWorkflowApprovalResponse>, I>>(
+    object: I,
+  ): CreateWorkflowApprovalResponse {
+    const message = createBaseCreateWorkflowApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? WorkflowApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetWorkflowApprovalRequest(): GetWorkflowApprovalRequest {
+  return { id: "" };
+}
+
+export const GetWorkflowApprovalRequest: MessageFns<GetWorkflowApprovalRequest> = {
+  encode(message: GetWorkflowApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkflowApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkflowApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWorkflowApprovalRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetWorkflowApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkflowApprovalRequest>, I>>(base?: I): GetWorkflowApprovalRequest {
+    return GetWorkflowApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkflowApprovalRequest>, I>>(object: I): GetWorkflowApprovalRequest {
+    const message = createBaseGetWorkflowApprovalRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetWorkflowApprovalResponse(): GetWorkflowApprovalResponse {
+  return { data: undefined };
+}
+
+export const GetWorkflowApprovalResponse: MessageFns<GetWorkflowApprovalResponse> = {
+  encode(message: GetWorkflowApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      WorkflowApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkflowApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkflowApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = WorkflowApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWorkflowApprovalResponse {
+    return { data: isSet(object.data) ? WorkflowApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: GetWorkflowApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = WorkflowApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkflowApprovalResponse>, I>>(base?: I): GetWorkflowApprovalResponse {
+    return GetWorkflowApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkflowApprovalResponse>, I>>(object: I): GetWorkflowApprovalResponse {
+    const message = createBaseGetWorkflowApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? WorkflowApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateWorkflowApprovalRequest(): UpdateWorkflowApprovalRequest {
+  return { id: "", input: undefined, expected_version: undefined };
+}
+
+export const UpdateWorkflowApprovalRequest: MessageFns<UpdateWorkflowApprovalRequest> = {
+  encode(message: UpdateWorkflowApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.input !== undefined) {
+      WorkflowApprovalInput.encode(message.input, writer.uint32(18).fork()).join();
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWorkflowApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateWorkflowApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.input = WorkflowApprovalInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateWorkflowApprovalRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      input: isSet(object.input) ? WorkflowApprovalInput.fromJSON(object.input) : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateWorkflowApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.input !== undefined) {
+      obj.input = WorkflowApprovalInput.toJSON(message.input);
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateWorkflowApprovalRequest>, I>>(base?: I): UpdateWorkflowApprovalRequest {
+    return UpdateWorkflowApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateWorkflowApprovalRequest>, I>>(
+    object: I,
+  ): UpdateWorkflowApprovalRequest {
+    const message = createBaseUpdateWorkflowApprovalRequest();
+    message.id = object.id ?? "";
+    message.input = (object.input !== undefined && object.input !== null)
+      ? WorkflowApprovalInput.fromPartial(object.input)
+      : undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateWorkflowApprovalResponse(): UpdateWorkflowApprovalResponse {
+  return { data: undefined };
+}
+
+export const UpdateWorkflowApprovalResponse: MessageFns<UpdateWorkflowApprovalResponse> = {
+  encode(message: UpdateWorkflowApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      WorkflowApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateWorkflowApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateWorkflowApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = WorkflowApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateWorkflowApprovalResponse {
+    return { data: isSet(object.data) ? WorkflowApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: UpdateWorkflowApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = WorkflowApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateWorkflowApprovalResponse>, I>>(base?: I): UpdateWorkflowApprovalResponse {
+    return UpdateWorkflowApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateWorkflowApprovalResponse>, I>>(
+    object: I,
+  ): UpdateWorkflowApprovalResponse {
+    const message = createBaseUpdateWorkflowApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? WorkflowApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePatchWorkflowApprovalRequest(): PatchWorkflowApprovalRequest {
+  return { id: "", patch: undefined, expected_version: undefined };
+}
+
+export const PatchWorkflowApprovalRequest: MessageFns<PatchWorkflowApprovalRequest> = {
+  encode(message: PatchWorkflowApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.patch !== undefined) {
+      Struct.encode(Struct.wrap(message.patch), writer.uint32(18).fork()).join();
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchWorkflowApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchWorkflowApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.patch = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PatchWorkflowApprovalRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      patch: isObject(object.patch) ? object.patch : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PatchWorkflowApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.patch !== undefined) {
+      obj.patch = message.patch;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PatchWorkflowApprovalRequest>, I>>(base?: I): PatchWorkflowApprovalRequest {
+    return PatchWorkflowApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PatchWorkflowApprovalRequest>, I>>(object: I): PatchWorkflowApprovalRequest {
+    const message = createBasePatchWorkflowApprovalRequest();
+    message.id = object.id ?? "";
+    message.patch = object.patch ?? undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBasePatchWorkflowApprovalResponse(): PatchWorkflowApprovalResponse {
+  return { data: undefined };
+}
+
+export const PatchWorkflowApprovalResponse: MessageFns<PatchWorkflowApprovalResponse> = {
+  encode(message: PatchWorkflowApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      WorkflowApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchWorkflowApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchWorkflowApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = WorkflowApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PatchWorkflowApprovalResponse {
+    return { data: isSet(object.data) ? WorkflowApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: PatchWorkflowApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = WorkflowApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PatchWorkflowApprovalResponse>, I>>(base?: I): PatchWorkflowApprovalResponse {
+    return PatchWorkflowApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PatchWorkflowApprovalResponse>, I>>(
+    object: I,
+  ): PatchWorkflowApprovalResponse {
+    const message = createBasePatchWorkflowApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? WorkflowApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteWorkflowApprovalRequest(): DeleteWorkflowApprovalRequest {
+  return { id: "", expected_version: undefined };
+}
+
+export const DeleteWorkflowApprovalRequest: MessageFns<DeleteWorkflowApprovalRequest> = {
+  encode(message: DeleteWorkflowApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(16).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteWorkflowApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteWorkflowApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteWorkflowApprovalRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeleteWorkflowApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteWorkflowApprovalRequest>, I>>(base?: I): DeleteWorkflowApprovalRequest {
+    return DeleteWorkflowApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteWorkflowApprovalRequest>, I>>(
+    object: I,
+  ): DeleteWorkflowApprovalRequest {
+    const message = createBaseDeleteWorkflowApprovalRequest();
+    message.id = object.id ?? "";
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteWorkflowApprovalResponse(): DeleteWorkflowApprovalResponse {
+  return { data: undefined };
+}
+
+export const DeleteWorkflowApprovalResponse: MessageFns<DeleteWorkflowApprovalResponse> = {
+  encode(message: DeleteWorkflowApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      WorkflowApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteWorkflowApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteWorkflowApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = WorkflowApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteWorkflowApprovalResponse {
+    return { data: isSet(object.data) ? WorkflowApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: DeleteWorkflowApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = WorkflowApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteWorkflowApprovalResponse>, I>>(base?: I): DeleteWorkflowApprovalResponse {
+    return DeleteWorkflowApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteWorkflowApprovalResponse>, I>>(
+    object: I,
+  ): DeleteWorkflowApprovalResponse {
+    const message = createBaseDeleteWorkflowApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? WorkflowApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListWorkflowApprovalsRequest(): ListWorkflowApprovalsRequest {
+  return { query: undefined };
+}
+
+export const ListWorkflowApprovalsRequest: MessageFns<ListWorkflowApprovalsRequest> = {
+  encode(message: ListWorkflowApprovalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWorkflowApprovalsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWorkflowApprovalsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWorkflowApprovalsRequest {
+    return { query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListWorkflowApprovalsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWorkflowApprovalsRequest>, I>>(base?: I): ListWorkflowApprovalsRequest {
+    return ListWorkflowApprovalsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWorkflowApprovalsRequest>, I>>(object: I): ListWorkflowApprovalsRequest {
+    const message = createBaseListWorkflowApprovalsRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListWorkflowApprovalsResponse(): ListWorkflowApprovalsResponse {
+  return { data: [], page_info: undefined };
+}
+
+export const ListWorkflowApprovalsResponse: MessageFns<ListWorkflowApprovalsResponse> = {
+  encode(message: ListWorkflowApprovalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      WorkflowApproval.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page_info !== undefined) {
+      PageInfo.encode(message.page_info, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWorkflowApprovalsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWorkflowApprovalsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(WorkflowApproval.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page_info = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListWorkflowApprovalsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => WorkflowApproval.fromJSON(e)) : [],
+      page_info: isSet(object.pageInfo)
+        ? PageInfo.fromJSON(object.pageInfo)
+        : isSet(object.page_info)
+        ? PageInfo.fromJSON(object.page_info)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListWorkflowApprovalsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => WorkflowApproval.toJSON(e));
+    }
+    if (message.page_info !== undefined) {
+      obj.pageInfo = PageInfo.toJSON(message.page_info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListWorkflowApprovalsResponse>, I>>(base?: I): ListWorkflowApprovalsResponse {
+    return ListWorkflowApprovalsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWorkflowApprovalsResponse>, I>>(
+    object: I,
+  ): ListWorkflowApprovalsResponse {
+    const message = createBaseListWorkflowApprovalsResponse();
+    message.data = object.data?.map((e) => WorkflowApproval.fromPartial(e)) || [];
+    message.page_info = (object.page_info !== undefined && object.page_info !== null)
+      ? PageInfo.fromPartial(object.page_info)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBatchGetWorkflowApprovalsRequest(): BatchGetWorkflowApprovalsRequest {
+  return { ids: [], codes: [] };
+}
+
+export const BatchGetWorkflowApprovalsRequest: MessageFns<BatchGetWorkflowApprovalsRequest> = {
+  encode(message: BatchGetWorkflowApprovalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.codes) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetWorkflowApprovalsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetWorkflowApprovalsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.codes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetWorkflowApprovalsRequest {
+    return {
+      ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
+      codes: globalThis.Array.isArray(object?.codes) ? object.codes.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: BatchGetWorkflowApprovalsRequest): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    if (message.codes?.length) {
+      obj.codes = message.codes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetWorkflowApprovalsRequest>, I>>(
+    base?: I,
+  ): BatchGetWorkflowApprovalsRequest {
+    return BatchGetWorkflowApprovalsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetWorkflowApprovalsRequest>, I>>(
+    object: I,
+  ): BatchGetWorkflowApprovalsRequest {
+    const message = createBaseBatchGetWorkflowApprovalsRequest();
+    message.ids = object.ids?.map((e) => e) || [];
+    message.codes = object.codes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseBatchGetWorkflowApprovalsResponse(): BatchGetWorkflowApprovalsResponse {
+  return { data: [] };
+}
+
+export const BatchGetWorkflowApprovalsResponse: MessageFns<BatchGetWorkflowApprovalsResponse> = {
+  encode(message: BatchGetWorkflowApprovalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      WorkflowApproval.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetWorkflowApprovalsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetWorkflowApprovalsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(WorkflowApproval.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetWorkflowApprovalsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => WorkflowApproval.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: BatchGetWorkflowApprovalsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => WorkflowApproval.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetWorkflowApprovalsResponse>, I>>(
+    base?: I,
+  ): BatchGetWorkflowApprovalsResponse {
+    return BatchGetWorkflowApprovalsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetWorkflowApprovalsResponse>, I>>(
+    object: I,
+  ): BatchGetWorkflowApprovalsResponse {
+    const message = createBaseBatchGetWorkflowApprovalsResponse();
+    message.data = object.data?.map((e) => WorkflowApproval.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+/** Users groups: the seven calls of every record service. */
+export type UsersGroupsServiceService = typeof UsersGroupsServiceService;
+export const UsersGroupsServiceService = {
+  /** Creates a users group; its name must be free among live users groups. */
+  createUsersGroup: {
+    path: "/pim.workflow.v1.UsersGroupsService/CreateUsersGroup" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateUsersGroupRequest): Buffer =>
+      Buffer.from(CreateUsersGroupRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateUsersGroupRequest => CreateUsersGroupRequest.decode(value),
+    responseSerialize: (value: CreateUsersGroupResponse): Buffer =>
+      Buffer.from(CreateUsersGroupResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateUsersGroupResponse => CreateUsersGroupResponse.decode(value),
+  },
+  /** Reads one live users group. */
+  getUsersGroup: {
+    path: "/pim.workflow.v1.UsersGroupsService/GetUsersGroup" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUsersGroupRequest): Buffer => Buffer.from(GetUsersGroupRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUsersGroupRequest => GetUsersGroupRequest.decode(value),
+    responseSerialize: (value: GetUsersGroupResponse): Buffer =>
+      Buffer.from(GetUsersGroupResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUsersGroupResponse => GetUsersGroupResponse.decode(value),
+  },
+  /** Replaces every writable field of a users group. */
+  updateUsersGroup: {
+    path: "/pim.workflow.v1.UsersGroupsService/UpdateUsersGroup" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateUsersGroupRequest): Buffer =>
+      Buffer.from(UpdateUsersGroupRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateUsersGroupRequest => UpdateUsersGroupRequest.decode(value),
+    responseSerialize: (value: UpdateUsersGroupResponse): Buffer =>
+      Buffer.from(UpdateUsersGroupResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateUsersGroupResponse => UpdateUsersGroupResponse.decode(value),
+  },
+  /** Applies a JSON merge patch (RFC 7396) to a users group. */
+  patchUsersGroup: {
+    path: "/pim.workflow.v1.UsersGroupsService/PatchUsersGroup" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PatchUsersGroupRequest): Buffer =>
+      Buffer.from(PatchUsersGroupRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PatchUsersGroupRequest => PatchUsersGroupRequest.decode(value),
+    responseSerialize: (value: PatchUsersGroupResponse): Buffer =>
+      Buffer.from(PatchUsersGroupResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PatchUsersGroupResponse => PatchUsersGroupResponse.decode(value),
+  },
+  /** Soft-deletes a users group. */
+  deleteUsersGroup: {
+    path: "/pim.workflow.v1.UsersGroupsService/DeleteUsersGroup" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteUsersGroupRequest): Buffer =>
+      Buffer.from(DeleteUsersGroupRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteUsersGroupRequest => DeleteUsersGroupRequest.decode(value),
+    responseSerialize: (value: DeleteUsersGroupResponse): Buffer =>
+      Buffer.from(DeleteUsersGroupResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteUsersGroupResponse => DeleteUsersGroupResponse.decode(value),
+  },
+  /** Lists live users groups through the shared list query. */
+  listUsersGroups: {
+    path: "/pim.workflow.v1.UsersGroupsService/ListUsersGroups" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListUsersGroupsRequest): Buffer =>
+      Buffer.from(ListUsersGroupsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListUsersGroupsRequest => ListUsersGroupsRequest.decode(value),
+    responseSerialize: (value: ListUsersGroupsResponse): Buffer =>
+      Buffer.from(ListUsersGroupsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListUsersGroupsResponse => ListUsersGroupsResponse.decode(value),
+  },
+  /** Reads live users groups by ids and by names at once; unknown ones are left out. */
+  batchGetUsersGroups: {
+    path: "/pim.workflow.v1.UsersGroupsService/BatchGetUsersGroups" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BatchGetUsersGroupsRequest): Buffer =>
+      Buffer.from(BatchGetUsersGroupsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BatchGetUsersGroupsRequest => BatchGetUsersGroupsRequest.decode(value),
+    responseSerialize: (value: BatchGetUsersGroupsResponse): Buffer =>
+      Buffer.from(BatchGetUsersGroupsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BatchGetUsersGroupsResponse => BatchGetUsersGroupsResponse.decode(value),
+  },
+} as const;
+
+export interface UsersGroupsServiceServer extends UntypedServiceImplementation {
+  /** Creates a users group; its name must be free among live users groups. */
+  createUsersGroup: handleUnaryCall<CreateUsersGroupRequest, CreateUsersGroupResponse>;
+  /** Reads one live users group. */
+  getUsersGroup: handleUnaryCall<GetUsersGroupRequest, GetUsersGroupResponse>;
+  /** Replaces every writable field of a users group. */
+  updateUsersGroup: handleUnaryCall<UpdateUsersGroupRequest, UpdateUsersGroupResponse>;
+  /** Applies a JSON merge patch (RFC 7396) to a users group. */
+  patchUsersGroup: handleUnaryCall<PatchUsersGroupRequest, PatchUsersGroupResponse>;
+  /** Soft-deletes a users group. */
+  deleteUsersGroup: handleUnaryCall<DeleteUsersGroupRequest, DeleteUsersGroupResponse>;
+  /** Lists live users groups through the shared list query. */
+  listUsersGroups: handleUnaryCall<ListUsersGroupsRequest, ListUsersGroupsResponse>;
+  /** Reads live users groups by ids and by names at once; unknown ones are left out. */
+  batchGetUsersGroups: handleUnaryCall<BatchGetUsersGroupsRequest, BatchGetUsersGroupsResponse>;
+}
+
+export interface UsersGroupsServiceClient extends Client {
+  /** Creates a users group; its name must be free among live users groups. */
+  createUsersGroup(
+    request: CreateUsersGroupRequest,
+    callback: (error: ServiceError | null, response: CreateUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  createUsersGroup(
+    request: CreateUsersGroupRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  createUsersGroup(
+    request: CreateUsersGroupRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads one live users group. */
+  getUsersGroup(
+    request: GetUsersGroupRequest,
+    callback: (error: ServiceError | null, response: GetUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  getUsersGroup(
+    request: GetUsersGroupRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  getUsersGroup(
+    request: GetUsersGroupRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  /** Replaces every writable field of a users group. */
+  updateUsersGroup(
+    request: UpdateUsersGroupRequest,
+    callback: (error: ServiceError | null, response: UpdateUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  updateUsersGroup(
+    request: UpdateUsersGroupRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  updateUsersGroup(
+    request: UpdateUsersGroupRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  /** Applies a JSON merge patch (RFC 7396) to a users group. */
+  patchUsersGroup(
+    request: PatchUsersGroupRequest,
+    callback: (error: ServiceError | null, response: PatchUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  patchUsersGroup(
+    request: PatchUsersGroupRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PatchUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  patchUsersGroup(
+    request: PatchUsersGroupRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PatchUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  /** Soft-deletes a users group. */
+  deleteUsersGroup(
+    request: DeleteUsersGroupRequest,
+    callback: (error: ServiceError | null, response: DeleteUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  deleteUsersGroup(
+    request: DeleteUsersGroupRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  deleteUsersGroup(
+    request: DeleteUsersGroupRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteUsersGroupResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists live users groups through the shared list query. */
+  listUsersGroups(
+    request: ListUsersGroupsRequest,
+    callback: (error: ServiceError | null, response: ListUsersGroupsResponse) => void,
+  ): ClientUnaryCall;
+  listUsersGroups(
+    request: ListUsersGroupsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListUsersGroupsResponse) => void,
+  ): ClientUnaryCall;
+  listUsersGroups(
+    request: ListUsersGroupsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListUsersGroupsResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads live users groups by ids and by names at once; unknown ones are left out. */
+  batchGetUsersGroups(
+    request: BatchGetUsersGroupsRequest,
+    callback: (error: ServiceError | null, response: BatchGetUsersGroupsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetUsersGroups(
+    request: BatchGetUsersGroupsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BatchGetUsersGroupsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetUsersGroups(
+    request: BatchGetUsersGroupsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BatchGetUsersGroupsResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const UsersGroupsServiceClient = makeGenericClientConstructor(
+  UsersGroupsServiceService,
+  "pim.workflow.v1.UsersGroupsService",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): UsersGroupsServiceClient;
+  service: typeof UsersGroupsServiceService;
+  serviceName: string;
+};
+
+/** Workflows: the seven calls of every record service. */
+export type WorkflowsServiceService = typeof WorkflowsServiceService;
+export const WorkflowsServiceService = {
+  /** Creates a workflow; its code must be free among live workflows. */
+  createWorkflow: {
+    path: "/pim.workflow.v1.WorkflowsService/CreateWorkflow" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateWorkflowRequest): Buffer =>
+      Buffer.from(CreateWorkflowRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateWorkflowRequest => CreateWorkflowRequest.decode(value),
+    responseSerialize: (value: CreateWorkflowResponse): Buffer =>
+      Buffer.from(CreateWorkflowResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateWorkflowResponse => CreateWorkflowResponse.decode(value),
+  },
+  /** Reads one live workflow. */
+  getWorkflow: {
+    path: "/pim.workflow.v1.WorkflowsService/GetWorkflow" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetWorkflowRequest): Buffer => Buffer.from(GetWorkflowRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetWorkflowRequest => GetWorkflowRequest.decode(value),
+    responseSerialize: (value: GetWorkflowResponse): Buffer => Buffer.from(GetWorkflowResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetWorkflowResponse => GetWorkflowResponse.decode(value),
+  },
+  /** Replaces every writable field of a workflow. */
+  updateWorkflow: {
+    path: "/pim.workflow.v1.WorkflowsService/UpdateWorkflow" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateWorkflowRequest): Buffer =>
+      Buffer.from(UpdateWorkflowRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateWorkflowRequest => UpdateWorkflowRequest.decode(value),
+    responseSerialize: (value: UpdateWorkflowResponse): Buffer =>
+      Buffer.from(UpdateWorkflowResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateWorkflowResponse => UpdateWorkflowResponse.decode(value),
+  },
+  /** Applies a JSON merge patch (RFC 7396) to a workflow. */
+  patchWorkflow: {
+    path: "/pim.workflow.v1.WorkflowsService/PatchWorkflow" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PatchWorkflowRequest): Buffer => Buffer.from(PatchWorkflowRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PatchWorkflowRequest => PatchWorkflowRequest.decode(value),
+    responseSerialize: (value: PatchWorkflowResponse): Buffer =>
+      Buffer.from(PatchWorkflowResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PatchWorkflowResponse => PatchWorkflowResponse.decode(value),
+  },
+  /** Soft-deletes a workflow. */
+  deleteWorkflow: {
+    path: "/pim.workflow.v1.WorkflowsService/DeleteWorkflow" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteWorkflowRequest): Buffer =>
+      Buffer.from(DeleteWorkflowRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteWorkflowRequest => DeleteWorkflowRequest.decode(value),
+    responseSerialize: (value: DeleteWorkflowResponse): Buffer =>
+      Buffer.from(DeleteWorkflowResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteWorkflowResponse => DeleteWorkflowResponse.decode(value),
+  },
+  /** Lists live workflows through the shared list query. */
+  listWorkflows: {
+    path: "/pim.workflow.v1.WorkflowsService/ListWorkflows" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListWorkflowsRequest): Buffer => Buffer.from(ListWorkflowsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListWorkflowsRequest => ListWorkflowsRequest.decode(value),
+    responseSerialize: (value: ListWorkflowsResponse): Buffer =>
+      Buffer.from(ListWorkflowsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListWorkflowsResponse => ListWorkflowsResponse.decode(value),
+  },
+  /** Reads live workflows by ids and by codes at once; unknown ones are left out. */
+  batchGetWorkflows: {
+    path: "/pim.workflow.v1.WorkflowsService/BatchGetWorkflows" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BatchGetWorkflowsRequest): Buffer =>
+      Buffer.from(BatchGetWorkflowsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BatchGetWorkflowsRequest => BatchGetWorkflowsRequest.decode(value),
+    responseSerialize: (value: BatchGetWorkflowsResponse): Buffer =>
+      Buffer.from(BatchGetWorkflowsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BatchGetWorkflowsResponse => BatchGetWorkflowsResponse.decode(value),
+  },
+} as const;
+
+export interface WorkflowsServiceServer extends UntypedServiceImplementation {
+  /** Creates a workflow; its code must be free among live workflows. */
+  createWorkflow: handleUnaryCall<CreateWorkflowRequest, CreateWorkflowResponse>;
+  /** Reads one live workflow. */
+  getWorkflow: handleUnaryCall<GetWorkflowRequest, GetWorkflowResponse>;
+  /** Replaces every writable field of a workflow. */
+  updateWorkflow: handleUnaryCall<UpdateWorkflowRequest, UpdateWorkflowResponse>;
+  /** Applies a JSON merge patch (RFC 7396) to a workflow. */
+  patchWorkflow: handleUnaryCall<PatchWorkflowRequest, PatchWorkflowResponse>;
+  /** Soft-deletes a workflow. */
+  deleteWorkflow: handleUnaryCall<DeleteWorkflowRequest, DeleteWorkflowResponse>;
+  /** Lists live workflows through the shared list query. */
+  listWorkflows: handleUnaryCall<ListWorkflowsRequest, ListWorkflowsResponse>;
+  /** Reads live workflows by ids and by codes at once; unknown ones are left out. */
+  batchGetWorkflows: handleUnaryCall<BatchGetWorkflowsRequest, BatchGetWorkflowsResponse>;
+}
+
+export interface WorkflowsServiceClient extends Client {
+  /** Creates a workflow; its code must be free among live workflows. */
+  createWorkflow(
+    request: CreateWorkflowRequest,
+    callback: (error: ServiceError | null, response: CreateWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  createWorkflow(
+    request: CreateWorkflowRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  createWorkflow(
+    request: CreateWorkflowRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads one live workflow. */
+  getWorkflow(
+    request: GetWorkflowRequest,
+    callback: (error: ServiceError | null, response: GetWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  getWorkflow(
+    request: GetWorkflowRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  getWorkflow(
+    request: GetWorkflowRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  /** Replaces every writable field of a workflow. */
+  updateWorkflow(
+    request: UpdateWorkflowRequest,
+    callback: (error: ServiceError | null, response: UpdateWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  updateWorkflow(
+    request: UpdateWorkflowRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  updateWorkflow(
+    request: UpdateWorkflowRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  /** Applies a JSON merge patch (RFC 7396) to a workflow. */
+  patchWorkflow(
+    request: PatchWorkflowRequest,
+    callback: (error: ServiceError | null, response: PatchWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  patchWorkflow(
+    request: PatchWorkflowRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PatchWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  patchWorkflow(
+    request: PatchWorkflowRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PatchWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  /** Soft-deletes a workflow. */
+  deleteWorkflow(
+    request: DeleteWorkflowRequest,
+    callback: (error: ServiceError | null, response: DeleteWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  deleteWorkflow(
+    request: DeleteWorkflowRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  deleteWorkflow(
+    request: DeleteWorkflowRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteWorkflowResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists live workflows through the shared list query. */
+  listWorkflows(
+    request: ListWorkflowsRequest,
+    callback: (error: ServiceError | null, response: ListWorkflowsResponse) => void,
+  ): ClientUnaryCall;
+  listWorkflows(
+    request: ListWorkflowsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListWorkflowsResponse) => void,
+  ): ClientUnaryCall;
+  listWorkflows(
+    request: ListWorkflowsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListWorkflowsResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads live workflows by ids and by codes at once; unknown ones are left out. */
+  batchGetWorkflows(
+    request: BatchGetWorkflowsRequest,
+    callback: (error: ServiceError | null, response: BatchGetWorkflowsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetWorkflows(
+    request: BatchGetWorkflowsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BatchGetWorkflowsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetWorkflows(
+    request: BatchGetWorkflowsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BatchGetWorkflowsResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const WorkflowsServiceClient = makeGenericClientConstructor(
+  WorkflowsServiceService,
+  "pim.workflow.v1.WorkflowsService",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): WorkflowsServiceClient;
+  service: typeof WorkflowsServiceService;
+  serviceName: string;
+};
+
+/** Workflow approvals: the seven calls of every record service. */
+export type WorkflowApprovalsServiceService = typeof WorkflowApprovalsServiceService;
+export const WorkflowApprovalsServiceService = {
+  /** Creates a workflow approval; its code must be free among live workflow approvals. */
+  createWorkflowApproval: {
+    path: "/pim.workflow.v1.WorkflowApprovalsService/CreateWorkflowApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateWorkflowApprovalRequest): Buffer =>
+      Buffer.from(CreateWorkflowApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateWorkflowApprovalRequest => CreateWorkflowApprovalRequest.decode(value),
+    responseSerialize: (value: CreateWorkflowApprovalResponse): Buffer =>
+      Buffer.from(CreateWorkflowApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateWorkflowApprovalResponse =>
+      CreateWorkflowApprovalResponse.decode(value),
+  },
+  /** Reads one live workflow approval. */
+  getWorkflowApproval: {
+    path: "/pim.workflow.v1.WorkflowApprovalsService/GetWorkflowApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetWorkflowApprovalRequest): Buffer =>
+      Buffer.from(GetWorkflowApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetWorkflowApprovalRequest => GetWorkflowApprovalRequest.decode(value),
+    responseSerialize: (value: GetWorkflowApprovalResponse): Buffer =>
+      Buffer.from(GetWorkflowApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetWorkflowApprovalResponse => GetWorkflowApprovalResponse.decode(value),
+  },
+  /** Replaces every writable field of a workflow approval. */
+  updateWorkflowApproval: {
+    path: "/pim.workflow.v1.WorkflowApprovalsService/UpdateWorkflowApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateWorkflowApprovalRequest): Buffer =>
+      Buffer.from(UpdateWorkflowApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateWorkflowApprovalRequest => UpdateWorkflowApprovalRequest.decode(value),
+    responseSerialize: (value: UpdateWorkflowApprovalResponse): Buffer =>
+      Buffer.from(UpdateWorkflowApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateWorkflowApprovalResponse =>
+      UpdateWorkflowApprovalResponse.decode(value),
+  },
+  /** Applies a JSON merge patch (RFC 7396) to a workflow approval. */
+  patchWorkflowApproval: {
+    path: "/pim.workflow.v1.WorkflowApprovalsService/PatchWorkflowApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PatchWorkflowApprovalRequest): Buffer =>
+      Buffer.from(PatchWorkflowApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PatchWorkflowApprovalRequest => PatchWorkflowApprovalRequest.decode(value),
+    responseSerialize: (value: PatchWorkflowApprovalResponse): Buffer =>
+      Buffer.from(PatchWorkflowApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PatchWorkflowApprovalResponse => PatchWorkflowApprovalResponse.decode(value),
+  },
+  /** Soft-deletes a workflow approval. */
+  deleteWorkflowApproval: {
+    path: "/pim.workflow.v1.WorkflowApprovalsService/DeleteWorkflowApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteWorkflowApprovalRequest): Buffer =>
+      Buffer.from(DeleteWorkflowApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteWorkflowApprovalRequest => DeleteWorkflowApprovalRequest.decode(value),
+    responseSerialize: (value: DeleteWorkflowApprovalResponse): Buffer =>
+      Buffer.from(DeleteWorkflowApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteWorkflowApprovalResponse =>
+      DeleteWorkflowApprovalResponse.decode(value),
+  },
+  /** Lists live workflow approvals through the shared list query. */
+  listWorkflowApprovals: {
+    path: "/pim.workflow.v1.WorkflowApprovalsService/ListWorkflowApprovals" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListWorkflowApprovalsRequest): Buffer =>
+      Buffer.from(ListWorkflowApprovalsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListWorkflowApprovalsRequest => ListWorkflowApprovalsRequest.decode(value),
+    responseSerialize: (value: ListWorkflowApprovalsResponse): Buffer =>
+      Buffer.from(ListWorkflowApprovalsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListWorkflowApprovalsResponse => ListWorkflowApprovalsResponse.decode(value),
+  },
+  /** Reads live workflow approvals by ids and by codes at once; unknown ones are left out. */
+  batchGetWorkflowApprovals: {
+    path: "/pim.workflow.v1.WorkflowApprovalsService/BatchGetWorkflowApprovals" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BatchGetWorkflowApprovalsRequest): Buffer =>
+      Buffer.from(BatchGetWorkflowApprovalsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BatchGetWorkflowApprovalsRequest =>
+      BatchGetWorkflowApprovalsRequest.decode(value),
+    responseSerialize: (value: BatchGetWorkflowApprovalsResponse): Buffer =>
+      Buffer.from(BatchGetWorkflowApprovalsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BatchGetWorkflowApprovalsResponse =>
+      BatchGetWorkflowApprovalsResponse.decode(value),
+  },
+} as const;
+
+export interface WorkflowApprovalsServiceServer extends UntypedServiceImplementation {
+  /** Creates a workflow approval; its code must be free among live workflow approvals. */
+  createWorkflowApproval: handleUnaryCall<CreateWorkflowApprovalRequest, CreateWorkflowApprovalResponse>;
+  /** Reads one live workflow approval. */
+  getWorkflowApproval: handleUnaryCall<GetWorkflowApprovalRequest, GetWorkflowApprovalResponse>;
+  /** Replaces every writable field of a workflow approval. */
+  updateWorkflowApproval: handleUnaryCall<UpdateWorkflowApprovalRequest, UpdateWorkflowApprovalResponse>;
+  /** Applies a JSON merge patch (RFC 7396) to a workflow approval. */
+  patchWorkflowApproval: handleUnaryCall<PatchWorkflowApprovalRequest, PatchWorkflowApprovalResponse>;
+  /** Soft-deletes a workflow approval. */
+  deleteWorkflowApproval: handleUnaryCall<DeleteWorkflowApprovalRequest, DeleteWorkflowApprovalResponse>;
+  /** Lists live workflow approvals through the shared list query. */
+  listWorkflowApprovals: handleUnaryCall<ListWorkflowApprovalsRequest, ListWorkflowApprovalsResponse>;
+  /** Reads live workflow approvals by ids and by codes at once; unknown ones are left out. */
+  batchGetWorkflowApprovals: handleUnaryCall<BatchGetWorkflowApprovalsRequest, BatchGetWorkflowApprovalsResponse>;
+}
+
+export interface WorkflowApprovalsServiceClient extends Client {
+  /** Creates a workflow approval; its code must be free among live workflow approvals. */
+  createWorkflowApproval(
+    request: CreateWorkflowApprovalRequest,
+    callback: (error: ServiceError | null, response: CreateWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  createWorkflowApproval(
+    request: CreateWorkflowApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  createWorkflowApproval(
+    request: CreateWorkflowApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads one live workflow approval. */
+  getWorkflowApproval(
+    request: GetWorkflowApprovalRequest,
+    callback: (error: ServiceError | null, response: GetWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  getWorkflowApproval(
+    request: GetWorkflowApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  getWorkflowApproval(
+    request: GetWorkflowApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Replaces every writable field of a workflow approval. */
+  updateWorkflowApproval(
+    request: UpdateWorkflowApprovalRequest,
+    callback: (error: ServiceError | null, response: UpdateWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  updateWorkflowApproval(
+    request: UpdateWorkflowApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  updateWorkflowApproval(
+    request: UpdateWorkflowApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Applies a JSON merge patch (RFC 7396) to a workflow approval. */
+  patchWorkflowApproval(
+    request: PatchWorkflowApprovalRequest,
+    callback: (error: ServiceError | null, response: PatchWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  patchWorkflowApproval(
+    request: PatchWorkflowApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PatchWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  patchWorkflowApproval(
+    request: PatchWorkflowApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PatchWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Soft-deletes a workflow approval. */
+  deleteWorkflowApproval(
+    request: DeleteWorkflowApprovalRequest,
+    callback: (error: ServiceError | null, response: DeleteWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  deleteWorkflowApproval(
+    request: DeleteWorkflowApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  deleteWorkflowApproval(
+    request: DeleteWorkflowApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteWorkflowApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists live workflow approvals through the shared list query. */
+  listWorkflowApprovals(
+    request: ListWorkflowApprovalsRequest,
+    callback: (error: ServiceError | null, response: ListWorkflowApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  listWorkflowApprovals(
+    request: ListWorkflowApprovalsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListWorkflowApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  listWorkflowApprovals(
+    request: ListWorkflowApprovalsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListWorkflowApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads live workflow approvals by ids and by codes at once; unknown ones are left out. */
+  batchGetWorkflowApprovals(
+    request: BatchGetWorkflowApprovalsRequest,
+    callback: (error: ServiceError | null, response: BatchGetWorkflowApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetWorkflowApprovals(
+    request: BatchGetWorkflowApprovalsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BatchGetWorkflowApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetWorkflowApprovals(
+    request: BatchGetWorkflowApprovalsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BatchGetWorkflowApprovalsResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const WorkflowApprovalsServiceClient = makeGenericClientConstructor(
+  WorkflowApprovalsServiceService,
+  "pim.workflow.v1.WorkflowApprovalsService",
+) as unknown as {
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): WorkflowApprovalsServiceClient;
+  service: typeof WorkflowApprovalsServiceService;
+  serviceName: string;
+};
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
+
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
+
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
+
+type KeysOfUnion<T> = T extends T ? keyof T : never;
+export type Exact<P, I extends P> = P extends Builtin ? P
+  : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
+
+function isSet(value: any): boolean {
+  return value !== null && value !== undefined;
+}
+
+export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
+  fromJSON(object: any): T;
+  toJSON(message: T): unknown;
+  create<I extends Exact<DeepPartial<T>, I>>(base?: I): T;
+  fromPartial<I extends Exact<DeepPartial<T>, I>>(object: I): T;
+}

@@ -1,0 +1,168 @@
+import { startE2E, type E2E } from './platform';
+
+type Json = Record<string, unknown>;
+
+const ANA = '6740a1b2c3d4e5f601234567';
+
+// HTTP → gateway → gRPC → workflow app → Postgres schema → outbox: users groups, workflows and
+// workflow approvals driven only over HTTP, as a user of the API would.
+describe('workflow resources through the whole platform', () => {
+  let e2e: E2E;
+
+  beforeAll(async () => {
+    e2e = await startE2E('e2eworkflow');
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it('keeps users groups: CRUD, a unique name, search and filters, and the list envelope', async () => {
+    const made = await e2e.api('POST', '/api/v1/users-groups', {
+      source_id: 'sso',
+      name: 'Approvers',
+      description: 'Approve product changes',
+      users: [{ id: ANA, name: 'Ana', roles: ['approver'] }],
+    });
+    expect(made.status).toBe(201);
+    expect(made.headers.get('etag')).toBe('"1"');
+    expect(made.json).toMatchObject({ name: 'Approvers', has_full_product_access: false, users: [{ id: ANA }] });
+    const again = await e2e.api('POST', '/api/v1/users-groups', { source_id: 'sso', name: 'Approvers', users: [] });
+    expect(again.status).toBe(409);
+    expect(again.json).toMatchObject({ code: 409, kind: 'conflict' });
+    expect(again.json.message).toContain("already named 'Approvers'");
+    await e2e.api('POST', '/api/v1/users-groups', {
+      source_id: 'ldap',
+      name: 'Everyone',
+      users: [],
+      has_full_product_access: true,
+    });
+
+    const list = await e2e.api('GET', '/api/v1/users-groups?limit=1&sort=name');
+    expect(list.status).toBe(200);
+    expect(Object.keys(list.json).sort()).toEqual(
+      [
+        'data',
+        'filters',
+        'limit',
+        'next',
+        'nextUrl',
+        'page',
+        'pages',
+        'previous',
+        'previousUrl',
+        'skip',
+        'sort',
+        'total',
+      ].sort(),
+    );
+    expect(list.json).toMatchObject({
+      page: 1,
+      limit: 1,
+      pages: 2,
+      total: 2,
+      next: true,
+      previous: false,
+      previousUrl: false,
+    });
+    expect((list.json.data as Json[]).map((g) => g.name)).toEqual(['Approvers']);
+    const full = await e2e.api('GET', '/api/v1/users-groups?has_full_product_access=true');
+    expect((full.json.data as Json[]).map((g) => g.name)).toEqual(['Everyone']);
+    const found = await e2e.api('GET', '/api/v1/users-groups?_search=product%20changes');
+    expect(found.json.total).toBe(1);
+
+    const id = made.json._id as string;
+    const patched = await e2e.api('PATCH', `/api/v1/users-groups/${id}`, { description: null }, { 'if-match': '"1"' });
+    expect(patched.status).toBe(200);
+    expect(patched.json.description).toBeUndefined();
+    expect((await e2e.api('DELETE', `/api/v1/users-groups/${id}`)).status).toBe(204);
+    expect((await e2e.api('GET', `/api/v1/users-groups/${id}`)).status).toBe(404);
+  });
+
+  it('keeps one default workflow, also under 20 racing creates, and refuses a bad status as an error object', async () => {
+    const first = await e2e.api('POST', '/api/v1/workflows', { code: 'shop', name: 'Shop', enabled: true });
+    const second = await e2e.api('POST', '/api/v1/workflows', {
+      code: 'marketplace',
+      name: 'Marketplace',
+      enabled: true,
+      steps: [
+        {
+          code: 'payment',
+          name: 'Payment',
+          status: [
+            { code: 'pending', name: 'Pending', moves_to: ['paid'] },
+            { code: 'paid', name: 'Paid', outcome: 'COMPLETED' },
+          ],
+        },
+      ],
+    });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.json.default).toBe(true);
+    const status = ((second.json.steps as Json[])[0].status as Json[])[0];
+    expect(status).toMatchObject({ code: 'pending', enabled: true, notify: false, outcome: '', moves_to: ['paid'] });
+    expect(status._id).toMatch(/^[0-9a-f]{24}$/);
+    const firstNow = await e2e.api('GET', `/api/v1/workflows/${first.json._id as string}`);
+    expect(firstNow.json).toMatchObject({ default: false, version: 2 });
+
+    const racing = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        e2e.api('POST', '/api/v1/workflows', { code: `race_${i}`, name: `Race ${i}`, enabled: true }),
+      ),
+    );
+    expect(racing.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const defaults = await e2e.api('GET', '/api/v1/workflows?default=true');
+    expect(defaults.json.total).toBe(1);
+
+    const bad = await e2e.api('POST', '/api/v1/workflows', {
+      code: 'bad',
+      name: 'Bad',
+      enabled: true,
+      steps: [
+        {
+          code: 'a',
+          name: 'A',
+          status: [
+            { code: 'x', name: 'X', moves_to: ['nowhere'] },
+            { code: 'x', name: 'Again' },
+          ],
+        },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ code: 400, kind: 'validation' });
+    expect((bad.json.details as { field: string }[]).map((d) => d.field).sort()).toEqual([
+      'steps.0.status.0.moves_to.0',
+      'steps.0.status.1.code',
+    ]);
+    expect((await e2e.api('GET', '/api/v1/workflows?code=bad')).json.total).toBe(0);
+  });
+
+  it('keeps workflow approvals: steps get ids, a repeated order or no approver is a 400 naming the step', async () => {
+    const made = await e2e.api('POST', '/api/v1/workflow-approvals', {
+      code: 'products',
+      name: 'Product changes',
+      enabled: true,
+      steps: [
+        { name: 'Marketing', order: 1, approvers: [ANA] },
+        { name: 'Legal', order: 2, approvers: [ANA] },
+      ],
+    });
+    expect(made.status).toBe(201);
+    expect((made.json.steps as Json[]).every((s) => /^[0-9a-f]{24}$/.test(String(s.step_id)))).toBe(true);
+    const bad = await e2e.api('POST', '/api/v1/workflow-approvals', {
+      code: 'bad',
+      name: 'Bad',
+      enabled: true,
+      steps: [
+        { name: 'One', order: 1, approvers: [ANA] },
+        { name: 'Two', order: 1, approvers: [] },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect((bad.json.details as { field: string }[]).map((d) => d.field).sort()).toEqual([
+      'steps.1.approvers',
+      'steps.1.order',
+    ]);
+  });
+});
