@@ -79,6 +79,30 @@ describe('workflow resources through the whole platform', () => {
     expect((await e2e.api('GET', `/api/v1/users-groups/${id}`)).status).toBe(404);
   });
 
+  it('checks the users groups a catalog and an attribute group name against the workflow app', async () => {
+    const group = await e2e.api('POST', '/api/v1/users-groups', { source_id: 'sso', name: 'Buyers', users: [] });
+    const id = group.json._id as string;
+    const missing = '6740a1b2c3d4e5f6012345ff';
+    const catalog = await e2e.api('POST', '/api/v1/catalogs', { code: 'b2b', name: { en: 'B2B' }, user_groups: [id] });
+    expect(catalog.status).toBe(201);
+    const bad = await e2e.api('POST', '/api/v1/catalogs', { code: 'b2c', name: { en: 'B2C' }, user_groups: [missing] });
+    expect(bad.status).toBe(400);
+    expect(bad.json.details).toEqual([{ field: 'user_groups.0', message: `no live users group has _id '${missing}'` }]);
+    const attributeGroup = await e2e.api('POST', '/api/v1/attribute-groups', {
+      key: 'pricing',
+      name: { en: 'Pricing' },
+      users_groups: [{ _id: id, not_allowed_users: ['u1'] }],
+    });
+    expect(attributeGroup.status).toBe(201);
+    const badGroup = await e2e.api('POST', '/api/v1/attribute-groups', {
+      key: 'secret',
+      name: { en: 'Secret' },
+      users_groups: [{ _id: missing, not_allowed_users: [] }],
+    });
+    expect(badGroup.status).toBe(400);
+    expect((badGroup.json.details as { field: string }[]).map((d) => d.field)).toEqual(['users_groups.0._id']);
+  });
+
   it('keeps one default workflow, also under 20 racing creates, and refuses a bad status as an error object', async () => {
     const first = await e2e.api('POST', '/api/v1/workflows', { code: 'shop', name: 'Shop', enabled: true });
     const second = await e2e.api('POST', '/api/v1/workflows', {

@@ -11,12 +11,13 @@ import { attributeOptionsGrpc } from './attribute-option/attribute-option.grpc';
 import { attributeResource } from './attribute/attribute.resource';
 import { attributesGrpc as attributesServiceGrpc } from './attribute/attribute.grpc';
 import { productUsage, type ProductUsage } from './repositories/products.repository';
+import type { UsersGroupsDirectory } from './links/users-groups.directory';
 
-/** The attribute groups, attributes and attribute options services over one DataSource. */
-export function attributeServices(ds: DataSource, usage: ProductUsage = productUsage) {
+/** The attribute groups, attributes and attribute options services over one DataSource; groups check their users groups in `directory`. */
+export function attributeServices(ds: DataSource, directory: UsersGroupsDirectory, usage: ProductUsage = productUsage) {
   const options = new RecordService(ds, attributeOptionResource(usage), CATALOG_STORE);
   return {
-    attributeGroups: new RecordService(ds, attributeGroupResource, CATALOG_STORE),
+    attributeGroups: new RecordService(ds, attributeGroupResource(directory), CATALOG_STORE),
     attributes: new RecordService(ds, attributeResource(options, usage), CATALOG_STORE),
     attributeOptions: new AttributeOptionsService(ds, options),
   };

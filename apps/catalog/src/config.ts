@@ -8,6 +8,8 @@ export const catalogConfigSchema = ownerSchema.extend({
   CATALOG_METRICS_PORT: port(0),
   /** Run the completeness worker (recomputes stored completeness after required attributes change) in this process. */
   COMPLETENESS_WORKER: flag(true),
+  /** The workflow app (`host:port`), which keeps the users groups catalogs and attribute groups name. */
+  WORKFLOW_GRPC_URL: z.string().min(1).default('127.0.0.1:50058'),
 });
 
 /** Parsed environment of the catalog app. */

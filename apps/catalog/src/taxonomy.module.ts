@@ -13,15 +13,16 @@ import { catalogResource } from './catalog/catalog.resource';
 import { catalogsGrpc } from './catalog/catalog.grpc';
 import { RecordService } from '@pim/records';
 import { CATALOG_STORE } from './catalog.records';
+import type { UsersGroupsDirectory } from './links/users-groups.directory';
 
-/** The five taxonomy services over one DataSource. */
-export function taxonomyServices(ds: DataSource) {
+/** The five taxonomy services over one DataSource; catalogs check their users groups in `directory`. */
+export function taxonomyServices(ds: DataSource, directory: UsersGroupsDirectory) {
   return {
     brands: new RecordService(ds, brandResource, CATALOG_STORE),
     categoryTrees: new RecordService(ds, categoryTreeResource, CATALOG_STORE),
     categories: new RecordService(ds, categoryResource, CATALOG_STORE),
     families: new RecordService(ds, familyResource, CATALOG_STORE),
-    catalogs: new RecordService(ds, catalogResource, CATALOG_STORE),
+    catalogs: new RecordService(ds, catalogResource(directory), CATALOG_STORE),
   };
 }
 

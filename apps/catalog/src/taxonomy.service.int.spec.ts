@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '@pim/errors';
+import { ConflictError, NotFoundError, PreconditionFailedError, UnavailableError, ValidationError } from '@pim/errors';
 import { createLogger, runWithContext } from '@pim/logging';
 import { OutboxRelay } from '@pim/events';
 import { applyListQuery, parseListQuery, type ListQuery } from '@pim/query';
@@ -7,7 +7,9 @@ import { brandListDecl, catalogListDecl, familyListDecl } from '@pim/resources';
 import { createTestStream } from '@pim/testing';
 import { BrandEntity } from './entities/brand.entity';
 import { useCatalogContext, type CatalogTestContext } from './testing/catalog.context';
-import { storageDecl } from '@pim/records';
+import { RecordService, storageDecl } from '@pim/records';
+import { catalogResource } from './catalog/catalog.resource';
+import { usersGroupsDirectory } from './links/users-groups.directory';
 import { CATALOG_STORE } from './catalog.records';
 
 const as = <T>(user: string, fn: () => Promise<T>) =>
@@ -129,6 +131,23 @@ describe('taxonomy services (real Postgres)', () => {
     await expect(ctx.services.brands.remove(brand._id, 2)).resolves.toMatchObject({ version: 3 });
   });
 
+  it('answers 503 and stores nothing when the workflow app, which keeps users groups, does not answer', async () => {
+    const down = usersGroupsDirectory('127.0.0.1:1');
+    try {
+      const catalogs = new RecordService(ctx.ds, catalogResource(down), CATALOG_STORE);
+      const err = await catalogs
+        .create({ code: 'b2b', name: { en: 'B2B' }, user_groups: ['6740a1b2c3d4e5f601234599'] })
+        .catch((e) => e);
+      expect(err).toBeInstanceOf(UnavailableError);
+      expect(err.status).toBe(503);
+      expect((await ctx.services.catalogs.list(query(catalogListDecl, {}))).total).toBe(0);
+      // Naming no users group needs no answer from it.
+      await expect(catalogs.create({ code: 'open', name: { en: 'Open' } })).resolves.toMatchObject({ user_groups: [] });
+    } finally {
+      down.close();
+    }
+  });
+
   it('tells malformed ids from unknown ones', async () => {
     await expect(ctx.services.brands.get('xyz')).rejects.toBeInstanceOf(ValidationError);
     const missing = await ctx.services.brands.get(ID).catch((e) => e);
@@ -234,12 +253,21 @@ describe('taxonomy services (real Postgres)', () => {
     });
     expect(patched).toMatchObject({ attribute_groups: [], attributes: [{ _id: attribute, required: false }] });
 
-    const catalog = await ctx.newCatalog({ code: 'b2b', user_groups: [g1] });
-    expect(catalog.user_groups).toEqual([g1]);
+    // Users groups live in the workflow app: a catalog names live ones only (checked there).
+    const buyers = await ctx.newUsersGroup();
+    const sellers = await ctx.newUsersGroup();
+    const catalog = await ctx.newCatalog({ code: 'b2b', user_groups: [buyers] });
+    expect(catalog.user_groups).toEqual([buyers]);
     expect(
-      (await ctx.services.catalogs.list(query(catalogListDecl, { user_groups: g1 }))).data.map((x) => x.code),
+      (await ctx.services.catalogs.list(query(catalogListDecl, { user_groups: buyers }))).data.map((x) => x.code),
     ).toEqual(['b2b']);
-    expect((await ctx.services.catalogs.list(query(catalogListDecl, { user_groups: g2 }))).total).toBe(0);
+    expect((await ctx.services.catalogs.list(query(catalogListDecl, { user_groups: sellers }))).total).toBe(0);
+    const unknown = await ctx.newCatalog({ code: 'b2c', user_groups: [sellers, g1] }).catch((e) => e);
+    expect(unknown).toBeInstanceOf(ValidationError);
+    expect(unknown.details).toEqual([{ field: 'user_groups.1', message: `no live users group has _id '${g1}'` }]);
+    // A group already held is not asked about again; only added ones are.
+    const kept = await ctx.services.catalogs.patch(catalog._id, { user_groups: [buyers, sellers] });
+    expect(kept.user_groups).toEqual([buyers, sellers]);
   });
 
   it('families name only live attribute groups and attributes (400 naming each missing id), which cannot be deleted while named (409)', async () => {

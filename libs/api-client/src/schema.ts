@@ -2741,7 +2741,7 @@ export interface components {
              *     ]
              */
             tags?: string[];
-            /** @description Users group ids that may see the catalog (checked for existence once users groups exist) */
+            /** @description Ids of the users groups that may see the catalog; each must name a live users group */
             user_groups?: string[];
         };
         /** @description A page of records */
@@ -2842,7 +2842,7 @@ export interface components {
              *     ]
              */
             tags?: string[] | null;
-            /** @description Users group ids that may see the catalog (checked for existence once users groups exist) */
+            /** @description Ids of the users groups that may see the catalog; each must name a live users group */
             user_groups?: string[] | null;
         };
         /** @description Attribute: a typed field of products */

@@ -464,7 +464,7 @@ const groupKeySchema = taxonomyCodeSchema.meta({
 
 /**
  * Attribute groups: named by `key`, searched by every language of name; `expand=category`.
- * `users_groups` live in the workflow app, which does not exist yet: only their form is checked.
+ * `users_groups` name users groups of the workflow app, which the catalog asks about on write.
  */
 export const AttributeGroup = defineResource({
   collection: 'attribute_groups',

@@ -182,7 +182,7 @@ export const Family = defineResource({
 });
 
 const userGroupsSchema = idSetSchema('users group').meta({
-  description: 'Users group ids that may see the catalog (checked for existence once users groups exist)',
+  description: 'Ids of the users groups that may see the catalog; each must name a live users group',
 });
 
 /** Catalogs: a selection of products and the users groups that may see it. */

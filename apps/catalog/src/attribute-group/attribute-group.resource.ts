@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import { AttributeGroup } from '@pim/resources';
-import { declaredRecord, refuseInUse, requireLive } from '@pim/records';
+import { AttributeGroup, type AttributeGroupInput, type AttributeGroupView } from '@pim/resources';
+import { declaredRecord, refuseInUse, requireLive, type RecordResource } from '@pim/records';
+import { requireUsersGroups, type UsersGroupsDirectory } from '../links/users-groups.directory';
 import { attributesInGroup } from '../repositories/attributes.repository';
 import { familiesWithGroup } from '../repositories/families.repository';
 import { productsNaming } from '../repositories/products.repository';
@@ -31,11 +32,25 @@ async function refuseDeleteInUse(m: EntityManager, group: AttributeGroupEntity):
 }
 
 /**
- * Attribute groups: named by `key`, searched by name. `users_groups` live in the
- * workflow app, which does not exist yet: only their form is checked (each group once).
+ * Attribute groups: named by `key`, searched by name. The users groups a write adds to
+ * `users_groups` must exist in the workflow app (asked over gRPC; 503 while it does not answer).
  */
-export const attributeGroupResource = declaredRecord(AttributeGroup, {
-  entity: AttributeGroupEntity,
-  handle: 'key',
-  hooks: { beforeWrite: checkCategory, beforeDelete: refuseDeleteInUse },
-});
+export function attributeGroupResource(
+  directory: UsersGroupsDirectory,
+): RecordResource<AttributeGroupEntity, AttributeGroupView, AttributeGroupInput> {
+  return declaredRecord(AttributeGroup, {
+    entity: AttributeGroupEntity,
+    handle: 'key',
+    hooks: {
+      async beforeWrite(m, next, prev) {
+        await checkCategory(m, next);
+        await requireUsersGroups(
+          directory,
+          next.users_groups.map((g, i) => ({ field: `users_groups.${i}._id`, id: g._id })),
+          (prev?.users_groups ?? []).map((g) => g._id),
+        );
+      },
+      beforeDelete: refuseDeleteInUse,
+    },
+  });
+}

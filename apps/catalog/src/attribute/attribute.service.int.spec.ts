@@ -23,7 +23,7 @@ describe('attributes and attribute groups (real Postgres)', () => {
   describe('attribute groups', () => {
     it('creates with defaults, shows every field of the interface in order, and keeps keys unique among live groups', async () => {
       const category = await ctx.newCategory();
-      const access = [{ _id: MISSING, not_allowed_users: ['u1', 'u2'] }];
+      const access = [{ _id: await ctx.newUsersGroup(), not_allowed_users: ['u1', 'u2'] }];
       const group = await as('Ana', () =>
         groups().create({ key: 'technical', name: { pt: 'Técnico' }, category_id: category._id, users_groups: access }),
       );
@@ -97,6 +97,14 @@ describe('attributes and attribute groups (real Postgres)', () => {
         })
         .catch((e) => e);
       expect(twice.details).toEqual([{ field: 'users_groups', message: 'must name each users group once' }]);
+      // Users groups live in the workflow app: one it does not know is a 400 naming it.
+      const unknown = await groups()
+        .create({ key: 'g', name: { en: 'G' }, users_groups: [{ _id: MISSING, not_allowed_users: [] }] })
+        .catch((e) => e);
+      expect(unknown).toBeInstanceOf(ValidationError);
+      expect(unknown.details).toEqual([
+        { field: 'users_groups.0._id', message: `no live users group has _id '${MISSING}'` },
+      ]);
     });
 
     it('lists: _search over name (accents folded), filters on category and enabled, sort by sequence; batch-gets by ids and keys', async () => {

@@ -6,7 +6,6 @@ import { GrpcApp, HealthChecker, createRpcClient } from '@pim/rpc';
 import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
 import { attributesGrpc } from '../attributes.module';
 
-const USERS_GROUP = '6740a1b2c3d4e5f601234501';
 const query = { page: 1, limit: 25, skip: 0, sort: [], filters: [], search: '', expand: [] };
 
 // The attribute services as other apps and the gateway see them: links and users groups with
@@ -52,6 +51,7 @@ describe('pim.catalog.v1 attributes over gRPC', () => {
   });
 
   it('round-trips groups with users groups, attributes with links and a Struct type_config, options by attribute', async () => {
+    const USERS_GROUP = await ctx.newUsersGroup();
     const group = (
       await groups.createAttributeGroup({
         input: {

@@ -20,7 +20,10 @@ import type {
   ProductView,
   TaxonomyInput,
 } from '@pim/resources';
-import { createTestDatabase, type TestDatabase } from '@pim/testing';
+import { workflow as pb } from '@pim/contracts';
+import { createRpcClient } from '@pim/rpc';
+import { createTestDatabase, startAppProcess, type AppProcess, type TestDatabase } from '@pim/testing';
+import { usersGroupsDirectory } from '../links/users-groups.directory';
 import { dataSourceOptions } from '../data-source';
 import { taxonomyServices, type TaxonomyServices } from '../taxonomy.module';
 import { attributeServices, type AttributeServices } from '../attributes.module';
@@ -48,6 +51,11 @@ export interface CatalogTestContext {
   newOption(attributeId?: string, overrides?: Partial<AttributeOptionInput>): Promise<AttributeOptionView>;
   /** A simple product with a fresh code and an English name unless overridden. */
   newProduct(overrides?: Partial<ProductInput>): Promise<ProductView>;
+  /**
+   * A users group in the workflow app (started as its own process, on this test database, the
+   * first time a test needs one), returning its id.
+   */
+  newUsersGroup(name?: string): Promise<string>;
   /** Every event in the outbox, oldest first. */
   events(): Promise<EventEnvelope[]>;
   /** Empties every table between tests. */
@@ -62,9 +70,14 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
   const ds = createDataSource(dataSourceOptions(db.url));
   await ds.initialize();
   const usage: ProductUsage = { ...productUsage };
+  // Users groups live in the workflow app: the first check or users group a test needs starts it.
+  let workflow: Promise<AppProcess> | undefined;
+  const workflowApp = () => (workflow ??= startAppProcess('workflow', db.url));
+  const directory = usersGroupsDirectory(async () => (await workflowApp()).address);
+  let groups: ReturnType<typeof createRpcClient<pb.UsersGroupsServiceClient>> | undefined;
   const services = {
-    ...taxonomyServices(ds),
-    ...attributeServices(ds, usage),
+    ...taxonomyServices(ds, directory),
+    ...attributeServices(ds, directory, usage),
     ...productServices(ds),
     ...relationServices(ds),
   };
@@ -105,6 +118,15 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
       return services.attributeOptions.create(attribute, { value, label: { en: value }, ...overrides });
     },
     newProduct: (overrides = {}) => services.products.create({ ...base('product'), type: 'simple', ...overrides }),
+    async newUsersGroup(name = unique('group')) {
+      groups ??= createRpcClient(pb.UsersGroupsServiceClient, {
+        service: 'workflow',
+        address: (await workflowApp()).address,
+        deadlineMs: 5_000,
+      });
+      const { data } = await groups.createUsersGroup({ input: { source_id: 'test', name, users: [] } });
+      return data!.id;
+    },
     async events() {
       const rows: { envelope: EventEnvelope }[] = await ds.query('SELECT envelope FROM catalog.outbox ORDER BY id');
       return rows.map((r) => r.envelope);
@@ -116,6 +138,9 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
       );
     },
     async close() {
+      directory.close();
+      groups?.close();
+      await (await workflow?.catch(() => undefined))?.stop();
       await ds.destroy();
       await db.drop();
     },
