@@ -206,5 +206,9 @@ function columnValue(f: Field, value: unknown): unknown {
 
 /** A fresh copy of a default (so stored arrays and objects are never shared between records). */
 function structuredCloneOf(value: unknown): unknown {
-  return value === undefined || value === null || typeof value !== 'object' ? value : structuredClone(value);
+  if (value === undefined || value === null || typeof value !== 'object') return value;
+  // Defaults are nearly always [] or {}: a new empty one is the copy (structuredClone costs microseconds a field).
+  if (Array.isArray(value) && value.length === 0) return [];
+  if (!Array.isArray(value) && Object.keys(value).length === 0) return {};
+  return structuredClone(value);
 }
