@@ -4,8 +4,15 @@ import { join } from 'node:path';
 import express from 'express';
 import type { Server as HttpServer } from 'node:http';
 import { createLogger, currentContext } from '@pim/logging';
-import { HealthChecker } from '@pim/rpc';
-import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
+import { workflow as workflowPb } from '@pim/contracts';
+import { HealthChecker, createRpcClient } from '@pim/rpc';
+import {
+  createTestDatabase,
+  createTestStream,
+  startAppProcess,
+  type TestDatabase,
+  type TestStream,
+} from '@pim/testing';
 import { Api } from '../http/route';
 import { errorHandler, notFoundHandler, requireJson } from '../http/errors';
 import { requestContext } from '../http/request-context';
@@ -34,6 +41,8 @@ export interface CatalogHarness {
    * its scopes (comma-separated); `x-test-user` names it.
    */
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HarnessResponse>;
+  /** Creates a users group in the workflow app beside the catalog (catalogs and attribute groups may only name live ones); returns its id. */
+  newUsersGroup(name?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -68,6 +77,14 @@ export async function catalogHarness(): Promise<CatalogHarness> {
   const db = await createTestDatabase('gwcatalog');
   const stream = await createTestStream('gwcatalog');
   const output: string[] = [];
+  // The catalog asks the workflow app about the users groups catalogs and attribute groups name.
+  const workflow = await startAppProcess('workflow', db.url);
+  const usersGroups = createRpcClient(workflowPb.UsersGroupsServiceClient, {
+    service: 'workflow',
+    address: workflow.address,
+    deadlineMs: 5_000,
+  });
+  let groups = 0;
   const port = await freePort();
   const env = {
     DATABASE_URL: db.url,
@@ -75,6 +92,7 @@ export async function catalogHarness(): Promise<CatalogHarness> {
     PIM_EVENTS_STREAM: stream.name,
     PIM_SUBJECT_PREFIX: stream.subjectPrefix,
     CATALOG_GRPC_PORT: String(port),
+    WORKFLOW_GRPC_URL: workflow.address,
     LOG_LEVEL: 'warn',
   };
   const migrated = await exited(runNode('apps/catalog/src/migrate.ts', env, output));
@@ -149,11 +167,17 @@ export async function catalogHarness(): Promise<CatalogHarness> {
         json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
       };
     },
+    async newUsersGroup(name = `group ${++groups}`) {
+      const { data } = await usersGroups.createUsersGroup({ input: { source_id: 'test', name, users: [] } });
+      return data!.id;
+    },
     async close() {
       clients.close();
+      usersGroups.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       await stopApp();
+      await workflow.stop();
       await stream.destroy();
       await db.drop();
     },

@@ -92,15 +92,16 @@ describe('catalog taxonomy routes over HTTP', () => {
     expect(taken.json.message).toContain("'b2b'");
 
     const path = `/api/v1/catalogs/${catalog.json._id}`;
+    const buyers = await h.newUsersGroup();
     const patched = await h.request(
       'PATCH',
       path,
-      { name: { pt: 'B2B' }, user_groups: ['6740a1b2c3d4e5f601234567'] },
+      { name: { pt: 'B2B' }, user_groups: [buyers] },
       { 'if-match': '"1"' },
     );
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe('"2"');
-    expect(patched.json).toMatchObject({ name: { en: 'B2B', pt: 'B2B' }, user_groups: ['6740a1b2c3d4e5f601234567'] });
+    expect(patched.json).toMatchObject({ name: { en: 'B2B', pt: 'B2B' }, user_groups: [buyers] });
     const stale = await h.request('PUT', path, { code: 'b2b', name: { en: 'B2B' } }, { 'if-match': '"1"' });
     expect(stale.status).toBe(412);
     expect(stale.json.kind).toBe('precondition');
