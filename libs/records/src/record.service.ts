@@ -81,6 +81,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     readonly resource: RecordResource<E, V, I>,
     protected readonly store: RecordStore,
     private readonly scope: Scope = {},
+    /** The running transaction every call uses, for a service from `inTransaction`. */
+    private readonly outer?: EntityManager,
   ) {
     this.info = collectionInfo(resource.collection);
     // `_search` runs over the stored search column when the entity has one, else over the searchable fields.
@@ -91,7 +93,22 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   /** The same service confined to the records of one parent (`{ attribute_id }`). */
   within(scope: Scope): RecordService<E, V, I> {
-    return new RecordService(this.ds, this.resource, this.store, { ...this.scope, ...scope });
+    return new RecordService(this.ds, this.resource, this.store, { ...this.scope, ...scope }, this.outer);
+  }
+
+  /**
+   * The same service inside a transaction the caller runs, so writes of several records commit or
+   * roll back together (a change request applied to a product and its relations at once). Its
+   * writes neither open a transaction of their own nor retry: a deadlock or a retry a rule asks for
+   * fails the caller's whole transaction, which the caller runs again.
+   */
+  inTransaction(m: EntityManager): RecordService<E, V, I> {
+    return new RecordService(this.ds, this.resource, this.store, this.scope, m);
+  }
+
+  /** Where reads run: the caller's transaction, or any pooled connection. */
+  private get manager(): EntityManager {
+    return this.outer ?? this.ds.manager;
   }
 
   /** The record in words: `attribute option`. */
@@ -160,7 +177,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
           return { ...written, created: false };
         });
       } catch (err) {
-        if (attempt === 0 && err instanceof ConflictError) continue;
+        // Inside a caller's transaction the failed insert has aborted it: the caller runs it again.
+        if (attempt === 0 && err instanceof ConflictError && !this.outer) continue;
         throw err;
       }
     }
@@ -198,7 +216,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /** One live record. */
   async get(id: string): Promise<V> {
     this.checkId(id);
-    const record = await this.ds.manager.findOne(this.resource.entity, { where: this.where(id) });
+    const record = await this.manager.findOne(this.resource.entity, { where: this.where(id) });
     if (!record) throw this.notFound(id);
     return this.toView(record);
   }
@@ -211,7 +229,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     this.checkId(id);
     if (this.resource.rendered) {
       const scope = Object.entries(this.scope);
-      const rows: { version: number; rendered: string | null }[] = await this.ds.query(
+      const rows: { version: number; rendered: string | null }[] = await this.manager.query(
         `SELECT "version", "rendered" FROM ${quoteIdent(this.tableName())} WHERE "_id" = $1 AND "deleted" = false${scope.map(([column], i) => ` AND ${quoteIdent(column)} = $${i + 2}`).join('')}`,
         [id, ...scope.map(([, value]) => value)],
       );
@@ -341,8 +359,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
         },
         { maxLimit: batchSize },
       );
-      const qb = this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
-      if (nested && own.length > 0) await nested.apply(this.ds.manager, qb, own);
+      const qb = this.scoped(this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
+      if (nested && own.length > 0) await nested.apply(this.manager, qb, own);
       const rows = await applyListQuery(qb, this.decl, q, 't', this.sqlOptions()).getMany();
       if (rows.length > 0) yield rows.map((r) => this.toView(r));
       if (rows.length < batchSize) return;
@@ -389,8 +407,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       ...query,
       filters: (query.filters ?? []).filter((f) => !own.includes(f)),
     });
-    const qb = this.scoped(this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
-    if (nested && own.length > 0) await nested.apply(this.ds.manager, qb, own);
+    const qb = this.scoped(this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
+    if (nested && own.length > 0) await nested.apply(this.manager, qb, own);
     return applyListQuery(qb, this.decl, q, 't', this.sqlOptions());
   }
 
@@ -418,7 +436,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       throw new ValidationError(`${bad.length} id(s) are malformed`, { title: 'Invalid id', details: bad });
     if (ids.length === 0 && handles.length === 0) return [];
     const rows = await this.scoped(
-      this.ds.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'),
+      this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'),
     )
       .andWhere(`(t._id = ANY(:ids) OR t.${this.resource.handle} = ANY(:handles))`, {
         ids: [...new Set(ids)],
@@ -501,6 +519,13 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     given: Record<string, unknown> | null,
     work: (m: EntityManager) => Promise<T>,
   ): Promise<T> {
+    if (this.outer) {
+      try {
+        return await work(this.outer);
+      } catch (err) {
+        throw err instanceof RetryWrite ? err : this.translate(err, given?.[this.resource.handle]);
+      }
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.ds.transaction(work);

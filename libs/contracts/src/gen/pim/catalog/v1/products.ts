@@ -301,6 +301,51 @@ export interface ListProductsJsonResponse {
   page_info?: PageInfo | undefined;
 }
 
+/** One item of a relation change: a product (with its quantity in a kit) or a category (with its tree). */
+export interface ProductChangeItem {
+  id: string;
+  /** Kit lists: how many the kit holds (above zero). Absent for other lists. */
+  quantity?:
+    | number
+    | undefined;
+  /** Category lists: the tree the category must be in. */
+  category_tree_id?: string | undefined;
+}
+
+/** The change to one of the product's relations. */
+export interface RelationChange {
+  /**
+   * The relation type: kit_products, kit_services, eligible_service_products,
+   * ineligible_service_products, eligible_service_categories or ineligible_service_categories.
+   */
+  type: string;
+  /** Items added to the relation's list (an id already in it takes the new quantity). */
+  associate: ProductChangeItem[];
+  /** Items removed from it (by id); a list left empty removes the relation. */
+  disassociate: ProductChangeItem[];
+}
+
+export interface ApplyProductChangesRequest {
+  /** The change request (a product approval's id): applied at most once. */
+  change_id: string;
+  product_id: string;
+  relations: RelationChange[];
+  /** Attribute groups added to the product's. */
+  attribute_groups: string[];
+  /** What the product records as its last approval: `product_approval` and `last_approval_at` (ISO 8601). */
+  product_approval: string;
+  approved_at: string;
+}
+
+export interface ApplyProductChangesResponse {
+  /** True when this call wrote the changes; false when an earlier call had (nothing written now). */
+  applied_now: boolean;
+  /** When the changes were written (ISO 8601). */
+  applied_at: string;
+  /** The product's version right after the changes. */
+  product_version: number;
+}
+
 function createBaseProductCatalog(): ProductCatalog {
   return { id: "", user_groups: [] };
 }
@@ -4320,6 +4365,500 @@ export const ListProductsJsonResponse: MessageFns<ListProductsJsonResponse> = {
   },
 };
 
+function createBaseProductChangeItem(): ProductChangeItem {
+  return { id: "", quantity: undefined, category_tree_id: undefined };
+}
+
+export const ProductChangeItem: MessageFns<ProductChangeItem> = {
+  encode(message: ProductChangeItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.quantity !== undefined) {
+      writer.uint32(17).double(message.quantity);
+    }
+    if (message.category_tree_id !== undefined) {
+      writer.uint32(26).string(message.category_tree_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductChangeItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductChangeItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.quantity = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.category_tree_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductChangeItem {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : undefined,
+      category_tree_id: isSet(object.categoryTreeId)
+        ? globalThis.String(object.categoryTreeId)
+        : isSet(object.category_tree_id)
+        ? globalThis.String(object.category_tree_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ProductChangeItem): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.quantity !== undefined) {
+      obj.quantity = floatToJson(message.quantity);
+    }
+    if (message.category_tree_id !== undefined) {
+      obj.categoryTreeId = message.category_tree_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductChangeItem>, I>>(base?: I): ProductChangeItem {
+    return ProductChangeItem.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductChangeItem>, I>>(object: I): ProductChangeItem {
+    const message = createBaseProductChangeItem();
+    message.id = object.id ?? "";
+    message.quantity = object.quantity ?? undefined;
+    message.category_tree_id = object.category_tree_id ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRelationChange(): RelationChange {
+  return { type: "", associate: [], disassociate: [] };
+}
+
+export const RelationChange: MessageFns<RelationChange> = {
+  encode(message: RelationChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    for (const v of message.associate) {
+      ProductChangeItem.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.disassociate) {
+      ProductChangeItem.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RelationChange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRelationChange();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.associate.push(ProductChangeItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.disassociate.push(ProductChangeItem.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RelationChange {
+    return {
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      associate: globalThis.Array.isArray(object?.associate)
+        ? object.associate.map((e: any) => ProductChangeItem.fromJSON(e))
+        : [],
+      disassociate: globalThis.Array.isArray(object?.disassociate)
+        ? object.disassociate.map((e: any) => ProductChangeItem.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RelationChange): unknown {
+    const obj: any = {};
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.associate?.length) {
+      obj.associate = message.associate.map((e) => ProductChangeItem.toJSON(e));
+    }
+    if (message.disassociate?.length) {
+      obj.disassociate = message.disassociate.map((e) => ProductChangeItem.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RelationChange>, I>>(base?: I): RelationChange {
+    return RelationChange.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RelationChange>, I>>(object: I): RelationChange {
+    const message = createBaseRelationChange();
+    message.type = object.type ?? "";
+    message.associate = object.associate?.map((e) => ProductChangeItem.fromPartial(e)) || [];
+    message.disassociate = object.disassociate?.map((e) => ProductChangeItem.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseApplyProductChangesRequest(): ApplyProductChangesRequest {
+  return { change_id: "", product_id: "", relations: [], attribute_groups: [], product_approval: "", approved_at: "" };
+}
+
+export const ApplyProductChangesRequest: MessageFns<ApplyProductChangesRequest> = {
+  encode(message: ApplyProductChangesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.change_id !== "") {
+      writer.uint32(10).string(message.change_id);
+    }
+    if (message.product_id !== "") {
+      writer.uint32(18).string(message.product_id);
+    }
+    for (const v of message.relations) {
+      RelationChange.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.attribute_groups) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.product_approval !== "") {
+      writer.uint32(42).string(message.product_approval);
+    }
+    if (message.approved_at !== "") {
+      writer.uint32(50).string(message.approved_at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyProductChangesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyProductChangesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.change_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.product_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.relations.push(RelationChange.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.attribute_groups.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.product_approval = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.approved_at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyProductChangesRequest {
+    return {
+      change_id: isSet(object.changeId)
+        ? globalThis.String(object.changeId)
+        : isSet(object.change_id)
+        ? globalThis.String(object.change_id)
+        : "",
+      product_id: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      relations: globalThis.Array.isArray(object?.relations)
+        ? object.relations.map((e: any) => RelationChange.fromJSON(e))
+        : [],
+      attribute_groups: globalThis.Array.isArray(object?.attributeGroups)
+        ? object.attributeGroups.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.attribute_groups)
+        ? object.attribute_groups.map((e: any) => globalThis.String(e))
+        : [],
+      product_approval: isSet(object.productApproval)
+        ? globalThis.String(object.productApproval)
+        : isSet(object.product_approval)
+        ? globalThis.String(object.product_approval)
+        : "",
+      approved_at: isSet(object.approvedAt)
+        ? globalThis.String(object.approvedAt)
+        : isSet(object.approved_at)
+        ? globalThis.String(object.approved_at)
+        : "",
+    };
+  },
+
+  toJSON(message: ApplyProductChangesRequest): unknown {
+    const obj: any = {};
+    if (message.change_id !== "") {
+      obj.changeId = message.change_id;
+    }
+    if (message.product_id !== "") {
+      obj.productId = message.product_id;
+    }
+    if (message.relations?.length) {
+      obj.relations = message.relations.map((e) => RelationChange.toJSON(e));
+    }
+    if (message.attribute_groups?.length) {
+      obj.attributeGroups = message.attribute_groups;
+    }
+    if (message.product_approval !== "") {
+      obj.productApproval = message.product_approval;
+    }
+    if (message.approved_at !== "") {
+      obj.approvedAt = message.approved_at;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyProductChangesRequest>, I>>(base?: I): ApplyProductChangesRequest {
+    return ApplyProductChangesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyProductChangesRequest>, I>>(object: I): ApplyProductChangesRequest {
+    const message = createBaseApplyProductChangesRequest();
+    message.change_id = object.change_id ?? "";
+    message.product_id = object.product_id ?? "";
+    message.relations = object.relations?.map((e) => RelationChange.fromPartial(e)) || [];
+    message.attribute_groups = object.attribute_groups?.map((e) => e) || [];
+    message.product_approval = object.product_approval ?? "";
+    message.approved_at = object.approved_at ?? "";
+    return message;
+  },
+};
+
+function createBaseApplyProductChangesResponse(): ApplyProductChangesResponse {
+  return { applied_now: false, applied_at: "", product_version: 0 };
+}
+
+export const ApplyProductChangesResponse: MessageFns<ApplyProductChangesResponse> = {
+  encode(message: ApplyProductChangesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applied_now !== false) {
+      writer.uint32(8).bool(message.applied_now);
+    }
+    if (message.applied_at !== "") {
+      writer.uint32(18).string(message.applied_at);
+    }
+    if (message.product_version !== 0) {
+      writer.uint32(24).int32(message.product_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyProductChangesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyProductChangesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.applied_now = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.applied_at = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.product_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyProductChangesResponse {
+    return {
+      applied_now: isSet(object.appliedNow)
+        ? globalThis.Boolean(object.appliedNow)
+        : isSet(object.applied_now)
+        ? globalThis.Boolean(object.applied_now)
+        : false,
+      applied_at: isSet(object.appliedAt)
+        ? globalThis.String(object.appliedAt)
+        : isSet(object.applied_at)
+        ? globalThis.String(object.applied_at)
+        : "",
+      product_version: isSet(object.productVersion)
+        ? globalThis.Number(object.productVersion)
+        : isSet(object.product_version)
+        ? globalThis.Number(object.product_version)
+        : 0,
+    };
+  },
+
+  toJSON(message: ApplyProductChangesResponse): unknown {
+    const obj: any = {};
+    if (message.applied_now !== false) {
+      obj.appliedNow = message.applied_now;
+    }
+    if (message.applied_at !== "") {
+      obj.appliedAt = message.applied_at;
+    }
+    if (message.product_version !== 0) {
+      obj.productVersion = Math.round(message.product_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyProductChangesResponse>, I>>(base?: I): ApplyProductChangesResponse {
+    return ApplyProductChangesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyProductChangesResponse>, I>>(object: I): ApplyProductChangesResponse {
+    const message = createBaseApplyProductChangesResponse();
+    message.applied_now = object.applied_now ?? false;
+    message.applied_at = object.applied_at ?? "";
+    message.product_version = object.product_version ?? 0;
+    return message;
+  },
+};
+
 export type ProductsServiceService = typeof ProductsServiceService;
 export const ProductsServiceService = {
   /** Creates a product; its code must be free among live products; references and attribute values are checked. */
@@ -4472,6 +5011,24 @@ export const ProductsServiceService = {
       Buffer.from(ListProductsJsonResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProductsJsonResponse => ListProductsJsonResponse.decode(value),
   },
+  /**
+   * Internal, for the workflow app: applies an approved change request to one product in one
+   * transaction — its relation lists (kit, eligibility) and attribute groups, and the product's
+   * product_approval and last_approval_at — with the events of every record it writes. Applied at
+   * most once per change_id: a repeat writes nothing and answers the first application. A refusal
+   * (product gone, a rule of a relation) writes nothing.
+   */
+  applyProductChanges: {
+    path: "/pim.catalog.v1.ProductsService/ApplyProductChanges" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplyProductChangesRequest): Buffer =>
+      Buffer.from(ApplyProductChangesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplyProductChangesRequest => ApplyProductChangesRequest.decode(value),
+    responseSerialize: (value: ApplyProductChangesResponse): Buffer =>
+      Buffer.from(ApplyProductChangesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplyProductChangesResponse => ApplyProductChangesResponse.decode(value),
+  },
 } as const;
 
 export interface ProductsServiceServer extends UntypedServiceImplementation {
@@ -4511,6 +5068,14 @@ export interface ProductsServiceServer extends UntypedServiceImplementation {
    * JSON array): the gateway splices it into the list envelope when nothing is to be expanded.
    */
   listProductsJson: handleUnaryCall<ListProductsJsonRequest, ListProductsJsonResponse>;
+  /**
+   * Internal, for the workflow app: applies an approved change request to one product in one
+   * transaction — its relation lists (kit, eligibility) and attribute groups, and the product's
+   * product_approval and last_approval_at — with the events of every record it writes. Applied at
+   * most once per change_id: a repeat writes nothing and answers the first application. A refusal
+   * (product gone, a rule of a relation) writes nothing.
+   */
+  applyProductChanges: handleUnaryCall<ApplyProductChangesRequest, ApplyProductChangesResponse>;
 }
 
 export interface ProductsServiceClient extends Client {
@@ -4711,6 +5276,28 @@ export interface ProductsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProductsJsonResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, for the workflow app: applies an approved change request to one product in one
+   * transaction — its relation lists (kit, eligibility) and attribute groups, and the product's
+   * product_approval and last_approval_at — with the events of every record it writes. Applied at
+   * most once per change_id: a repeat writes nothing and answers the first application. A refusal
+   * (product gone, a rule of a relation) writes nothing.
+   */
+  applyProductChanges(
+    request: ApplyProductChangesRequest,
+    callback: (error: ServiceError | null, response: ApplyProductChangesResponse) => void,
+  ): ClientUnaryCall;
+  applyProductChanges(
+    request: ApplyProductChangesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplyProductChangesResponse) => void,
+  ): ClientUnaryCall;
+  applyProductChanges(
+    request: ApplyProductChangesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplyProductChangesResponse) => void,
   ): ClientUnaryCall;
 }
 
