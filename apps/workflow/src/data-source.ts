@@ -3,6 +3,7 @@ import { OutboxEvent } from '@pim/events';
 import { UsersGroupEntity } from './entities/users-group.entity';
 import { WorkflowEntity } from './entities/workflow.entity';
 import { WorkflowApprovalEntity } from './entities/workflow-approval.entity';
+import { ProductApprovalEntity } from './entities/product-approval.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -13,7 +14,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [WorkflowApprovalEntity, WorkflowEntity, UsersGroupEntity, OutboxEvent],
+    entities: [ProductApprovalEntity, WorkflowApprovalEntity, WorkflowEntity, UsersGroupEntity, OutboxEvent],
     migrations,
     applicationName: 'pim-workflow',
   };

@@ -31,4 +31,11 @@ export {
   type RecordView,
   type Scope,
 } from './record.resource';
-export { BATCH_GET_MAX, RecordService, RetryWrite, SEARCH_FOLDED, type RecordStore } from './record.service';
+export {
+  BATCH_GET_MAX,
+  RecordService,
+  RetryWrite,
+  SEARCH_FOLDED,
+  type Mutation,
+  type RecordStore,
+} from './record.service';

@@ -50,6 +50,9 @@ export const SEARCH_FOLDED = 'search_folded';
 /** Most ids and codes one BatchGet may ask for. */
 export const BATCH_GET_MAX = 1_000;
 
+/** What a `mutate` change answers: false to leave the record as it was, else the event its write records (`updated` by default). */
+export type Mutation = boolean | void | { event: string };
+
 /** Thrown by a hook when what it locked no longer matches the record; the whole write runs again. */
 export class RetryWrite extends Error {
   constructor(reason: string) {
@@ -261,18 +264,21 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /**
    * A write that is not a caller's input (a secret rotated, a state moved, a record disabled by
    * the system): under the record's row lock and If-Match, `change` edits the row and returns
-   * false to leave it as it was; a change is stored with a new version and an `updated` event.
+   * false to leave it as it was; a change is stored with a new version and an `updated` event, or
+   * the collection's own event when `change` names one (`{ event: 'approved' }`).
    */
   async mutate(
     id: string,
     expectedVersion: number | undefined,
-    change: (record: E, m: EntityManager) => boolean | void | Promise<boolean | void>,
+    change: (record: E, m: EntityManager) => Mutation | Promise<Mutation>,
   ): Promise<{ view: V; record: E; changed: boolean }> {
     this.checkId(id);
     return this.transaction(null, async (m) => {
       const record = await this.lockRecord(m, { kind: 'update', id, given: {}, scope: this.scope }, expectedVersion);
-      if ((await change(record, m)) === false) return { view: this.toView(record), record, changed: false };
-      return { ...(await this.saveChange(m, record, 'updated')), changed: true };
+      const outcome = await change(record, m);
+      if (outcome === false) return { view: this.toView(record), record, changed: false };
+      const event = typeof outcome === 'object' ? outcome.event : 'updated';
+      return { ...(await this.saveChange(m, record, event)), changed: true };
     });
   }
 
@@ -485,7 +491,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   }
 
   /** Stores a changed record with its next version and its event. */
-  private async saveChange(m: EntityManager, next: E, action: 'updated'): Promise<{ view: V; record: E }> {
+  private async saveChange(m: EntityManager, next: E, action: string): Promise<{ view: V; record: E }> {
     next.version += 1;
     next.updated_at = new Date();
     const view = this.render(next);
@@ -594,7 +600,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     return (action, record) => this.emit(m, action, this.toView(record));
   }
 
-  private async emit(m: EntityManager, action: 'created' | 'updated' | 'deleted', data: V): Promise<void> {
+  private async emit(m: EntityManager, action: string, data: V): Promise<void> {
     const ctx = currentContext();
     await recordEvent(m, {
       source: this.store.source,

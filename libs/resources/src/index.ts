@@ -175,3 +175,16 @@ export {
   type RowOf,
   type ViewShape,
 } from './declare/resource';
+export {
+  APPLICATION_STATUSES,
+  PRODUCT_APPROVAL_STATUSES,
+  PROPOSED_CHANGES,
+  ProductApproval,
+  decisionBodySchema,
+  type ProductApprovalApplication,
+  type ProductApprovalDecision,
+  type ProductApprovalInput,
+  type ProductApprovalStep,
+  type ProductApprovalView,
+  type ProposedList,
+} from './product-approval';

@@ -10,6 +10,8 @@ export interface AppProcess {
   output: string[];
   /** SIGTERM, then SIGKILL after 10 s; resolves when it has exited. */
   stop(): Promise<void>;
+  /** SIGKILL at once (a crash); resolves when it has exited. */
+  kill(): Promise<void>;
 }
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -39,14 +41,16 @@ const accepting = (port: number) =>
  * Migrates and starts `apps/<app>` (its `migrate.ts`, then its `main.ts`, run from source) against
  * `databaseUrl`, with its outbox relay off (a test's events stay in its own database), and waits
  * until its gRPC port accepts connections. Started by path, so a test of one app can talk to
- * another without importing it.
+ * another without importing it. `options.port` starts it on a given port (again, after a kill);
+ * `options.migrate: false` skips the migrations (already run).
  */
 export async function startAppProcess(
   app: string,
   databaseUrl: string,
   extraEnv: Record<string, string> = {},
+  options: { port?: number; migrate?: boolean } = {},
 ): Promise<AppProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl,
@@ -58,8 +62,10 @@ export async function startAppProcess(
   const run = (file: string) =>
     [process.execPath, ['-r', '@swc-node/register', join('apps', app, 'src', file)]] as const;
   const [node, migrateArgs] = run('migrate.ts');
-  const migrated = spawnSync(node, migrateArgs, { cwd: ROOT, env, encoding: 'utf8' });
-  if (migrated.status !== 0) throw new Error(`${app} migrations failed:\n${migrated.stderr}${migrated.stdout}`);
+  if (options.migrate !== false) {
+    const migrated = spawnSync(node, migrateArgs, { cwd: ROOT, env, encoding: 'utf8' });
+    if (migrated.status !== 0) throw new Error(`${app} migrations failed:\n${migrated.stderr}${migrated.stdout}`);
+  }
   const child = spawn(node, run('main.ts')[1], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   child.stdout.on('data', (b: Buffer) => output.push(b.toString()));
@@ -82,6 +88,10 @@ export async function startAppProcess(
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
     },
   };
 }

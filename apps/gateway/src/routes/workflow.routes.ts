@@ -12,10 +12,17 @@ import {
   workflowStepsToWire,
   type WorkflowApprovalInput,
   type WorkflowApprovalView,
+  ProductApproval,
+  decisionBodySchema,
+  type ProductApprovalInput,
+  type ProductApprovalView,
 } from '@pim/resources';
-import { createRpcClient, recordClient, type RecordClient } from '@pim/rpc';
+import { requireId } from '@pim/ids';
+import type { Api } from '../http/route';
+import { etag, etagHeaders, expectedVersion, ifMatchHeader } from '../http/conditional';
+import { createRpcClient, recordClient, type PromiseClient, type RecordClient } from '@pim/rpc';
 import { declaredCodec } from '../http/declared.codec';
-import { recordRoutes } from '../http/resource.routes';
+import { recordRoutes, type RecordCodec } from '../http/resource.routes';
 import type { OwnerRoutes } from './owners';
 
 /** The workflow app's services as the gateway calls them. */
@@ -23,8 +30,67 @@ interface WorkflowClients {
   usersGroups: RecordClient<pb.UsersGroup, pb.UsersGroupInput>;
   workflows: RecordClient<pb.Workflow, pb.WorkflowInput>;
   workflowApprovals: RecordClient<pb.WorkflowApproval, pb.WorkflowApprovalInput>;
+  productApprovals: RecordClient<pb.ProductApproval, pb.ProductApprovalInput>;
+  /** The decisions on product approvals, beside their record calls. */
+  decisions: Pick<PromiseClient<pb.ProductApprovalsServiceClient>, 'approveProductApproval' | 'rejectProductApproval'>;
   // generator:client-types
   close(): void;
+}
+
+const DECISIONS = {
+  approve: {
+    summary: 'Approve a product approval at its current step',
+    description:
+      "Taken by the caller's user (the API key must be bound to a user who is an approver of the current step; 403 otherwise). The approval moves to its next step, or after the last one becomes `approved` and its changes are applied to the catalog at once: the answer shows `application.status` `applied`, or `pending` while the catalog does not answer (it is applied as soon as it does). When the catalog refuses the changes (the product was deleted, a relation rule fails), nothing is applied, the approval records why in `application.error`, and the answer is that error. A decided approval is a 409.",
+    call: 'approveProductApproval',
+  },
+  reject: {
+    summary: 'Reject a product approval at its current step',
+    description:
+      "Taken by the caller's user, an approver of the current step (403 otherwise): the approval becomes `rejected` and nothing is applied. A decided approval is a 409.",
+    call: 'rejectProductApproval',
+  },
+} as const;
+
+/** `POST /product-approvals/{id}/approve` and `/reject`: a decision at the current step, with an optional comment. */
+function decisionRoutes(
+  api: Api,
+  client: () => WorkflowClients['decisions'],
+  codec: RecordCodec<ProductApprovalView, pb.ProductApproval, pb.ProductApprovalInput, ProductApprovalInput>,
+): void {
+  for (const [verb, d] of Object.entries(DECISIONS)) {
+    api.route({
+      method: 'post',
+      path: `/product-approvals/:id/${verb}`,
+      operationId: `${verb}ProductApproval`,
+      scope: 'product_approvals:write',
+      summary: d.summary,
+      description: d.description,
+      tags: ['Product approvals'],
+      body: decisionBodySchema,
+      requestHeaders: ifMatchHeader,
+      errors: [403, 409, 412],
+      responses: {
+        200: {
+          description: 'The product approval after the decision',
+          schema: ProductApproval.schemas.view,
+          headers: etagHeaders,
+        },
+      },
+      handler: async ({ params, body, headers }) => {
+        const id = requireId(params.id, 'product approval');
+        const { comment } = body as { comment?: string };
+        const reply = await client()[d.call]({
+          id,
+          comment,
+          expected_version: expectedVersion(headers['if-match'] as string | undefined),
+        });
+        if (!reply.data) throw new Error('the workflow app answered without a product approval');
+        const record = codec.fromMessage(reply.data);
+        return { status: 200, body: record, headers: { ETag: etag(record.version) } };
+      },
+    });
+  }
 }
 
 /** The workflow app's routes: its declared resources through the route factory. */
@@ -37,6 +103,7 @@ export const workflowRoutes: OwnerRoutes = {
     const usersGroups = createRpcClient(pb.UsersGroupsServiceClient, o);
     const workflows = createRpcClient(pb.WorkflowsServiceClient, o);
     const workflowApprovals = createRpcClient(pb.WorkflowApprovalsServiceClient, o);
+    const productApprovals = createRpcClient(pb.ProductApprovalsServiceClient, o);
     // generator:clients
     return {
       usersGroups: recordClient(usersGroups, pb.UsersGroupsServiceService, {
@@ -54,11 +121,19 @@ export const workflowRoutes: OwnerRoutes = {
         many: 'WorkflowApprovals',
         handles: 'codes',
       }),
+      productApprovals: recordClient(productApprovals, pb.ProductApprovalsServiceService, {
+        one: 'ProductApproval',
+        many: 'ProductApprovals',
+        // Product approvals have no handle: BatchGet reads ids only.
+        handles: 'handles',
+      }),
+      decisions: productApprovals,
       // generator:client-entries
       close: () => {
         usersGroups.close();
         workflows.close();
         workflowApprovals.close();
+        productApprovals.close();
         // generator:close
       },
     };
@@ -118,6 +193,27 @@ export const workflowRoutes: OwnerRoutes = {
       {},
       {},
     );
+    const productApprovalCodec = declaredCodec<
+      ProductApprovalView,
+      pb.ProductApproval,
+      pb.ProductApprovalInput,
+      ProductApprovalInput
+    >(ProductApproval);
+    recordRoutes(
+      api,
+      {
+        collection: 'product_approvals',
+        handle: '_id',
+        schemas: ProductApproval.schemas,
+        listDecl: ProductApproval.listDecl,
+        client: () => c().productApprovals,
+        codec: productApprovalCodec,
+      },
+      limits,
+      {},
+      {},
+    );
+    decisionRoutes(api, () => c().decisions, productApprovalCodec);
     // generator:routes
   },
 };

@@ -2,6 +2,7 @@ import { CreateWorkflow1795482512541 } from './1795482512541-create-workflow';
 import { CreateUsersGroups1795532488508 } from './1795532488508-create-users-groups';
 import { CreateWorkflows1795532501873 } from './1795532501873-create-workflows';
 import { CreateWorkflowApprovals1795532561356 } from './1795532561356-create-workflow-approvals';
+import { CreateProductApprovals1795552141855 } from './1795552141855-create-product-approvals';
 
 /** Every migration of the workflow schema, oldest first. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   CreateUsersGroups1795532488508,
   CreateWorkflows1795532501873,
   CreateWorkflowApprovals1795532561356,
+  CreateProductApprovals1795552141855,
 ];

@@ -69,7 +69,7 @@ export async function workflowTestContext(): Promise<WorkflowTestContext> {
       return rows.map((r) => ({ type: r.type, id: String(r.data._id), data: r.data }));
     },
     async reset() {
-      await ds.query('TRUNCATE users_groups, workflows, workflow_approvals, outbox');
+      await ds.query('TRUNCATE users_groups, workflows, workflow_approvals, product_approvals, outbox');
     },
     async close() {
       await ds.destroy();

@@ -2,6 +2,7 @@ import { newId } from '@pim/ids';
 import { declaredRecord, exclusiveFlag } from '@pim/records';
 import { WorkflowApproval, type WorkflowApprovalStepInput } from '@pim/resources';
 import { WorkflowApprovalEntity } from '../entities/workflow-approval.entity';
+import { checkProductFilters } from '../links/catalog.link';
 
 const oneDefault = exclusiveFlag(WorkflowApprovalEntity, 'default', 'workflow.workflow_approvals.default');
 
@@ -12,15 +13,19 @@ function storedSteps(steps: WorkflowApprovalStepInput[], prev: { step_id: string
 }
 
 /**
- * Workflow approvals on the record engine: named by their code; each step gets a `step_id`; at
+ * Workflow approvals on the record engine: named by their code; their filters are ones the product
+ * list takes; each step gets a `step_id`; at
  * most one live workflow approval is the default (making one the default clears the previous
  * one, which gets its `updated` event).
  */
 export const workflowApprovalRecord = declaredRecord(WorkflowApproval, {
   entity: WorkflowApprovalEntity,
   handle: 'code',
-  derived: (input, prev) => ({
-    steps: storedSteps(input.steps ?? [], (prev?.steps ?? []) as { step_id: string; order: number }[]),
-  }),
+  derived: (input, prev) => {
+    checkProductFilters((input.filters ?? {}) as Record<string, string | string[]>);
+    return {
+      steps: storedSteps(input.steps ?? [], (prev?.steps ?? []) as { step_id: string; order: number }[]),
+    };
+  },
   hooks: { lock: oneDefault.lock, beforeWrite: oneDefault.beforeWrite },
 });

@@ -34,6 +34,18 @@ describe('workflow approvals (real Postgres)', () => {
     expect(replaced.steps.map((s) => s.step_id)).toEqual([one.step_id, two.step_id]);
   });
 
+  it('refuses filters the product list does not take, naming them under filters', async () => {
+    const err = await ctx.newApproval({ filters: { colour: 'red', brand_id_gt: 'x' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    const fields = (err as ValidationError).details?.map((d) => d.field) ?? [];
+    expect(fields.length).toBeGreaterThan(0);
+    expect(fields.every((f) => f.startsWith('filters.'))).toBe(true);
+    expect(fields).toContain('filters.colour');
+    expect((await ctx.approvals.list(LIST)).total).toBe(0);
+    const fine = await ctx.newApproval({ filters: { 'attributes.color': 'red', enabled: 'true' } });
+    expect(fine.filters).toEqual({ 'attributes.color': 'red', enabled: 'true' });
+  });
+
   it('refuses a step order that repeats and a step without approvers, naming each; nothing is stored', async () => {
     const err = await ctx
       .newApproval({

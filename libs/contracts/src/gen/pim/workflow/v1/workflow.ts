@@ -19,7 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct";
-import { ListQuery, PageInfo } from "../../common/v1/common";
+import { ErrorDetail, ListQuery, PageInfo } from "../../common/v1/common";
 
 export const protobufPackage = "pim.workflow.v1";
 
@@ -402,6 +402,222 @@ export interface BatchGetWorkflowApprovalsRequest {
 
 export interface BatchGetWorkflowApprovalsResponse {
   data: WorkflowApproval[];
+}
+
+/** A product in a proposed list. */
+export interface ProductApprovalItem {
+  id: string;
+  /** Kit lists: how many the kit holds. */
+  quantity?:
+    | number
+    | undefined;
+  /** Category lists that name a tree. */
+  category_tree_id?: string | undefined;
+}
+
+/** A step of the governing workflow approval, as it was when the product approval was created. */
+export interface ProductApprovalStep {
+  step_id: string;
+  name: string;
+  order: number;
+  approvers: string[];
+}
+
+/** The step whose approvers decide next. */
+export interface ProductApprovalCurrentStep {
+  step_id: string;
+  name: string;
+  order: number;
+}
+
+/** Who took a decision. */
+export interface ProductApprovalDecider {
+  user_id: string;
+  user_name?: string | undefined;
+}
+
+/** A decision taken at a step. */
+export interface ProductApprovalDecision {
+  /** The step_id of the step decided. */
+  step: string;
+  order: number;
+  /** approved or rejected. */
+  decision: string;
+  comment?: string | undefined;
+  by?:
+    | ProductApprovalDecider
+    | undefined;
+  /** ISO 8601 UTC. */
+  at: string;
+}
+
+/** Why the catalog refused the changes (the error object's fields). */
+export interface ProductApprovalApplicationError {
+  code: number;
+  title: string;
+  message: string;
+  solution?: string | undefined;
+  details: ErrorDetail[];
+}
+
+/** The application of the approved changes to the catalog. */
+export interface ProductApprovalApplication {
+  /** pending, applied or failed. */
+  status: string;
+  applied_at?: string | undefined;
+  error?: ProductApprovalApplicationError | undefined;
+}
+
+/** A product approval as the API shows it. */
+export interface ProductApproval {
+  /** The record id (`_id` in the REST API). */
+  id: string;
+  product_id: string;
+  product_approvals: string[];
+  kit_products: ProductApprovalItem[];
+  disassociate_kit_products: ProductApprovalItem[];
+  kit_services: ProductApprovalItem[];
+  disassociate_kit_services: ProductApprovalItem[];
+  eligible_service_products: ProductApprovalItem[];
+  disassociate_eligible_service_products: ProductApprovalItem[];
+  ineligible_service_products: ProductApprovalItem[];
+  disassociate_ineligible_service_products: ProductApprovalItem[];
+  eligible_service_categories: ProductApprovalItem[];
+  disassociate_eligible_service_categories: ProductApprovalItem[];
+  ineligible_service_categories: ProductApprovalItem[];
+  disassociate_ineligible_service_categories: ProductApprovalItem[];
+  attribute_groups: string[];
+  workflow_approval_id: string;
+  /** pending, approved or rejected. */
+  status: string;
+  current_step?: ProductApprovalCurrentStep | undefined;
+  steps: ProductApprovalStep[];
+  decisions: ProductApprovalDecision[];
+  decided_at?: string | undefined;
+  application?:
+    | ProductApprovalApplication
+    | undefined;
+  /** Incremented on every write; the REST API sends it as ETag. */
+  version: number;
+  /** ISO 8601 UTC with milliseconds. */
+  created_at: string;
+  updated_at: string;
+  created_by_name?: string | undefined;
+}
+
+/** The writable fields of a product approval (create and replace): the product and the proposal. */
+export interface ProductApprovalInput {
+  product_id: string;
+  product_approvals: string[];
+  kit_products: ProductApprovalItem[];
+  disassociate_kit_products: ProductApprovalItem[];
+  kit_services: ProductApprovalItem[];
+  disassociate_kit_services: ProductApprovalItem[];
+  eligible_service_products: ProductApprovalItem[];
+  disassociate_eligible_service_products: ProductApprovalItem[];
+  ineligible_service_products: ProductApprovalItem[];
+  disassociate_ineligible_service_products: ProductApprovalItem[];
+  eligible_service_categories: ProductApprovalItem[];
+  disassociate_eligible_service_categories: ProductApprovalItem[];
+  ineligible_service_categories: ProductApprovalItem[];
+  disassociate_ineligible_service_categories: ProductApprovalItem[];
+  attribute_groups: string[];
+}
+
+export interface CreateProductApprovalRequest {
+  input?: ProductApprovalInput | undefined;
+}
+
+export interface CreateProductApprovalResponse {
+  data?: ProductApproval | undefined;
+}
+
+export interface GetProductApprovalRequest {
+  id: string;
+}
+
+export interface GetProductApprovalResponse {
+  data?: ProductApproval | undefined;
+}
+
+export interface UpdateProductApprovalRequest {
+  id: string;
+  input?:
+    | ProductApprovalInput
+    | undefined;
+  /** When set, the write happens only if the current version matches (If-Match). */
+  expected_version?: number | undefined;
+}
+
+export interface UpdateProductApprovalResponse {
+  data?: ProductApproval | undefined;
+}
+
+export interface PatchProductApprovalRequest {
+  id: string;
+  /** RFC 7396 merge patch over the writable fields. */
+  patch?: { [key: string]: any } | undefined;
+  expected_version?: number | undefined;
+}
+
+export interface PatchProductApprovalResponse {
+  data?: ProductApproval | undefined;
+}
+
+export interface DeleteProductApprovalRequest {
+  id: string;
+  expected_version?: number | undefined;
+}
+
+export interface DeleteProductApprovalResponse {
+  /** The product approval as it was when deleted. */
+  data?: ProductApproval | undefined;
+}
+
+export interface ListProductApprovalsRequest {
+  query?: ListQuery | undefined;
+}
+
+export interface ListProductApprovalsResponse {
+  data: ProductApproval[];
+  page_info?: PageInfo | undefined;
+}
+
+export interface BatchGetProductApprovalsRequest {
+  /** At most 1,000 ids. */
+  ids: string[];
+}
+
+export interface BatchGetProductApprovalsResponse {
+  data: ProductApproval[];
+}
+
+export interface ApproveProductApprovalRequest {
+  id: string;
+  /** Kept with the decision. */
+  comment?:
+    | string
+    | undefined;
+  /** When set, the decision is taken only if the current version matches (If-Match). */
+  expected_version?: number | undefined;
+}
+
+export interface ApproveProductApprovalResponse {
+  data?: ProductApproval | undefined;
+}
+
+export interface RejectProductApprovalRequest {
+  id: string;
+  /** Kept with the decision. */
+  comment?:
+    | string
+    | undefined;
+  /** When set, the decision is taken only if the current version matches (If-Match). */
+  expected_version?: number | undefined;
+}
+
+export interface RejectProductApprovalResponse {
+  data?: ProductApproval | undefined;
 }
 
 function createBaseGroupUser(): GroupUser {
@@ -6045,6 +6261,3285 @@ export const BatchGetWorkflowApprovalsResponse: MessageFns<BatchGetWorkflowAppro
   },
 };
 
+function createBaseProductApprovalItem(): ProductApprovalItem {
+  return { id: "", quantity: undefined, category_tree_id: undefined };
+}
+
+export const ProductApprovalItem: MessageFns<ProductApprovalItem> = {
+  encode(message: ProductApprovalItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.quantity !== undefined) {
+      writer.uint32(17).double(message.quantity);
+    }
+    if (message.category_tree_id !== undefined) {
+      writer.uint32(26).string(message.category_tree_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductApprovalItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductApprovalItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.quantity = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.category_tree_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductApprovalItem {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : undefined,
+      category_tree_id: isSet(object.categoryTreeId)
+        ? globalThis.String(object.categoryTreeId)
+        : isSet(object.category_tree_id)
+        ? globalThis.String(object.category_tree_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ProductApprovalItem): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.quantity !== undefined) {
+      obj.quantity = floatToJson(message.quantity);
+    }
+    if (message.category_tree_id !== undefined) {
+      obj.categoryTreeId = message.category_tree_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductApprovalItem>, I>>(base?: I): ProductApprovalItem {
+    return ProductApprovalItem.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductApprovalItem>, I>>(object: I): ProductApprovalItem {
+    const message = createBaseProductApprovalItem();
+    message.id = object.id ?? "";
+    message.quantity = object.quantity ?? undefined;
+    message.category_tree_id = object.category_tree_id ?? undefined;
+    return message;
+  },
+};
+
+function createBaseProductApprovalStep(): ProductApprovalStep {
+  return { step_id: "", name: "", order: 0, approvers: [] };
+}
+
+export const ProductApprovalStep: MessageFns<ProductApprovalStep> = {
+  encode(message: ProductApprovalStep, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.step_id !== "") {
+      writer.uint32(10).string(message.step_id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.order !== 0) {
+      writer.uint32(24).int32(message.order);
+    }
+    for (const v of message.approvers) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductApprovalStep {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductApprovalStep();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.step_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.order = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.approvers.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductApprovalStep {
+    return {
+      step_id: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      order: isSet(object.order) ? globalThis.Number(object.order) : 0,
+      approvers: globalThis.Array.isArray(object?.approvers)
+        ? object.approvers.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ProductApprovalStep): unknown {
+    const obj: any = {};
+    if (message.step_id !== "") {
+      obj.stepId = message.step_id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.order !== 0) {
+      obj.order = Math.round(message.order);
+    }
+    if (message.approvers?.length) {
+      obj.approvers = message.approvers;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductApprovalStep>, I>>(base?: I): ProductApprovalStep {
+    return ProductApprovalStep.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductApprovalStep>, I>>(object: I): ProductApprovalStep {
+    const message = createBaseProductApprovalStep();
+    message.step_id = object.step_id ?? "";
+    message.name = object.name ?? "";
+    message.order = object.order ?? 0;
+    message.approvers = object.approvers?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseProductApprovalCurrentStep(): ProductApprovalCurrentStep {
+  return { step_id: "", name: "", order: 0 };
+}
+
+export const ProductApprovalCurrentStep: MessageFns<ProductApprovalCurrentStep> = {
+  encode(message: ProductApprovalCurrentStep, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.step_id !== "") {
+      writer.uint32(10).string(message.step_id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.order !== 0) {
+      writer.uint32(24).int32(message.order);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductApprovalCurrentStep {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductApprovalCurrentStep();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.step_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.order = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductApprovalCurrentStep {
+    return {
+      step_id: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      order: isSet(object.order) ? globalThis.Number(object.order) : 0,
+    };
+  },
+
+  toJSON(message: ProductApprovalCurrentStep): unknown {
+    const obj: any = {};
+    if (message.step_id !== "") {
+      obj.stepId = message.step_id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.order !== 0) {
+      obj.order = Math.round(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductApprovalCurrentStep>, I>>(base?: I): ProductApprovalCurrentStep {
+    return ProductApprovalCurrentStep.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductApprovalCurrentStep>, I>>(object: I): ProductApprovalCurrentStep {
+    const message = createBaseProductApprovalCurrentStep();
+    message.step_id = object.step_id ?? "";
+    message.name = object.name ?? "";
+    message.order = object.order ?? 0;
+    return message;
+  },
+};
+
+function createBaseProductApprovalDecider(): ProductApprovalDecider {
+  return { user_id: "", user_name: undefined };
+}
+
+export const ProductApprovalDecider: MessageFns<ProductApprovalDecider> = {
+  encode(message: ProductApprovalDecider, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user_id !== "") {
+      writer.uint32(10).string(message.user_id);
+    }
+    if (message.user_name !== undefined) {
+      writer.uint32(18).string(message.user_name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductApprovalDecider {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductApprovalDecider();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.user_name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductApprovalDecider {
+    return {
+      user_id: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      user_name: isSet(object.userName)
+        ? globalThis.String(object.userName)
+        : isSet(object.user_name)
+        ? globalThis.String(object.user_name)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ProductApprovalDecider): unknown {
+    const obj: any = {};
+    if (message.user_id !== "") {
+      obj.userId = message.user_id;
+    }
+    if (message.user_name !== undefined) {
+      obj.userName = message.user_name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductApprovalDecider>, I>>(base?: I): ProductApprovalDecider {
+    return ProductApprovalDecider.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductApprovalDecider>, I>>(object: I): ProductApprovalDecider {
+    const message = createBaseProductApprovalDecider();
+    message.user_id = object.user_id ?? "";
+    message.user_name = object.user_name ?? undefined;
+    return message;
+  },
+};
+
+function createBaseProductApprovalDecision(): ProductApprovalDecision {
+  return { step: "", order: 0, decision: "", comment: undefined, by: undefined, at: "" };
+}
+
+export const ProductApprovalDecision: MessageFns<ProductApprovalDecision> = {
+  encode(message: ProductApprovalDecision, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.step !== "") {
+      writer.uint32(10).string(message.step);
+    }
+    if (message.order !== 0) {
+      writer.uint32(16).int32(message.order);
+    }
+    if (message.decision !== "") {
+      writer.uint32(26).string(message.decision);
+    }
+    if (message.comment !== undefined) {
+      writer.uint32(34).string(message.comment);
+    }
+    if (message.by !== undefined) {
+      ProductApprovalDecider.encode(message.by, writer.uint32(42).fork()).join();
+    }
+    if (message.at !== "") {
+      writer.uint32(50).string(message.at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductApprovalDecision {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductApprovalDecision();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.step = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.order = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.decision = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.comment = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.by = ProductApprovalDecider.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductApprovalDecision {
+    return {
+      step: isSet(object.step) ? globalThis.String(object.step) : "",
+      order: isSet(object.order) ? globalThis.Number(object.order) : 0,
+      decision: isSet(object.decision) ? globalThis.String(object.decision) : "",
+      comment: isSet(object.comment) ? globalThis.String(object.comment) : undefined,
+      by: isSet(object.by) ? ProductApprovalDecider.fromJSON(object.by) : undefined,
+      at: isSet(object.at) ? globalThis.String(object.at) : "",
+    };
+  },
+
+  toJSON(message: ProductApprovalDecision): unknown {
+    const obj: any = {};
+    if (message.step !== "") {
+      obj.step = message.step;
+    }
+    if (message.order !== 0) {
+      obj.order = Math.round(message.order);
+    }
+    if (message.decision !== "") {
+      obj.decision = message.decision;
+    }
+    if (message.comment !== undefined) {
+      obj.comment = message.comment;
+    }
+    if (message.by !== undefined) {
+      obj.by = ProductApprovalDecider.toJSON(message.by);
+    }
+    if (message.at !== "") {
+      obj.at = message.at;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductApprovalDecision>, I>>(base?: I): ProductApprovalDecision {
+    return ProductApprovalDecision.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductApprovalDecision>, I>>(object: I): ProductApprovalDecision {
+    const message = createBaseProductApprovalDecision();
+    message.step = object.step ?? "";
+    message.order = object.order ?? 0;
+    message.decision = object.decision ?? "";
+    message.comment = object.comment ?? undefined;
+    message.by = (object.by !== undefined && object.by !== null)
+      ? ProductApprovalDecider.fromPartial(object.by)
+      : undefined;
+    message.at = object.at ?? "";
+    return message;
+  },
+};
+
+function createBaseProductApprovalApplicationError(): ProductApprovalApplicationError {
+  return { code: 0, title: "", message: "", solution: undefined, details: [] };
+}
+
+export const ProductApprovalApplicationError: MessageFns<ProductApprovalApplicationError> = {
+  encode(message: ProductApprovalApplicationError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== 0) {
+      writer.uint32(8).int32(message.code);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    if (message.solution !== undefined) {
+      writer.uint32(34).string(message.solution);
+    }
+    for (const v of message.details) {
+      ErrorDetail.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductApprovalApplicationError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductApprovalApplicationError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.code = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.solution = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.details.push(ErrorDetail.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductApprovalApplicationError {
+    return {
+      code: isSet(object.code) ? globalThis.Number(object.code) : 0,
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      solution: isSet(object.solution) ? globalThis.String(object.solution) : undefined,
+      details: globalThis.Array.isArray(object?.details) ? object.details.map((e: any) => ErrorDetail.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ProductApprovalApplicationError): unknown {
+    const obj: any = {};
+    if (message.code !== 0) {
+      obj.code = Math.round(message.code);
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.solution !== undefined) {
+      obj.solution = message.solution;
+    }
+    if (message.details?.length) {
+      obj.details = message.details.map((e) => ErrorDetail.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductApprovalApplicationError>, I>>(base?: I): ProductApprovalApplicationError {
+    return ProductApprovalApplicationError.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductApprovalApplicationError>, I>>(
+    object: I,
+  ): ProductApprovalApplicationError {
+    const message = createBaseProductApprovalApplicationError();
+    message.code = object.code ?? 0;
+    message.title = object.title ?? "";
+    message.message = object.message ?? "";
+    message.solution = object.solution ?? undefined;
+    message.details = object.details?.map((e) => ErrorDetail.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseProductApprovalApplication(): ProductApprovalApplication {
+  return { status: "", applied_at: undefined, error: undefined };
+}
+
+export const ProductApprovalApplication: MessageFns<ProductApprovalApplication> = {
+  encode(message: ProductApprovalApplication, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== "") {
+      writer.uint32(10).string(message.status);
+    }
+    if (message.applied_at !== undefined) {
+      writer.uint32(18).string(message.applied_at);
+    }
+    if (message.error !== undefined) {
+      ProductApprovalApplicationError.encode(message.error, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductApprovalApplication {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductApprovalApplication();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.applied_at = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.error = ProductApprovalApplicationError.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductApprovalApplication {
+    return {
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      applied_at: isSet(object.appliedAt)
+        ? globalThis.String(object.appliedAt)
+        : isSet(object.applied_at)
+        ? globalThis.String(object.applied_at)
+        : undefined,
+      error: isSet(object.error) ? ProductApprovalApplicationError.fromJSON(object.error) : undefined,
+    };
+  },
+
+  toJSON(message: ProductApprovalApplication): unknown {
+    const obj: any = {};
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.applied_at !== undefined) {
+      obj.appliedAt = message.applied_at;
+    }
+    if (message.error !== undefined) {
+      obj.error = ProductApprovalApplicationError.toJSON(message.error);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductApprovalApplication>, I>>(base?: I): ProductApprovalApplication {
+    return ProductApprovalApplication.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductApprovalApplication>, I>>(object: I): ProductApprovalApplication {
+    const message = createBaseProductApprovalApplication();
+    message.status = object.status ?? "";
+    message.applied_at = object.applied_at ?? undefined;
+    message.error = (object.error !== undefined && object.error !== null)
+      ? ProductApprovalApplicationError.fromPartial(object.error)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseProductApproval(): ProductApproval {
+  return {
+    id: "",
+    product_id: "",
+    product_approvals: [],
+    kit_products: [],
+    disassociate_kit_products: [],
+    kit_services: [],
+    disassociate_kit_services: [],
+    eligible_service_products: [],
+    disassociate_eligible_service_products: [],
+    ineligible_service_products: [],
+    disassociate_ineligible_service_products: [],
+    eligible_service_categories: [],
+    disassociate_eligible_service_categories: [],
+    ineligible_service_categories: [],
+    disassociate_ineligible_service_categories: [],
+    attribute_groups: [],
+    workflow_approval_id: "",
+    status: "",
+    current_step: undefined,
+    steps: [],
+    decisions: [],
+    decided_at: undefined,
+    application: undefined,
+    version: 0,
+    created_at: "",
+    updated_at: "",
+    created_by_name: undefined,
+  };
+}
+
+export const ProductApproval: MessageFns<ProductApproval> = {
+  encode(message: ProductApproval, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.product_id !== "") {
+      writer.uint32(18).string(message.product_id);
+    }
+    for (const v of message.product_approvals) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.kit_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.disassociate_kit_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.kit_services) {
+      ProductApprovalItem.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.disassociate_kit_services) {
+      ProductApprovalItem.encode(v!, writer.uint32(58).fork()).join();
+    }
+    for (const v of message.eligible_service_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.disassociate_eligible_service_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.ineligible_service_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(82).fork()).join();
+    }
+    for (const v of message.disassociate_ineligible_service_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.eligible_service_categories) {
+      ProductApprovalItem.encode(v!, writer.uint32(98).fork()).join();
+    }
+    for (const v of message.disassociate_eligible_service_categories) {
+      ProductApprovalItem.encode(v!, writer.uint32(106).fork()).join();
+    }
+    for (const v of message.ineligible_service_categories) {
+      ProductApprovalItem.encode(v!, writer.uint32(114).fork()).join();
+    }
+    for (const v of message.disassociate_ineligible_service_categories) {
+      ProductApprovalItem.encode(v!, writer.uint32(122).fork()).join();
+    }
+    for (const v of message.attribute_groups) {
+      writer.uint32(130).string(v!);
+    }
+    if (message.workflow_approval_id !== "") {
+      writer.uint32(138).string(message.workflow_approval_id);
+    }
+    if (message.status !== "") {
+      writer.uint32(146).string(message.status);
+    }
+    if (message.current_step !== undefined) {
+      ProductApprovalCurrentStep.encode(message.current_step, writer.uint32(154).fork()).join();
+    }
+    for (const v of message.steps) {
+      ProductApprovalStep.encode(v!, writer.uint32(162).fork()).join();
+    }
+    for (const v of message.decisions) {
+      ProductApprovalDecision.encode(v!, writer.uint32(170).fork()).join();
+    }
+    if (message.decided_at !== undefined) {
+      writer.uint32(178).string(message.decided_at);
+    }
+    if (message.application !== undefined) {
+      ProductApprovalApplication.encode(message.application, writer.uint32(186).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(192).int32(message.version);
+    }
+    if (message.created_at !== "") {
+      writer.uint32(202).string(message.created_at);
+    }
+    if (message.updated_at !== "") {
+      writer.uint32(210).string(message.updated_at);
+    }
+    if (message.created_by_name !== undefined) {
+      writer.uint32(218).string(message.created_by_name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductApproval {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductApproval();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.product_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.product_approvals.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.kit_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.disassociate_kit_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.kit_services.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.disassociate_kit_services.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.eligible_service_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.disassociate_eligible_service_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.ineligible_service_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.disassociate_ineligible_service_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.eligible_service_categories.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.disassociate_eligible_service_categories.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.ineligible_service_categories.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.disassociate_ineligible_service_categories.push(
+              ProductApprovalItem.decode(reader, reader.uint32()),
+            );
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.attribute_groups.push(reader.string());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.workflow_approval_id = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.current_step = ProductApprovalCurrentStep.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.steps.push(ProductApprovalStep.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.decisions.push(ProductApprovalDecision.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.decided_at = reader.string();
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.application = ProductApprovalApplication.decode(reader, reader.uint32());
+            continue;
+          }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.created_at = reader.string();
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.updated_at = reader.string();
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.created_by_name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductApproval {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      product_id: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      product_approvals: globalThis.Array.isArray(object?.productApprovals)
+        ? object.productApprovals.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.product_approvals)
+        ? object.product_approvals.map((e: any) => globalThis.String(e))
+        : [],
+      kit_products: globalThis.Array.isArray(object?.kitProducts)
+        ? object.kitProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.kit_products)
+        ? object.kit_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_kit_products: globalThis.Array.isArray(object?.disassociateKitProducts)
+        ? object.disassociateKitProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_kit_products)
+        ? object.disassociate_kit_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      kit_services: globalThis.Array.isArray(object?.kitServices)
+        ? object.kitServices.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.kit_services)
+        ? object.kit_services.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_kit_services: globalThis.Array.isArray(object?.disassociateKitServices)
+        ? object.disassociateKitServices.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_kit_services)
+        ? object.disassociate_kit_services.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      eligible_service_products: globalThis.Array.isArray(object?.eligibleServiceProducts)
+        ? object.eligibleServiceProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.eligible_service_products)
+        ? object.eligible_service_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_eligible_service_products: globalThis.Array.isArray(object?.disassociateEligibleServiceProducts)
+        ? object.disassociateEligibleServiceProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_eligible_service_products)
+        ? object.disassociate_eligible_service_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      ineligible_service_products: globalThis.Array.isArray(object?.ineligibleServiceProducts)
+        ? object.ineligibleServiceProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.ineligible_service_products)
+        ? object.ineligible_service_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_ineligible_service_products: globalThis.Array.isArray(object?.disassociateIneligibleServiceProducts)
+        ? object.disassociateIneligibleServiceProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_ineligible_service_products)
+        ? object.disassociate_ineligible_service_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      eligible_service_categories: globalThis.Array.isArray(object?.eligibleServiceCategories)
+        ? object.eligibleServiceCategories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.eligible_service_categories)
+        ? object.eligible_service_categories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_eligible_service_categories: globalThis.Array.isArray(object?.disassociateEligibleServiceCategories)
+        ? object.disassociateEligibleServiceCategories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_eligible_service_categories)
+        ? object.disassociate_eligible_service_categories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      ineligible_service_categories: globalThis.Array.isArray(object?.ineligibleServiceCategories)
+        ? object.ineligibleServiceCategories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.ineligible_service_categories)
+        ? object.ineligible_service_categories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_ineligible_service_categories:
+        globalThis.Array.isArray(object?.disassociateIneligibleServiceCategories)
+          ? object.disassociateIneligibleServiceCategories.map((e: any) => ProductApprovalItem.fromJSON(e))
+          : globalThis.Array.isArray(object?.disassociate_ineligible_service_categories)
+          ? object.disassociate_ineligible_service_categories.map((e: any) => ProductApprovalItem.fromJSON(e))
+          : [],
+      attribute_groups: globalThis.Array.isArray(object?.attributeGroups)
+        ? object.attributeGroups.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.attribute_groups)
+        ? object.attribute_groups.map((e: any) => globalThis.String(e))
+        : [],
+      workflow_approval_id: isSet(object.workflowApprovalId)
+        ? globalThis.String(object.workflowApprovalId)
+        : isSet(object.workflow_approval_id)
+        ? globalThis.String(object.workflow_approval_id)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      current_step: isSet(object.currentStep)
+        ? ProductApprovalCurrentStep.fromJSON(object.currentStep)
+        : isSet(object.current_step)
+        ? ProductApprovalCurrentStep.fromJSON(object.current_step)
+        : undefined,
+      steps: globalThis.Array.isArray(object?.steps)
+        ? object.steps.map((e: any) => ProductApprovalStep.fromJSON(e))
+        : [],
+      decisions: globalThis.Array.isArray(object?.decisions)
+        ? object.decisions.map((e: any) => ProductApprovalDecision.fromJSON(e))
+        : [],
+      decided_at: isSet(object.decidedAt)
+        ? globalThis.String(object.decidedAt)
+        : isSet(object.decided_at)
+        ? globalThis.String(object.decided_at)
+        : undefined,
+      application: isSet(object.application) ? ProductApprovalApplication.fromJSON(object.application) : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      created_at: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updated_at: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+      created_by_name: isSet(object.createdByName)
+        ? globalThis.String(object.createdByName)
+        : isSet(object.created_by_name)
+        ? globalThis.String(object.created_by_name)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ProductApproval): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.product_id !== "") {
+      obj.productId = message.product_id;
+    }
+    if (message.product_approvals?.length) {
+      obj.productApprovals = message.product_approvals;
+    }
+    if (message.kit_products?.length) {
+      obj.kitProducts = message.kit_products.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_kit_products?.length) {
+      obj.disassociateKitProducts = message.disassociate_kit_products.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.kit_services?.length) {
+      obj.kitServices = message.kit_services.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_kit_services?.length) {
+      obj.disassociateKitServices = message.disassociate_kit_services.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.eligible_service_products?.length) {
+      obj.eligibleServiceProducts = message.eligible_service_products.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_eligible_service_products?.length) {
+      obj.disassociateEligibleServiceProducts = message.disassociate_eligible_service_products.map((e) =>
+        ProductApprovalItem.toJSON(e)
+      );
+    }
+    if (message.ineligible_service_products?.length) {
+      obj.ineligibleServiceProducts = message.ineligible_service_products.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_ineligible_service_products?.length) {
+      obj.disassociateIneligibleServiceProducts = message.disassociate_ineligible_service_products.map((e) =>
+        ProductApprovalItem.toJSON(e)
+      );
+    }
+    if (message.eligible_service_categories?.length) {
+      obj.eligibleServiceCategories = message.eligible_service_categories.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_eligible_service_categories?.length) {
+      obj.disassociateEligibleServiceCategories = message.disassociate_eligible_service_categories.map((e) =>
+        ProductApprovalItem.toJSON(e)
+      );
+    }
+    if (message.ineligible_service_categories?.length) {
+      obj.ineligibleServiceCategories = message.ineligible_service_categories.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_ineligible_service_categories?.length) {
+      obj.disassociateIneligibleServiceCategories = message.disassociate_ineligible_service_categories.map((e) =>
+        ProductApprovalItem.toJSON(e)
+      );
+    }
+    if (message.attribute_groups?.length) {
+      obj.attributeGroups = message.attribute_groups;
+    }
+    if (message.workflow_approval_id !== "") {
+      obj.workflowApprovalId = message.workflow_approval_id;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.current_step !== undefined) {
+      obj.currentStep = ProductApprovalCurrentStep.toJSON(message.current_step);
+    }
+    if (message.steps?.length) {
+      obj.steps = message.steps.map((e) => ProductApprovalStep.toJSON(e));
+    }
+    if (message.decisions?.length) {
+      obj.decisions = message.decisions.map((e) => ProductApprovalDecision.toJSON(e));
+    }
+    if (message.decided_at !== undefined) {
+      obj.decidedAt = message.decided_at;
+    }
+    if (message.application !== undefined) {
+      obj.application = ProductApprovalApplication.toJSON(message.application);
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.created_at !== "") {
+      obj.createdAt = message.created_at;
+    }
+    if (message.updated_at !== "") {
+      obj.updatedAt = message.updated_at;
+    }
+    if (message.created_by_name !== undefined) {
+      obj.createdByName = message.created_by_name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductApproval>, I>>(base?: I): ProductApproval {
+    return ProductApproval.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductApproval>, I>>(object: I): ProductApproval {
+    const message = createBaseProductApproval();
+    message.id = object.id ?? "";
+    message.product_id = object.product_id ?? "";
+    message.product_approvals = object.product_approvals?.map((e) => e) || [];
+    message.kit_products = object.kit_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_kit_products =
+      object.disassociate_kit_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.kit_services = object.kit_services?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_kit_services =
+      object.disassociate_kit_services?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.eligible_service_products =
+      object.eligible_service_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_eligible_service_products =
+      object.disassociate_eligible_service_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.ineligible_service_products =
+      object.ineligible_service_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_ineligible_service_products =
+      object.disassociate_ineligible_service_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.eligible_service_categories =
+      object.eligible_service_categories?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_eligible_service_categories =
+      object.disassociate_eligible_service_categories?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.ineligible_service_categories =
+      object.ineligible_service_categories?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_ineligible_service_categories =
+      object.disassociate_ineligible_service_categories?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.attribute_groups = object.attribute_groups?.map((e) => e) || [];
+    message.workflow_approval_id = object.workflow_approval_id ?? "";
+    message.status = object.status ?? "";
+    message.current_step = (object.current_step !== undefined && object.current_step !== null)
+      ? ProductApprovalCurrentStep.fromPartial(object.current_step)
+      : undefined;
+    message.steps = object.steps?.map((e) => ProductApprovalStep.fromPartial(e)) || [];
+    message.decisions = object.decisions?.map((e) => ProductApprovalDecision.fromPartial(e)) || [];
+    message.decided_at = object.decided_at ?? undefined;
+    message.application = (object.application !== undefined && object.application !== null)
+      ? ProductApprovalApplication.fromPartial(object.application)
+      : undefined;
+    message.version = object.version ?? 0;
+    message.created_at = object.created_at ?? "";
+    message.updated_at = object.updated_at ?? "";
+    message.created_by_name = object.created_by_name ?? undefined;
+    return message;
+  },
+};
+
+function createBaseProductApprovalInput(): ProductApprovalInput {
+  return {
+    product_id: "",
+    product_approvals: [],
+    kit_products: [],
+    disassociate_kit_products: [],
+    kit_services: [],
+    disassociate_kit_services: [],
+    eligible_service_products: [],
+    disassociate_eligible_service_products: [],
+    ineligible_service_products: [],
+    disassociate_ineligible_service_products: [],
+    eligible_service_categories: [],
+    disassociate_eligible_service_categories: [],
+    ineligible_service_categories: [],
+    disassociate_ineligible_service_categories: [],
+    attribute_groups: [],
+  };
+}
+
+export const ProductApprovalInput: MessageFns<ProductApprovalInput> = {
+  encode(message: ProductApprovalInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product_id !== "") {
+      writer.uint32(10).string(message.product_id);
+    }
+    for (const v of message.product_approvals) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.kit_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.disassociate_kit_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.kit_services) {
+      ProductApprovalItem.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.disassociate_kit_services) {
+      ProductApprovalItem.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.eligible_service_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(58).fork()).join();
+    }
+    for (const v of message.disassociate_eligible_service_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.ineligible_service_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.disassociate_ineligible_service_products) {
+      ProductApprovalItem.encode(v!, writer.uint32(82).fork()).join();
+    }
+    for (const v of message.eligible_service_categories) {
+      ProductApprovalItem.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.disassociate_eligible_service_categories) {
+      ProductApprovalItem.encode(v!, writer.uint32(98).fork()).join();
+    }
+    for (const v of message.ineligible_service_categories) {
+      ProductApprovalItem.encode(v!, writer.uint32(106).fork()).join();
+    }
+    for (const v of message.disassociate_ineligible_service_categories) {
+      ProductApprovalItem.encode(v!, writer.uint32(114).fork()).join();
+    }
+    for (const v of message.attribute_groups) {
+      writer.uint32(122).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductApprovalInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductApprovalInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.product_approvals.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kit_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.disassociate_kit_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.kit_services.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.disassociate_kit_services.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.eligible_service_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.disassociate_eligible_service_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.ineligible_service_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.disassociate_ineligible_service_products.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.eligible_service_categories.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.disassociate_eligible_service_categories.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.ineligible_service_categories.push(ProductApprovalItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.disassociate_ineligible_service_categories.push(
+              ProductApprovalItem.decode(reader, reader.uint32()),
+            );
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.attribute_groups.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductApprovalInput {
+    return {
+      product_id: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      product_approvals: globalThis.Array.isArray(object?.productApprovals)
+        ? object.productApprovals.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.product_approvals)
+        ? object.product_approvals.map((e: any) => globalThis.String(e))
+        : [],
+      kit_products: globalThis.Array.isArray(object?.kitProducts)
+        ? object.kitProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.kit_products)
+        ? object.kit_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_kit_products: globalThis.Array.isArray(object?.disassociateKitProducts)
+        ? object.disassociateKitProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_kit_products)
+        ? object.disassociate_kit_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      kit_services: globalThis.Array.isArray(object?.kitServices)
+        ? object.kitServices.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.kit_services)
+        ? object.kit_services.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_kit_services: globalThis.Array.isArray(object?.disassociateKitServices)
+        ? object.disassociateKitServices.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_kit_services)
+        ? object.disassociate_kit_services.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      eligible_service_products: globalThis.Array.isArray(object?.eligibleServiceProducts)
+        ? object.eligibleServiceProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.eligible_service_products)
+        ? object.eligible_service_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_eligible_service_products: globalThis.Array.isArray(object?.disassociateEligibleServiceProducts)
+        ? object.disassociateEligibleServiceProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_eligible_service_products)
+        ? object.disassociate_eligible_service_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      ineligible_service_products: globalThis.Array.isArray(object?.ineligibleServiceProducts)
+        ? object.ineligibleServiceProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.ineligible_service_products)
+        ? object.ineligible_service_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_ineligible_service_products: globalThis.Array.isArray(object?.disassociateIneligibleServiceProducts)
+        ? object.disassociateIneligibleServiceProducts.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_ineligible_service_products)
+        ? object.disassociate_ineligible_service_products.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      eligible_service_categories: globalThis.Array.isArray(object?.eligibleServiceCategories)
+        ? object.eligibleServiceCategories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.eligible_service_categories)
+        ? object.eligible_service_categories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_eligible_service_categories: globalThis.Array.isArray(object?.disassociateEligibleServiceCategories)
+        ? object.disassociateEligibleServiceCategories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.disassociate_eligible_service_categories)
+        ? object.disassociate_eligible_service_categories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      ineligible_service_categories: globalThis.Array.isArray(object?.ineligibleServiceCategories)
+        ? object.ineligibleServiceCategories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.ineligible_service_categories)
+        ? object.ineligible_service_categories.map((e: any) => ProductApprovalItem.fromJSON(e))
+        : [],
+      disassociate_ineligible_service_categories:
+        globalThis.Array.isArray(object?.disassociateIneligibleServiceCategories)
+          ? object.disassociateIneligibleServiceCategories.map((e: any) => ProductApprovalItem.fromJSON(e))
+          : globalThis.Array.isArray(object?.disassociate_ineligible_service_categories)
+          ? object.disassociate_ineligible_service_categories.map((e: any) => ProductApprovalItem.fromJSON(e))
+          : [],
+      attribute_groups: globalThis.Array.isArray(object?.attributeGroups)
+        ? object.attributeGroups.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.attribute_groups)
+        ? object.attribute_groups.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ProductApprovalInput): unknown {
+    const obj: any = {};
+    if (message.product_id !== "") {
+      obj.productId = message.product_id;
+    }
+    if (message.product_approvals?.length) {
+      obj.productApprovals = message.product_approvals;
+    }
+    if (message.kit_products?.length) {
+      obj.kitProducts = message.kit_products.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_kit_products?.length) {
+      obj.disassociateKitProducts = message.disassociate_kit_products.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.kit_services?.length) {
+      obj.kitServices = message.kit_services.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_kit_services?.length) {
+      obj.disassociateKitServices = message.disassociate_kit_services.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.eligible_service_products?.length) {
+      obj.eligibleServiceProducts = message.eligible_service_products.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_eligible_service_products?.length) {
+      obj.disassociateEligibleServiceProducts = message.disassociate_eligible_service_products.map((e) =>
+        ProductApprovalItem.toJSON(e)
+      );
+    }
+    if (message.ineligible_service_products?.length) {
+      obj.ineligibleServiceProducts = message.ineligible_service_products.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_ineligible_service_products?.length) {
+      obj.disassociateIneligibleServiceProducts = message.disassociate_ineligible_service_products.map((e) =>
+        ProductApprovalItem.toJSON(e)
+      );
+    }
+    if (message.eligible_service_categories?.length) {
+      obj.eligibleServiceCategories = message.eligible_service_categories.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_eligible_service_categories?.length) {
+      obj.disassociateEligibleServiceCategories = message.disassociate_eligible_service_categories.map((e) =>
+        ProductApprovalItem.toJSON(e)
+      );
+    }
+    if (message.ineligible_service_categories?.length) {
+      obj.ineligibleServiceCategories = message.ineligible_service_categories.map((e) => ProductApprovalItem.toJSON(e));
+    }
+    if (message.disassociate_ineligible_service_categories?.length) {
+      obj.disassociateIneligibleServiceCategories = message.disassociate_ineligible_service_categories.map((e) =>
+        ProductApprovalItem.toJSON(e)
+      );
+    }
+    if (message.attribute_groups?.length) {
+      obj.attributeGroups = message.attribute_groups;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductApprovalInput>, I>>(base?: I): ProductApprovalInput {
+    return ProductApprovalInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductApprovalInput>, I>>(object: I): ProductApprovalInput {
+    const message = createBaseProductApprovalInput();
+    message.product_id = object.product_id ?? "";
+    message.product_approvals = object.product_approvals?.map((e) => e) || [];
+    message.kit_products = object.kit_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_kit_products =
+      object.disassociate_kit_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.kit_services = object.kit_services?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_kit_services =
+      object.disassociate_kit_services?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.eligible_service_products =
+      object.eligible_service_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_eligible_service_products =
+      object.disassociate_eligible_service_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.ineligible_service_products =
+      object.ineligible_service_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_ineligible_service_products =
+      object.disassociate_ineligible_service_products?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.eligible_service_categories =
+      object.eligible_service_categories?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_eligible_service_categories =
+      object.disassociate_eligible_service_categories?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.ineligible_service_categories =
+      object.ineligible_service_categories?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.disassociate_ineligible_service_categories =
+      object.disassociate_ineligible_service_categories?.map((e) => ProductApprovalItem.fromPartial(e)) || [];
+    message.attribute_groups = object.attribute_groups?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseCreateProductApprovalRequest(): CreateProductApprovalRequest {
+  return { input: undefined };
+}
+
+export const CreateProductApprovalRequest: MessageFns<CreateProductApprovalRequest> = {
+  encode(message: CreateProductApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.input !== undefined) {
+      ProductApprovalInput.encode(message.input, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProductApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProductApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.input = ProductApprovalInput.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProductApprovalRequest {
+    return { input: isSet(object.input) ? ProductApprovalInput.fromJSON(object.input) : undefined };
+  },
+
+  toJSON(message: CreateProductApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.input !== undefined) {
+      obj.input = ProductApprovalInput.toJSON(message.input);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProductApprovalRequest>, I>>(base?: I): CreateProductApprovalRequest {
+    return CreateProductApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProductApprovalRequest>, I>>(object: I): CreateProductApprovalRequest {
+    const message = createBaseCreateProductApprovalRequest();
+    message.input = (object.input !== undefined && object.input !== null)
+      ? ProductApprovalInput.fromPartial(object.input)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateProductApprovalResponse(): CreateProductApprovalResponse {
+  return { data: undefined };
+}
+
+export const CreateProductApprovalResponse: MessageFns<CreateProductApprovalResponse> = {
+  encode(message: CreateProductApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      ProductApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProductApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProductApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = ProductApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProductApprovalResponse {
+    return { data: isSet(object.data) ? ProductApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: CreateProductApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = ProductApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProductApprovalResponse>, I>>(base?: I): CreateProductApprovalResponse {
+    return CreateProductApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProductApprovalResponse>, I>>(
+    object: I,
+  ): CreateProductApprovalResponse {
+    const message = createBaseCreateProductApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? ProductApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetProductApprovalRequest(): GetProductApprovalRequest {
+  return { id: "" };
+}
+
+export const GetProductApprovalRequest: MessageFns<GetProductApprovalRequest> = {
+  encode(message: GetProductApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductApprovalRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetProductApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductApprovalRequest>, I>>(base?: I): GetProductApprovalRequest {
+    return GetProductApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductApprovalRequest>, I>>(object: I): GetProductApprovalRequest {
+    const message = createBaseGetProductApprovalRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetProductApprovalResponse(): GetProductApprovalResponse {
+  return { data: undefined };
+}
+
+export const GetProductApprovalResponse: MessageFns<GetProductApprovalResponse> = {
+  encode(message: GetProductApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      ProductApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = ProductApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductApprovalResponse {
+    return { data: isSet(object.data) ? ProductApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: GetProductApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = ProductApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductApprovalResponse>, I>>(base?: I): GetProductApprovalResponse {
+    return GetProductApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductApprovalResponse>, I>>(object: I): GetProductApprovalResponse {
+    const message = createBaseGetProductApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? ProductApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProductApprovalRequest(): UpdateProductApprovalRequest {
+  return { id: "", input: undefined, expected_version: undefined };
+}
+
+export const UpdateProductApprovalRequest: MessageFns<UpdateProductApprovalRequest> = {
+  encode(message: UpdateProductApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.input !== undefined) {
+      ProductApprovalInput.encode(message.input, writer.uint32(18).fork()).join();
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.input = ProductApprovalInput.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductApprovalRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      input: isSet(object.input) ? ProductApprovalInput.fromJSON(object.input) : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateProductApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.input !== undefined) {
+      obj.input = ProductApprovalInput.toJSON(message.input);
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductApprovalRequest>, I>>(base?: I): UpdateProductApprovalRequest {
+    return UpdateProductApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductApprovalRequest>, I>>(object: I): UpdateProductApprovalRequest {
+    const message = createBaseUpdateProductApprovalRequest();
+    message.id = object.id ?? "";
+    message.input = (object.input !== undefined && object.input !== null)
+      ? ProductApprovalInput.fromPartial(object.input)
+      : undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProductApprovalResponse(): UpdateProductApprovalResponse {
+  return { data: undefined };
+}
+
+export const UpdateProductApprovalResponse: MessageFns<UpdateProductApprovalResponse> = {
+  encode(message: UpdateProductApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      ProductApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = ProductApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductApprovalResponse {
+    return { data: isSet(object.data) ? ProductApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: UpdateProductApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = ProductApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductApprovalResponse>, I>>(base?: I): UpdateProductApprovalResponse {
+    return UpdateProductApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductApprovalResponse>, I>>(
+    object: I,
+  ): UpdateProductApprovalResponse {
+    const message = createBaseUpdateProductApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? ProductApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePatchProductApprovalRequest(): PatchProductApprovalRequest {
+  return { id: "", patch: undefined, expected_version: undefined };
+}
+
+export const PatchProductApprovalRequest: MessageFns<PatchProductApprovalRequest> = {
+  encode(message: PatchProductApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.patch !== undefined) {
+      Struct.encode(Struct.wrap(message.patch), writer.uint32(18).fork()).join();
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchProductApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchProductApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.patch = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PatchProductApprovalRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      patch: isObject(object.patch) ? object.patch : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PatchProductApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.patch !== undefined) {
+      obj.patch = message.patch;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PatchProductApprovalRequest>, I>>(base?: I): PatchProductApprovalRequest {
+    return PatchProductApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PatchProductApprovalRequest>, I>>(object: I): PatchProductApprovalRequest {
+    const message = createBasePatchProductApprovalRequest();
+    message.id = object.id ?? "";
+    message.patch = object.patch ?? undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBasePatchProductApprovalResponse(): PatchProductApprovalResponse {
+  return { data: undefined };
+}
+
+export const PatchProductApprovalResponse: MessageFns<PatchProductApprovalResponse> = {
+  encode(message: PatchProductApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      ProductApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PatchProductApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePatchProductApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = ProductApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PatchProductApprovalResponse {
+    return { data: isSet(object.data) ? ProductApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: PatchProductApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = ProductApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PatchProductApprovalResponse>, I>>(base?: I): PatchProductApprovalResponse {
+    return PatchProductApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PatchProductApprovalResponse>, I>>(object: I): PatchProductApprovalResponse {
+    const message = createBasePatchProductApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? ProductApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteProductApprovalRequest(): DeleteProductApprovalRequest {
+  return { id: "", expected_version: undefined };
+}
+
+export const DeleteProductApprovalRequest: MessageFns<DeleteProductApprovalRequest> = {
+  encode(message: DeleteProductApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(16).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteProductApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteProductApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteProductApprovalRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeleteProductApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteProductApprovalRequest>, I>>(base?: I): DeleteProductApprovalRequest {
+    return DeleteProductApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteProductApprovalRequest>, I>>(object: I): DeleteProductApprovalRequest {
+    const message = createBaseDeleteProductApprovalRequest();
+    message.id = object.id ?? "";
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteProductApprovalResponse(): DeleteProductApprovalResponse {
+  return { data: undefined };
+}
+
+export const DeleteProductApprovalResponse: MessageFns<DeleteProductApprovalResponse> = {
+  encode(message: DeleteProductApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      ProductApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteProductApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteProductApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = ProductApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteProductApprovalResponse {
+    return { data: isSet(object.data) ? ProductApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: DeleteProductApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = ProductApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteProductApprovalResponse>, I>>(base?: I): DeleteProductApprovalResponse {
+    return DeleteProductApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteProductApprovalResponse>, I>>(
+    object: I,
+  ): DeleteProductApprovalResponse {
+    const message = createBaseDeleteProductApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? ProductApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListProductApprovalsRequest(): ListProductApprovalsRequest {
+  return { query: undefined };
+}
+
+export const ListProductApprovalsRequest: MessageFns<ListProductApprovalsRequest> = {
+  encode(message: ListProductApprovalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProductApprovalsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProductApprovalsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProductApprovalsRequest {
+    return { query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListProductApprovalsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListProductApprovalsRequest>, I>>(base?: I): ListProductApprovalsRequest {
+    return ListProductApprovalsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListProductApprovalsRequest>, I>>(object: I): ListProductApprovalsRequest {
+    const message = createBaseListProductApprovalsRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListProductApprovalsResponse(): ListProductApprovalsResponse {
+  return { data: [], page_info: undefined };
+}
+
+export const ListProductApprovalsResponse: MessageFns<ListProductApprovalsResponse> = {
+  encode(message: ListProductApprovalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      ProductApproval.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page_info !== undefined) {
+      PageInfo.encode(message.page_info, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListProductApprovalsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListProductApprovalsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(ProductApproval.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page_info = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListProductApprovalsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ProductApproval.fromJSON(e)) : [],
+      page_info: isSet(object.pageInfo)
+        ? PageInfo.fromJSON(object.pageInfo)
+        : isSet(object.page_info)
+        ? PageInfo.fromJSON(object.page_info)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListProductApprovalsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => ProductApproval.toJSON(e));
+    }
+    if (message.page_info !== undefined) {
+      obj.pageInfo = PageInfo.toJSON(message.page_info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListProductApprovalsResponse>, I>>(base?: I): ListProductApprovalsResponse {
+    return ListProductApprovalsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListProductApprovalsResponse>, I>>(object: I): ListProductApprovalsResponse {
+    const message = createBaseListProductApprovalsResponse();
+    message.data = object.data?.map((e) => ProductApproval.fromPartial(e)) || [];
+    message.page_info = (object.page_info !== undefined && object.page_info !== null)
+      ? PageInfo.fromPartial(object.page_info)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBatchGetProductApprovalsRequest(): BatchGetProductApprovalsRequest {
+  return { ids: [] };
+}
+
+export const BatchGetProductApprovalsRequest: MessageFns<BatchGetProductApprovalsRequest> = {
+  encode(message: BatchGetProductApprovalsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetProductApprovalsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetProductApprovalsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetProductApprovalsRequest {
+    return { ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: BatchGetProductApprovalsRequest): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetProductApprovalsRequest>, I>>(base?: I): BatchGetProductApprovalsRequest {
+    return BatchGetProductApprovalsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetProductApprovalsRequest>, I>>(
+    object: I,
+  ): BatchGetProductApprovalsRequest {
+    const message = createBaseBatchGetProductApprovalsRequest();
+    message.ids = object.ids?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseBatchGetProductApprovalsResponse(): BatchGetProductApprovalsResponse {
+  return { data: [] };
+}
+
+export const BatchGetProductApprovalsResponse: MessageFns<BatchGetProductApprovalsResponse> = {
+  encode(message: BatchGetProductApprovalsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      ProductApproval.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetProductApprovalsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetProductApprovalsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(ProductApproval.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetProductApprovalsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ProductApproval.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: BatchGetProductApprovalsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => ProductApproval.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetProductApprovalsResponse>, I>>(
+    base?: I,
+  ): BatchGetProductApprovalsResponse {
+    return BatchGetProductApprovalsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetProductApprovalsResponse>, I>>(
+    object: I,
+  ): BatchGetProductApprovalsResponse {
+    const message = createBaseBatchGetProductApprovalsResponse();
+    message.data = object.data?.map((e) => ProductApproval.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseApproveProductApprovalRequest(): ApproveProductApprovalRequest {
+  return { id: "", comment: undefined, expected_version: undefined };
+}
+
+export const ApproveProductApprovalRequest: MessageFns<ApproveProductApprovalRequest> = {
+  encode(message: ApproveProductApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.comment !== undefined) {
+      writer.uint32(18).string(message.comment);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApproveProductApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApproveProductApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.comment = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApproveProductApprovalRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      comment: isSet(object.comment) ? globalThis.String(object.comment) : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ApproveProductApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.comment !== undefined) {
+      obj.comment = message.comment;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApproveProductApprovalRequest>, I>>(base?: I): ApproveProductApprovalRequest {
+    return ApproveProductApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApproveProductApprovalRequest>, I>>(
+    object: I,
+  ): ApproveProductApprovalRequest {
+    const message = createBaseApproveProductApprovalRequest();
+    message.id = object.id ?? "";
+    message.comment = object.comment ?? undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseApproveProductApprovalResponse(): ApproveProductApprovalResponse {
+  return { data: undefined };
+}
+
+export const ApproveProductApprovalResponse: MessageFns<ApproveProductApprovalResponse> = {
+  encode(message: ApproveProductApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      ProductApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApproveProductApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApproveProductApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = ProductApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApproveProductApprovalResponse {
+    return { data: isSet(object.data) ? ProductApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: ApproveProductApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = ProductApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApproveProductApprovalResponse>, I>>(base?: I): ApproveProductApprovalResponse {
+    return ApproveProductApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApproveProductApprovalResponse>, I>>(
+    object: I,
+  ): ApproveProductApprovalResponse {
+    const message = createBaseApproveProductApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? ProductApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRejectProductApprovalRequest(): RejectProductApprovalRequest {
+  return { id: "", comment: undefined, expected_version: undefined };
+}
+
+export const RejectProductApprovalRequest: MessageFns<RejectProductApprovalRequest> = {
+  encode(message: RejectProductApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.comment !== undefined) {
+      writer.uint32(18).string(message.comment);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(24).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RejectProductApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRejectProductApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.comment = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RejectProductApprovalRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      comment: isSet(object.comment) ? globalThis.String(object.comment) : undefined,
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RejectProductApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.comment !== undefined) {
+      obj.comment = message.comment;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RejectProductApprovalRequest>, I>>(base?: I): RejectProductApprovalRequest {
+    return RejectProductApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RejectProductApprovalRequest>, I>>(object: I): RejectProductApprovalRequest {
+    const message = createBaseRejectProductApprovalRequest();
+    message.id = object.id ?? "";
+    message.comment = object.comment ?? undefined;
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRejectProductApprovalResponse(): RejectProductApprovalResponse {
+  return { data: undefined };
+}
+
+export const RejectProductApprovalResponse: MessageFns<RejectProductApprovalResponse> = {
+  encode(message: RejectProductApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      ProductApproval.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RejectProductApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRejectProductApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = ProductApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RejectProductApprovalResponse {
+    return { data: isSet(object.data) ? ProductApproval.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: RejectProductApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = ProductApproval.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RejectProductApprovalResponse>, I>>(base?: I): RejectProductApprovalResponse {
+    return RejectProductApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RejectProductApprovalResponse>, I>>(
+    object: I,
+  ): RejectProductApprovalResponse {
+    const message = createBaseRejectProductApprovalResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? ProductApproval.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
 /** Users groups: the seven calls of every record service. */
 export type UsersGroupsServiceService = typeof UsersGroupsServiceService;
 export const UsersGroupsServiceService = {
@@ -6736,6 +10231,325 @@ export const WorkflowApprovalsServiceClient = makeGenericClientConstructor(
     options?: Partial<ClientOptions>,
   ): WorkflowApprovalsServiceClient;
   service: typeof WorkflowApprovalsServiceService;
+  serviceName: string;
+};
+
+/**
+ * Product approvals: change requests on one product, decided step by step. The seven calls of
+ * every record service, plus the decisions. Events `product_approvals.created|updated|deleted|
+ * approved|rejected` through the workflow app's outbox.
+ */
+export type ProductApprovalsServiceService = typeof ProductApprovalsServiceService;
+export const ProductApprovalsServiceService = {
+  /**
+   * Creates a product approval on a live product; the workflow approval that governs the product
+   * is found then and its steps copied.
+   */
+  createProductApproval: {
+    path: "/pim.workflow.v1.ProductApprovalsService/CreateProductApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateProductApprovalRequest): Buffer =>
+      Buffer.from(CreateProductApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateProductApprovalRequest => CreateProductApprovalRequest.decode(value),
+    responseSerialize: (value: CreateProductApprovalResponse): Buffer =>
+      Buffer.from(CreateProductApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateProductApprovalResponse => CreateProductApprovalResponse.decode(value),
+  },
+  /** Reads one live product approval. */
+  getProductApproval: {
+    path: "/pim.workflow.v1.ProductApprovalsService/GetProductApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProductApprovalRequest): Buffer =>
+      Buffer.from(GetProductApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProductApprovalRequest => GetProductApprovalRequest.decode(value),
+    responseSerialize: (value: GetProductApprovalResponse): Buffer =>
+      Buffer.from(GetProductApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProductApprovalResponse => GetProductApprovalResponse.decode(value),
+  },
+  /** Replaces the proposal of a product approval no step has decided yet. */
+  updateProductApproval: {
+    path: "/pim.workflow.v1.ProductApprovalsService/UpdateProductApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateProductApprovalRequest): Buffer =>
+      Buffer.from(UpdateProductApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateProductApprovalRequest => UpdateProductApprovalRequest.decode(value),
+    responseSerialize: (value: UpdateProductApprovalResponse): Buffer =>
+      Buffer.from(UpdateProductApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateProductApprovalResponse => UpdateProductApprovalResponse.decode(value),
+  },
+  /** Applies a JSON merge patch (RFC 7396) to the proposal of a product approval no step has decided yet. */
+  patchProductApproval: {
+    path: "/pim.workflow.v1.ProductApprovalsService/PatchProductApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PatchProductApprovalRequest): Buffer =>
+      Buffer.from(PatchProductApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PatchProductApprovalRequest => PatchProductApprovalRequest.decode(value),
+    responseSerialize: (value: PatchProductApprovalResponse): Buffer =>
+      Buffer.from(PatchProductApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PatchProductApprovalResponse => PatchProductApprovalResponse.decode(value),
+  },
+  /** Soft-deletes a product approval that is not approved. */
+  deleteProductApproval: {
+    path: "/pim.workflow.v1.ProductApprovalsService/DeleteProductApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteProductApprovalRequest): Buffer =>
+      Buffer.from(DeleteProductApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteProductApprovalRequest => DeleteProductApprovalRequest.decode(value),
+    responseSerialize: (value: DeleteProductApprovalResponse): Buffer =>
+      Buffer.from(DeleteProductApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteProductApprovalResponse => DeleteProductApprovalResponse.decode(value),
+  },
+  /** Lists live product approvals through the shared list query. */
+  listProductApprovals: {
+    path: "/pim.workflow.v1.ProductApprovalsService/ListProductApprovals" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListProductApprovalsRequest): Buffer =>
+      Buffer.from(ListProductApprovalsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListProductApprovalsRequest => ListProductApprovalsRequest.decode(value),
+    responseSerialize: (value: ListProductApprovalsResponse): Buffer =>
+      Buffer.from(ListProductApprovalsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListProductApprovalsResponse => ListProductApprovalsResponse.decode(value),
+  },
+  /** Reads live product approvals by ids; unknown ones are left out. */
+  batchGetProductApprovals: {
+    path: "/pim.workflow.v1.ProductApprovalsService/BatchGetProductApprovals" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BatchGetProductApprovalsRequest): Buffer =>
+      Buffer.from(BatchGetProductApprovalsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BatchGetProductApprovalsRequest =>
+      BatchGetProductApprovalsRequest.decode(value),
+    responseSerialize: (value: BatchGetProductApprovalsResponse): Buffer =>
+      Buffer.from(BatchGetProductApprovalsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BatchGetProductApprovalsResponse =>
+      BatchGetProductApprovalsResponse.decode(value),
+  },
+  /**
+   * The caller's user (from the request's actor) approves at the current step: the next step
+   * decides next, or, after the last, the approval is approved and its changes go to the catalog.
+   */
+  approveProductApproval: {
+    path: "/pim.workflow.v1.ProductApprovalsService/ApproveProductApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApproveProductApprovalRequest): Buffer =>
+      Buffer.from(ApproveProductApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApproveProductApprovalRequest => ApproveProductApprovalRequest.decode(value),
+    responseSerialize: (value: ApproveProductApprovalResponse): Buffer =>
+      Buffer.from(ApproveProductApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApproveProductApprovalResponse =>
+      ApproveProductApprovalResponse.decode(value),
+  },
+  /** The caller's user rejects at the current step: the approval is rejected, nothing is applied. */
+  rejectProductApproval: {
+    path: "/pim.workflow.v1.ProductApprovalsService/RejectProductApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RejectProductApprovalRequest): Buffer =>
+      Buffer.from(RejectProductApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RejectProductApprovalRequest => RejectProductApprovalRequest.decode(value),
+    responseSerialize: (value: RejectProductApprovalResponse): Buffer =>
+      Buffer.from(RejectProductApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RejectProductApprovalResponse => RejectProductApprovalResponse.decode(value),
+  },
+} as const;
+
+export interface ProductApprovalsServiceServer extends UntypedServiceImplementation {
+  /**
+   * Creates a product approval on a live product; the workflow approval that governs the product
+   * is found then and its steps copied.
+   */
+  createProductApproval: handleUnaryCall<CreateProductApprovalRequest, CreateProductApprovalResponse>;
+  /** Reads one live product approval. */
+  getProductApproval: handleUnaryCall<GetProductApprovalRequest, GetProductApprovalResponse>;
+  /** Replaces the proposal of a product approval no step has decided yet. */
+  updateProductApproval: handleUnaryCall<UpdateProductApprovalRequest, UpdateProductApprovalResponse>;
+  /** Applies a JSON merge patch (RFC 7396) to the proposal of a product approval no step has decided yet. */
+  patchProductApproval: handleUnaryCall<PatchProductApprovalRequest, PatchProductApprovalResponse>;
+  /** Soft-deletes a product approval that is not approved. */
+  deleteProductApproval: handleUnaryCall<DeleteProductApprovalRequest, DeleteProductApprovalResponse>;
+  /** Lists live product approvals through the shared list query. */
+  listProductApprovals: handleUnaryCall<ListProductApprovalsRequest, ListProductApprovalsResponse>;
+  /** Reads live product approvals by ids; unknown ones are left out. */
+  batchGetProductApprovals: handleUnaryCall<BatchGetProductApprovalsRequest, BatchGetProductApprovalsResponse>;
+  /**
+   * The caller's user (from the request's actor) approves at the current step: the next step
+   * decides next, or, after the last, the approval is approved and its changes go to the catalog.
+   */
+  approveProductApproval: handleUnaryCall<ApproveProductApprovalRequest, ApproveProductApprovalResponse>;
+  /** The caller's user rejects at the current step: the approval is rejected, nothing is applied. */
+  rejectProductApproval: handleUnaryCall<RejectProductApprovalRequest, RejectProductApprovalResponse>;
+}
+
+export interface ProductApprovalsServiceClient extends Client {
+  /**
+   * Creates a product approval on a live product; the workflow approval that governs the product
+   * is found then and its steps copied.
+   */
+  createProductApproval(
+    request: CreateProductApprovalRequest,
+    callback: (error: ServiceError | null, response: CreateProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  createProductApproval(
+    request: CreateProductApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  createProductApproval(
+    request: CreateProductApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads one live product approval. */
+  getProductApproval(
+    request: GetProductApprovalRequest,
+    callback: (error: ServiceError | null, response: GetProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  getProductApproval(
+    request: GetProductApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  getProductApproval(
+    request: GetProductApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Replaces the proposal of a product approval no step has decided yet. */
+  updateProductApproval(
+    request: UpdateProductApprovalRequest,
+    callback: (error: ServiceError | null, response: UpdateProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  updateProductApproval(
+    request: UpdateProductApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  updateProductApproval(
+    request: UpdateProductApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Applies a JSON merge patch (RFC 7396) to the proposal of a product approval no step has decided yet. */
+  patchProductApproval(
+    request: PatchProductApprovalRequest,
+    callback: (error: ServiceError | null, response: PatchProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  patchProductApproval(
+    request: PatchProductApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PatchProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  patchProductApproval(
+    request: PatchProductApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PatchProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Soft-deletes a product approval that is not approved. */
+  deleteProductApproval(
+    request: DeleteProductApprovalRequest,
+    callback: (error: ServiceError | null, response: DeleteProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  deleteProductApproval(
+    request: DeleteProductApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  deleteProductApproval(
+    request: DeleteProductApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists live product approvals through the shared list query. */
+  listProductApprovals(
+    request: ListProductApprovalsRequest,
+    callback: (error: ServiceError | null, response: ListProductApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  listProductApprovals(
+    request: ListProductApprovalsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListProductApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  listProductApprovals(
+    request: ListProductApprovalsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListProductApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads live product approvals by ids; unknown ones are left out. */
+  batchGetProductApprovals(
+    request: BatchGetProductApprovalsRequest,
+    callback: (error: ServiceError | null, response: BatchGetProductApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetProductApprovals(
+    request: BatchGetProductApprovalsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BatchGetProductApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetProductApprovals(
+    request: BatchGetProductApprovalsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BatchGetProductApprovalsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's user (from the request's actor) approves at the current step: the next step
+   * decides next, or, after the last, the approval is approved and its changes go to the catalog.
+   */
+  approveProductApproval(
+    request: ApproveProductApprovalRequest,
+    callback: (error: ServiceError | null, response: ApproveProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  approveProductApproval(
+    request: ApproveProductApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApproveProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  approveProductApproval(
+    request: ApproveProductApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApproveProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /** The caller's user rejects at the current step: the approval is rejected, nothing is applied. */
+  rejectProductApproval(
+    request: RejectProductApprovalRequest,
+    callback: (error: ServiceError | null, response: RejectProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  rejectProductApproval(
+    request: RejectProductApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RejectProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+  rejectProductApproval(
+    request: RejectProductApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RejectProductApprovalResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const ProductApprovalsServiceClient = makeGenericClientConstructor(
+  ProductApprovalsServiceService,
+  "pim.workflow.v1.ProductApprovalsService",
+) as unknown as {
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): ProductApprovalsServiceClient;
+  service: typeof ProductApprovalsServiceService;
   serviceName: string;
 };
 
