@@ -1,4 +1,4 @@
-import { startE2E, type E2E } from './platform';
+import { eventually, startE2E, type E2E } from './platform';
 
 type Json = Record<string, unknown>;
 
@@ -188,5 +188,109 @@ describe('workflow resources through the whole platform', () => {
       'steps.1.approvers',
       'steps.1.order',
     ]);
+  });
+
+  it('approves a product change step by step and applies it to the catalog once; a rejection applies nothing', async () => {
+    const BIA = '6740a1b2c3d4e5f601234568';
+    const CAIO = '6740a1b2c3d4e5f601234569';
+    const scopes = ['product_approvals:read', 'product_approvals:write'];
+    const [ana, bia, caio, nobody] = await Promise.all([
+      e2e.newKey(scopes, { user_id: ANA, user_name: 'Ana' }),
+      e2e.newKey(scopes, { user_id: BIA, user_name: 'Bia' }),
+      e2e.newKey(scopes, { user_id: CAIO, user_name: 'Caio' }),
+      e2e.newKey(scopes),
+    ]);
+    const by = (key: string) => ({ authorization: `Bearer ${key}` });
+    const product = async (code: string, type: string) =>
+      (await e2e.api('POST', '/api/v1/products', { code, name: { en: code }, type })).json._id as string;
+    const [kit, part1, part2, other] = await Promise.all([
+      product('KIT-1', 'kit'),
+      product('PART-1', 'simple'),
+      product('PART-2', 'simple'),
+      product('KIT-2', 'kit'),
+    ]);
+    const group = (await e2e.api('POST', '/api/v1/attribute-groups', { key: 'specs', name: { en: 'Specs' } })).json
+      ._id as string;
+    const flow = await e2e.api('POST', '/api/v1/workflow-approvals', {
+      code: 'kit_changes',
+      name: 'Kit changes',
+      enabled: true,
+      steps: [
+        { name: 'Merchandising', order: 1, approvers: [ANA] },
+        { name: 'Catalog owner', order: 2, approvers: [BIA] },
+      ],
+    });
+    expect(flow.status).toBe(201);
+
+    const proposal = {
+      product_id: kit,
+      kit_products: [
+        { id: part1, quantity: 2 },
+        { id: part2, quantity: 1 },
+      ],
+      attribute_groups: [group],
+    };
+    const created = await e2e.api('POST', '/api/v1/product-approvals', proposal, by(caio));
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({
+      status: 'pending',
+      workflow_approval_id: flow.json._id,
+      current_step: { order: 1, name: 'Merchandising' },
+      created_by_name: 'Caio',
+    });
+    const id = created.json._id as string;
+    const approve = (key: string, body: object = {}) =>
+      e2e.api('POST', `/api/v1/product-approvals/${id}/approve`, body, by(key));
+
+    const anonymous = await approve(nobody);
+    expect(anonymous.status).toBe(403);
+    expect(anonymous.json).toMatchObject({ code: 403, kind: 'authorization' });
+    const step1 = await approve(ana, { comment: 'Parts check out' });
+    expect(step1.status).toBe(200);
+    expect(step1.headers.get('etag')).toBe('"2"');
+    expect(step1.json).toMatchObject({
+      status: 'pending',
+      current_step: { order: 2 },
+      decisions: [
+        { order: 1, decision: 'approved', comment: 'Parts check out', by: { user_id: ANA, user_name: 'Ana' } },
+      ],
+    });
+    const stranger = await approve(caio);
+    expect(stranger.status).toBe(403);
+    expect(stranger.json.message).toContain(`User '${CAIO}' is not an approver of step 2`);
+    const done = await approve(bia);
+    expect(done.status).toBe(200);
+    expect(done.json).toMatchObject({ status: 'approved', application: { status: 'applied' } });
+
+    const kitNow = (await e2e.api('GET', `/api/v1/products/${kit}`)).json;
+    expect(kitNow).toMatchObject({ attribute_groups: [group], product_approval: id });
+    expect(kitNow.last_approval_at).toBe(done.json.decided_at);
+    const relations = await e2e.api('GET', `/api/v1/product-relations?product_id=${kit}&type=kit_products`);
+    expect((relations.json.data as Json[]).map((r) => r.kit_products)).toEqual([
+      [
+        { id: part1, quantity: 2 },
+        { id: part2, quantity: 1 },
+      ],
+    ]);
+    const again = await approve(bia);
+    expect(again.status).toBe(409);
+    expect(again.json.message).toContain('is approved, not pending');
+
+    const second = await e2e.api('POST', '/api/v1/product-approvals', { ...proposal, product_id: other }, by(caio));
+    const rejected = await e2e.api(
+      'POST',
+      `/api/v1/product-approvals/${second.json._id as string}/reject`,
+      { comment: 'Not this season' },
+      by(ana),
+    );
+    expect(rejected.status).toBe(200);
+    expect(rejected.json).toMatchObject({ status: 'rejected', decisions: [{ decision: 'rejected' }] });
+    expect((await e2e.api('GET', `/api/v1/products/${other}`)).json).toMatchObject({ version: 1 });
+    expect((await e2e.api('GET', `/api/v1/product-relations?product_id=${other}`)).json.total).toBe(0);
+
+    const subject = (action: string) => `${e2e.stream.subjectPrefix}pim.workflow.product_approvals.${action}`;
+    await eventually(async () => (await e2e.stream.messages(subject('rejected'))).length === 1);
+    const approved = await e2e.stream.messages(subject('approved'));
+    expect(approved.map((m) => (m.data as { data: Json }).data._id)).toEqual([id]);
   });
 });

@@ -1125,7 +1125,7 @@ export interface paths {
         put?: never;
         /**
          * Create a product approval
-         * @description The code must be free among live records of the collection (409 otherwise).
+         * @description The _id must be free among live records of the collection (409 otherwise).
          *
          *     Needs scope `product_approvals:write` (or `admin`).
          */
@@ -1158,7 +1158,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a product approval
-         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         * @description Soft delete: the record vanishes from gets and lists and its _id becomes free.
          *
          *     Needs scope `product_approvals:write` (or `admin`).
          */
@@ -1172,6 +1172,50 @@ export interface paths {
          *     Needs scope `product_approvals:write` (or `admin`).
          */
         patch: operations["patchProductApproval"];
+        trace?: never;
+    };
+    "/api/v1/product-approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a product approval at its current step
+         * @description Taken by the caller's user (the API key must be bound to a user who is an approver of the current step; 403 otherwise). The approval moves to its next step, or after the last one becomes `approved` and its changes are applied to the catalog at once: the answer shows `application.status` `applied`, or `pending` while the catalog does not answer (it is applied as soon as it does). When the catalog refuses the changes (the product was deleted, a relation rule fails), nothing is applied, the approval records why in `application.error`, and the answer is that error. A decided approval is a 409.
+         *
+         *     Needs scope `product_approvals:write` (or `admin`).
+         */
+        post: operations["approveProductApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/product-approvals/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a product approval at its current step
+         * @description Taken by the caller's user, an approver of the current step (403 otherwise): the approval becomes `rejected` and nothing is applied. A decided approval is a 409.
+         *
+         *     Needs scope `product_approvals:write` (or `admin`).
+         */
+        post: operations["rejectProductApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/collections": {
@@ -5657,15 +5701,52 @@ export interface components {
             enabled?: boolean;
             default?: boolean | null;
         };
-        /** @description Product approval */
+        /** @description Product approval: a change to one product, approved step by step */
         ProductApproval: {
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
              * @example 6740a1b2c3d4e5f601234567
              */
             _id: string;
-            code: string;
-            name: components["schemas"]["Translate"];
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id: string;
+            product_approvals: string[];
+            kit_products: components["schemas"]["ProductApprovalKitItem"][];
+            disassociate_kit_products: components["schemas"]["ProductApprovalKitItem"][];
+            kit_services: components["schemas"]["ProductApprovalKitItem"][];
+            disassociate_kit_services: components["schemas"]["ProductApprovalKitItem"][];
+            eligible_service_products: components["schemas"]["ProductApprovalProduct"][];
+            disassociate_eligible_service_products: components["schemas"]["ProductApprovalProduct"][];
+            ineligible_service_products: components["schemas"]["ProductApprovalProduct"][];
+            disassociate_ineligible_service_products: components["schemas"]["ProductApprovalProduct"][];
+            eligible_service_categories: components["schemas"]["ProductApprovalTreeCategory"][];
+            disassociate_eligible_service_categories: components["schemas"]["ProductApprovalCategory"][];
+            ineligible_service_categories: components["schemas"]["ProductApprovalTreeCategory"][];
+            disassociate_ineligible_service_categories: components["schemas"]["ProductApprovalCategory"][];
+            attribute_groups: string[];
+            /**
+             * @description The workflow approval that governs the product
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            workflow_approval_id: string;
+            /**
+             * @description pending until the last step approves or a step rejects
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            current_step?: components["schemas"]["ProductApprovalCurrentStep"];
+            steps: components["schemas"]["ProductApprovalStep"][];
+            decisions: components["schemas"]["ProductApprovalDecision"][];
+            /**
+             * Format: date-time
+             * @description When it was approved or rejected
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            decided_at?: string;
+            application?: components["schemas"]["ProductApprovalApplication"];
             /**
              * Format: int32
              * @description Incremented on every write; sent as ETag
@@ -5688,23 +5769,148 @@ export interface components {
              */
             created_by_name?: string;
         };
-        /** @description Product approval, as written by a caller */
+        /** @description A product and how many of it the kit holds */
+        ProductApprovalKitItem: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+            /**
+             * @description How many the kit holds, above zero
+             * @example 2
+             */
+            quantity: number;
+        };
+        /** @description A live product */
+        ProductApprovalProduct: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+        };
+        /** @description A live category and its tree */
+        ProductApprovalTreeCategory: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+            /**
+             * @description The tree the category is in
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_tree_id: string;
+        };
+        /** @description A category */
+        ProductApprovalCategory: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+        };
+        /** @description The step whose approvers decide next (while pending) */
+        ProductApprovalCurrentStep: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            step_id: string;
+            name: string;
+            /** Format: int32 */
+            order: number;
+        };
+        /** @description A step of the governing workflow approval, as it was when the product approval was created */
+        ProductApprovalStep: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            step_id: string;
+            name: string;
+            /** Format: int32 */
+            order: number;
+            approvers: string[];
+        };
+        /** @description A decision taken at a step */
+        ProductApprovalDecision: {
+            /**
+             * @description The step_id of the step decided
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            step: string;
+            /** Format: int32 */
+            order: number;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            comment?: string;
+            by: {
+                user_id: string;
+                user_name?: string;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description The application of the approved changes to the catalog */
+        ProductApprovalApplication: {
+            /**
+             * @description pending: the changes are on their way to the catalog; applied: they are in it; failed: the catalog refused them and nothing was changed
+             * @enum {string}
+             */
+            status: "pending" | "applied" | "failed";
+            /** Format: date-time */
+            applied_at?: string;
+            error?: components["schemas"]["ProductApprovalApplicationError"];
+        };
+        /** @description Why the catalog refused the changes */
+        ProductApprovalApplicationError: {
+            /** Format: int32 */
+            code: number;
+            title: string;
+            message: string;
+            solution?: string;
+            details?: {
+                field: string;
+                message: string;
+            }[];
+        };
+        /** @description Product approval, as written by a caller: the product and the changes proposed for it */
         ProductApprovalInput: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description The live product the changes are for
+             * @example 6740a1b2c3d4e5f601234567
              */
-            code: string;
-            /**
-             * @description Name per language code; at least one
-             * @example {
-             *       "pt": "Café",
-             *       "en": "Coffee"
-             *     }
-             */
-            name: {
-                [key: string]: string;
-            };
+            product_id: string;
+            /** @description Other live product approvals this one relates to */
+            product_approvals?: string[];
+            /** @description Products to put in the kit (an id already there takes this quantity) */
+            kit_products?: components["schemas"]["ProductApprovalKitItem"][];
+            /** @description Products to take out of the kit (whatever quantity it holds) */
+            disassociate_kit_products?: components["schemas"]["ProductApprovalKitItem"][];
+            /** @description Services to put in the kit (an id already there takes this quantity) */
+            kit_services?: components["schemas"]["ProductApprovalKitItem"][];
+            /** @description Services to take out of the kit */
+            disassociate_kit_services?: components["schemas"]["ProductApprovalKitItem"][];
+            /** @description Products to add to the eligible service products */
+            eligible_service_products?: components["schemas"]["ProductApprovalProduct"][];
+            /** @description Products to remove from them */
+            disassociate_eligible_service_products?: components["schemas"]["ProductApprovalProduct"][];
+            /** @description Products to add to the ineligible service products */
+            ineligible_service_products?: components["schemas"]["ProductApprovalProduct"][];
+            /** @description Products to remove from them */
+            disassociate_ineligible_service_products?: components["schemas"]["ProductApprovalProduct"][];
+            /** @description Categories to add to the eligible service categories */
+            eligible_service_categories?: components["schemas"]["ProductApprovalTreeCategory"][];
+            /** @description Categories to remove from them */
+            disassociate_eligible_service_categories?: components["schemas"]["ProductApprovalCategory"][];
+            /** @description Categories to add to the ineligible service categories */
+            ineligible_service_categories?: components["schemas"]["ProductApprovalTreeCategory"][];
+            /** @description Categories to remove from them */
+            disassociate_ineligible_service_categories?: components["schemas"]["ProductApprovalCategory"][];
+            /** @description Attribute groups to add to the product's */
+            attribute_groups?: string[];
         };
         /** @description A page of records */
         ProductApprovalList: {
@@ -5768,23 +5974,46 @@ export interface components {
             };
             data: components["schemas"]["ProductApproval"][];
         };
-        /** @description JSON merge patch (RFC 7396) of a product approval */
+        /** @description JSON merge patch (RFC 7396) of a product approval: a change to one product, approved step by step */
         ProductApprovalPatch: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description The live product the changes are for
+             * @example 6740a1b2c3d4e5f601234567
              */
-            code?: string;
-            /**
-             * @description Languages to set (text) or remove (null)
-             * @example {
-             *       "en": "Coffee",
-             *       "es": null
-             *     }
-             */
-            name?: {
-                [key: string]: string | null;
-            };
+            product_id?: string;
+            /** @description Other live product approvals this one relates to */
+            product_approvals?: string[] | null;
+            /** @description Products to put in the kit (an id already there takes this quantity) */
+            kit_products?: components["schemas"]["ProductApprovalKitItem"][] | null;
+            /** @description Products to take out of the kit (whatever quantity it holds) */
+            disassociate_kit_products?: components["schemas"]["ProductApprovalKitItem"][] | null;
+            /** @description Services to put in the kit (an id already there takes this quantity) */
+            kit_services?: components["schemas"]["ProductApprovalKitItem"][] | null;
+            /** @description Services to take out of the kit */
+            disassociate_kit_services?: components["schemas"]["ProductApprovalKitItem"][] | null;
+            /** @description Products to add to the eligible service products */
+            eligible_service_products?: components["schemas"]["ProductApprovalProduct"][] | null;
+            /** @description Products to remove from them */
+            disassociate_eligible_service_products?: components["schemas"]["ProductApprovalProduct"][] | null;
+            /** @description Products to add to the ineligible service products */
+            ineligible_service_products?: components["schemas"]["ProductApprovalProduct"][] | null;
+            /** @description Products to remove from them */
+            disassociate_ineligible_service_products?: components["schemas"]["ProductApprovalProduct"][] | null;
+            /** @description Categories to add to the eligible service categories */
+            eligible_service_categories?: components["schemas"]["ProductApprovalTreeCategory"][] | null;
+            /** @description Categories to remove from them */
+            disassociate_eligible_service_categories?: components["schemas"]["ProductApprovalCategory"][] | null;
+            /** @description Categories to add to the ineligible service categories */
+            ineligible_service_categories?: components["schemas"]["ProductApprovalTreeCategory"][] | null;
+            /** @description Categories to remove from them */
+            disassociate_ineligible_service_categories?: components["schemas"]["ProductApprovalCategory"][] | null;
+            /** @description Attribute groups to add to the product's */
+            attribute_groups?: string[] | null;
+        };
+        /** @description A decision at the current step */
+        ProductApprovalDecisionInput: {
+            /** @description Why; kept with the decision */
+            comment?: string;
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -13035,10 +13264,8 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page) */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, product_id, workflow_approval_id, status, decided_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
-                /** @description Case- and accent-insensitive text over: code, name */
-                _search?: string;
                 /** @description Only records whose _id equals (on arrays: contains) */
                 _id?: string;
                 /** @description Only records whose _id is one of these comma-separated values */
@@ -13057,16 +13284,90 @@ export interface operations {
                 _id_lt?: string;
                 /** @description Only records whose _id is at most */
                 _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
+                /** @description Only records whose product_id equals (on arrays: contains) */
+                product_id?: string;
+                /** @description Only records whose product_id is one of these comma-separated values */
+                product_id_in?: string;
+                /** @description Only records whose product_id is none of these comma-separated values */
+                product_id_nin?: string;
+                /** @description Only records whose product_id differs from */
+                product_id_ne?: string;
+                /** @description Only records whose product_id is set (true) or missing (false) */
+                product_id_exists?: boolean;
+                /** @description Only records whose product_id is greater than */
+                product_id_gt?: string;
+                /** @description Only records whose product_id is at least */
+                product_id_gte?: string;
+                /** @description Only records whose product_id is less than */
+                product_id_lt?: string;
+                /** @description Only records whose product_id is at most */
+                product_id_lte?: string;
+                /** @description Only records whose product_approvals equals (on arrays: contains) */
+                product_approvals?: string;
+                /** @description Only records whose product_approvals is one of these comma-separated values */
+                product_approvals_in?: string;
+                /** @description Only records whose product_approvals is none of these comma-separated values */
+                product_approvals_nin?: string;
+                /** @description Only records whose product_approvals differs from */
+                product_approvals_ne?: string;
+                /** @description Only records whose product_approvals is set (true) or missing (false) */
+                product_approvals_exists?: boolean;
+                /** @description Only records whose attribute_groups equals (on arrays: contains) */
+                attribute_groups?: string;
+                /** @description Only records whose attribute_groups is one of these comma-separated values */
+                attribute_groups_in?: string;
+                /** @description Only records whose attribute_groups is none of these comma-separated values */
+                attribute_groups_nin?: string;
+                /** @description Only records whose attribute_groups differs from */
+                attribute_groups_ne?: string;
+                /** @description Only records whose attribute_groups is set (true) or missing (false) */
+                attribute_groups_exists?: boolean;
+                /** @description Only records whose workflow_approval_id equals (on arrays: contains) */
+                workflow_approval_id?: string;
+                /** @description Only records whose workflow_approval_id is one of these comma-separated values */
+                workflow_approval_id_in?: string;
+                /** @description Only records whose workflow_approval_id is none of these comma-separated values */
+                workflow_approval_id_nin?: string;
+                /** @description Only records whose workflow_approval_id differs from */
+                workflow_approval_id_ne?: string;
+                /** @description Only records whose workflow_approval_id is set (true) or missing (false) */
+                workflow_approval_id_exists?: boolean;
+                /** @description Only records whose workflow_approval_id is greater than */
+                workflow_approval_id_gt?: string;
+                /** @description Only records whose workflow_approval_id is at least */
+                workflow_approval_id_gte?: string;
+                /** @description Only records whose workflow_approval_id is less than */
+                workflow_approval_id_lt?: string;
+                /** @description Only records whose workflow_approval_id is at most */
+                workflow_approval_id_lte?: string;
+                /** @description Only records whose status equals (on arrays: contains) */
+                status?: string;
+                /** @description Only records whose status is one of these comma-separated values */
+                status_in?: string;
+                /** @description Only records whose status is none of these comma-separated values */
+                status_nin?: string;
+                /** @description Only records whose status differs from */
+                status_ne?: string;
+                /** @description Only records whose status is set (true) or missing (false) */
+                status_exists?: boolean;
+                /** @description Only records whose decided_at equals (on arrays: contains) */
+                decided_at?: string;
+                /** @description Only records whose decided_at is one of these comma-separated values */
+                decided_at_in?: string;
+                /** @description Only records whose decided_at is none of these comma-separated values */
+                decided_at_nin?: string;
+                /** @description Only records whose decided_at differs from */
+                decided_at_ne?: string;
+                /** @description Only records whose decided_at is set (true) or missing (false) */
+                decided_at_exists?: boolean;
+                /** @description Only records whose decided_at is greater than */
+                decided_at_gt?: string;
+                /** @description Only records whose decided_at is at least */
+                decided_at_gte?: string;
+                /** @description Only records whose decided_at is less than */
+                decided_at_lt?: string;
+                /** @description Only records whose decided_at is at most */
+                decided_at_lte?: string;
                 /** @description Only records whose version equals (on arrays: contains) */
                 version?: number;
                 /** @description Only records whose version is one of these comma-separated values */
@@ -13380,6 +13681,110 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductApproval"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    approveProductApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductApprovalDecisionInput"];
+            };
+        };
+        responses: {
+            /** @description The product approval after the decision */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductApproval"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rejectProductApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductApprovalDecisionInput"];
+            };
+        };
+        responses: {
+            /** @description The product approval after the decision */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     [name: string]: unknown;
