@@ -154,16 +154,20 @@ describe('product approvals under SIGKILL of the workflow app and the catalog', 
           `SELECT count(*)::int AS n FROM workflow.product_approvals WHERE application ->> 'status' = 'pending'`,
         );
         if (rows[0].n === 0) break;
-        if (Date.now() > until) throw new Error(`${rows[0].n} approved changes still pending:\n${workflow.output.join('')}`);
+        if (Date.now() > until)
+          throw new Error(`${rows[0].n} approved changes still pending:\n${workflow.output.join('')}`);
         await sleep(200);
       }
       const states = await wf.query(
         `SELECT _id, status, application ->> 'status' AS applied, product_id FROM workflow.product_approvals`,
       );
       const approvedIds = states.rows.filter((r) => r.status === 'approved').map((r) => r._id as string);
-      expect(states.rows.filter((r) => r.status === 'rejected').map((r) => r._id as string).sort()).toEqual(
-        [...rejectedIds].sort(),
-      );
+      expect(
+        states.rows
+          .filter((r) => r.status === 'rejected')
+          .map((r) => r._id as string)
+          .sort(),
+      ).toEqual([...rejectedIds].sort());
       expect(approvedIds.length).toBe(APPROVALS - rejectedIds.size);
       expect(states.rows.filter((r) => r.status === 'approved' && r.applied !== 'applied')).toEqual([]);
 

@@ -1,4 +1,4 @@
-import { AuthorizationError, ConflictError, fromErrorObject, withLinks } from '@pim/errors';
+import { AuthorizationError, ConflictError, withLinks } from '@pim/errors';
 import { currentContext } from '@pim/logging';
 import type { RecordService } from '@pim/records';
 import type {
@@ -67,8 +67,8 @@ function stepToDecide(record: ProductApprovalEntity, decision: Decision, userId:
  * and If-Match. An approval moves to its next step (`updated`), or after the last one to `approved`
  * (its `approved` event, and its application pending in the same transaction); a rejection ends it
  * (`rejected`, nothing applied). After an approval, the application is tried at once: the answer
- * shows it applied, or — when the catalog refused the changes — is that refusal as an error object
- * (the approval stays approved and records why). A catalog that does not answer leaves it pending
+ * shows it applied, or — when the catalog refused the changes — is a 409 carrying the catalog's
+ * reasons (the approval stays approved and records the catalog's error object). A catalog that does not answer leaves it pending
  * for the appliers.
  */
 export class ProductApprovalDecisions {
@@ -84,15 +84,15 @@ export class ProductApprovalDecisions {
     if (outcome.status === 'retry') return this.service.get(id);
     const error = outcome.view.application?.error;
     if (outcome.status === 'failed' && error) {
-      throw fromErrorObject({
-        code: error.code,
-        kind: 'validation',
-        name: 'ProductApprovalNotApplied',
-        title: 'Approved, not applied',
-        message: `Product approval '${id}' is approved, but the catalog refused its changes and nothing was applied: ${error.message}`,
-        solution: `${error.solution ?? 'Correct what the details name'}; then create a new product approval with the changes that still apply`,
-        ...(error.details ? { details: error.details } : {}),
-      });
+      // The approve request was right; the catalog's state refused the change: a conflict, with its reasons.
+      throw new ConflictError(
+        `Product approval '${id}' is approved, but the catalog refused its changes and nothing was applied: ${error.message}`,
+        {
+          title: 'Approved, not applied',
+          solution: `${error.solution ?? 'Correct what the details name'}; then propose the changes that still apply in a new product approval`,
+          ...(error.details ? { details: error.details } : {}),
+        },
+      );
     }
     return outcome.view;
   }

@@ -209,7 +209,7 @@ describe('product approvals (real Postgres, real catalog)', () => {
     // A service is not a kit product: the catalog's relation rule refuses it.
     const wrong = await approvals.create({ product_id: kit.id, kit_products: [{ id: service.id, quantity: 1 }] });
     const refused = await rejection(as(ANA, () => decisions.approve(wrong._id, undefined)));
-    expect(refused.status).toBe(400);
+    expect(refused).toBeInstanceOf(ConflictError);
     expect(refused.message).toContain(
       `Product approval '${wrong._id}' is approved, but the catalog refused its changes`,
     );
@@ -222,7 +222,8 @@ describe('product approvals (real Postgres, real catalog)', () => {
     const gone = await approvals.create({ product_id: later.id, eligible_service_products: [{ id: service.id }] });
     await catalog.deleteProduct(later.id);
     const missing = await rejection(as(ANA, () => decisions.approve(gone._id, undefined)));
-    expect(missing.status).toBe(404);
+    expect(missing).toBeInstanceOf(ConflictError);
+    expect(missing.message).toContain('No product');
     expect((await approvals.get(gone._id)).application).toMatchObject({ status: 'failed', error: { code: 404 } });
   });
 });
