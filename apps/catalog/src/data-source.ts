@@ -11,6 +11,7 @@ import { AttributeOptionEntity } from './entities/attribute-option.entity';
 import { ProductEntity } from './entities/product.entity';
 import { ProductRelationEntity } from './entities/relation.entity';
 import { CompletenessJobEntity } from './entities/completeness-job.entity';
+import { AppliedChangeEntity } from './entities/applied-change.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -33,6 +34,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       ProductEntity,
       ProductRelationEntity,
       CompletenessJobEntity,
+      AppliedChangeEntity,
       OutboxEvent,
     ],
     migrations,

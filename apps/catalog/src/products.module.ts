@@ -6,11 +6,18 @@ import { RecordService } from '@pim/records';
 import { ProductBulkUpsert } from './product/product.bulk';
 import { productResource } from './product/product.resource';
 import { productsGrpc as productsServiceGrpc } from './product/product.grpc';
+import { ProductChanges } from './product-changes/product-changes.service';
+import { productRelationResource } from './relation/relation.resource';
 
-/** The products service and its bulk upsert over one DataSource. */
+/** The products service, its bulk upsert and the application of approved changes, over one DataSource. */
 export function productServices(ds: DataSource) {
   const products = new RecordService(ds, productResource, CATALOG_STORE);
-  return { products, productBulk: new ProductBulkUpsert(ds, products) };
+  const relations = new RecordService(ds, productRelationResource, CATALOG_STORE);
+  return {
+    products,
+    productBulk: new ProductBulkUpsert(ds, products),
+    productChanges: new ProductChanges(ds, products, relations),
+  };
 }
 
 /** The product services of one DataSource. */
@@ -18,5 +25,5 @@ export type ProductServices = ReturnType<typeof productServices>;
 
 /** Their gRPC service (pim.catalog.v1.ProductsService), ready for GrpcApp. */
 export function productsGrpc(services: ProductServices, logger: Logger): ServiceRegistration[] {
-  return [productsServiceGrpc(services.products, services.productBulk, logger)];
+  return [productsServiceGrpc(services.products, services.productBulk, services.productChanges, logger)];
 }

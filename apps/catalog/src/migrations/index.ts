@@ -6,6 +6,7 @@ import { ProductSearchFolded1765080000000 } from './1765080000000-product-search
 import { ProductRenderedView1765238400000 } from './1765238400000-product-rendered-view';
 import { OutboxEnvelopeJson1765238400001 } from './1765238400001-outbox-envelope-json';
 import { CompletenessJobs1765324800000 } from './1765324800000-completeness-jobs';
+import { AppliedChanges1795560000000 } from './1795560000000-applied-changes';
 
 /** Every migration of the catalog schema, oldest first. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   ProductRenderedView1765238400000,
   OutboxEnvelopeJson1765238400001,
   CompletenessJobs1765324800000,
+  AppliedChanges1795560000000,
 ];

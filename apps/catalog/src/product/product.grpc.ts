@@ -6,6 +6,11 @@ import { fromProtoListQuery, serverStream, unary, type ServiceRegistration } fro
 import { idsIn, idsOut, recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
 import type { RecordService } from '@pim/records';
 import type { ProductBulkUpsert } from './product.bulk';
+
+/** Applies another app's approved change to a product, at most once per change id (the catalog's product-changes folder). */
+export interface ProductChangesApplier {
+  apply(req: pb.ApplyProductChangesRequest): Promise<pb.ApplyProductChangesResponse>;
+}
 import type { ProductEntity } from '../entities/product.entity';
 
 /** Catalogs carry `_id` in REST and `id` in protos; attributes and snapshots travel as Structs. */
@@ -57,6 +62,7 @@ function bulkItemsOf(req: pb.BulkUpsertProductsRequest): unknown[] {
 export function productsGrpc(
   service: RecordService<ProductEntity, ProductView, ProductInput>,
   bulk: ProductBulkUpsert,
+  changes: ProductChangesApplier,
   logger: Logger,
 ): ServiceRegistration {
   const h = recordHandlers(
@@ -82,6 +88,9 @@ export function productsGrpc(
       return { data_json: Buffer.from(r.json, 'utf8'), page_info: { total: r.total } };
     }),
     batchGetProducts: h.batchGet,
+    applyProductChanges: unary(logger, 'ApplyProductChanges', (req: pb.ApplyProductChangesRequest) =>
+      changes.apply(req),
+    ),
     bulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: pb.BulkUpsertProductsRequest) => ({
       data: (await bulk.upsert(bulkItemsOf(req))).map(({ _id, ...r }) => ({
         ...r,

@@ -38,6 +38,15 @@ export async function variationsOf(m: EntityManager, productId: string): Promise
   return n;
 }
 
+/** Locks a live product's row for the running transaction; false when no live product has the id. */
+export async function lockLiveProduct(m: EntityManager, id: string): Promise<boolean> {
+  const rows: unknown[] = await m.query(
+    `SELECT "_id" FROM "products" WHERE "_id" = $1 AND "deleted" = false FOR UPDATE`,
+    [id],
+  );
+  return rows.length === 1;
+}
+
 /** The code of a product, live or deleted; undefined when no product has the id. */
 export async function productCodeOf(m: EntityManager, id: string): Promise<string | undefined> {
   const [row]: { code: string }[] = await m.query(`SELECT "code" FROM "products" WHERE "_id" = $1`, [id]);

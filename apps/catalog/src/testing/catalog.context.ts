@@ -134,7 +134,7 @@ export async function catalogTestContext(): Promise<CatalogTestContext> {
     async reset() {
       Object.assign(usage, productUsage);
       await ds.query(
-        'TRUNCATE catalog.brands, catalog.category_trees, catalog.categories, catalog.families, catalog.catalogs, catalog.attribute_groups, catalog.attributes, catalog.attribute_options, catalog.products, catalog.product_relations, catalog.completeness_jobs, catalog.outbox',
+        'TRUNCATE catalog.brands, catalog.category_trees, catalog.categories, catalog.families, catalog.catalogs, catalog.attribute_groups, catalog.attributes, catalog.attribute_options, catalog.products, catalog.product_relations, catalog.completeness_jobs, catalog.applied_changes, catalog.outbox',
       );
     },
     async close() {

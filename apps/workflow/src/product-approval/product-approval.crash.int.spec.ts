@@ -102,6 +102,7 @@ describe('product approvals under SIGKILL of the workflow app and the catalog', 
     // Kills one of the two apps at random moments and starts it again, until told to stop.
     let deciding = true;
     let kills = 0;
+    let killsWhileDeciding = 0;
     const killer = (async () => {
       while (deciding || kills < 6) {
         await sleep(between(150, 700));
@@ -115,6 +116,7 @@ describe('product approvals under SIGKILL of the workflow app and the catalog', 
           await catalog.restart();
         }
         kills++;
+        if (deciding) killsWhileDeciding++;
       }
     })();
 
@@ -142,6 +144,7 @@ describe('product approvals under SIGKILL of the workflow app and the catalog', 
     deciding = false;
     await killer;
     expect(kills).toBeGreaterThanOrEqual(6);
+    expect(killsWhileDeciding).toBeGreaterThanOrEqual(2);
 
     const wf = new Client({ connectionString: wfDb.url });
     const cat = new Client({ connectionString: catalog.db.url });
@@ -155,7 +158,7 @@ describe('product approvals under SIGKILL of the workflow app and the catalog', 
         );
         if (rows[0].n === 0) break;
         if (Date.now() > until)
-          throw new Error(`${rows[0].n} approved changes still pending:\n${workflow.output.join('')}`);
+          throw new Error(`${rows[0].n} approved changes still pending:\n${workflow.output.slice(-20).join('')}`);
         await sleep(200);
       }
       const states = await wf.query(

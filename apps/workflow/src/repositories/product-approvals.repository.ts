@@ -18,15 +18,18 @@ export async function notifyAppliers(m: EntityManager): Promise<void> {
  */
 export async function claimDueApplications(ds: DataSource, limit: number, leaseMs: number): Promise<string[]> {
   const rows: { _id: string }[] = await ds.query(
-    `UPDATE "product_approvals" SET "apply_after" = now() + $2 * interval '1 millisecond'
-      WHERE "_id" IN (
-        SELECT "_id" FROM "product_approvals"
-         WHERE "application" ->> 'status' = 'pending' AND "deleted" = false
-           AND ("apply_after" IS NULL OR "apply_after" <= now())
-         ORDER BY "apply_after" NULLS FIRST, "_id"
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED)
-      RETURNING "_id"`,
+    // A data-modifying CTE read by a SELECT, so the driver answers rows (an UPDATE answers a count beside them).
+    `WITH taken AS (
+       UPDATE "product_approvals" SET "apply_after" = now() + $2 * interval '1 millisecond'
+        WHERE "_id" IN (
+          SELECT "_id" FROM "product_approvals"
+           WHERE "application" ->> 'status' = 'pending' AND "deleted" = false
+             AND ("apply_after" IS NULL OR "apply_after" <= now())
+           ORDER BY "apply_after" NULLS FIRST, "_id"
+           LIMIT $1
+           FOR UPDATE SKIP LOCKED)
+        RETURNING "_id")
+     SELECT "_id" FROM taken`,
     [limit, leaseMs],
   );
   return rows.map((r) => r._id);
