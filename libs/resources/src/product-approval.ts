@@ -68,7 +68,7 @@ const stepSchema = z
   .strictObject({
     step_id: objectIdSchema,
     name: z.string().max(200),
-    order: z.number().int().meta({ format: 'int32' }),
+    order: z.number().int().min(0).max(1_000).meta({ format: 'int32' }),
     approvers: z.array(objectIdSchema).max(1_000),
   })
   .meta({
@@ -79,7 +79,7 @@ const stepSchema = z
 const decisionSchema = z
   .strictObject({
     step: objectIdSchema.meta({ description: 'The step_id of the step decided' }),
-    order: z.number().int().meta({ format: 'int32' }),
+    order: z.number().int().min(0).max(1_000).meta({ format: 'int32' }),
     decision: z.enum(['approved', 'rejected']),
     comment: z.string().max(10_000).optional(),
     by: z.strictObject({ user_id: z.string().max(200), user_name: z.string().max(200).optional() }),
@@ -91,13 +91,13 @@ const currentStepSchema = z
   .strictObject({
     step_id: objectIdSchema,
     name: z.string().max(200),
-    order: z.number().int().meta({ format: 'int32' }),
+    order: z.number().int().min(0).max(1_000).meta({ format: 'int32' }),
   })
   .meta({ id: 'ProductApprovalCurrentStep', description: 'The step whose approvers decide next (while pending)' });
 
 const applicationErrorSchema = z
   .strictObject({
-    code: z.number().int().meta({ format: 'int32' }),
+    code: z.number().int().min(400).max(599).meta({ format: 'int32' }),
     title: z.string().max(200),
     message: z.string().max(10_000),
     solution: z.string().max(2_000).optional(),
