@@ -8,12 +8,14 @@ import { dataSourceOptions as gateway } from '../../apps/gateway/src/data-source
 import { dataSourceOptions as catalog } from '../../apps/catalog/src/data-source';
 import { dataSourceOptions as workflow } from '../../apps/workflow/src/data-source';
 
+import { dataSourceOptions as orders } from '../../apps/orders/src/data-source';
 /** Apps that own a schema, by name. A new app with a schema joins with one line. */
 export const schemaOwners: Record<string, (url: string) => AppDataSourceOptions> = {
   webhooks,
   gateway,
   catalog,
   workflow,
+  orders,
 };
 
 async function main(): Promise<void> {

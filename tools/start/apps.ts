@@ -30,5 +30,13 @@ export const apps: AppSpec[] = [
     portEnv: 'WORKFLOW_GRPC_PORT',
     migrate: true,
   },
+  {
+    name: 'orders',
+    kind: 'grpc',
+    port: 50059,
+    addressEnv: 'ORDERS_GRPC_URL',
+    portEnv: 'ORDERS_GRPC_PORT',
+    migrate: true,
+  },
   { name: 'gateway', kind: 'http', port: 8080, portEnv: 'PORT', migrate: true },
 ];

@@ -11,7 +11,8 @@ import { ProductApprovalDecisions } from './product-approval/product-approval.de
 import { catalogLink } from './links/catalog.link';
 import { workflowApprovalRecord } from './workflow-approval/workflow-approval.resource';
 import { workflowApprovalsGrpc } from './workflow-approval/workflow-approval.grpc';
-import { workflowRecord } from './workflow/workflow.resource';
+import { guardedWorkflowRecord } from './workflow/workflow.resource';
+import { ordersLink } from './links/orders.link';
 import { workflowsGrpc } from './workflow/workflow.grpc';
 import { usersGroupRecord } from './users-group/users-group.resource';
 import { usersGroupsGrpc } from './users-group/users-group.grpc';
@@ -27,6 +28,8 @@ export const workflowApp: AppSpec<WorkflowConfig> = {
   wire: ({ ds, logger, config }) => {
     // Products live in the catalog: approvals check them there, and approved changes are applied there.
     const catalog = catalogLink(config.CATALOG_GRPC_URL);
+    // Orders follow workflows: a workflow they use is not deleted.
+    const orders = ordersLink(config.ORDERS_GRPC_URL);
     const productApprovals = new RecordService(ds, productApprovalRecord(catalog), WORKFLOW_STORE);
     const applier = new ProductApprovalApplier(
       { dataSource: ds, logger, leaseMs: config.PRODUCT_APPROVAL_LEASE_MS },
@@ -37,11 +40,11 @@ export const workflowApp: AppSpec<WorkflowConfig> = {
       services: [
         productApprovalsGrpc(productApprovals, new ProductApprovalDecisions(productApprovals, applier), logger),
         workflowApprovalsGrpc(new RecordService(ds, workflowApprovalRecord, WORKFLOW_STORE), logger),
-        workflowsGrpc(new RecordService(ds, workflowRecord, WORKFLOW_STORE), logger),
+        workflowsGrpc(new RecordService(ds, guardedWorkflowRecord(orders), WORKFLOW_STORE), logger),
         usersGroupsGrpc(new RecordService(ds, usersGroupRecord, WORKFLOW_STORE), logger),
       ],
       loops: [config.PRODUCT_APPROVAL_APPLIER ? applier : undefined],
-      close: [() => catalog.close()],
+      close: [() => catalog.close(), () => orders.close()],
     };
   },
 };

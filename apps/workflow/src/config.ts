@@ -8,6 +8,8 @@ export const workflowConfigSchema = ownerSchema.extend({
   WORKFLOW_METRICS_PORT: port(0),
   /** The catalog's gRPC address: products are checked there and approved changes applied there. */
   CATALOG_GRPC_URL: z.string().min(1).default('127.0.0.1:50051'),
+  /** The orders app's gRPC address: a workflow that open orders follow is not deleted. */
+  ORDERS_GRPC_URL: z.string().min(1).default('127.0.0.1:50059'),
   /** Whether this replica applies approved product approvals to the catalog in the background (every replica may). */
   PRODUCT_APPROVAL_APPLIER: flag(true),
   /** How long an application taken by a replica is its own before another may take it again (ms). */

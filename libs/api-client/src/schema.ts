@@ -1218,6 +1218,182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/orders/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move an order to another status of its workflow
+         * @description The status must be one of the order's workflow (as it was copied when the order was created) and allowed from the current one (the current status lists it in `moves_to`, or lists none); otherwise 400 or 409 naming both statuses. The move appends an `order_trackings` entry and sets `status`, `status_code`, `status_updated_at`, `step_code`, `elapsed_time` (minutes since `placed_at`), `status_overdue_date` (now + the step's `allocation_time` hours) and `last_interaction` (the API key's user); a status with an outcome makes the order final (`final_status_type`, `final_status_at`) and a final order never moves again (409). Emits `orders.status_changed` with `{from, to, outcome, actor, at}` and `orders.updated`.
+         *
+         *     Needs scope `orders:write` (or `admin`).
+         */
+        post: operations["moveOrderStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a comment to an order
+         * @description Appended to `order_comments` with the API key's user and the time. Emits `orders.updated`.
+         *
+         *     Needs scope `orders:write` (or `admin`).
+         */
+        post: operations["addOrderComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a payment to an order
+         * @description Appended to `order_payments`. Emits `orders.updated`.
+         *
+         *     Needs scope `orders:write` (or `admin`).
+         */
+        post: operations["addOrderPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{id}/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an invoice to an order
+         * @description Appended to `invoices`; the first invoice also gives the order its `invoice_number` when it has none (searchable). Emits `orders.updated`.
+         *
+         *     Needs scope `orders:write` (or `admin`).
+         */
+        post: operations["addOrderInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upsert up to 1,000 orders by code
+         * @description Each item is an order input, created when no live order has its code (with its workflow and first status) and written onto the live one otherwise (its workflow, status and history stay). Every item is checked on its own: the answer has one result per item (`created`, `updated` or `failed` with its error object), and one bad item never fails the others. Items with the same code are applied in the order given.
+         *
+         *     Needs scope `orders:write` (or `admin`).
+         */
+        post: operations["bulkUpsertOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orders
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code, external_code and invoice_number) as in every list.
+         *
+         *     Needs scope `orders:read` (or `admin`).
+         */
+        get: operations["listOrders"];
+        put?: never;
+        /**
+         * Create a order
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `orders:write` (or `admin`).
+         */
+        post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a order
+         * @description Needs scope `orders:read` (or `admin`).
+         */
+        get: operations["getOrder"];
+        /**
+         * Replace a order
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `orders:write` (or `admin`).
+         */
+        put: operations["replaceOrder"];
+        post?: never;
+        /**
+         * Delete a order
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `orders:write` (or `admin`).
+         */
+        delete: operations["deleteOrder"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a order
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `orders:write` (or `admin`).
+         */
+        patch: operations["patchOrder"];
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -6014,6 +6190,584 @@ export interface components {
         ProductApprovalDecisionInput: {
             /** @description Why; kept with the decision */
             comment?: string;
+        };
+        /** @description Order */
+        Order: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            code: string;
+            /** @description The channel’s identifier */
+            external_code: string;
+            invoice_number?: string;
+            /**
+             * Format: date-time
+             * @description When the order was placed (default: when it was created here)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            placed_at?: string;
+            store_source?: components["schemas"]["OrderStore"];
+            store_target?: components["schemas"]["OrderStore"];
+            channel: components["schemas"]["OrderChannel"];
+            /** @enum {string} */
+            final_status_type?: "COMPLETED" | "CANCELED";
+            /**
+             * Format: date-time
+             * @description When it reached a final status
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            final_status_at?: string;
+            /** @description Minutes from placed_at to the last move */
+            elapsed_time?: number;
+            status_code?: string;
+            /**
+             * Format: date-time
+             * @description When its status last changed
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            status_updated_at?: string;
+            step_code?: string;
+            status?: components["schemas"]["OrderStatus"];
+            customer: components["schemas"]["OrderCustomer"];
+            /** @description Identifiers of the order elsewhere */
+            identifiers: {
+                [key: string]: string;
+            };
+            /** @description Anything else the channel sent */
+            metadata: {
+                [key: string]: unknown;
+            };
+            totals?: components["schemas"]["OrderTotals"];
+            conditions: components["schemas"]["OrderCondition"][];
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            workflow_id?: string;
+            workflow_code?: string;
+            workflow?: components["schemas"]["Workflow"];
+            /** Format: int32 */
+            items_count: number;
+            /**
+             * Format: date-time
+             * @description The date lists sort by (default: placed_at)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            sort_date?: string;
+            /** @description Minutes the order may take from placed_at */
+            sla?: number;
+            /**
+             * Format: date-time
+             * @description placed_at + sla
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            sla_overdue_date?: string;
+            /**
+             * Format: date-time
+             * @description When the current step's allocation time runs out
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            status_overdue_date?: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            logistic_id?: string;
+            last_interaction?: components["schemas"]["OrderLastInteraction"];
+            order_items: components["schemas"]["OrderItem"][];
+            order_trackings: components["schemas"]["OrderTracking"][];
+            order_payments: components["schemas"]["OrderPayment"][];
+            order_comments: components["schemas"]["OrderComment"][];
+            order_logistics?: components["schemas"]["OrderLogistics"];
+            invoices: components["schemas"]["OrderInvoice"][];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /** @description A store: its code and name */
+        OrderStore: {
+            code?: string;
+            name?: string;
+        };
+        /** @description The sales channel the order came from; `code` is required */
+        OrderChannel: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id?: string;
+            /**
+             * @description The sales channel
+             * @example marketplace
+             */
+            code: string;
+            name?: string;
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/o/1.pdf
+             */
+            image?: string;
+        };
+        /** @description The status the order is in */
+        OrderStatus: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            code: string;
+            name: string;
+            color?: string;
+            /**
+             * @description The order_trackings entry that moved the order here
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            tracking_id: string;
+            tags: string[];
+        };
+        /** @description Who bought */
+        OrderCustomer: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id?: string;
+            code?: string;
+            name?: string;
+            /**
+             * Format: email
+             * @example ana@example.com
+             */
+            email?: string;
+            phone?: string;
+            document?: string;
+            document_type?: string;
+            address?: components["schemas"]["OrderAddress"];
+        };
+        /** @description An address */
+        OrderAddress: {
+            zipcode?: string;
+            street?: string;
+            city?: string;
+            state?: string;
+            number?: string;
+            complement?: string;
+            neighborhood?: string;
+            country?: string;
+            contact_name?: string;
+            contact_phone?: string;
+            /**
+             * @description [longitude, latitude] in degrees
+             * @example [
+             *       -46.6333,
+             *       -23.5505
+             *     ]
+             */
+            coordinates?: number[];
+        };
+        /** @description Amounts of the order */
+        OrderTotals: {
+            balance?: number;
+            discount?: number;
+            shipping?: number;
+            subtotal?: number;
+            total?: number;
+            virtual_balance?: number;
+            virtual_discount?: number;
+            virtual_shipping?: number;
+            virtual_subtotal?: number;
+            virtual_total?: number;
+        };
+        /** @description A condition of the order (a discount, a fee, an installment plan) */
+        OrderCondition: {
+            kind?: string;
+            code?: string;
+            label?: string;
+            caption?: string;
+            description?: string;
+            value?: number;
+            factor?: number;
+        };
+        /** @description The last user who moved the order, and when */
+        OrderLastInteraction: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            user_id: string;
+            user_name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            interacted_at: string;
+        };
+        /** @description A line of the order: what, how many, at what price */
+        OrderItem: {
+            sku?: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id?: string;
+            name?: string;
+            quantity: number;
+            unit_price?: number;
+            discount?: number;
+            total?: number;
+        };
+        /** @description A move of the order between statuses */
+        OrderTracking: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /** @description null for the first entry */
+            from_status_code: string | null;
+            to_status_code: string;
+            step_code: string;
+            /** @enum {string} */
+            outcome: "" | "COMPLETED" | "CANCELED";
+            comment?: string;
+            actor: components["schemas"]["OrderActor"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            at: string;
+            /** @description Minutes since placed_at */
+            elapsed_time: number;
+        };
+        /** @description Who did it (the API key’s user), when known */
+        OrderActor: {
+            user_id?: string;
+            user_name?: string;
+        };
+        /** @description A payment of the order */
+        OrderPayment: {
+            /** @example credit_card */
+            method: string;
+            amount: number;
+            /** @example BRL */
+            currency?: string;
+            /** @enum {string} */
+            status: "pending" | "authorized" | "paid" | "refunded" | "canceled";
+            /** Format: int32 */
+            installments?: number;
+            transaction_id?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            paid_at?: string;
+        };
+        /** @description A comment on the order */
+        OrderComment: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            text: string;
+            by: components["schemas"]["OrderActor"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            at: string;
+        };
+        /** @description How the order travels */
+        OrderLogistics: {
+            carrier?: string;
+            service?: string;
+            tracking_code?: string;
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/o/1.pdf
+             */
+            tracking_url?: string;
+            cost?: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            shipped_at?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            estimated_delivery_at?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            delivered_at?: string;
+        };
+        /** @description An invoice of the order */
+        OrderInvoice: {
+            number: string;
+            series?: string;
+            /** @description The access key of an electronic invoice */
+            key?: string;
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/o/1.pdf
+             */
+            url?: string;
+            amount?: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            issued_at?: string;
+        };
+        /** @description Where the order moves */
+        OrderStatusMove: {
+            /** @description A status of the order’s workflow */
+            status_code: string;
+            comment?: string;
+        };
+        /** @description A comment to add */
+        OrderCommentInput: {
+            text: string;
+        };
+        OrderBulkResult: {
+            data: components["schemas"]["OrderBulkItemResult"][];
+        };
+        OrderBulkItemResult: {
+            /** Format: int32 */
+            index: number;
+            code?: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id?: string;
+            /** @enum {string} */
+            status: "created" | "updated" | "failed";
+            /** @description Why the item was not stored */
+            error?: {
+                /** Format: int32 */
+                code: number;
+                kind: string;
+                name: string;
+                title: string;
+                message: string;
+                solution: string;
+                details?: {
+                    field: string;
+                    message: string;
+                }[];
+            };
+        };
+        OrderBulkUpsert: {
+            /** @description Up to 1000 order inputs; each is upserted by code */
+            items: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description Order, as written by a caller */
+        OrderInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /** @description The channel’s identifier */
+            external_code: string;
+            invoice_number?: string;
+            /**
+             * Format: date-time
+             * @description When the order was placed (default: when it was created here)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            placed_at?: string;
+            store_source?: components["schemas"]["OrderStore"];
+            store_target?: components["schemas"]["OrderStore"];
+            channel: components["schemas"]["OrderChannel"];
+            customer: components["schemas"]["OrderCustomer"];
+            /** @description Identifiers of the order elsewhere */
+            identifiers?: {
+                [key: string]: string;
+            };
+            /** @description Anything else the channel sent */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            totals?: components["schemas"]["OrderTotals"];
+            conditions?: components["schemas"]["OrderCondition"][];
+            /**
+             * @description The workflow to follow (on create; default: the default workflow)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            workflow_id?: string;
+            /**
+             * @description The workflow to follow, by code (on create)
+             * @example coffee_beans
+             */
+            workflow_code?: string;
+            /** Format: int32 */
+            items_count: number;
+            /**
+             * Format: date-time
+             * @description The date lists sort by (default: placed_at)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            sort_date?: string;
+            /** @description Minutes the order may take from placed_at */
+            sla?: number;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            logistic_id?: string;
+            order_items?: components["schemas"]["OrderItem"][];
+            order_payments?: components["schemas"]["OrderPayment"][];
+            order_logistics?: components["schemas"]["OrderLogistics"];
+            invoices?: components["schemas"]["OrderInvoice"][];
+        };
+        /** @description A page of records */
+        OrderList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["Order"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a order */
+        OrderPatch: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /** @description The channel’s identifier */
+            external_code?: string;
+            invoice_number?: string | null;
+            /**
+             * Format: date-time
+             * @description When the order was placed (default: when it was created here)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            placed_at?: string | null;
+            store_source?: components["schemas"]["OrderStore"] & (Record<string, never> | null);
+            store_target?: components["schemas"]["OrderStore"] & (Record<string, never> | null);
+            channel?: components["schemas"]["OrderChannel"];
+            customer?: components["schemas"]["OrderCustomer"];
+            /** @description Identifiers of the order elsewhere */
+            identifiers?: {
+                [key: string]: string;
+            } | null;
+            /** @description Anything else the channel sent */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            totals?: components["schemas"]["OrderTotals"] & (Record<string, never> | null);
+            conditions?: components["schemas"]["OrderCondition"][] | null;
+            /**
+             * @description The workflow to follow (on create; default: the default workflow)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            workflow_id?: string | null;
+            /**
+             * @description The workflow to follow, by code (on create)
+             * @example coffee_beans
+             */
+            workflow_code?: string | null;
+            /** Format: int32 */
+            items_count?: number;
+            /**
+             * Format: date-time
+             * @description The date lists sort by (default: placed_at)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            sort_date?: string | null;
+            /** @description Minutes the order may take from placed_at */
+            sla?: number | null;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            logistic_id?: string | null;
+            order_items?: components["schemas"]["OrderItem"][] | null;
+            order_payments?: components["schemas"]["OrderPayment"][] | null;
+            order_logistics?: components["schemas"]["OrderLogistics"] & (Record<string, never> | null);
+            invoices?: components["schemas"]["OrderInvoice"][] | null;
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -13791,6 +14545,922 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProductApproval"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    moveOrderStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderStatusMove"];
+            };
+        };
+        responses: {
+            /** @description The order after the change */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addOrderComment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCommentInput"];
+            };
+        };
+        responses: {
+            /** @description The order after the change */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addOrderPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderPayment"];
+            };
+        };
+        responses: {
+            /** @description The order after the change */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addOrderInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderInvoice"];
+            };
+        };
+        responses: {
+            /** @description The order after the change */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    bulkUpsertOrders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderBulkUpsert"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in the order given */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderBulkResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, external_code, invoice_number, placed_at, final_status_type, final_status_at, elapsed_time, status_code, status_updated_at, step_code, workflow_id, workflow_code, items_count, sort_date, sla, sla_overdue_date, status_overdue_date, logistic_id, customer.email, customer.document, channel.code, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, external_code, invoice_number */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose external_code equals (on arrays: contains) */
+                external_code?: string;
+                /** @description Only records whose external_code is one of these comma-separated values */
+                external_code_in?: string;
+                /** @description Only records whose external_code is none of these comma-separated values */
+                external_code_nin?: string;
+                /** @description Only records whose external_code differs from */
+                external_code_ne?: string;
+                /** @description Only records whose external_code is set (true) or missing (false) */
+                external_code_exists?: boolean;
+                /** @description Only records whose invoice_number equals (on arrays: contains) */
+                invoice_number?: string;
+                /** @description Only records whose invoice_number is one of these comma-separated values */
+                invoice_number_in?: string;
+                /** @description Only records whose invoice_number is none of these comma-separated values */
+                invoice_number_nin?: string;
+                /** @description Only records whose invoice_number differs from */
+                invoice_number_ne?: string;
+                /** @description Only records whose invoice_number is set (true) or missing (false) */
+                invoice_number_exists?: boolean;
+                /** @description Only records whose placed_at equals (on arrays: contains) */
+                placed_at?: string;
+                /** @description Only records whose placed_at is one of these comma-separated values */
+                placed_at_in?: string;
+                /** @description Only records whose placed_at is none of these comma-separated values */
+                placed_at_nin?: string;
+                /** @description Only records whose placed_at differs from */
+                placed_at_ne?: string;
+                /** @description Only records whose placed_at is set (true) or missing (false) */
+                placed_at_exists?: boolean;
+                /** @description Only records whose placed_at is greater than */
+                placed_at_gt?: string;
+                /** @description Only records whose placed_at is at least */
+                placed_at_gte?: string;
+                /** @description Only records whose placed_at is less than */
+                placed_at_lt?: string;
+                /** @description Only records whose placed_at is at most */
+                placed_at_lte?: string;
+                /** @description Only records whose final_status_type equals (on arrays: contains) */
+                final_status_type?: string;
+                /** @description Only records whose final_status_type is one of these comma-separated values */
+                final_status_type_in?: string;
+                /** @description Only records whose final_status_type is none of these comma-separated values */
+                final_status_type_nin?: string;
+                /** @description Only records whose final_status_type differs from */
+                final_status_type_ne?: string;
+                /** @description Only records whose final_status_type is set (true) or missing (false) */
+                final_status_type_exists?: boolean;
+                /** @description Only records whose final_status_at equals (on arrays: contains) */
+                final_status_at?: string;
+                /** @description Only records whose final_status_at is one of these comma-separated values */
+                final_status_at_in?: string;
+                /** @description Only records whose final_status_at is none of these comma-separated values */
+                final_status_at_nin?: string;
+                /** @description Only records whose final_status_at differs from */
+                final_status_at_ne?: string;
+                /** @description Only records whose final_status_at is set (true) or missing (false) */
+                final_status_at_exists?: boolean;
+                /** @description Only records whose final_status_at is greater than */
+                final_status_at_gt?: string;
+                /** @description Only records whose final_status_at is at least */
+                final_status_at_gte?: string;
+                /** @description Only records whose final_status_at is less than */
+                final_status_at_lt?: string;
+                /** @description Only records whose final_status_at is at most */
+                final_status_at_lte?: string;
+                /** @description Only records whose elapsed_time equals (on arrays: contains) */
+                elapsed_time?: number;
+                /** @description Only records whose elapsed_time is one of these comma-separated values */
+                elapsed_time_in?: string;
+                /** @description Only records whose elapsed_time is none of these comma-separated values */
+                elapsed_time_nin?: string;
+                /** @description Only records whose elapsed_time differs from */
+                elapsed_time_ne?: number;
+                /** @description Only records whose elapsed_time is set (true) or missing (false) */
+                elapsed_time_exists?: boolean;
+                /** @description Only records whose elapsed_time is greater than */
+                elapsed_time_gt?: number;
+                /** @description Only records whose elapsed_time is at least */
+                elapsed_time_gte?: number;
+                /** @description Only records whose elapsed_time is less than */
+                elapsed_time_lt?: number;
+                /** @description Only records whose elapsed_time is at most */
+                elapsed_time_lte?: number;
+                /** @description Only records whose status_code equals (on arrays: contains) */
+                status_code?: string;
+                /** @description Only records whose status_code is one of these comma-separated values */
+                status_code_in?: string;
+                /** @description Only records whose status_code is none of these comma-separated values */
+                status_code_nin?: string;
+                /** @description Only records whose status_code differs from */
+                status_code_ne?: string;
+                /** @description Only records whose status_code is set (true) or missing (false) */
+                status_code_exists?: boolean;
+                /** @description Only records whose status_updated_at equals (on arrays: contains) */
+                status_updated_at?: string;
+                /** @description Only records whose status_updated_at is one of these comma-separated values */
+                status_updated_at_in?: string;
+                /** @description Only records whose status_updated_at is none of these comma-separated values */
+                status_updated_at_nin?: string;
+                /** @description Only records whose status_updated_at differs from */
+                status_updated_at_ne?: string;
+                /** @description Only records whose status_updated_at is set (true) or missing (false) */
+                status_updated_at_exists?: boolean;
+                /** @description Only records whose status_updated_at is greater than */
+                status_updated_at_gt?: string;
+                /** @description Only records whose status_updated_at is at least */
+                status_updated_at_gte?: string;
+                /** @description Only records whose status_updated_at is less than */
+                status_updated_at_lt?: string;
+                /** @description Only records whose status_updated_at is at most */
+                status_updated_at_lte?: string;
+                /** @description Only records whose step_code equals (on arrays: contains) */
+                step_code?: string;
+                /** @description Only records whose step_code is one of these comma-separated values */
+                step_code_in?: string;
+                /** @description Only records whose step_code is none of these comma-separated values */
+                step_code_nin?: string;
+                /** @description Only records whose step_code differs from */
+                step_code_ne?: string;
+                /** @description Only records whose step_code is set (true) or missing (false) */
+                step_code_exists?: boolean;
+                /** @description Only records whose workflow_id equals (on arrays: contains) */
+                workflow_id?: string;
+                /** @description Only records whose workflow_id is one of these comma-separated values */
+                workflow_id_in?: string;
+                /** @description Only records whose workflow_id is none of these comma-separated values */
+                workflow_id_nin?: string;
+                /** @description Only records whose workflow_id differs from */
+                workflow_id_ne?: string;
+                /** @description Only records whose workflow_id is set (true) or missing (false) */
+                workflow_id_exists?: boolean;
+                /** @description Only records whose workflow_id is greater than */
+                workflow_id_gt?: string;
+                /** @description Only records whose workflow_id is at least */
+                workflow_id_gte?: string;
+                /** @description Only records whose workflow_id is less than */
+                workflow_id_lt?: string;
+                /** @description Only records whose workflow_id is at most */
+                workflow_id_lte?: string;
+                /** @description Only records whose workflow_code equals (on arrays: contains) */
+                workflow_code?: string;
+                /** @description Only records whose workflow_code is one of these comma-separated values */
+                workflow_code_in?: string;
+                /** @description Only records whose workflow_code is none of these comma-separated values */
+                workflow_code_nin?: string;
+                /** @description Only records whose workflow_code differs from */
+                workflow_code_ne?: string;
+                /** @description Only records whose workflow_code is set (true) or missing (false) */
+                workflow_code_exists?: boolean;
+                /** @description Only records whose items_count equals (on arrays: contains) */
+                items_count?: number;
+                /** @description Only records whose items_count is one of these comma-separated values */
+                items_count_in?: string;
+                /** @description Only records whose items_count is none of these comma-separated values */
+                items_count_nin?: string;
+                /** @description Only records whose items_count differs from */
+                items_count_ne?: number;
+                /** @description Only records whose items_count is set (true) or missing (false) */
+                items_count_exists?: boolean;
+                /** @description Only records whose items_count is greater than */
+                items_count_gt?: number;
+                /** @description Only records whose items_count is at least */
+                items_count_gte?: number;
+                /** @description Only records whose items_count is less than */
+                items_count_lt?: number;
+                /** @description Only records whose items_count is at most */
+                items_count_lte?: number;
+                /** @description Only records whose sort_date equals (on arrays: contains) */
+                sort_date?: string;
+                /** @description Only records whose sort_date is one of these comma-separated values */
+                sort_date_in?: string;
+                /** @description Only records whose sort_date is none of these comma-separated values */
+                sort_date_nin?: string;
+                /** @description Only records whose sort_date differs from */
+                sort_date_ne?: string;
+                /** @description Only records whose sort_date is set (true) or missing (false) */
+                sort_date_exists?: boolean;
+                /** @description Only records whose sort_date is greater than */
+                sort_date_gt?: string;
+                /** @description Only records whose sort_date is at least */
+                sort_date_gte?: string;
+                /** @description Only records whose sort_date is less than */
+                sort_date_lt?: string;
+                /** @description Only records whose sort_date is at most */
+                sort_date_lte?: string;
+                /** @description Only records whose sla equals (on arrays: contains) */
+                sla?: number;
+                /** @description Only records whose sla is one of these comma-separated values */
+                sla_in?: string;
+                /** @description Only records whose sla is none of these comma-separated values */
+                sla_nin?: string;
+                /** @description Only records whose sla differs from */
+                sla_ne?: number;
+                /** @description Only records whose sla is set (true) or missing (false) */
+                sla_exists?: boolean;
+                /** @description Only records whose sla is greater than */
+                sla_gt?: number;
+                /** @description Only records whose sla is at least */
+                sla_gte?: number;
+                /** @description Only records whose sla is less than */
+                sla_lt?: number;
+                /** @description Only records whose sla is at most */
+                sla_lte?: number;
+                /** @description Only records whose sla_overdue_date equals (on arrays: contains) */
+                sla_overdue_date?: string;
+                /** @description Only records whose sla_overdue_date is one of these comma-separated values */
+                sla_overdue_date_in?: string;
+                /** @description Only records whose sla_overdue_date is none of these comma-separated values */
+                sla_overdue_date_nin?: string;
+                /** @description Only records whose sla_overdue_date differs from */
+                sla_overdue_date_ne?: string;
+                /** @description Only records whose sla_overdue_date is set (true) or missing (false) */
+                sla_overdue_date_exists?: boolean;
+                /** @description Only records whose sla_overdue_date is greater than */
+                sla_overdue_date_gt?: string;
+                /** @description Only records whose sla_overdue_date is at least */
+                sla_overdue_date_gte?: string;
+                /** @description Only records whose sla_overdue_date is less than */
+                sla_overdue_date_lt?: string;
+                /** @description Only records whose sla_overdue_date is at most */
+                sla_overdue_date_lte?: string;
+                /** @description Only records whose status_overdue_date equals (on arrays: contains) */
+                status_overdue_date?: string;
+                /** @description Only records whose status_overdue_date is one of these comma-separated values */
+                status_overdue_date_in?: string;
+                /** @description Only records whose status_overdue_date is none of these comma-separated values */
+                status_overdue_date_nin?: string;
+                /** @description Only records whose status_overdue_date differs from */
+                status_overdue_date_ne?: string;
+                /** @description Only records whose status_overdue_date is set (true) or missing (false) */
+                status_overdue_date_exists?: boolean;
+                /** @description Only records whose status_overdue_date is greater than */
+                status_overdue_date_gt?: string;
+                /** @description Only records whose status_overdue_date is at least */
+                status_overdue_date_gte?: string;
+                /** @description Only records whose status_overdue_date is less than */
+                status_overdue_date_lt?: string;
+                /** @description Only records whose status_overdue_date is at most */
+                status_overdue_date_lte?: string;
+                /** @description Only records whose logistic_id equals (on arrays: contains) */
+                logistic_id?: string;
+                /** @description Only records whose logistic_id is one of these comma-separated values */
+                logistic_id_in?: string;
+                /** @description Only records whose logistic_id is none of these comma-separated values */
+                logistic_id_nin?: string;
+                /** @description Only records whose logistic_id differs from */
+                logistic_id_ne?: string;
+                /** @description Only records whose logistic_id is set (true) or missing (false) */
+                logistic_id_exists?: boolean;
+                /** @description Only records whose logistic_id is greater than */
+                logistic_id_gt?: string;
+                /** @description Only records whose logistic_id is at least */
+                logistic_id_gte?: string;
+                /** @description Only records whose logistic_id is less than */
+                logistic_id_lt?: string;
+                /** @description Only records whose logistic_id is at most */
+                logistic_id_lte?: string;
+                /** @description Only records whose customer.email equals (on arrays: contains) */
+                "customer.email"?: string;
+                /** @description Only records whose customer.email is one of these comma-separated values */
+                "customer.email_in"?: string;
+                /** @description Only records whose customer.email is none of these comma-separated values */
+                "customer.email_nin"?: string;
+                /** @description Only records whose customer.email differs from */
+                "customer.email_ne"?: string;
+                /** @description Only records whose customer.email is set (true) or missing (false) */
+                "customer.email_exists"?: boolean;
+                /** @description Only records whose customer.document equals (on arrays: contains) */
+                "customer.document"?: string;
+                /** @description Only records whose customer.document is one of these comma-separated values */
+                "customer.document_in"?: string;
+                /** @description Only records whose customer.document is none of these comma-separated values */
+                "customer.document_nin"?: string;
+                /** @description Only records whose customer.document differs from */
+                "customer.document_ne"?: string;
+                /** @description Only records whose customer.document is set (true) or missing (false) */
+                "customer.document_exists"?: boolean;
+                /** @description Only records whose channel.code equals (on arrays: contains) */
+                "channel.code"?: string;
+                /** @description Only records whose channel.code is one of these comma-separated values */
+                "channel.code_in"?: string;
+                /** @description Only records whose channel.code is none of these comma-separated values */
+                "channel.code_nin"?: string;
+                /** @description Only records whose channel.code differs from */
+                "channel.code_ne"?: string;
+                /** @description Only records whose channel.code is set (true) or missing (false) */
+                "channel.code_exists"?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+                /** @description true: orders not final whose sla_overdue_date or status_overdue_date has passed (now); false: the others */
+                overdue?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderInput"];
+            };
+        };
+        responses: {
+            /** @description The new order */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderInput"];
+            };
+        };
+        responses: {
+            /** @description The order after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderPatch"];
+            };
+        };
+        responses: {
+            /** @description The order after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -6,4 +6,5 @@ export * as attributes from './gen/pim/catalog/v1/attributes';
 export * as products from './gen/pim/catalog/v1/products';
 export * as relations from './gen/pim/catalog/v1/relations';
 export * as workflow from './gen/pim/workflow/v1/workflow';
+export * as orders from './gen/pim/orders/v1/orders';
 export { PROTO_FILES, PROTO_ROOT } from './proto-files';

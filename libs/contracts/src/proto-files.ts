@@ -11,4 +11,5 @@ export const PROTO_FILES = {
   products: 'pim/catalog/v1/products.proto',
   relations: 'pim/catalog/v1/relations.proto',
   workflow: 'pim/workflow/v1/workflow.proto',
+  orders: 'pim/orders/v1/orders.proto',
 } as const;

@@ -162,6 +162,11 @@ describe('declareResource', () => {
     expect(fn).toThrow(message);
   });
 
+  it('accepts a path into an object (customer.email) stored in a column of its own', () => {
+    const decl = declare({ 'customer.email': { type: 'string', column: 'customer_email' } });
+    expect(decl.fields['customer.email']).toMatchObject({ type: 'string', column: 'customer_email', filterable: true });
+  });
+
   it('accepts a default sort of several fields', () => {
     expect(declare({ code: { type: 'string' } }, { defaultSort: 'code,-created_at' }).defaultSort).toBe(
       'code,-created_at',

@@ -55,6 +55,8 @@ export const DEFAULT_SORT = '-created_at';
 export const ID_FIELD = '_id';
 
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A path into a nested object (`customer.email`): allowed for a field stored in a column of its own. */
+const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 const FILTER_SUFFIXES = ['in', 'nin', 'ne', 'gt', 'gte', 'lt', 'lte', 'exists'];
 const JSON_TYPES: readonly FieldType[] = ['object', 'array', 'translate'];
 const SORTABLE_TYPES: readonly FieldType[] = ['string', 'number', 'boolean', 'date', 'id'];
@@ -131,7 +133,10 @@ export function declareResource(decl: ResourceDecl): ResourceDecl {
   const expandNames = new Set<string>();
   const fields: Record<string, FieldDecl> = {};
   for (const [name, f] of entries) {
-    if (!FIELD_NAME.test(name)) fail(`field name '${name}' must be letters, digits and underscores`);
+    if (FIELD_PATH.test(name)) {
+      if (f.column === undefined)
+        fail(`field name '${name}' is a path into an object: it needs the column that holds it`);
+    } else if (!FIELD_NAME.test(name)) fail(`field name '${name}' must be letters, digits and underscores`);
     if (RESERVED_PARAMS.includes(name)) fail(`field name '${name}' is a reserved query parameter`);
     const cut = name.lastIndexOf('_');
     // `price_gte` beside `price` would make the query `price_gte=` ambiguous.

@@ -165,6 +165,26 @@ export {
   type WorkflowApprovalStepInput,
   type WorkflowApprovalView,
 } from './workflow-approval';
+export {
+  FINAL_STATUS_TYPES,
+  Order,
+  PAYMENT_STATUSES,
+  orderBulkSchemas,
+  orderCommentInputSchema,
+  orderFromWire,
+  orderInvoiceInputSchema,
+  orderMoveSchema,
+  orderPaymentInputSchema,
+  orderToWire,
+  workflowFromWire,
+  workflowToWire,
+  type OrderComment,
+  type OrderInput,
+  type OrderInvoice,
+  type OrderPayment,
+  type OrderTracking,
+  type OrderView,
+} from './order';
 export { Field, field, type FieldSpec } from './declare/field';
 export {
   defineResource,

@@ -177,10 +177,14 @@ export type WorkflowView = z.infer<typeof Workflow.schemas.view>;
 /** Writable fields of a workflow. */
 export type WorkflowInput = z.infer<typeof Workflow.schemas.input>;
 
-type Ided = { _id?: string } & Record<string, unknown>;
-type Wired = { id?: string } & Record<string, unknown>;
-const idOut = ({ _id, ...rest }: Ided): Wired => (_id === undefined ? rest : { id: _id, ...rest });
-const idIn = ({ id, ...rest }: Wired): Ided => (id === undefined ? rest : { _id: id, ...rest });
+/** A record or element with its REST `_id`. */
+export type Ided = { _id?: string } & Record<string, unknown>;
+/** The same as proto carries it (`id`: proto field names cannot start with an underscore). */
+export type Wired = { id?: string } & Record<string, unknown>;
+/** `_id` → `id` (absent stays absent). */
+export const idOut = ({ _id, ...rest }: Ided): Wired => (_id === undefined ? rest : { id: _id, ...rest });
+/** `id` → `_id` (absent stays absent). */
+export const idIn = ({ id, ...rest }: Wired): Ided => (id === undefined ? rest : { _id: id, ...rest });
 
 /**
  * A workflow's steps as its proto messages carry them: a status's and a step users group's `_id`

@@ -1,4 +1,5 @@
 import type { Api } from '../http/route';
+import { ordersRoutes } from './orders.routes';
 import { workflowRoutes } from './workflow.routes';
 
 /** List limits every list route takes. */
@@ -26,4 +27,4 @@ export interface OwnerRoutes {
  * (`nx g @pim/generators:resource`) adds an app here with its first resource; the catalog and
  * webhooks predate it and are wired in `app.ts` by hand.
  */
-export const OWNER_ROUTES: OwnerRoutes[] = [workflowRoutes];
+export const OWNER_ROUTES: OwnerRoutes[] = [workflowRoutes, ordersRoutes];

@@ -27,9 +27,9 @@ export const ${r.one} = defineResource({
   },
 });
 
-/** A ${r.label} as the API shows it. */
+/** ${r.aLabel[0].toUpperCase()}${r.aLabel.slice(1)} as the API shows it. */
 export type ${r.one}View = z.infer<typeof ${r.one}.schemas.view>;
-/** The writable fields of a ${r.label}. */
+/** The writable fields of ${r.aLabel}. */
 export type ${r.one}Input = z.infer<typeof ${r.one}.schemas.input>;
 `;
 
@@ -37,15 +37,15 @@ export type ${r.one}Input = z.infer<typeof ${r.one}.schemas.input>;
 export const protoBlock = (r: ResourceNames) => `
 // ${cap(r.labels)}: the seven calls of every record service.
 service ${r.many}Service {
-  // Creates a ${r.label}; its code must be free among live ${r.labels}.
+  // Creates ${r.aLabel}; its code must be free among live ${r.labels}.
   rpc Create${r.one}(Create${r.one}Request) returns (Create${r.one}Response);
   // Reads one live ${r.label}.
   rpc Get${r.one}(Get${r.one}Request) returns (Get${r.one}Response);
-  // Replaces every writable field of a ${r.label}.
+  // Replaces every writable field of ${r.aLabel}.
   rpc Update${r.one}(Update${r.one}Request) returns (Update${r.one}Response);
-  // Applies a JSON merge patch (RFC 7396) to a ${r.label}.
+  // Applies a JSON merge patch (RFC 7396) to ${r.aLabel}.
   rpc Patch${r.one}(Patch${r.one}Request) returns (Patch${r.one}Response);
-  // Soft-deletes a ${r.label}.
+  // Soft-deletes ${r.aLabel}.
   rpc Delete${r.one}(Delete${r.one}Request) returns (Delete${r.one}Response);
   // Lists live ${r.labels} through the shared list query.
   rpc List${r.many}(List${r.many}Request) returns (List${r.many}Response);
@@ -53,7 +53,7 @@ service ${r.many}Service {
   rpc BatchGet${r.many}(BatchGet${r.many}Request) returns (BatchGet${r.many}Response);
 }
 
-// A ${r.label} as the API shows it.
+// ${r.aLabel[0].toUpperCase()}${r.aLabel.slice(1)} as the API shows it.
 message ${r.one} {
   // The record id (\`_id\` in the REST API).
   string id = 1;
@@ -68,7 +68,7 @@ message ${r.one} {
   optional string created_by_name = 7;
 }
 
-// The writable fields of a ${r.label} (create and replace).
+// The writable fields of ${r.aLabel} (create and replace).
 message ${r.one}Input {
   string code = 1;
   map<string, string> name = 2;
@@ -154,7 +154,7 @@ export const entityTs = (r: ResourceNames) => `import { Entity, Index } from 'ty
 import { SearchableRecordEntity, declaredEntity } from '@pim/records';
 import { ${r.one} } from '@pim/resources';
 
-/** A ${r.label}: the declared fields (\`${r.one}\` in @pim/resources) and the common record columns. */
+/** ${r.aLabel[0].toUpperCase()}${r.aLabel.slice(1)}: the declared fields (\`${r.one}\` in @pim/resources) and the common record columns. */
 @Entity({ name: '${r.collection}' })
 @Index('UQ_${r.collection}_code_live', ['code'], { unique: true, where: 'deleted = false' })
 @Index('IDX_${r.collection}_created_at', ['created_at', '_id'])

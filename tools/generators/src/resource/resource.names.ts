@@ -9,6 +9,8 @@ export interface ResourceNames {
   /** In words: `users group` / `users groups`. */
   label: string;
   labels: string;
+  /** The label with its article: `a users group`, `an order`. */
+  aLabel: string;
   /** Code names: `UsersGroup` / `UsersGroups` (messages, services, the declaration). */
   one: string;
   many: string;
@@ -30,6 +32,7 @@ export function resourceNames(collection: string, app?: string): ResourceNames {
     collection,
     label: info.label,
     labels: info.labels,
+    aLabel: `${/^[aeiou]/.test(info.label) ? 'an' : 'a'} ${info.label}`,
     one,
     many,
     manyCamel: lower(many),

@@ -1,0 +1,4 @@
+import { runApp } from '@pim/app';
+import { ordersApp } from './app';
+
+void runApp(ordersApp);

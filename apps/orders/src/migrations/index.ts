@@ -1,0 +1,5 @@
+import { CreateOrders1795554110078 } from './1795554110078-create-orders';
+import { CreateOrdersTable1795554119239 } from './1795554119239-create-orders-table';
+
+/** Every migration of the orders schema, oldest first. */
+export const migrations = [CreateOrders1795554110078, CreateOrdersTable1795554119239];
