@@ -6219,7 +6219,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             final_status_at?: string;
-            /** @description Minutes from placed_at to the last move */
+            /**
+             * Format: int32
+             * @description Minutes from placed_at to the last move
+             */
             elapsed_time?: number;
             status_code?: string;
             /**
@@ -6456,7 +6459,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             at: string;
-            /** @description Minutes since placed_at */
+            /**
+             * Format: int32
+             * @description Minutes since placed_at
+             */
             elapsed_time: number;
         };
         /** @description Who did it (the API key’s user), when known */

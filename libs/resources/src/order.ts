@@ -44,7 +44,8 @@ const channelSchema = z
 
 const coordinates = z
   .array(z.number().min(-180).max(180))
-  .length(2, 'must be two numbers: longitude and latitude')
+  .min(2, 'must be two numbers: longitude and latitude')
+  .max(2, 'must be two numbers: longitude and latitude')
   .meta({ description: '[longitude, latitude] in degrees', example: [-46.6333, -23.5505] });
 
 const addressSchema = z
@@ -125,6 +126,7 @@ const paymentSchema = z
     amount: money,
     currency: z
       .string()
+      .max(3)
       .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code')
       .optional()
       .meta({ example: 'BRL' }),
@@ -184,7 +186,7 @@ const trackingSchema = z
     comment: optionalText(2_000),
     actor: actorSchema,
     at: dateTimeSchema,
-    elapsed_time: z.number().int().min(0).max(1e9).meta({ description: 'Minutes since placed_at' }),
+    elapsed_time: z.number().int().min(0).max(1e9).meta({ format: 'int32', description: 'Minutes since placed_at' }),
   })
   .meta({ id: 'OrderTracking', description: 'A move of the order between statuses' });
 
@@ -230,7 +232,12 @@ export const Order = defineResource({
     final_status_at: computedDate('When it reached a final status'),
     elapsed_time: field.computed(
       'number',
-      z.number().int().min(0).max(1e9).meta({ description: 'Minutes from placed_at to the last move' }),
+      z
+        .number()
+        .int()
+        .min(0)
+        .max(1e9)
+        .meta({ format: 'int32', description: 'Minutes from placed_at to the last move' }),
     ),
     status_code: field.computed('string', text(100)).filterable(),
     status_updated_at: computedDate('When its status last changed'),
