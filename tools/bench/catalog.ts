@@ -17,6 +17,7 @@ import { Agent, request } from 'undici';
 import { createTestDatabase, createTestStream } from '@pim/testing';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 import { startPlatform, type RunningPlatform } from '../start';
+import { percentile, pool, sectionOf, withSection } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -110,49 +111,11 @@ const TYPES: { type: string; config?: Record<string, unknown>; value: (n: number
   { type: 'file', value: (n) => `https://cdn.example.com/docs/${n}.pdf` },
 ];
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-/** Runs fn for up to `total` calls and `ms` milliseconds with `concurrency` in flight; returns calls done and elapsed ms. */
-async function pool(
-  total: number,
-  ms: number,
-  concurrency: number,
-  fn: (i: number) => Promise<void>,
-): Promise<{ done: number; elapsed: number }> {
-  let next = 0;
-  let done = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= total || performance.now() - started > ms) return;
-        await fn(i);
-        done += 1;
-      }
-    }),
-  );
-  return { done, elapsed: performance.now() - started };
-}
-
 /** Replaces (or appends) the "## Catalog" section of docs/benchmarks.md, keeping the rest. */
-export function withCatalogSection(doc: string, section: string): string {
-  const start = doc.indexOf('\n## Catalog');
-  if (start < 0) return `${doc.trimEnd()}\n\n${section}`;
-  const rest = doc.indexOf('\n## ', start + 1);
-  return `${doc.slice(0, start).trimEnd()}\n\n${section.trimEnd()}\n${rest < 0 ? '' : doc.slice(rest)}`;
-}
+export const withCatalogSection = (doc: string, section: string): string => withSection(doc, 'Catalog', section);
 
 /** The "## Catalog" section of a benchmarks document, or '' (so other benchmarks keep it when they rewrite the file). */
-export function catalogSectionOf(doc: string): string {
-  const start = doc.indexOf('\n## Catalog');
-  if (start < 0) return '';
-  const rest = doc.indexOf('\n## ', start + 1);
-  return `\n${doc.slice(start + 1, rest < 0 ? undefined : rest).trimEnd()}\n`;
-}
+export const catalogSectionOf = (doc: string): string => sectionOf(doc, 'Catalog');
 
 /** The catalog benchmark; resolves when done (exit code 1 on failure). */
 export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }): Promise<void> {

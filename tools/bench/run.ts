@@ -8,7 +8,8 @@
 // (the last conservation section of docs/benchmarks.md is kept). Environment: BENCH_MARKS=1 prints
 // the drain's timestamps and the worker's queue metrics; BENCH_WORKER_NODE_OPTIONS is the worker's
 // NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
-// `npm run bench -- catalog` runs the catalog benchmark (tools/bench/catalog.ts) instead.
+// `npm run bench -- catalog` runs the catalog benchmark (tools/bench/catalog.ts) instead, and
+// `npm run bench -- orders` the orders benchmark (tools/bench/orders.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, tmpdir, type as osType } from 'node:os';
@@ -28,6 +29,8 @@ import { findNatsServer } from '../start/nats';
 import { freePort } from '../start/ports';
 import { runConservation, type ConservationReport } from './conservation';
 import { catalogSectionOf, runCatalogBench } from './catalog';
+import { runOrdersBench } from './orders';
+import { sectionOf as benchSectionOf } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
 const args = new Set(process.argv.slice(2));
@@ -518,8 +521,8 @@ async function main(): Promise<void> {
       metricsText,
     });
     if (!args.has('--no-write')) {
-      // The catalog benchmark's section is kept: each benchmark rewrites only its own part.
-      const kept = catalogSectionOf(doc);
+      // The catalog and orders benchmarks' sections are kept: each benchmark rewrites only its own part.
+      const kept = `${catalogSectionOf(doc)}${benchSectionOf(doc, 'Orders')}`;
       writeFileSync(docPath, `${report.trimEnd()}\n${kept}`);
       say('written to docs/benchmarks.md');
     } else {
@@ -682,4 +685,5 @@ a NATS server started by the run were SIGKILLed and restarted at random moments
 }
 
 if (args.has('catalog')) void runCatalogBench({ write: !args.has('--no-write') });
+else if (args.has('orders')) void runOrdersBench({ write: !args.has('--no-write') });
 else void main();

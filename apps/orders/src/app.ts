@@ -8,7 +8,7 @@ import { orderRecord } from './order/order.resource';
 import { ordersGrpc } from './order/order.grpc';
 import { OrderActions } from './order/order.actions';
 import { OrderBulkUpsert } from './order/order.bulk';
-import { workflowsLink } from './links/workflows.link';
+import { onceEach, workflowsLink } from './links/workflows.link';
 
 /** The orders app as the bootstrap runs it: orders on the record engine, their moves, appends and bulk upsert. */
 export const ordersApp: AppSpec<OrdersConfig> = {
@@ -23,7 +23,14 @@ export const ordersApp: AppSpec<OrdersConfig> = {
     const workflows = workflowsLink(config.WORKFLOW_GRPC_URL);
     const orders = new RecordService(ds, orderRecord(workflows), ORDERS_STORE);
     return {
-      services: [ordersGrpc(orders, new OrderActions(orders, ds), new OrderBulkUpsert(orders), logger)],
+      services: [
+        ordersGrpc(
+          orders,
+          new OrderActions(orders, ds),
+          new OrderBulkUpsert(() => new RecordService(ds, orderRecord(onceEach(workflows)), ORDERS_STORE)),
+          logger,
+        ),
+      ],
       close: [() => workflows.close()],
     };
   },

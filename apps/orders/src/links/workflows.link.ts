@@ -38,3 +38,26 @@ export function workflowsLink(address: string): WorkflowsLink {
     close: () => client?.close(),
   };
 }
+
+/**
+ * The same link answering each question once: for the span of one request (a bulk upsert names the
+ * same workflow a thousand times), never longer, so an order still copies the workflow as it is.
+ */
+export function onceEach(link: WorkflowsLink): WorkflowsLink {
+  const answers = new Map<string, Promise<WorkflowView | undefined>>();
+  const once = (key: string, ask: () => Promise<WorkflowView | undefined>) => {
+    let answer = answers.get(key);
+    if (!answer) {
+      answer = ask();
+      answers.set(key, answer);
+      // A failed question (the workflow app did not answer) is asked again by the next item.
+      answer.catch(() => answers.delete(key));
+    }
+    return answer;
+  };
+  return {
+    find: (by) => once(`find:${by.id ?? ''}:${by.code ?? ''}`, () => link.find(by)),
+    defaultOne: () => once('default', () => link.defaultOne()),
+    close: () => undefined,
+  };
+}

@@ -8,14 +8,16 @@ const IN_FLIGHT = 8;
 
 /**
  * Bulk upsert of orders by `code`, the way channels push them: each item is an upsert of the
- * record engine in its own transaction (created with its workflow and first status, or its fields
+ * record engine in its own transaction (the workflows it names read once per call) (created with its workflow and first status, or its fields
  * written onto the live order of that code), so a bad item fails alone with its error object and
  * the others are stored. Results come back in the items' order.
  */
 export class OrderBulkUpsert {
-  constructor(private readonly service: RecordService<OrderEntity, OrderView, OrderInput>) {}
+  /** A fresh orders service per call (over a workflows link that answers each question once per call). */
+  constructor(private readonly serviceFor: () => RecordService<OrderEntity, OrderView, OrderInput>) {}
 
   async upsert(items: unknown[]): Promise<BulkItemResult[]> {
+    const service = this.serviceFor();
     if (!Array.isArray(items) || items.length === 0 || items.length > BULK_MAX_ITEMS) {
       throw new ValidationError(`A bulk upsert takes 1 to ${BULK_MAX_ITEMS} orders`, {
         details: [{ field: 'items', message: `must hold 1 to ${BULK_MAX_ITEMS} orders` }],
@@ -34,7 +36,7 @@ export class OrderBulkUpsert {
       const item = items[index];
       const code = typeof (item as { code?: unknown })?.code === 'string' ? (item as { code: string }).code : undefined;
       try {
-        const { view, created } = await this.service.upsert(item);
+        const { view, created } = await service.upsert(item);
         results[index] = { index, code: view.code, _id: view._id, status: created ? 'created' : 'updated' };
       } catch (err) {
         // Links unwritten: the gateway writes its paths into them.

@@ -193,7 +193,7 @@ describe('orders (real Postgres, real workflow app)', () => {
 
   it('bulk upserts by code: one result per item, a bad item fails alone', async () => {
     const first = order();
-    const results = await new OrderBulkUpsert(orders).upsert([
+    const results = await new OrderBulkUpsert(() => orders).upsert([
       first,
       order({ items_count: -1 }),
       order({ customer: { email: 'not an email' } }),

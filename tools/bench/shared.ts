@@ -1,0 +1,47 @@
+// What the benchmarks share: percentiles, a bounded pool of calls, and their sections of
+// docs/benchmarks.md (each benchmark rewrites only its own "## <title>" section).
+
+/** The p-th percentile of sorted numbers (nearest rank). */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Runs fn for up to `total` calls and `ms` milliseconds with `concurrency` in flight; returns calls done and elapsed ms. */
+export async function pool(
+  total: number,
+  ms: number,
+  concurrency: number,
+  fn: (i: number) => Promise<void>,
+): Promise<{ done: number; elapsed: number }> {
+  let next = 0;
+  let done = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total || performance.now() - started > ms) return;
+        await fn(i);
+        done += 1;
+      }
+    }),
+  );
+  return { done, elapsed: performance.now() - started };
+}
+
+/** Replaces (or appends) the "## <title>" section of a benchmarks document, keeping the rest. */
+export function withSection(doc: string, title: string, section: string): string {
+  const start = doc.indexOf(`\n## ${title}`);
+  if (start < 0) return `${doc.trimEnd()}\n\n${section}`;
+  const rest = doc.indexOf('\n## ', start + 1);
+  return `${doc.slice(0, start).trimEnd()}\n\n${section.trimEnd()}\n${rest < 0 ? '' : doc.slice(rest)}`;
+}
+
+/** The "## <title>" section of a benchmarks document, or '' (so other benchmarks keep it when they rewrite the file). */
+export function sectionOf(doc: string, title: string): string {
+  const start = doc.indexOf(`\n## ${title}`);
+  if (start < 0) return '';
+  const rest = doc.indexOf('\n## ', start + 1);
+  return `\n${doc.slice(start + 1, rest < 0 ? undefined : rest).trimEnd()}\n`;
+}
