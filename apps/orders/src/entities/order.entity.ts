@@ -15,6 +15,7 @@ import { Order } from '@pim/resources';
 @Index('IDX_orders_status_code', ['status_code'], { where: 'deleted = false' })
 // Open orders by the earliest of their two due dates: `overdue=true|false` (an expression index, in the migration).
 @Index('IDX_orders_overdue', { synchronize: false })
+@Index('IDX_orders_channel_overdue', { synchronize: false })
 @Index('IDX_orders_workflow_id', ['workflow_id'], { where: 'deleted = false AND final_status_type IS NULL' })
 export class OrderEntity extends declaredEntity(Order, SearchableRecordEntity) {
   /** `customer.email`: what the `customer.email` filter compares. */

@@ -1,5 +1,10 @@
 import { CreateOrders1795554110078 } from './1795554110078-create-orders';
 import { CreateOrdersTable1795554119239 } from './1795554119239-create-orders-table';
+import { OrdersChannelOverdue1795560600000 } from './1795560600000-orders-channel-overdue';
 
 /** Every migration of the orders schema, oldest first. */
-export const migrations = [CreateOrders1795554110078, CreateOrdersTable1795554119239];
+export const migrations = [
+  CreateOrders1795554110078,
+  CreateOrdersTable1795554119239,
+  OrdersChannelOverdue1795560600000,
+];
