@@ -362,5 +362,12 @@ list is requested ${LIST_CALLS} times one at a time after 20 warm-up requests, w
 Moves take fresh orders from \`new\` to \`picked\`; the baseline does the row lock, the row update and
 the two outbox rows of a move over one pg pool in the bench process, without validation, HTTP or
 gRPC.
+
+What bounds them: the bulk upsert runs each item as an upsert of the record engine in its own
+transaction (eight at a time; validation, the workflow copy, the first status, the rendering and
+the event per item), so it costs about a thousand round trips where COPY costs one; a set-based
+path like the products' (one COPY for the batch and one for its events) is what would reach the
+target. A move through the gateway adds HTTP, the API key and rate limit, gRPC, validation and the
+order's full view in two events to the baseline's row work.
 `;
 }
