@@ -16,8 +16,8 @@ import { Client } from 'pg';
 import { Agent, request } from 'undici';
 import { createTestDatabase, createTestStream } from '@pim/testing';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
-import { startPlatform, type RunningPlatform } from '../start';
-import { percentile, pool, sectionOf, withSection } from './shared';
+import type { RunningPlatform } from '../start';
+import { percentile, pool, sectionOf, startBenchPlatform, withSection } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -140,19 +140,7 @@ export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }
     await pg.connect();
     const postgres = ((await pg.query(`SHOW server_version`)).rows[0] as { server_version: string }).server_version;
     say(`machine: ${JSON.stringify({ ...machine, postgres })}; products: ${PRODUCTS}`);
-    platform = await startPlatform({
-      databaseUrl: db.url,
-      natsUrl: stream.url,
-      portBase: 'free',
-      env: {
-        PIM_EVENTS_STREAM: stream.name,
-        PIM_SUBJECT_PREFIX: stream.subjectPrefix,
-        LOG_LEVEL: 'warn',
-        PIM_BOOTSTRAP_API_KEY: adminKey,
-        RATE_LIMIT_PER_MINUTE: '1000000000',
-      },
-      log: (line) => logs.push(line),
-    });
+    platform = await startBenchPlatform(db, stream, adminKey, logs);
     const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');
     const auth = { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' };
     const call = async (

@@ -18,8 +18,8 @@ import { Agent, request } from 'undici';
 import { newId } from '@pim/ids';
 import { createTestDatabase, createTestStream } from '@pim/testing';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
-import { startPlatform, type RunningPlatform } from '../start';
-import { percentile, pool, withSection } from './shared';
+import type { RunningPlatform } from '../start';
+import { percentile, pool, startBenchPlatform, withSection } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -92,19 +92,7 @@ export async function runOrdersBench(opts: { write: boolean }): Promise<void> {
       postgres,
     };
     say(`machine: ${JSON.stringify(machine)}; orders: ${ORDERS}`);
-    platform = await startPlatform({
-      databaseUrl: db.url,
-      natsUrl: stream.url,
-      portBase: 'free',
-      env: {
-        PIM_EVENTS_STREAM: stream.name,
-        PIM_SUBJECT_PREFIX: stream.subjectPrefix,
-        LOG_LEVEL: 'warn',
-        PIM_BOOTSTRAP_API_KEY: adminKey,
-        RATE_LIMIT_PER_MINUTE: '1000000000',
-      },
-      log: (line) => logs.push(line),
-    });
+    platform = await startBenchPlatform(db, stream, adminKey, logs);
     const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');
     const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
       const r = await request(`${base}${path}`, {

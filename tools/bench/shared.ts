@@ -1,3 +1,5 @@
+import { startPlatform, type RunningPlatform } from '../start';
+
 // What the benchmarks share: percentiles, a bounded pool of calls, and their sections of
 // docs/benchmarks.md (each benchmark rewrites only its own "## <title>" section).
 
@@ -44,4 +46,29 @@ export function sectionOf(doc: string, title: string): string {
   if (start < 0) return '';
   const rest = doc.indexOf('\n## ', start + 1);
   return `\n${doc.slice(start + 1, rest < 0 ? undefined : rest).trimEnd()}\n`;
+}
+
+/**
+ * The whole platform as `npm start` runs it, on the bench's database and stream, with its
+ * bootstrap admin key and no rate limit in the way; the apps' lines go to `logs`.
+ */
+export function startBenchPlatform(
+  db: { url: string },
+  stream: { url: string; name: string; subjectPrefix: string },
+  adminKey: string,
+  logs: string[],
+): Promise<RunningPlatform> {
+  return startPlatform({
+    databaseUrl: db.url,
+    natsUrl: stream.url,
+    portBase: 'free',
+    env: {
+      PIM_EVENTS_STREAM: stream.name,
+      PIM_SUBJECT_PREFIX: stream.subjectPrefix,
+      LOG_LEVEL: 'warn',
+      PIM_BOOTSTRAP_API_KEY: adminKey,
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+    },
+    log: (line) => logs.push(line),
+  });
 }

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { recordEvent } from '@pim/events';
+import { z } from 'zod';
 import { ValidationError, fromZodError } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
@@ -7,10 +8,8 @@ import type { RecordService } from '@pim/records';
 import {
   orderInvoiceInputSchema,
   orderPaymentInputSchema,
-  type OrderComment,
   type OrderInput,
   type OrderInvoice,
-  type OrderPayment,
   type OrderView,
 } from '@pim/resources';
 import type { OrderEntity } from '../entities/order.entity';
@@ -24,6 +23,16 @@ const MAX_APPENDED = 100;
 
 /** The caller as the order records it. */
 const actor = () => currentContext()?.actor ?? {};
+
+const LABELS = { order_comments: 'comment', order_payments: 'payment', invoices: 'invoice' } as const;
+
+/** A comment as the order keeps it (its text as written: 1 to 10,000 characters). */
+const commentSchema = z.strictObject({
+  _id: z.string(),
+  text: z.string().min(1, 'must not be empty').max(10_000),
+  by: z.record(z.string(), z.string()),
+  at: z.string(),
+});
 
 /** A 400 when an order's list is full. */
 function full(list: string, max: number): ValidationError {
@@ -64,50 +73,46 @@ export class OrderActions {
 
   /** Appends a comment by the caller. */
   async comment(id: string, text: string, expectedVersion?: number) {
-    const body = text.trim();
-    if (body.length === 0 || body.length > 10_000)
-      throw new ValidationError('A comment needs 1 to 10,000 characters', {
-        details: [{ field: 'text', message: 'must be 1 to 10,000 characters' }],
-      });
-    return (
-      await this.service.mutate(id, expectedVersion, (order) => {
-        const comments = (order.order_comments ?? []) as OrderComment[];
-        if (comments.length >= MAX_COMMENTS) throw full('order_comments', MAX_COMMENTS);
-        const a = actor();
-        const by = { ...(a.user_id ? { user_id: a.user_id } : {}), ...(a.user_name ? { user_name: a.user_name } : {}) };
-        order.order_comments = [...comments, { _id: newId(), text: body, by, at: new Date().toISOString() }];
-      })
-    ).view;
+    const a = actor();
+    const by = { ...(a.user_id ? { user_id: a.user_id } : {}), ...(a.user_name ? { user_name: a.user_name } : {}) };
+    const comment = { _id: newId(), text: text.trim(), by, at: new Date().toISOString() };
+    return this.append(id, 'order_comments', MAX_COMMENTS, comment, commentSchema, expectedVersion);
   }
 
   /** Appends a payment. */
   async payment(id: string, raw: unknown, expectedVersion?: number) {
-    const parsed = orderPaymentInputSchema.safeParse(raw);
-    if (!parsed.success) throw fromZodError(parsed.error, { title: 'Invalid payment' });
-    return (
-      await this.service.mutate(id, expectedVersion, (order) => {
-        const payments = (order.order_payments ?? []) as OrderPayment[];
-        if (payments.length >= MAX_APPENDED) throw full('order_payments', MAX_APPENDED);
-        order.order_payments = [...payments, parsed.data];
-      })
-    ).view;
+    return this.append(id, 'order_payments', MAX_APPENDED, raw, orderPaymentInputSchema, expectedVersion);
   }
 
   /** Appends an invoice; the first one also gives the order its `invoice_number` when it has none. */
   async invoice(id: string, raw: unknown, expectedVersion?: number) {
-    const parsed = orderInvoiceInputSchema.safeParse(raw);
-    if (!parsed.success) throw fromZodError(parsed.error, { title: 'Invalid invoice' });
-    return (
-      await this.service.mutate(id, expectedVersion, (order) => {
-        const invoices = (order.invoices ?? []) as OrderInvoice[];
-        if (invoices.length >= MAX_APPENDED) throw full('invoices', MAX_APPENDED);
-        order.invoices = [...invoices, parsed.data];
-        if (!order.invoice_number) {
-          order.invoice_number = parsed.data.number;
-          order.search_text = [order.code, order.external_code, order.invoice_number].join('\n');
-        }
-      })
-    ).view;
+    return this.append(id, 'invoices', MAX_APPENDED, raw, orderInvoiceInputSchema, expectedVersion, (order, added) => {
+      if (order.invoice_number) return;
+      order.invoice_number = (added as OrderInvoice).number;
+      // The search text holds the searchable fields, one per line: code, external code, invoice number.
+      order.search_text = [order.code, order.external_code, order.invoice_number].join('\n');
+    });
+  }
+
+  /** Checks an element against its schema and appends it to one of the order's lists (at most `max`). */
+  private async append(
+    id: string,
+    list: 'order_comments' | 'order_payments' | 'invoices',
+    max: number,
+    raw: unknown,
+    schema: z.ZodType,
+    expectedVersion: number | undefined,
+    also?: (order: OrderEntity, added: unknown) => void,
+  ) {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw fromZodError(parsed.error, { title: `Invalid ${LABELS[list]}` });
+    const { view } = await this.service.mutate(id, expectedVersion, (order) => {
+      const items = (order[list] ?? []) as unknown[];
+      if (items.length >= max) throw full(list, max);
+      order[list] = [...items, parsed.data] as never;
+      also?.(order, parsed.data);
+    });
+    return view;
   }
 
   /** How many live orders that are not final follow a workflow. */
