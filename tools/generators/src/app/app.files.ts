@@ -95,7 +95,7 @@ import { dataSourceOptions } from './data-source';
 void migrateApp({ name: '${a.name}', dir: __dirname, config: readConfig, dataSource: dataSourceOptions });
 `;
 
-/** apps/<name>/src/migrations/<ts>-create-<name>.ts */
+/** apps/<name>/src/migrations/<ts>-create-<name>-schema.ts (named after the schema, so the migration of a resource named like the app does not clash with it) */
 export const firstMigrationTs = (a: AppFacts) => `import type { MigrationInterface, QueryRunner } from 'typeorm';
 import {
   OUTBOX_DOWN_SQL,
@@ -105,8 +105,8 @@ import {
 } from '@pim/events';
 
 /** The ${a.name} schema's first tables: the outbox its events wait in, and unaccent for \`_search\`. */
-export class Create${a.pascal}${a.migrationTs} implements MigrationInterface {
-  name = 'Create${a.pascal}${a.migrationTs}';
+export class Create${a.pascal}Schema${a.migrationTs} implements MigrationInterface {
+  name = 'Create${a.pascal}Schema${a.migrationTs}';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(\`CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public\`);
@@ -122,10 +122,10 @@ export class Create${a.pascal}${a.migrationTs} implements MigrationInterface {
 /** apps/<name>/src/migrations/index.ts */
 export const migrationsIndexTs = (
   a: AppFacts,
-) => `import { Create${a.pascal}${a.migrationTs} } from './${a.migrationTs}-create-${a.name}';
+) => `import { Create${a.pascal}Schema${a.migrationTs} } from './${a.migrationTs}-create-${a.name}-schema';
 
 /** Every migration of the ${a.schema} schema, oldest first. */
-export const migrations = [Create${a.pascal}${a.migrationTs}];
+export const migrations = [Create${a.pascal}Schema${a.migrationTs}];
 `;
 
 /** apps/<name>/src/app.int.spec.ts */

@@ -61,7 +61,7 @@ export default async function appGenerator(tree: Tree, options: AppGeneratorOpti
   tree.write(`${root}/src/app.ts`, files.appTs(a));
   tree.write(`${root}/src/main.ts`, files.mainTs(a));
   tree.write(`${root}/src/migrate.ts`, files.migrateTs(a));
-  tree.write(`${root}/src/migrations/${a.migrationTs}-create-${a.name}.ts`, files.firstMigrationTs(a));
+  tree.write(`${root}/src/migrations/${a.migrationTs}-create-${a.name}-schema.ts`, files.firstMigrationTs(a));
   tree.write(`${root}/src/migrations/index.ts`, files.migrationsIndexTs(a));
   tree.write(`${root}/src/app.int.spec.ts`, files.appSpecTs(a));
   tree.write(`protos/pim/${a.proto}/v1/${a.proto}.proto`, files.protoFile(a));

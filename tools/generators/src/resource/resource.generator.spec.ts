@@ -67,7 +67,7 @@ describe('resource generator', () => {
     );
     expect(text('apps/io-jobs/src/data-source.ts')).toMatch(/entities: \[ExportEntity, ImportEntity, OutboxEvent\]/);
     expect(text('apps/io-jobs/src/migrations/index.ts')).toMatch(
-      /export const migrations = \[CreateIoJobs\d+, CreateImports\d+, CreateExports\d+\];/,
+      /export const migrations = \[CreateIoJobsSchema\d+, CreateImports\d+, CreateExports\d+\];/,
     );
     expect(text('apps/gateway/src/routes/owners.ts')).toMatch(/OWNER_ROUTES: OwnerRoutes\[\] = \[[^\]]*ioJobsRoutes\]/);
     const routes = text('apps/gateway/src/routes/io-jobs.routes.ts');
