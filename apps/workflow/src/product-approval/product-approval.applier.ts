@@ -96,8 +96,10 @@ export class ProductApprovalApplier extends NotifiedLoop {
     const record = await this.opts.dataSource.manager.findOne(this.service.resource.entity, {
       where: { _id: id, deleted: false },
     });
-    if (!record || (record.application as ProductApprovalApplication | null)?.status !== 'pending') {
-      return { status: 'applied', view: await this.service.get(id) };
+    const recorded = (record?.application as ProductApprovalApplication | null)?.status;
+    if (!record || recorded !== 'pending') {
+      // Another call recorded the outcome first: answer that one.
+      return { status: recorded === 'failed' ? 'failed' : 'applied', view: await this.service.get(id) };
     }
     let applied: pb.ApplyProductChangesResponse;
     try {
