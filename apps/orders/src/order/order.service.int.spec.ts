@@ -206,4 +206,18 @@ describe('orders (real Postgres, real workflow app)', () => {
     expect(results[3].error?.details?.map((d) => d.field)).toEqual(['customer.address.coordinates']);
     expect((await orders.get(results[0]._id!)).items_count).toBe(7);
   });
+
+  it('refuses moves and appends on a deleted order, an empty comment and a stale If-Match', async () => {
+    const created = await orders.create(order());
+    const stale = await rejection(actions.move(created._id, 'picked', undefined, created.version + 1));
+    expect(stale.status).toBe(412);
+    expect(await rejection(actions.comment(created._id, '   '))).toBeInstanceOf(ValidationError);
+    await orders.remove(created._id);
+    const gone = await rejection(actions.move(created._id, 'picked', undefined));
+    expect(gone.status).toBe(404);
+    expect((await rejection(actions.payment(created._id, { method: 'pix', amount: 1, status: 'paid' }))).status).toBe(
+      404,
+    );
+    expect((await events(created._id)).map((e) => e.type)).toEqual(['orders.created', 'orders.deleted']);
+  });
 });

@@ -226,4 +226,31 @@ describe('product approvals (real Postgres, real catalog)', () => {
     expect(missing.message).toContain('No product');
     expect((await approvals.get(gone._id)).application).toMatchObject({ status: 'failed', error: { code: 404 } });
   });
+
+  it('changes a proposal before the first decision, deletes a pending one, refuses a stale If-Match', async () => {
+    await twoSteps();
+    const [kit, part] = await Promise.all([catalog.newProduct('kit'), catalog.newProduct()]);
+    const later = await ctx.newApproval({ default: false, included_products: [kit.id] });
+    const created = await approvals.create({ product_id: kit.id, kit_products: [{ id: part.id, quantity: 1 }] });
+    expect(created.workflow_approval_id).toBe(later._id);
+    const patched = await approvals.patch(created._id, { kit_products: [{ id: part.id, quantity: 4 }] });
+    expect(patched).toMatchObject({ version: 2, kit_products: [{ id: part.id, quantity: 4 }], status: 'pending' });
+    const stale = await rejection(as(ANA, () => decisions.approve(created._id, undefined, 1)));
+    expect(stale.status).toBe(412);
+    const listed = await approvals.list({
+      page: 1,
+      limit: 10,
+      skip: 0,
+      sort: [],
+      filters: [{ field: 'status', op: 'eq', values: ['pending'] }],
+      expand: [],
+    });
+    expect(listed.data.map((a) => a._id)).toEqual([created._id]);
+    await approvals.remove(created._id);
+    expect((await ctx.events()).filter((e) => e.id === created._id).map((e) => e.type)).toEqual([
+      'product_approvals.created',
+      'product_approvals.updated',
+      'product_approvals.deleted',
+    ]);
+  });
 });
