@@ -1,0 +1,2 @@
+export { LocalFileStorage } from './local';
+export { checkKey, type FileStorage, type StoredFile } from './storage';
