@@ -12,6 +12,7 @@ import { ProductEntity } from './entities/product.entity';
 import { ProductRelationEntity } from './entities/relation.entity';
 import { CompletenessJobEntity } from './entities/completeness-job.entity';
 import { AppliedChangeEntity } from './entities/applied-change.entity';
+import { AppliedBatchEntity } from './entities/applied-batch.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -35,6 +36,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       ProductRelationEntity,
       CompletenessJobEntity,
       AppliedChangeEntity,
+      AppliedBatchEntity,
       OutboxEvent,
     ],
     migrations,

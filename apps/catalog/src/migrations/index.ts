@@ -7,6 +7,7 @@ import { ProductRenderedView1765238400000 } from './1765238400000-product-render
 import { OutboxEnvelopeJson1765238400001 } from './1765238400001-outbox-envelope-json';
 import { CompletenessJobs1765324800000 } from './1765324800000-completeness-jobs';
 import { AppliedChanges1795560000000 } from './1795560000000-applied-changes';
+import { AppliedBatches1795570000000 } from './1795570000000-applied-batches';
 
 /** Every migration of the catalog schema, oldest first. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   OutboxEnvelopeJson1765238400001,
   CompletenessJobs1765324800000,
   AppliedChanges1795560000000,
+  AppliedBatches1795570000000,
 ];

@@ -48,6 +48,7 @@ describe('catalog migrations', () => {
         ).map((r: { table_name: string }) => r.table_name);
       expect(await tables()).toEqual(
         [
+          'applied_batches',
           'applied_changes',
           'attribute_groups',
           'attribute_options',

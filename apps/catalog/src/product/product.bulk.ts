@@ -17,10 +17,15 @@ import { ProductEntity } from '../entities/product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
 import { loadWorld } from './product.world';
 import { liveProductsByCodeForUpdate, writeProductBatch } from '../repositories/products.repository';
+import { batchResults, forgetBatches, recordBatch, takeBatch } from '../repositories/applied-batches.repository';
 import { CODE_LOCK, productColumns, productProblemsError } from './product.resource';
 
 const ATTEMPTS = 3;
 const DEADLOCK = '40P01';
+/** How long a batch id is remembered: far longer than any import takes to resume after a crash. */
+export const BATCH_RETENTION_MS = 7 * 24 * 3_600_000;
+/** Every this many batches, a replica forgets expired ones (a bounded delete, never a scan of all). */
+const FORGET_EVERY = 100;
 
 /** The error of an item as its result carries it: links unwritten, for the gateway to write its paths. */
 const itemError = (err: { toWire(): WireErrorObject }) => err.toWire();
@@ -38,13 +43,19 @@ interface Pending {
  * commit together.
  */
 export class ProductBulkUpsert {
+  private batches = 0;
+
   constructor(
     private readonly ds: DataSource,
     private readonly products: RecordService<ProductEntity, ProductView, ProductInput>,
   ) {}
 
-  /** One result per item, in the order given. */
-  async upsert(items: unknown[]): Promise<BulkItemResult[]> {
+  /**
+   * One result per item, in the order given. With a `batchId` the call is safe to resend: the
+   * first one writes and records each item's outcome in the same transaction; a later one with
+   * the same id writes nothing and answers the recorded outcomes (statuses and errors, no ids).
+   */
+  async upsert(items: unknown[], batchId?: string): Promise<BulkItemResult[]> {
     if (items.length > BULK_MAX_ITEMS) {
       throw new ValidationError(`At most ${BULK_MAX_ITEMS} products can be upserted at once, got ${items.length}`, {
         title: 'Too many items',
@@ -83,16 +94,50 @@ export class ProductBulkUpsert {
       firstAt.set(parsed.data.code, index);
       pending.push({ index, input: parsed.data });
     });
+    if (batchId !== undefined) return this.writeOnce(batchId, items, results, pending);
     if (pending.length > 0) {
-      for (const r of await this.write(pending)) results[r.index] = r;
+      for (const r of await this.write((m) => this.writeIn(m, pending))) results[r.index] = r;
     }
     return results;
   }
 
-  private async write(pending: Pending[]): Promise<BulkItemResult[]> {
+  /** The batch written under its id, or the outcomes recorded when that id was applied before. */
+  private async writeOnce(
+    batchId: string,
+    items: unknown[],
+    results: BulkItemResult[],
+    pending: Pending[],
+  ): Promise<BulkItemResult[]> {
+    const answer = await this.write(async (m) => {
+      if (!(await takeBatch(m, batchId))) {
+        return (await batchResults(m, batchId)).map((r, index) => {
+          const code = (items[index] as { code?: unknown } | null)?.code;
+          return {
+            index,
+            ...(typeof code === 'string' ? { code } : {}),
+            status: r.status,
+            ...(r.error !== undefined ? { error: r.error } : {}),
+          } as BulkItemResult;
+        });
+      }
+      const written = [...results];
+      if (pending.length > 0) for (const r of await this.writeIn(m, pending)) written[r.index] = r;
+      await recordBatch(
+        m,
+        batchId,
+        written.map((r) => ({ status: r.status, ...(r.error !== undefined ? { error: r.error } : {}) })),
+      );
+      return written;
+    });
+    if (++this.batches % FORGET_EVERY === 0)
+      await forgetBatches(this.ds.manager, new Date(Date.now() - BATCH_RETENTION_MS), 10_000);
+    return answer;
+  }
+
+  private async write<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.ds.transaction((m) => this.writeIn(m, pending));
+        return await this.ds.transaction(work);
       } catch (err) {
         const code =
           (err as { driverError?: { code?: string }; code?: string })?.driverError?.code ??

@@ -92,7 +92,7 @@ export function productsGrpc(
       changes.apply(req),
     ),
     bulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: pb.BulkUpsertProductsRequest) => ({
-      data: (await bulk.upsert(bulkItemsOf(req))).map(({ _id, ...r }) => ({
+      data: (await bulk.upsert(bulkItemsOf(req), req.batch_id || undefined)).map(({ _id, ...r }) => ({
         ...r,
         ...(_id !== undefined ? { id: _id } : {}),
       })),

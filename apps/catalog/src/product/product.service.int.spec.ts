@@ -486,5 +486,33 @@ describe('products (real Postgres)', () => {
         { field: 'attributes.ean', message: 'must be unique: product \'b\' earlier in the batch holds "2"' },
       ]);
     });
+
+    it('applies a batch sent under an id once: resent (also at the same time), it writes nothing and answers the same outcomes', async () => {
+      const items = [
+        { code: 'once-a', name: { en: 'A' }, type: 'simple' },
+        { code: 'once-b', type: 'simple' },
+        { code: 'once-c', name: { en: 'C' }, type: 'simple' },
+      ];
+      const [first, second, third] = await Promise.all([
+        ctx.services.productBulk.upsert(items, 'imp-1:2'),
+        ctx.services.productBulk.upsert(items, 'imp-1:2'),
+        ctx.services.productBulk.upsert(items, 'imp-1:2'),
+      ]);
+      const statuses = (rs: { status: string }[]) => rs.map((r) => r.status);
+      expect(statuses(first)).toEqual(['created', 'failed', 'created']);
+      expect(statuses(second)).toEqual(statuses(first));
+      expect(statuses(third)).toEqual(statuses(first));
+      expect(second[1]).toMatchObject({ index: 1, code: 'once-b', error: { code: 400, details: [{ field: 'name' }] } });
+      const events = await ctx.events();
+      expect(events.filter((e) => e.type.startsWith('products.'))).toHaveLength(2);
+      const [{ n }] = await ctx.ds.query(`SELECT count(*)::int AS n FROM catalog.products WHERE code LIKE 'once-%'`);
+      expect(n).toBe(2);
+      // Another id is another batch: written again, as updates.
+      expect(statuses(await ctx.services.productBulk.upsert(items, 'imp-1:5'))).toEqual([
+        'updated',
+        'failed',
+        'updated',
+      ]);
+    });
   });
 });

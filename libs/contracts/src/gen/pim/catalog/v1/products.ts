@@ -225,6 +225,12 @@ export interface BulkUpsertProductsRequest {
    * the gateway uses it). When set, `items` must be empty.
    */
   items_json: Buffer;
+  /**
+   * Makes the call safe to resend (an import's batch after a crash): the first call with this id
+   * writes and records each item's outcome in the same transaction; a later one writes nothing and
+   * answers the recorded outcomes (without ids). Kept seven days.
+   */
+  batch_id?: string | undefined;
 }
 
 /** One item's outcome. */
@@ -3340,7 +3346,7 @@ export const BatchGetProductsResponse: MessageFns<BatchGetProductsResponse> = {
 };
 
 function createBaseBulkUpsertProductsRequest(): BulkUpsertProductsRequest {
-  return { items: [], items_json: Buffer.alloc(0) };
+  return { items: [], items_json: Buffer.alloc(0), batch_id: undefined };
 }
 
 export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = {
@@ -3350,6 +3356,9 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
     }
     if (message.items_json.length !== 0) {
       writer.uint32(18).bytes(message.items_json);
+    }
+    if (message.batch_id !== undefined) {
+      writer.uint32(26).string(message.batch_id);
     }
     return writer;
   },
@@ -3383,6 +3392,14 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
             message.items_json = Buffer.from(reader.bytes());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.batch_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3403,6 +3420,11 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
         : isSet(object.items_json)
         ? Buffer.from(bytesFromBase64(object.items_json))
         : Buffer.alloc(0),
+      batch_id: isSet(object.batchId)
+        ? globalThis.String(object.batchId)
+        : isSet(object.batch_id)
+        ? globalThis.String(object.batch_id)
+        : undefined,
     };
   },
 
@@ -3414,6 +3436,9 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
     if (message.items_json.length !== 0) {
       obj.itemsJson = base64FromBytes(message.items_json);
     }
+    if (message.batch_id !== undefined) {
+      obj.batchId = message.batch_id;
+    }
     return obj;
   },
 
@@ -3424,6 +3449,7 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
     const message = createBaseBulkUpsertProductsRequest();
     message.items = object.items?.map((e) => e) || [];
     message.items_json = object.items_json ?? Buffer.alloc(0);
+    message.batch_id = object.batch_id ?? undefined;
     return message;
   },
 };
