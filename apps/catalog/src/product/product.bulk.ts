@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { z } from 'zod';
 import { ValidationError, fromZodError, type WireErrorObject } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
@@ -33,7 +34,24 @@ const itemError = (err: { toWire(): WireErrorObject }) => err.toWire();
 interface Pending {
   index: number;
   input: ProductInput;
+  /** In a merge: the item as given, checked once merged onto the stored product. */
+  raw?: Record<string, unknown>;
 }
+
+/** How a bulk upsert treats a product that exists. */
+export interface BulkOptions {
+  /** Makes the call safe to resend: see `upsert`. */
+  batchId?: string;
+  /**
+   * Fields the item omits keep their stored values and `attributes` are merged key by key (an
+   * import's row sets the columns it maps, nothing else); by default an item is the whole product.
+   */
+  merge?: boolean;
+}
+
+const WRITABLE = Object.keys(productSchemas.input.shape);
+/** What a merged item must have before it meets its stored product: its code. */
+const mergeItemSchema = z.looseObject({ code: productSchemas.input.shape.code });
 
 /**
  * Bulk upsert by `code` (docs/platform/rules.md: REST shape), set based: the whole batch's records, attributes,
@@ -55,7 +73,8 @@ export class ProductBulkUpsert {
    * first one writes and records each item's outcome in the same transaction; a later one with
    * the same id writes nothing and answers the recorded outcomes (statuses and errors, no ids).
    */
-  async upsert(items: unknown[], batchId?: string): Promise<BulkItemResult[]> {
+  async upsert(items: unknown[], opts: BulkOptions = {}): Promise<BulkItemResult[]> {
+    const { batchId } = opts;
     if (items.length > BULK_MAX_ITEMS) {
       throw new ValidationError(`At most ${BULK_MAX_ITEMS} products can be upserted at once, got ${items.length}`, {
         title: 'Too many items',
@@ -67,7 +86,8 @@ export class ProductBulkUpsert {
     const pending: Pending[] = [];
     const firstAt = new Map<string, number>();
     items.forEach((raw, index) => {
-      const parsed = productSchemas.input.safeParse(raw);
+      // A merge checks the item once merged onto the stored product; only its code is needed now.
+      const parsed = opts.merge ? mergeItemSchema.safeParse(raw) : productSchemas.input.safeParse(raw);
       const code = typeof (raw as { code?: unknown })?.code === 'string' ? (raw as { code: string }).code : undefined;
       if (!parsed.success) {
         results[index] = {
@@ -92,7 +112,11 @@ export class ProductBulkUpsert {
         return;
       }
       firstAt.set(parsed.data.code, index);
-      pending.push({ index, input: parsed.data });
+      pending.push({
+        index,
+        input: parsed.data as ProductInput,
+        ...(opts.merge ? { raw: raw as Record<string, unknown> } : {}),
+      });
     });
     if (batchId !== undefined) return this.writeOnce(batchId, items, results, pending);
     if (pending.length > 0) {
@@ -134,6 +158,20 @@ export class ProductBulkUpsert {
     return answer;
   }
 
+  /** A stored product with the fields an item gave written onto it, attributes merged by key; checked again as a whole. */
+  private mergeOnto(
+    prev: ProductEntity | undefined,
+    given: Record<string, unknown>,
+  ): { ok: true; input: ProductInput } | { ok: false; error: ValidationError } {
+    const stored = prev ? (this.products.toView(prev) as unknown as Record<string, unknown>) : {};
+    const base = Object.fromEntries(WRITABLE.filter((k) => stored[k] !== undefined).map((k) => [k, stored[k]]));
+    const attributes = { ...(base.attributes as object), ...((given.attributes as object) ?? {}) };
+    const parsed = productSchemas.input.safeParse({ ...base, ...given, attributes });
+    return parsed.success
+      ? { ok: true, input: parsed.data }
+      : { ok: false, error: fromZodError(parsed.error, { title: 'Invalid product' }) };
+  }
+
   private async write<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -156,9 +194,15 @@ export class ProductBulkUpsert {
     const prevByCode = new Map(existing.map((p) => [p.code, p]));
     const now = new Date();
     const actor = currentContext()?.actor?.user_name ?? null;
-    const drafts = pending.map(({ input }) => {
-      const prev = prevByCode.get(input.code);
-      const next = Object.assign(new ProductEntity(), prev ?? {}, productColumns(input));
+    const merged: BulkItemResult[] = [];
+    const drafts = pending.flatMap(({ index, input: given, raw }) => {
+      const prev = prevByCode.get(given.code);
+      const input = raw ? this.mergeOnto(prev, raw) : { ok: true as const, input: given };
+      if (!input.ok) {
+        merged.push({ index, code: given.code, status: 'failed', error: itemError(input.error) });
+        return [];
+      }
+      const next = Object.assign(new ProductEntity(), prev ?? {}, productColumns(input.input));
       if (prev) {
         next.version = prev.version + 1;
       } else {
@@ -173,15 +217,17 @@ export class ProductBulkUpsert {
         });
       }
       next.updated_at = now;
-      return next;
+      return [{ next, index }];
     });
 
-    const world = await loadWorld(m, drafts);
+    const world = await loadWorld(
+      m,
+      drafts.map((d) => d.next),
+    );
     const claims: BatchClaims = new Map();
-    const results: BulkItemResult[] = [];
+    const results: BulkItemResult[] = merged;
     const good: { entity: ProductEntity; action: 'created' | 'updated' }[] = [];
-    drafts.forEach((draft, i) => {
-      const { index } = pending[i];
+    drafts.forEach(({ next: draft, index }) => {
       const check = checkProduct(draft, world, claims);
       if (!check.ok) {
         results.push({

@@ -92,10 +92,12 @@ export function productsGrpc(
       changes.apply(req),
     ),
     bulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: pb.BulkUpsertProductsRequest) => ({
-      data: (await bulk.upsert(bulkItemsOf(req), req.batch_id || undefined)).map(({ _id, ...r }) => ({
-        ...r,
-        ...(_id !== undefined ? { id: _id } : {}),
-      })),
+      data: (await bulk.upsert(bulkItemsOf(req), { batchId: req.batch_id || undefined, merge: req.merge })).map(
+        ({ _id, ...r }) => ({
+          ...r,
+          ...(_id !== undefined ? { id: _id } : {}),
+        }),
+      ),
     })),
     scanProducts: serverStream(logger, 'ScanProducts', async (req: pb.ScanProductsRequest, send) => {
       const size = batchSizeOf(req.batch_size);

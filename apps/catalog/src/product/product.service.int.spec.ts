@@ -487,6 +487,33 @@ describe('products (real Postgres)', () => {
       ]);
     });
 
+    it('merges onto stored products when asked: omitted fields keep their values, attributes merge by key', async () => {
+      const group = (await ctx.newAttributeGroup())._id;
+      await ctx.newAttribute({ key: 'weight', type: 'number', groups: [{ _id: group }] });
+      await ctx.newAttribute({ key: 'color', groups: [{ _id: group }] });
+      const { _id } = await ctx.newProduct({
+        code: 'merge-a',
+        name: { en: 'Kept', pt: 'Mantido' },
+        tags: ['x'],
+        attribute_groups: [group],
+        attributes: { weight: 1, color: 'red' },
+      });
+      const [updated, created] = await ctx.services.productBulk.upsert(
+        [
+          { code: 'merge-a', name: { en: 'Renamed' }, attributes: { weight: 2 } },
+          { code: 'merge-new', name: { en: 'New' }, type: 'simple' },
+        ],
+        { merge: true },
+      );
+      expect([updated.status, created.status]).toEqual(['updated', 'created']);
+      expect(await products().get(_id)).toMatchObject({
+        name: { en: 'Renamed' },
+        tags: ['x'],
+        type: 'simple',
+        attributes: { weight: 2, color: 'red' },
+      });
+    });
+
     it('applies a batch sent under an id once: resent (also at the same time), it writes nothing and answers the same outcomes', async () => {
       const items = [
         { code: 'once-a', name: { en: 'A' }, type: 'simple' },
@@ -494,9 +521,9 @@ describe('products (real Postgres)', () => {
         { code: 'once-c', name: { en: 'C' }, type: 'simple' },
       ];
       const [first, second, third] = await Promise.all([
-        ctx.services.productBulk.upsert(items, 'imp-1:2'),
-        ctx.services.productBulk.upsert(items, 'imp-1:2'),
-        ctx.services.productBulk.upsert(items, 'imp-1:2'),
+        ctx.services.productBulk.upsert(items, { batchId: 'imp-1:2' }),
+        ctx.services.productBulk.upsert(items, { batchId: 'imp-1:2' }),
+        ctx.services.productBulk.upsert(items, { batchId: 'imp-1:2' }),
       ]);
       const statuses = (rs: { status: string }[]) => rs.map((r) => r.status);
       expect(statuses(first)).toEqual(['created', 'failed', 'created']);
@@ -508,7 +535,7 @@ describe('products (real Postgres)', () => {
       const [{ n }] = await ctx.ds.query(`SELECT count(*)::int AS n FROM catalog.products WHERE code LIKE 'once-%'`);
       expect(n).toBe(2);
       // Another id is another batch: written again, as updates.
-      expect(statuses(await ctx.services.productBulk.upsert(items, 'imp-1:5'))).toEqual([
+      expect(statuses(await ctx.services.productBulk.upsert(items, { batchId: 'imp-1:5' }))).toEqual([
         'updated',
         'failed',
         'updated',

@@ -230,7 +230,15 @@ export interface BulkUpsertProductsRequest {
    * writes and records each item's outcome in the same transaction; a later one writes nothing and
    * answers the recorded outcomes (without ids). Kept seven days.
    */
-  batch_id?: string | undefined;
+  batch_id?:
+    | string
+    | undefined;
+  /**
+   * For a product that exists: the fields an item omits keep their values and `attributes` are
+   * merged key by key (an import's row sets only the columns it maps). Default: an item is the
+   * whole product.
+   */
+  merge?: boolean | undefined;
 }
 
 /** One item's outcome. */
@@ -3346,7 +3354,7 @@ export const BatchGetProductsResponse: MessageFns<BatchGetProductsResponse> = {
 };
 
 function createBaseBulkUpsertProductsRequest(): BulkUpsertProductsRequest {
-  return { items: [], items_json: Buffer.alloc(0), batch_id: undefined };
+  return { items: [], items_json: Buffer.alloc(0), batch_id: undefined, merge: undefined };
 }
 
 export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = {
@@ -3359,6 +3367,9 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
     }
     if (message.batch_id !== undefined) {
       writer.uint32(26).string(message.batch_id);
+    }
+    if (message.merge !== undefined) {
+      writer.uint32(32).bool(message.merge);
     }
     return writer;
   },
@@ -3400,6 +3411,14 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
             message.batch_id = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.merge = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3425,6 +3444,7 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
         : isSet(object.batch_id)
         ? globalThis.String(object.batch_id)
         : undefined,
+      merge: isSet(object.merge) ? globalThis.Boolean(object.merge) : undefined,
     };
   },
 
@@ -3439,6 +3459,9 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
     if (message.batch_id !== undefined) {
       obj.batchId = message.batch_id;
     }
+    if (message.merge !== undefined) {
+      obj.merge = message.merge;
+    }
     return obj;
   },
 
@@ -3450,6 +3473,7 @@ export const BulkUpsertProductsRequest: MessageFns<BulkUpsertProductsRequest> = 
     message.items = object.items?.map((e) => e) || [];
     message.items_json = object.items_json ?? Buffer.alloc(0);
     message.batch_id = object.batch_id ?? undefined;
+    message.merge = object.merge ?? undefined;
     return message;
   },
 };
