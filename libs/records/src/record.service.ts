@@ -144,10 +144,17 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     return (await this.createRecord(raw)).view;
   }
 
-  /** Creates a record and returns the stored row too (for columns the view never shows, such as a secret). */
-  async createRecord(raw: unknown): Promise<{ view: V; record: E }> {
+  /**
+   * Creates a record and returns the stored row too (for columns the view never shows, such as a
+   * secret). `id` gives the record an id chosen before (a file stored under it first); `fill` sets
+   * fields the owner computes (an upload's file name and headers) before the resource's rules run.
+   */
+  async createRecord(
+    raw: unknown,
+    opts: { id?: string; fill?: (record: E) => void } = {},
+  ): Promise<{ view: V; record: E }> {
     const input = this.parseInput(raw);
-    return this.transaction(input as Record<string, unknown>, (m) => this.insert(m, input));
+    return this.transaction(input as Record<string, unknown>, (m) => this.insert(m, input, opts));
   }
 
   /**
@@ -188,7 +195,11 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   }
 
   /** Inserts a new record from a validated input, with its event. */
-  private async insert(m: EntityManager, input: I): Promise<{ view: V; record: E }> {
+  private async insert(
+    m: EntityManager,
+    input: I,
+    opts: { id?: string; fill?: (record: E) => void } = {},
+  ): Promise<{ view: V; record: E }> {
     {
       await this.resource.hooks?.lock?.(m, {
         kind: 'create',
@@ -197,7 +208,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       });
       const now = new Date();
       const record = m.create(this.resource.entity, {
-        _id: newId(),
+        _id: opts.id ?? newId(),
         ...this.resource.columns(input, null),
         ...this.scope,
         version: 1,
@@ -208,6 +219,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
         deleted_at: null,
         deleted_by: null,
       } as unknown as E);
+      opts.fill?.(record);
       await this.resource.hooks?.beforeWrite?.(m, record, null, this.emitter(m));
       const view = this.render(record);
       await m.insert(this.resource.entity, record as never);

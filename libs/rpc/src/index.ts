@@ -1,5 +1,6 @@
 export { ACTOR_KEY, contextToMetadata, metadataToContext, REQUEST_ID_KEY } from './metadata';
 export {
+  clientStream,
   GrpcApp,
   serverStream,
   StreamCancelledError,
@@ -10,6 +11,7 @@ export {
   type ServiceRegistration,
 } from './server';
 export { createRpcClient, type ClientCtor, type PromiseClient, type RpcClientOptions } from './client';
+export { openClientStream, readServerStream, type ClientStreamCall } from './streams';
 export { HealthChecker } from './health';
 export { fromProtoListQuery, toProtoListQuery } from './list-query';
 export { recordClient, type RecordClient, type RecordServiceNames, type ServiceDefinitionLike } from './record.client';

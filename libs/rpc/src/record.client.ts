@@ -2,9 +2,11 @@ import type { common } from '@pim/contracts';
 
 /** The calls every record service answers, whatever its generated client names them. */
 export interface RecordClient<M, In> {
-  create(req: { input: In }): Promise<{ data?: M }>;
+  /** Absent for a resource created another way (an import, by an upload). */
+  create?(req: { input: In }): Promise<{ data?: M }>;
   get(req: { id: string }): Promise<{ data?: M }>;
-  update(req: { id: string; input: In; expected_version?: number }): Promise<{ data?: M }>;
+  /** Absent for a resource that is never replaced as a whole. */
+  update?(req: { id: string; input: In; expected_version?: number }): Promise<{ data?: M }>;
   patch(req: { id: string; patch: Record<string, unknown>; expected_version?: number }): Promise<{ data?: M }>;
   delete(req: { id: string; expected_version?: number }): Promise<{ data?: M }>;
   list(req: { query: common.ListQuery }): Promise<{ data: M[]; page_info?: common.PageInfo }>;
@@ -22,6 +24,8 @@ export interface RecordServiceNames {
   many: string;
   /** `codes`, `keys`, `values`. */
   handles: string;
+  /** Calls the service does not have by design: `Create` (created another way) and `Update` (never replaced). */
+  without?: ('create' | 'update')[];
 }
 
 /** A generated service definition: its methods by lowerCamel name (ts-proto's `XxxServiceService`). */
@@ -30,7 +34,7 @@ export type ServiceDefinitionLike = Record<string, { path: string }>;
 /**
  * The record calls of a generated client, found by name in its service definition
  * (`CreateBrand`, `ListBrands`, `BatchGetBrands`, and `GetBrandJson` / `ListBrandsJson` when the
- * service has them). A method the definition lacks fails here, at start-up, naming it. `scope`
+ * service has them). A method the definition lacks (and `without` does not name) fails here, at start-up, naming it. `scope`
  * goes into every request (the parent of a nested resource: `{ attribute_id }`).
  */
 export function recordClient<M, In>(
@@ -50,10 +54,11 @@ export function recordClient<M, In>(
     return (req: object) => fn.call(client, { ...scope, ...req });
   };
   const { one, many } = names;
+  const without = names.without ?? [];
   const c: RecordClient<M, In> = {
-    create: call(`Create${one}`),
+    ...(without.includes('create') ? {} : { create: call(`Create${one}`) }),
     get: call(`Get${one}`),
-    update: call(`Update${one}`),
+    ...(without.includes('update') ? {} : { update: call(`Update${one}`) }),
     patch: call(`Patch${one}`),
     delete: call(`Delete${one}`),
     list: call(`List${many}`),

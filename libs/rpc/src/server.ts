@@ -3,8 +3,10 @@ import {
   Server,
   ServerCredentials,
   status,
+  type handleClientStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
+  type ServerReadableStream,
   type ServerUnaryCall,
   type ServerWritableStream,
   type sendUnaryData,
@@ -196,4 +198,35 @@ export class GrpcApp {
 export function unimplemented(method: string): handleUnaryCall<unknown, unknown> {
   return (_call, callback) =>
     callback({ code: status.UNIMPLEMENTED, details: `${method} is not implemented` } as never, null);
+}
+
+/**
+ * Wraps a consumer as a grpc-js client-streaming handler (an upload), with unary's context and
+ * error mapping. `fn` reads the caller's messages as an async iterable, which waits for the next
+ * message (grpc-js pauses the caller while nobody reads) and ends when the caller ends its side.
+ * An error answered before the caller has finished sending ends the call at once.
+ */
+export function clientStream<Req, Res>(
+  logger: Logger,
+  method: string,
+  fn: (messages: AsyncIterable<Req>, ctx: CallContext) => Promise<Res>,
+): handleClientStreamingCall<Req, Res> {
+  return (call: ServerReadableStream<Req, Res>, callback: sendUnaryData<Res>) => {
+    const ctx = metadataToContext(call.metadata, randomUUID);
+    runWithContext(ctx, () => {
+      fn(call as AsyncIterable<Req>, callContext(ctx, call.getDeadline())).then(
+        (res) => callback(null, res),
+        (err: unknown) => {
+          if (call.cancelled) {
+            logger.info({ method }, `${method}: cancelled by the caller`);
+            return;
+          }
+          const pim = toPimError(err);
+          const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
+          logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
+          callback(toGrpcError(pim) as never, null);
+        },
+      );
+    });
+  };
 }

@@ -1,0 +1,107 @@
+import {
+  Metadata,
+  type Client,
+  type ClientReadableStream,
+  type ClientWritableStream,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { fromGrpcError } from '@pim/errors';
+import { currentContext } from '@pim/logging';
+import { contextToMetadata } from './metadata';
+
+/** An open client-streaming call: messages written with backpressure, then the answer. */
+export interface ClientStreamCall<Req, Res> {
+  /** Sends one message; resolves once the transport takes more (waits while its buffer is full). Rejects once the call failed. */
+  write(message: Req): Promise<void>;
+  /** Ends the caller's side and waits for the answer. */
+  end(): Promise<Res>;
+  /** Stops the call (the server sees it cancelled). */
+  cancel(): void;
+  /** The answer or the failure, as soon as the server gives it (possibly before `end`). */
+  readonly done: Promise<Res>;
+}
+
+type ClientStreamMethod<Req, Res> = (
+  md: Metadata,
+  opts: { deadline: Date },
+  cb: (err: ServiceError | null, res?: Res) => void,
+) => ClientWritableStream<Req>;
+
+type ServerStreamMethod<Req, Res> = (req: Req, md: Metadata, opts: { deadline: Date }) => ClientReadableStream<Res>;
+
+/**
+ * Opens a client-streaming call (`method` of a generated client) carrying the current request id
+ * and caller, with a deadline; failures come back as domain errors, as for unary calls.
+ */
+export function openClientStream<Req, Res>(
+  client: Client,
+  method: string,
+  opts: { service: string; deadlineMs: number },
+): ClientStreamCall<Req, Res> {
+  let settled = false;
+  let failure: unknown;
+  let call!: ClientWritableStream<Req>;
+  const done = new Promise<Res>((resolve, reject) => {
+    const fn = (client as unknown as Record<string, ClientStreamMethod<Req, Res>>)[method];
+    call = fn.call(
+      client,
+      contextToMetadata(currentContext()),
+      { deadline: new Date(Date.now() + opts.deadlineMs) },
+      (err, res) => {
+        settled = true;
+        if (err) {
+          failure = fromGrpcError(err, opts.service);
+          reject(failure);
+        } else resolve(res as Res);
+      },
+    );
+  });
+  done.catch(() => undefined); // observed through write/end; never an unhandled rejection
+  return {
+    done,
+    write: (message) =>
+      new Promise<void>((resolve, reject) => {
+        if (settled && failure) return reject(failure);
+        if (call.write(message)) return resolve();
+        const go = () => {
+          call.off('drain', go);
+          if (failure) reject(failure);
+          else resolve();
+        };
+        call.on('drain', go);
+        done.then(go, go);
+      }),
+    end: () => {
+      call.end();
+      return done;
+    },
+    cancel: () => call.cancel(),
+  };
+}
+
+/**
+ * Reads a server-streaming call (`method` of a generated client) as an async iterable, with the
+ * current request id and caller and a deadline; a failure is thrown as a domain error. Leaving the
+ * loop early cancels the call.
+ */
+export async function* readServerStream<Req, Res>(
+  client: Client,
+  method: string,
+  request: Req,
+  opts: { service: string; deadlineMs: number },
+): AsyncGenerator<Res> {
+  const fn = (client as unknown as Record<string, ServerStreamMethod<Req, Res>>)[method];
+  const call = fn.call(client, request, contextToMetadata(currentContext()), {
+    deadline: new Date(Date.now() + opts.deadlineMs),
+  });
+  let finished = false;
+  try {
+    for await (const message of call as AsyncIterable<Res>) yield message;
+    finished = true;
+  } catch (err) {
+    finished = true;
+    throw (err as ServiceError).code !== undefined ? fromGrpcError(err as ServiceError, opts.service) : err;
+  } finally {
+    if (!finished) call.cancel();
+  }
+}
