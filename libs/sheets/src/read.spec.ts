@@ -1,0 +1,197 @@
+import { Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
+import ExcelJS from 'exceljs';
+import iconv from 'iconv-lite';
+import { ValidationError } from '@pim/errors';
+import { csvDialect } from './csv';
+import { detectFormat } from './detect';
+import { detectHeaderRow, inspectSheet, readRows, type SheetSource } from './read';
+import { createSheetWriter } from './write';
+
+const source = (format: 'csv' | 'xlsx', bytes: Buffer, fileName = `file.${format}`): SheetSource => ({
+  format,
+  fileName,
+  open: async () => Readable.from([bytes]),
+});
+
+const rowsOf = async (s: SheetSource, worksheetId?: string, fromRow?: number) => {
+  const rows = [];
+  for await (const r of readRows(s, worksheetId, { fromRow })) rows.push(r);
+  return rows;
+};
+
+/** A workbook with a notes sheet and a products sheet whose headers are on row 3 (title above, merged header over D:E). */
+async function workbook(): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  const notes = wb.addWorksheet('Notes');
+  notes.addRow(['Read me first']);
+  const ws = wb.addWorksheet('Products');
+  ws.getCell('A1').value = 'Spring catalogue';
+  ws.getRow(3).values = ['SKU', 'Name', 'Price', 'Size', null, 'Launch'];
+  ws.mergeCells('D3:E3');
+  ws.getRow(4).values = [
+    'P-1',
+    'Cup',
+    { formula: 'B1*0+12.5', result: 12.5 },
+    10,
+    'cm',
+    new Date(Date.UTC(2024, 0, 31)),
+  ];
+  ws.getRow(6).values = ['P-2', { richText: [{ text: 'Big ' }, { text: 'mug' }] }, 3, null, null, null];
+  ws.getRow(7).values = [' ', null];
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+describe('detectFormat', () => {
+  it('tells XLSX (a ZIP) and CSV (text) apart and refuses what is neither', () => {
+    expect(detectFormat(Buffer.from('PK\u0003\u0004rest'), 'a.xlsx')).toBe('xlsx');
+    expect(detectFormat(Buffer.from('code;name\nA;B\n'))).toBe('csv');
+    expect(detectFormat(Buffer.from([0xff, 0xfe, 0x41, 0x00]))).toBe('csv');
+    expect(() => detectFormat(Buffer.from('%PDF-1.7 ...'), 'x.pdf')).toThrow(/is a PDF document, not a spreadsheet/);
+    expect(() => detectFormat(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0]))).toThrow(
+      /Excel 97-2003/,
+    );
+    expect(() => detectFormat(Buffer.from([1, 2, 3, 0, 5]))).toThrow(ValidationError);
+  });
+});
+
+describe('CSV', () => {
+  it('tells the delimiter and the encoding (UTF-8 with or without BOM, Latin-1)', () => {
+    expect(csvDialect(Buffer.from('code;name;price\nA;Água;1,5\n'))).toEqual({ encoding: 'utf8', delimiter: ';' });
+    expect(csvDialect(Buffer.from('code,name\n"A,1",B\n'))).toEqual({ encoding: 'utf8', delimiter: ',' });
+    expect(csvDialect(iconv.encode('code;nome\nA;Pão de açúcar\n', 'win1252'))).toEqual({
+      encoding: 'win1252',
+      delimiter: ';',
+    });
+    expect(csvDialect(Buffer.from('code\tname\nA\tB\n'))).toEqual({ encoding: 'utf8', delimiter: '\t' });
+  });
+
+  it('reads Latin-1 and BOM files into the same text, quoted fields across lines as one row', async () => {
+    const text = 'code;name\r\nA;"Pão\nde açúcar"\r\n\r\nB;Café\r\n';
+    const latin = await rowsOf(source('csv', iconv.encode(text, 'win1252')));
+    const bom = await rowsOf(source('csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])));
+    expect(latin).toEqual(bom);
+    expect(bom).toEqual([
+      { number: 1, cells: ['code', 'name'] },
+      { number: 2, cells: ['A', 'Pão\nde açúcar'] },
+      { number: 4, cells: ['B', 'Café'] },
+    ]);
+    expect((await rowsOf(source('csv', Buffer.from(text)), undefined, 3)).map((r) => r.number)).toEqual([4]);
+  });
+
+  it('inspects a CSV as one worksheet with a detected header row and counts', async () => {
+    const csv = 'Product list,,\n,,\nSKU,Name,Price\nA,Cup,1.5\nB,,2\n,,\n';
+    const summary = await inspectSheet(source('csv', Buffer.from(csv), 'my products.csv'), {});
+    expect(summary).toEqual({
+      worksheets: [{ id: '1', name: 'my products' }],
+      worksheet: { id: '1', name: 'my products' },
+      header_row: 3,
+      headers: [
+        { column: 'A', label: 'SKU' },
+        { column: 'B', label: 'Name' },
+        { column: 'C', label: 'Price' },
+      ],
+      columns_count: 3,
+      rows_count: 2,
+    });
+    const chosen = await inspectSheet(source('csv', Buffer.from(csv)), { headerRow: 1 });
+    expect(chosen).toMatchObject({ header_row: 1, headers: [{ column: 'A', label: 'Product list' }], rows_count: 3 });
+    await expect(inspectSheet(source('csv', Buffer.from(csv)), { headerRow: 2 })).rejects.toThrow(/row 2 .* is empty/);
+  });
+});
+
+describe('XLSX', () => {
+  it('lists the worksheets and reads the first one with data, or the one asked for', async () => {
+    const bytes = await workbook();
+    const first = await inspectSheet(source('xlsx', bytes), {});
+    expect(first.worksheets).toEqual([
+      { id: '1', name: 'Notes' },
+      { id: '2', name: 'Products' },
+    ]);
+    expect(first).toMatchObject({ worksheet: { id: '1', name: 'Notes' }, header_row: 1, rows_count: 0 });
+    const products = await inspectSheet(source('xlsx', bytes), { worksheetId: '2' });
+    expect(products).toMatchObject({
+      worksheet: { id: '2', name: 'Products' },
+      header_row: 3,
+      headers: [
+        { column: 'A', label: 'SKU' },
+        { column: 'B', label: 'Name' },
+        { column: 'C', label: 'Price' },
+        { column: 'D', label: 'Size' },
+        { column: 'E', label: 'Size' },
+        { column: 'F', label: 'Launch' },
+      ],
+      columns_count: 6,
+      rows_count: 2,
+    });
+    await expect(inspectSheet(source('xlsx', bytes), { worksheetId: '9' })).rejects.toThrow(/no worksheet with id '9'/);
+  });
+
+  it('gives formulas their cached values, rich text as text, dates as dates, and skips empty rows', async () => {
+    const rows = await rowsOf(source('xlsx', await workbook()), '2', 4);
+    expect(rows).toEqual([
+      { number: 4, cells: ['P-1', 'Cup', 12.5, 10, 'cm', new Date(Date.UTC(2024, 0, 31))] },
+      { number: 6, cells: ['P-2', 'Big mug', 3] },
+    ]);
+  });
+
+  it('refuses a ZIP that is not a workbook', async () => {
+    const zip = Buffer.from('PK\u0003\u0004' + 'x'.repeat(100));
+    await expect(inspectSheet(source('xlsx', zip), {})).rejects.toThrow();
+  });
+});
+
+describe('detectHeaderRow', () => {
+  it('passes over titles and notes to the first all-text row that fills most columns', () => {
+    expect(
+      detectHeaderRow([
+        { number: 1, cells: ['Report'] },
+        { number: 2, cells: ['Made', new Date()] },
+        { number: 4, cells: ['code', 'name', 'price'] },
+        { number: 5, cells: ['A', 'B', 1] },
+      ]),
+    ).toBe(4);
+    expect(detectHeaderRow([{ number: 2, cells: [1, 2] }])).toBe(2);
+    expect(detectHeaderRow([])).toBeUndefined();
+  });
+});
+
+describe('createSheetWriter', () => {
+  const collect = (out: PassThrough) => {
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    return () => Buffer.concat(chunks);
+  };
+
+  it('writes CSV with a BOM and RFC 4180 quoting, read back as written', async () => {
+    const out = new PassThrough();
+    const bytes = collect(out);
+    const w = createSheetWriter('csv', out);
+    await w.write(['code', 'name', 'Problems']);
+    await w.write(['A', 'Say "hi", then\nleave', 'B (Name): is empty']);
+    await w.write(['B', null, 1.5]);
+    await w.end();
+    expect(bytes().subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    expect((await rowsOf(source('csv', bytes()))).map((r) => r.cells)).toEqual([
+      ['code', 'name', 'Problems'],
+      ['A', 'Say "hi", then\nleave', 'B (Name): is empty'],
+      ['B', null, '1.5'],
+    ]);
+  });
+
+  it('writes XLSX that reads back with its types', async () => {
+    const out = new PassThrough();
+    const bytes = collect(out);
+    const w = createSheetWriter('xlsx', out, { worksheetName: 'Errors' });
+    const day = new Date(Date.UTC(2024, 4, 1));
+    await w.write(['code', 'price', 'launch', 'ok']);
+    await w.write(['A', 12.5, day, true]);
+    await w.end();
+    const s = source('xlsx', bytes());
+    expect(await inspectSheet(s, {})).toMatchObject({ worksheets: [{ id: '1', name: 'Errors' }], rows_count: 1 });
+    expect((await rowsOf(s)).map((r) => r.cells)).toEqual([
+      ['code', 'price', 'launch', 'ok'],
+      ['A', 12.5, day, true],
+    ]);
+  });
+});
