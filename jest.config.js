@@ -12,8 +12,12 @@ const swc = [
     module: { type: 'commonjs' },
   },
 ];
+// ESM-only packages the apps load (Node 24 requires them natively; jest's CommonJS runtime
+// needs them transformed): pg-boss and its ESM dependencies.
+const ESM_PACKAGES = ['pg-boss', 'serialize-error', 'rrule-temporal', 'non-error'];
 const common = {
-  transform: { '^.+\\.ts$': swc },
+  transform: { '^.+\\.ts$': swc, [`/node_modules/(${ESM_PACKAGES.join('|')})/.+\\.js$`]: swc },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   setupFiles: ['reflect-metadata'],

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createPimClient, type PimClient, type Schema } from '@pim/api-client';
 import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
 import { startPlatform, type RunningPlatform } from '../../tools/start';
@@ -34,12 +37,15 @@ export async function startE2E(label: string, env: Record<string, string> = {}):
   const db = await createTestDatabase(label);
   const stream = await createTestStream(label);
   const logs: string[] = [];
+  // Uploaded and generated files of this platform only, removed when it closes.
+  const dataDir = mkdtempSync(join(tmpdir(), `pim-${label}-`));
   let platform: RunningPlatform;
   try {
     platform = await startPlatform({
       databaseUrl: db.url,
       natsUrl: stream.url,
       portBase: 'free',
+      dataDir,
       env: {
         PIM_EVENTS_STREAM: stream.name,
         PIM_SUBJECT_PREFIX: stream.subjectPrefix,
@@ -52,6 +58,7 @@ export async function startE2E(label: string, env: Record<string, string> = {}):
   } catch (err) {
     await stream.destroy();
     await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
     throw new Error(`${(err as Error).message}\n${logs.slice(-40).join('\n')}`);
   }
   const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');
@@ -93,6 +100,7 @@ export async function startE2E(label: string, env: Record<string, string> = {}):
       await platform.stop();
       await stream.destroy();
       await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -9,6 +9,7 @@ import { dataSourceOptions as catalog } from '../../apps/catalog/src/data-source
 import { dataSourceOptions as workflow } from '../../apps/workflow/src/data-source';
 
 import { dataSourceOptions as orders } from '../../apps/orders/src/data-source';
+import { dataSourceOptions as ioJobs } from '../../apps/io-jobs/src/data-source';
 /** Apps that own a schema, by name. A new app with a schema joins with one line. */
 export const schemaOwners: Record<string, (url: string) => AppDataSourceOptions> = {
   webhooks,
@@ -16,6 +17,7 @@ export const schemaOwners: Record<string, (url: string) => AppDataSourceOptions>
   catalog,
   workflow,
   orders,
+  ioJobs,
 };
 
 async function main(): Promise<void> {

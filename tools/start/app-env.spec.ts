@@ -23,6 +23,7 @@ const shared: SharedSettings = {
   eventsStream: 'PIM_EVENTS',
   subjectPrefix: '',
   logLevel: 'info',
+  filesDir: '/data/files',
 };
 
 describe('assignPorts', () => {
@@ -75,6 +76,7 @@ describe('appEnvironment', () => {
       PIM_EVENTS_STREAM: 'PIM_EVENTS',
       PIM_SUBJECT_PREFIX: '',
       LOG_LEVEL: 'info',
+      FILES_DIR: '/data/files',
       WEBHOOKS_GRPC_URL: '127.0.0.1:50057',
       CATALOG_GRPC_URL: '127.0.0.1:50051',
       PORT: '8080',

@@ -8,6 +8,8 @@ export interface SharedSettings {
   eventsStream: string;
   subjectPrefix: string;
   logLevel: string;
+  /** Where apps keep files (imports' uploads, exports): `<dataDir>/files` unless FILES_DIR is set. */
+  filesDir: string;
 }
 
 /** Entry and migration files of an app, absolute. */
@@ -68,6 +70,7 @@ export function appEnvironment(
     PIM_EVENTS_STREAM: shared.eventsStream,
     PIM_SUBJECT_PREFIX: shared.subjectPrefix,
     LOG_LEVEL: shared.logLevel,
+    FILES_DIR: base.FILES_DIR || shared.filesDir,
   };
   for (const other of apps) {
     if (other.kind === 'grpc' && other.addressEnv) env[other.addressEnv] = `127.0.0.1:${ports[other.name]}`;

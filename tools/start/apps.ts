@@ -38,5 +38,13 @@ export const apps: AppSpec[] = [
     portEnv: 'ORDERS_GRPC_PORT',
     migrate: true,
   },
+  {
+    name: 'io-jobs',
+    kind: 'grpc',
+    port: 50060,
+    addressEnv: 'IO_JOBS_GRPC_URL',
+    portEnv: 'IO_JOBS_GRPC_PORT',
+    migrate: true,
+  },
   { name: 'gateway', kind: 'http', port: 8080, portEnv: 'PORT', migrate: true },
 ];

@@ -146,6 +146,7 @@ export class Platform {
       eventsStream: this.baseEnv.PIM_EVENTS_STREAM || 'PIM_EVENTS',
       subjectPrefix: this.baseEnv.PIM_SUBJECT_PREFIX ?? '',
       logLevel: this.baseEnv.LOG_LEVEL || 'info',
+      filesDir: join(dataDir, 'files'),
     };
     this.shared = shared;
 

@@ -52,14 +52,26 @@ export interface GatewayDeps {
   corsOrigins: string[];
   requestTimeoutMs: number;
   trustProxyHops: number;
+  /** The largest upload in bytes (an import's file). */
+  uploadMaxBytes?: number;
 }
 
 /** What the routes use: clients and services (called only when a request arrives) and list limits. */
-export type RouteDeps = Pick<GatewayDeps, 'webhooks' | 'catalog' | 'owners' | 'keys' | 'maxLimit' | 'defaultLimit'>;
+export type RouteDeps = Pick<
+  GatewayDeps,
+  'webhooks' | 'catalog' | 'owners' | 'keys' | 'maxLimit' | 'defaultLimit' | 'uploadMaxBytes'
+>;
+
+/** The default largest upload: 200 MiB. */
+export const UPLOAD_MAX_BYTES = 200 * 1024 * 1024;
 
 /** Declares every /api/v1 route: the one list both the app and the exported document use. */
 export function declareRoutes(api: Api, deps: RouteDeps): void {
-  const limits = { maxLimit: deps.maxLimit, defaultLimit: deps.defaultLimit };
+  const limits = {
+    maxLimit: deps.maxLimit,
+    defaultLimit: deps.defaultLimit,
+    uploadMaxBytes: deps.uploadMaxBytes ?? UPLOAD_MAX_BYTES,
+  };
   webhookRoutes(api, deps.webhooks, limits);
   deliveryRoutes(api, deps.webhooks, limits);
   catalogRoutes(api, deps.catalog, limits);
@@ -117,6 +129,8 @@ function requestTimeout(ms: number): RequestHandler {
     }, ms);
     res.once('finish', () => clearTimeout(timer));
     res.once('close', () => clearTimeout(timer));
+    // A long-running route (an upload, a download, a stream of events) lifts the timeout.
+    res.locals.cancelTimeout = () => clearTimeout(timer);
     next();
   };
 }
@@ -209,7 +223,7 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
     API_BASE,
     requestTimeout(deps.requestTimeoutMs),
     gate({ keys: deps.keys, perKey: deps.rateLimits.perKey, perIp: deps.rateLimits.perIp }),
-    requireJson(),
+    requireJson((req) => api.takesUpload(req.method, req.path)),
     jsonBody(deps.jsonBodyLimit, deps.bulkBodyLimit ?? '16mb'),
     api.router,
   );

@@ -20,6 +20,10 @@ export const gatewayConfigSchema = baseSchema.extend({
     .string()
     .regex(/^\d+(b|kb|mb)$/i, 'must look like 16mb, 512kb or 1048576b')
     .default('16mb'),
+  /** The largest upload in bytes (an import's file; default 200 MiB): a larger one gets 413 before it is all sent on. */
+  UPLOAD_MAX_BYTES: positiveInt(200 * 1024 * 1024),
+  /** The longest an upload may take to arrive (default one hour). */
+  UPLOAD_TIMEOUT_MS: positiveInt(3_600_000),
   PAGE_SIZE_MAX: positiveInt(100),
   PAGE_SIZE_DEFAULT: positiveInt(25),
   /** An admin key that must exist (created at start if missing); `npm start` generates one on first start. */

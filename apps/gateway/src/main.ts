@@ -85,6 +85,7 @@ async function main(): Promise<void> {
       .map((o) => o.trim())
       .filter(Boolean),
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    uploadMaxBytes: config.UPLOAD_MAX_BYTES,
     trustProxyHops: config.TRUST_PROXY_HOPS,
   });
   const server = app.listen(config.PORT, config.HOST, () => {
@@ -92,7 +93,9 @@ async function main(): Promise<void> {
     logger.info({ port: config.PORT }, `gateway listening on ${publicUrl}`);
   });
   server.headersTimeout = 15_000;
-  server.requestTimeout = config.REQUEST_TIMEOUT_MS + 5_000;
+  // Receiving a whole request may take as long as an upload of the largest file on a slow link;
+  // ordinary routes are still answered within REQUEST_TIMEOUT_MS by the gateway's own timeout.
+  server.requestTimeout = Math.max(config.REQUEST_TIMEOUT_MS + 5_000, config.UPLOAD_TIMEOUT_MS);
 
   // Not ready first (load balancers stop sending), then requests in flight finish within the grace period.
   new Shutdown(logger)

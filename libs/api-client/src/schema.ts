@@ -1394,6 +1394,138 @@ export interface paths {
         patch: operations["patchOrder"];
         trace?: never;
     };
+    "/api/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List imports
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         *
+         *     Needs scope `imports:read` (or `admin`).
+         */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Create a import
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `imports:write` (or `admin`).
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a import
+         * @description Needs scope `imports:read` (or `admin`).
+         */
+        get: operations["getImport"];
+        /**
+         * Replace a import
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `imports:write` (or `admin`).
+         */
+        put: operations["replaceImport"];
+        post?: never;
+        /**
+         * Delete a import
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `imports:write` (or `admin`).
+         */
+        delete: operations["deleteImport"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a import
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `imports:write` (or `admin`).
+         */
+        patch: operations["patchImport"];
+        trace?: never;
+    };
+    "/api/v1/import-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List import templates
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         *
+         *     Needs scope `import_templates:read` (or `admin`).
+         */
+        get: operations["listImportTemplates"];
+        put?: never;
+        /**
+         * Create a import template
+         * @description The code must be free among live records of the collection (409 otherwise).
+         *
+         *     Needs scope `import_templates:write` (or `admin`).
+         */
+        post: operations["createImportTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/import-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a import template
+         * @description Needs scope `import_templates:read` (or `admin`).
+         */
+        get: operations["getImportTemplate"];
+        /**
+         * Replace a import template
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `import_templates:write` (or `admin`).
+         */
+        put: operations["replaceImportTemplate"];
+        post?: never;
+        /**
+         * Delete a import template
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `import_templates:write` (or `admin`).
+         */
+        delete: operations["deleteImportTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a import template
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `import_templates:write` (or `admin`).
+         */
+        patch: operations["patchImportTemplate"];
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -6774,6 +6906,264 @@ export interface components {
             order_payments?: components["schemas"]["OrderPayment"][] | null;
             order_logistics?: components["schemas"]["OrderLogistics"] & (Record<string, never> | null);
             invoices?: components["schemas"]["OrderInvoice"][] | null;
+        };
+        /** @description Import */
+        Import: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            code: string;
+            name: components["schemas"]["Translate"];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /** @description Import, as written by a caller */
+        ImportInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name per language code; at least one
+             * @example {
+             *       "pt": "Café",
+             *       "en": "Coffee"
+             *     }
+             */
+            name: {
+                [key: string]: string;
+            };
+        };
+        /** @description A page of records */
+        ImportList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["Import"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a import */
+        ImportPatch: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            };
+        };
+        /** @description Import template */
+        ImportTemplate: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            code: string;
+            name: components["schemas"]["Translate"];
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /** @description Import template, as written by a caller */
+        ImportTemplateInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /**
+             * @description Name per language code; at least one
+             * @example {
+             *       "pt": "Café",
+             *       "en": "Coffee"
+             *     }
+             */
+            name: {
+                [key: string]: string;
+            };
+        };
+        /** @description A page of records */
+        ImportTemplateList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["ImportTemplate"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a import template */
+        ImportTemplatePatch: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /**
+             * @description Languages to set (text) or remove (null)
+             * @example {
+             *       "en": "Coffee",
+             *       "es": null
+             *     }
+             */
+            name?: {
+                [key: string]: string | null;
+            };
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -15467,6 +15857,756 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportInput"];
+            };
+        };
+        responses: {
+            /** @description The new import */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportInput"];
+            };
+        };
+        responses: {
+            /** @description The import after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportPatch"];
+            };
+        };
+        responses: {
+            /** @description The import after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listImportTemplates: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportTemplateList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description The new import template */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import template */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportTemplate"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description The import template after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportTemplatePatch"];
+            };
+        };
+        responses: {
+            /** @description The import template after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportTemplate"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -12,4 +12,5 @@ export const PROTO_FILES = {
   relations: 'pim/catalog/v1/relations.proto',
   workflow: 'pim/workflow/v1/workflow.proto',
   orders: 'pim/orders/v1/orders.proto',
+  ioJobs: 'pim/iojobs/v1/iojobs.proto',
 } as const;

@@ -185,6 +185,26 @@ export {
   type OrderTracking,
   type OrderView,
 } from './order';
+export {
+  COLUMN_PATTERN,
+  FINAL_IMPORT_STATUSES,
+  IMPORT_FILE_TYPES,
+  IMPORT_PLAIN_TARGETS,
+  IMPORT_STATUSES,
+  IMPORT_TARGET_PATTERN,
+  Import,
+  mappedHeadersSchema,
+  type ImportHeader,
+  type ImportInput,
+  type ImportStatus,
+  type ImportView,
+} from './import';
+export {
+  ImportTemplate,
+  templateMappingSchema,
+  type ImportTemplateInput,
+  type ImportTemplateView,
+} from './import-template';
 export { Field, field, type FieldSpec } from './declare/field';
 export {
   defineResource,

@@ -44,7 +44,8 @@ export interface BulkOptions {
   batchId?: string;
   /**
    * Fields the item omits keep their stored values and `attributes` are merged key by key (an
-   * import's row sets the columns it maps, nothing else); by default an item is the whole product.
+   * import's row sets the columns it maps, nothing else); a new product without a type is simple.
+   * By default an item is the whole product.
    */
   merge?: boolean;
 }
@@ -165,6 +166,8 @@ export class ProductBulkUpsert {
   ): { ok: true; input: ProductInput } | { ok: false; error: ValidationError } {
     const stored = prev ? (this.products.toView(prev) as unknown as Record<string, unknown>) : {};
     const base = Object.fromEntries(WRITABLE.filter((k) => stored[k] !== undefined).map((k) => [k, stored[k]]));
+    // A product a merge creates is simple unless the item says otherwise (an import's sheet may have no type column).
+    if (!prev) base.type = 'simple';
     const attributes = { ...(base.attributes as object), ...((given.attributes as object) ?? {}) };
     const parsed = productSchemas.input.safeParse({ ...base, ...given, attributes });
     return parsed.success

@@ -86,9 +86,19 @@ export function notFoundHandler(): RequestHandler {
 }
 
 /** Requests that carry a body must send it as JSON. */
-export function requireJson(): RequestHandler {
+export function requireJson(takesUpload: (req: Request) => boolean = () => false): RequestHandler {
   return (req, _res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (takesUpload(req)) {
+      if (req.is('multipart/form-data')) return next();
+      next(
+        new UnsupportedMediaTypeError(`Content-Type '${req.get('content-type') ?? '(none)'}' is not supported here`, {
+          solution:
+            'Send the file as multipart/form-data with the file in a part named "file" (curl -F file=@products.xlsx)',
+        }),
+      );
+      return;
+    }
     if (hasBody && !req.is(['application/json', 'application/merge-patch+json', 'application/*+json'])) {
       next(
         new UnsupportedMediaTypeError(`Content-Type '${req.get('content-type') ?? '(none)'}' is not supported`, {

@@ -68,6 +68,11 @@ export interface RecordRouteSpec<V extends { _id: string; version: number }, M, 
     ): Promise<{ data?: M; created: boolean } & Record<string, unknown>>;
     body(record: V, reply: Record<string, unknown>): unknown;
   };
+  /**
+   * Routes the resource does not have by design: `create` (it is created by a route of its own,
+   * an upload) and `replace` (it is never written whole: patch only).
+   */
+  without?: ('create' | 'replace')[];
 }
 
 /** A collection's identity as its routes show it: path, names, words, tag, the parent's label. */
@@ -179,29 +184,31 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
   );
   const listQuery = listQuerySchema(listDecl, limits.maxLimit).extend(spec.listParams ?? {});
 
-  api.route({
-    method: 'post',
-    path,
-    operationId: `create${one}`,
-    scope: write,
-    summary: `Create a ${label}`,
-    description: `The ${handle} must be free among live records of the collection${parent ? ` with the same ${parent}` : ''} (409 otherwise).`,
-    tags,
-    body: spec.schemas.input,
-    responses: {
-      201: {
-        description: spec.created?.description ?? `The new ${label}`,
-        schema: spec.created?.schema ?? spec.schemas.view,
-        headers: etagHeaders.extend(locationHeaders.shape),
+  const without = spec.without ?? [];
+  if (!without.includes('create'))
+    api.route({
+      method: 'post',
+      path,
+      operationId: `create${one}`,
+      scope: write,
+      summary: `Create a ${label}`,
+      description: `The ${handle} must be free among live records of the collection${parent ? ` with the same ${parent}` : ''} (409 otherwise).`,
+      tags,
+      body: spec.schemas.input,
+      responses: {
+        201: {
+          description: spec.created?.description ?? `The new ${label}`,
+          schema: spec.created?.schema ?? spec.schemas.view,
+          headers: etagHeaders.extend(locationHeaders.shape),
+        },
       },
-    },
-    handler: async ({ body, params, path: at }) => {
-      const reply = await client(params).create({ input: codec.toInput(body as I) });
-      const record = fromMessage(reply.data);
-      const headers = { ETag: etag(record.version), Location: `${at}/${record._id}` };
-      return { status: 201, body: spec.created ? spec.created.body(record, reply) : record, headers };
-    },
-  });
+      handler: async ({ body, params, path: at }) => {
+        const reply = await client(params).create!({ input: codec.toInput(body as I) });
+        const record = fromMessage(reply.data);
+        const headers = { ETag: etag(record.version), Location: `${at}/${record._id}` };
+        return { status: 201, body: spec.created ? spec.created.body(record, reply) : record, headers };
+      },
+    });
 
   const upsert = spec.upsert;
   if (upsert) {
@@ -279,30 +286,31 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     },
   });
 
-  api.route({
-    method: 'put',
-    path: item,
-    operationId: `replace${one}`,
-    scope: write,
-    summary: `Replace a ${label}`,
-    description: 'Replaces every writable field; omitted optional fields return to their defaults.',
-    tags,
-    body: spec.schemas.input,
-    requestHeaders: ifMatchHeader,
-    errors: [409, 412],
-    responses: {
-      200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders },
-    },
-    handler: async ({ params, body, headers }) => {
-      const id = recordId(params);
-      const r = await client(params).update({
-        id,
-        input: codec.toInput(body as I),
-        expected_version: ifMatch(headers),
-      });
-      return ok(200, fromMessage(r.data));
-    },
-  });
+  if (!without.includes('replace'))
+    api.route({
+      method: 'put',
+      path: item,
+      operationId: `replace${one}`,
+      scope: write,
+      summary: `Replace a ${label}`,
+      description: 'Replaces every writable field; omitted optional fields return to their defaults.',
+      tags,
+      body: spec.schemas.input,
+      requestHeaders: ifMatchHeader,
+      errors: [409, 412],
+      responses: {
+        200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders },
+      },
+      handler: async ({ params, body, headers }) => {
+        const id = recordId(params);
+        const r = await client(params).update!({
+          id,
+          input: codec.toInput(body as I),
+          expected_version: ifMatch(headers),
+        });
+        return ok(200, fromMessage(r.data));
+      },
+    });
 
   api.route({
     method: 'patch',

@@ -20,6 +20,11 @@ export interface RouteResult {
   body?: unknown;
   /** A body already serialized as JSON by the owning app (sent as it is, instead of `body`). */
   json?: Uint8Array;
+  /**
+   * A body sent as it is produced (a file, a stream of events), with backpressure; leaving the
+   * iteration early (the caller went away) ends the producer. Its headers say its type.
+   */
+  stream?: AsyncIterable<Uint8Array | string>;
   headers?: Record<string, string>;
 }
 
@@ -31,6 +36,8 @@ export interface RouteInput<B> {
   headers: Request['headers'];
   path: string;
   principal: Principal;
+  /** The request itself, for a route that reads its body as a stream (`upload`). */
+  request: Request;
 }
 
 /** One REST route: its HTTP binding, its OpenAPI description and its handler, declared together. */
@@ -47,6 +54,16 @@ export interface RouteSpec<B extends ZodType | undefined = undefined> {
   /** Schema of the JSON body, when the route takes one. */
   body?: B;
   /**
+   * A `multipart/form-data` body instead of JSON: its parts, documented (a file part is a string
+   * of format `binary`); the handler reads `request` as a stream.
+   */
+  upload?: z.ZodObject;
+  /**
+   * The route answers as it goes (an upload, a file, a stream of events): the gateway's request
+   * timeout does not apply; its own deadlines bound it.
+   */
+  longRunning?: boolean;
+  /**
    * Query parameters the route takes: documented, and checked before the handler runs (a bad or
    * missing one is a 400 naming it); the handler receives them parsed.
    */
@@ -58,14 +75,49 @@ export interface RouteSpec<B extends ZodType | undefined = undefined> {
   listQuery?: z.ZodObject;
   /** Request headers the route reads (If-Match...). */
   requestHeaders?: z.ZodObject;
-  responses: Record<number, { description: string; schema?: ZodType; headers?: z.ZodObject }>;
+  responses: Record<
+    number,
+    {
+      description: string;
+      schema?: ZodType;
+      headers?: z.ZodObject;
+      /** The body's media type when it is not JSON (`text/csv`, `text/event-stream`). */
+      contentType?: string;
+    }
+  >;
   /** Error statuses this route can answer besides 400/500/503. */
   errors?: number[];
   handler: (input: RouteInput<B extends ZodType ? z.infer<B> : undefined>) => Promise<RouteResult>;
 }
 
+/** Writes a streamed body with backpressure; a caller that goes away stops the producer. */
+async function sendStream(res: Response, result: RouteResult & { stream: AsyncIterable<Uint8Array | string> }) {
+  res.status(result.status);
+  res.flushHeaders();
+  const source = result.stream[Symbol.asyncIterator]();
+  let gone = false;
+  res.once('close', () => {
+    gone = true;
+  });
+  try {
+    while (!gone) {
+      const next = await source.next();
+      if (next.done) break;
+      if (!res.write(next.value))
+        await new Promise((r) => (gone ? r(undefined) : res.once('drain', r).once('close', r)));
+    }
+  } catch (err) {
+    // The status is out; all that is left is to cut the body short so the caller sees it incomplete.
+    res.destroy(err as Error);
+    return;
+  } finally {
+    if (gone) await source.return?.();
+  }
+  res.end();
+}
+
 /** Writes a route's result; a GET whose ETag matches If-None-Match gets 304 without a body. */
-function send(res: Response, req: Request, result: RouteResult): void {
+function send(res: Response, req: Request, result: RouteResult): void | Promise<void> {
   if (res.headersSent) return; // the request timed out and was already answered
   for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
   const etag = result.headers?.ETag;
@@ -83,6 +135,7 @@ function send(res: Response, req: Request, result: RouteResult): void {
       return;
     }
   }
+  if (result.stream !== undefined) return sendStream(res, { ...result, stream: result.stream });
   if (result.json !== undefined)
     res
       .status(result.status)
@@ -127,6 +180,8 @@ export const SECURITY_SCHEME = 'apiKey';
 export class Api {
   readonly router = Router();
   readonly declared: DeclaredRoute[] = [];
+  /** `POST /imports`: the routes that take multipart/form-data. */
+  private readonly uploads = new Set<string>();
   private readonly components = new Set<string>();
 
   constructor(
@@ -139,10 +194,12 @@ export class Api {
   route<B extends ZodType | undefined = undefined>(spec: RouteSpec<B>): void {
     this.registry.registerPath(this.describe(spec));
     this.declared.push({ method: spec.method, path: `${this.base}${spec.path}`, scope: spec.scope });
+    if (spec.upload) this.uploads.add(`${spec.method.toUpperCase()} ${spec.path}`);
     this.router[spec.method](spec.path, async (req: Request, res: Response) => {
       const principal = res.locals.principal as Principal | undefined;
       if (!principal) throw new AuthenticationError('This route needs an API key');
       authorize(principal, spec.scope);
+      if (spec.longRunning) (res.locals.cancelTimeout as (() => void) | undefined)?.();
       let body: unknown = undefined;
       if (spec.body) {
         const parsed = spec.body.safeParse(req.body);
@@ -177,9 +234,10 @@ export class Api {
           headers: req.headers,
           path,
           principal,
+          request: req,
         });
       const idempotencyKey = req.get('idempotency-key');
-      if (spec.method === 'post' && idempotencyKey !== undefined && this.idempotency) {
+      if (spec.method === 'post' && idempotencyKey !== undefined && this.idempotency && !spec.upload) {
         const hash = requestHash(req.method, path, req.body ?? null);
         const { response, replayed } = await this.idempotency.run(principal.keyId, idempotencyKey, hash, async () => {
           const r = await run();
@@ -190,6 +248,11 @@ export class Api {
       }
       return send(res, req, await run());
     });
+  }
+
+  /** Whether a request is for a route that takes multipart/form-data (its path under the API base). */
+  takesUpload(method: string, path: string): boolean {
+    return this.uploads.has(`${method} ${path}`);
   }
 
   /** Registers a component once per document. */
@@ -230,7 +293,7 @@ export class Api {
       : undefined;
     const statuses = new Set<number>([400, 401, 403, 429, 500, 503, ...(spec.errors ?? [])]);
     if (pathParams.length) statuses.add(404);
-    if (spec.body) {
+    if (spec.body || spec.upload) {
       statuses.add(413);
       statuses.add(415);
     }
@@ -245,7 +308,7 @@ export class Api {
           ...(spec.method === 'post' ? this.headerRefs(['Idempotent-Replayed']) : {}),
           ...ownHeaders(r.headers),
         }),
-        content: r.schema ? { 'application/json': { schema: r.schema } } : undefined,
+        content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
       };
     }
     // send() answers a GET whose ETag matches If-None-Match with 304 and no body.
@@ -278,7 +341,9 @@ export class Api {
               required: !spec.body.safeParse(undefined).success,
               content: { 'application/json': { schema: spec.body } },
             }
-          : undefined,
+          : spec.upload
+            ? { required: true, content: { 'multipart/form-data': { schema: spec.upload } } }
+            : undefined,
       },
       responses,
     };

@@ -1,4 +1,5 @@
 import type { Api } from '../http/route';
+import { ioJobsRoutes } from './io-jobs.routes';
 import { ordersRoutes } from './orders.routes';
 import { workflowRoutes } from './workflow.routes';
 
@@ -6,6 +7,8 @@ import { workflowRoutes } from './workflow.routes';
 export interface ListLimits {
   maxLimit: number;
   defaultLimit: number;
+  /** The largest upload in bytes, for routes that take files. */
+  uploadMaxBytes?: number;
 }
 
 /**
@@ -27,4 +30,4 @@ export interface OwnerRoutes {
  * (`nx g @pim/generators:resource`) adds an app here with its first resource; the catalog and
  * webhooks predate it and are wired in `app.ts` by hand.
  */
-export const OWNER_ROUTES: OwnerRoutes[] = [workflowRoutes, ordersRoutes];
+export const OWNER_ROUTES: OwnerRoutes[] = [workflowRoutes, ordersRoutes, ioJobsRoutes];

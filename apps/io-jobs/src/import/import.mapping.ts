@@ -1,0 +1,91 @@
+import { ValidationError, type ErrorDetail } from '@pim/errors';
+import { COLUMN_PATTERN, IMPORT_TARGET_PATTERN, type ImportHeader } from '@pim/resources';
+import type { ImportAttribute } from '../links/catalog.link';
+
+/** Column letter → product field. */
+export type Mapping = Record<string, string>;
+
+/** The attribute key a target names (`attributes.color.pt` → `color`), or undefined. */
+export const attributeKeyOf = (target: string): string | undefined =>
+  target.startsWith('attributes.') ? target.split('.')[1] : undefined;
+
+/** Keys of the attributes a mapping names. */
+export const mappedAttributeKeys = (mapping: Mapping): string[] => [
+  ...new Set(Object.values(mapping).flatMap((t) => attributeKeyOf(t) ?? [])),
+];
+
+const norm = (label: string) => label.trim().toLowerCase();
+
+/**
+ * A template's mapping (header label → field) for a sheet's headers (column → label): each
+ * header takes the field of the template's label that matches it ignoring case and surrounding
+ * spaces; labels the sheet lacks are left out.
+ */
+export function mappingFromTemplate(byLabel: Record<string, string>, headers: ImportHeader[]): Mapping {
+  const fields = new Map(Object.entries(byLabel).map(([label, field]) => [norm(label), field]));
+  return Object.fromEntries(
+    headers.flatMap((h) => (fields.has(norm(h.label)) ? [[h.column, fields.get(norm(h.label))!]] : [])),
+  );
+}
+
+/**
+ * Every problem of a mapping against the sheet's headers and the catalog's attributes: a column
+ * the header row does not have, a field an import cannot fill, an unknown attribute (or a
+ * language on one that is not localizable), a field filled from two columns, no column for code.
+ */
+export function mappingProblems(
+  mapping: Mapping,
+  headers: ImportHeader[],
+  attributes: ImportAttribute[],
+): ErrorDetail[] {
+  const columns = new Set(headers.map((h) => h.column));
+  const byKey = new Map(attributes.map((a) => [a.key, a]));
+  const problems: ErrorDetail[] = [];
+  const seen = new Map<string, string>();
+  for (const [column, target] of Object.entries(mapping)) {
+    const field = `mapped_headers.${column}`;
+    if (!COLUMN_PATTERN.test(column) || !columns.has(column)) {
+      problems.push({
+        field,
+        message: `is not a column of the header row (columns: ${[...columns].slice(0, 5).join(', ')}${columns.size > 5 ? ', …' : ''})`,
+      });
+      continue;
+    }
+    if (typeof target !== 'string' || !IMPORT_TARGET_PATTERN.test(target)) {
+      problems.push({ field, message: `'${String(target)}' is not a product field an import can fill` });
+      continue;
+    }
+    const key = attributeKeyOf(target);
+    if (key !== undefined) {
+      const attribute = byKey.get(key);
+      const language = target.split('.')[2];
+      if (!attribute) problems.push({ field, message: `no live attribute has the key '${key}'` });
+      else if (language !== undefined && !attribute.localizable)
+        problems.push({ field, message: `attribute '${key}' is not localizable: map it as attributes.${key}` });
+      else if (language === undefined && attribute.localizable)
+        problems.push({
+          field,
+          message: `attribute '${key}' is localizable: map it per language, as attributes.${key}.pt-BR`,
+        });
+    }
+    const earlier = seen.get(target);
+    if (earlier !== undefined)
+      problems.push({ field, message: `'${target}' is already filled from column ${earlier}` });
+    else seen.set(target, column);
+  }
+  if (Object.keys(mapping).length > 0 && !seen.has('code'))
+    problems.push({ field: 'mapped_headers', message: 'no column is mapped to code (products are matched by code)' });
+  return problems;
+}
+
+/** Refuses a mapping with problems, naming each. */
+export function checkMapping(mapping: Mapping, headers: ImportHeader[], attributes: ImportAttribute[]): void {
+  const problems = mappingProblems(mapping, headers, attributes);
+  if (problems.length === 0) return;
+  throw new ValidationError(`The column mapping has ${problems.length} problem(s)`, {
+    title: 'Invalid mapping',
+    solution:
+      'Map columns of the header row (by letter) to code, name.<language>, description.<language>, type, brand, family, categories, tags, enabled, image, images or attributes.<key>, each field from one column, one of them to code',
+    details: problems,
+  });
+}

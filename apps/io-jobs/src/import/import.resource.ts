@@ -1,0 +1,132 @@
+import type { EntityManager } from 'typeorm';
+import { ConflictError, ValidationError, withLinks } from '@pim/errors';
+import { declaredRecord } from '@pim/records';
+import { Import, type ImportHeader, type ImportStatus } from '@pim/resources';
+import type { FileStorage } from '@pim/storage';
+import { ImportEntity } from '../entities/import.entity';
+import type { CatalogLink } from '../links/catalog.link';
+import { liveTemplate } from '../repositories/import-templates.repository';
+import { checkMapping, mappedAttributeKeys, mappingFromTemplate, type Mapping } from './import.mapping';
+import { inspect, sheetFields, sheetOf } from './import.sheet';
+
+/** States in which a caller may still change how an import reads its file. */
+export const EDITABLE: readonly ImportStatus[] = ['uploaded', 'mapped'];
+
+/** A 409 for a change the import's state does not allow (`to`: the state the change would move it to). */
+export function notNow(
+  record: ImportEntity,
+  what: string,
+  allowed: readonly ImportStatus[],
+  to?: ImportStatus,
+): ConflictError {
+  const move = to ? ` (from ${record.status} to ${to})` : '';
+  return new ConflictError(`Import '${record._id}' is ${record.status}: ${what}${move}`, {
+    title: 'Import state',
+    solution: `This is possible only while the import is ${allowed.join(' or ')}`,
+    details: [{ field: 'status', message: `is ${record.status}; needs ${allowed.join(' or ')}` }],
+  });
+}
+
+/** Takes the mapping of a live, enabled template, matched to the sheet's headers by label. */
+async function applyTemplate(m: EntityManager, next: ImportEntity, headers: ImportHeader[]): Promise<void> {
+  const template = await liveTemplate(m, next.from_template_id!);
+  if (!template || !template.enabled) {
+    throw new ValidationError(
+      `No ${template ? 'enabled' : 'live'} import template has _id '${next.from_template_id}'`,
+      {
+        title: 'Unknown import template',
+        ...withLinks((link) => `Use the _id of an enabled template from ${link({ collection: 'import_templates' })}`),
+        details: [{ field: 'from_template_id', message: `is not an enabled import template` }],
+      },
+    );
+  }
+  next.mapped_headers = mappingFromTemplate(template.mapped_headers, headers);
+  next.template = {
+    id: template._id,
+    name: template.name,
+    enabled: template.enabled,
+    created_at: template.created_at.toISOString(),
+    deleted: template.deleted,
+  };
+}
+
+/** Checks that the catalog and category an import puts products in are live. */
+async function checkTargets(catalog: CatalogLink, next: ImportEntity, prev: ImportEntity | null): Promise<void> {
+  const details = [];
+  if (next.catalog_id && next.catalog_id !== prev?.catalog_id && !(await catalog.catalog(next.catalog_id)))
+    details.push({ field: 'catalog_id', message: `no live catalog has _id '${next.catalog_id}'` });
+  if (next.category_id && next.category_id !== prev?.category_id && !(await catalog.categoryExists(next.category_id)))
+    details.push({ field: 'category_id', message: `no live category has _id '${next.category_id}'` });
+  if (details.length > 0)
+    throw new ValidationError(details.map((d) => d.message).join('; '), {
+      title: 'Unknown catalog or category',
+      details,
+    });
+}
+
+/**
+ * Settles an import before it is stored: the sheet re-read when the worksheet or header row
+ * changed (re-detecting the header row of another worksheet), a template's mapping taken when
+ * named, the mapping checked against the headers and the catalog's attributes, and the state
+ * following from it (`mapped` once something is mapped, `uploaded` otherwise).
+ */
+async function settle(
+  m: EntityManager,
+  deps: { storage: FileStorage; catalog: CatalogLink },
+  next: ImportEntity,
+  prev: ImportEntity | null,
+): Promise<void> {
+  if (prev && !EDITABLE.includes(prev.status)) throw notNow(prev, 'its settings can no longer change', EDITABLE);
+  await checkTargets(deps.catalog, next, prev);
+  const worksheetChanged = prev !== null && next.file_worksheet_id !== prev.file_worksheet_id;
+  const headerChanged = prev !== null && next.file_header_row !== prev.file_header_row;
+  if (worksheetChanged || headerChanged) {
+    const worksheets = (prev?.worksheets ?? []) as { id: string }[];
+    if (next.file_worksheet_id && !worksheets.some((w) => w.id === next.file_worksheet_id)) {
+      throw new ValidationError(`The file has no worksheet with id '${next.file_worksheet_id}'`, {
+        title: 'Unknown worksheet',
+        solution: `Use one of the ids in worksheets: ${worksheets.map((w) => w.id).join(', ')}`,
+        details: [{ field: 'file_worksheet_id', message: 'is not one of worksheets[].id' }],
+      });
+    }
+    const summary = await inspect(sheetOf(deps.storage, next), {
+      worksheetId: next.file_worksheet_id ?? undefined,
+      headerRow: headerChanged ? (next.file_header_row ?? undefined) : undefined,
+    });
+    Object.assign(next, sheetFields(summary));
+  }
+  const mappingGiven = prev === null || JSON.stringify(next.mapped_headers) !== JSON.stringify(prev.mapped_headers);
+  const templateNamed = next.from_template_id && next.from_template_id !== prev?.from_template_id;
+  if (templateNamed || ((worksheetChanged || headerChanged) && !mappingGiven && next.from_template_id))
+    await applyTemplate(m, next, next.headers as ImportHeader[]);
+  else if ((worksheetChanged || headerChanged) && !mappingGiven) next.mapped_headers = {};
+  if (!next.from_template_id) next.template = null;
+  const mapping = (next.mapped_headers ?? {}) as Mapping;
+  checkMapping(mapping, next.headers as ImportHeader[], await deps.catalog.attributes(mappedAttributeKeys(mapping)));
+  next.status = Object.keys(mapping).length > 0 ? 'mapped' : 'uploaded';
+}
+
+/**
+ * Imports on the record engine. Created only by an upload (which fills the file's fields), then
+ * patched while `uploaded` or `mapped`: see `settle`. Identified by `_id` alone. A queued or
+ * running import is not deleted (cancel it first).
+ */
+export const importRecord = (deps: { storage: FileStorage; catalog: CatalogLink }) =>
+  declaredRecord(Import, {
+    entity: ImportEntity,
+    handle: '_id',
+    hooks: {
+      beforeWrite: (m, next, prev) => settle(m, deps, next, prev),
+      async beforeDelete(_m, record) {
+        if (record.status === 'queued' || record.status === 'processing')
+          throw notNow(record, 'a queued or running import is not deleted; cancel it first', [
+            'uploaded',
+            'mapped',
+            'completed',
+            'completed_with_errors',
+            'failed',
+            'canceled',
+          ]);
+      },
+    },
+  });

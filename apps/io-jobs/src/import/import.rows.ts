@@ -1,0 +1,187 @@
+import {
+  columnIndex,
+  parseAttributeCell,
+  parseBooleanCell,
+  parseTextCell,
+  splitList,
+  type Cell,
+  type SheetRow,
+} from '@pim/sheets';
+import type { CatalogLink, CodedCollection, ImportAttribute } from '../links/catalog.link';
+import { attributeKeyOf, type Mapping } from './import.mapping';
+
+/** A row turned into a product for the catalog's bulk upsert. */
+export interface RowItem {
+  row: SheetRow;
+  item: Record<string, unknown>;
+}
+
+/** A row that could not be turned into a product, with each problem in words. */
+export interface RowProblem {
+  row: SheetRow;
+  problems: string[];
+}
+
+/** Where every imported product also goes. */
+export interface ImportTargets {
+  catalog?: { _id: string; user_groups: string[] };
+  category_id?: string;
+}
+
+const REFERENCES: Record<string, { collection: CodedCollection; field: string; label: string }> = {
+  brand: { collection: 'brands', field: 'brand_id', label: 'brand' },
+  family: { collection: 'families', field: 'family_id', label: 'family' },
+  categories: { collection: 'categories', field: 'categories', label: 'category' },
+};
+
+const union = <T>(a: T[], b: T[]) => [...new Set([...a, ...b])];
+
+/**
+ * Turns sheet rows into product items, as spreadsheets hold values: texts per language, codes of
+ * brands, families and categories looked up in the catalog (a batch's codes at once), lists
+ * split on `|`, `;` or `,`, and attribute values parsed by their attribute's type. An empty cell
+ * sets nothing (the stored value stays). A row with any problem is not sent; its problems name
+ * the column (`C (Color): …`).
+ */
+export class RowConverter {
+  private readonly columns: { index: number; column: string; target: string }[];
+  private readonly label: Map<string, string>;
+
+  constructor(
+    mapping: Mapping,
+    headers: { column: string; label: string }[],
+    private readonly attributes: Map<string, ImportAttribute>,
+    private readonly targets: ImportTargets,
+    private readonly catalog: CatalogLink,
+  ) {
+    this.columns = Object.entries(mapping).map(([column, target]) => ({ index: columnIndex(column), column, target }));
+    this.label = new Map(headers.map((h) => [h.column, h.label]));
+  }
+
+  /** Where a problem is, for people: `C (Color)`. */
+  columnName(column: string): string {
+    const label = this.label.get(column);
+    return label ? `${column} (${label})` : column;
+  }
+
+  /** The column a product field was read from (`attributes.color` → `C (Color)`), for the catalog's answers. */
+  columnOf(field: string): string | undefined {
+    const hit = this.columns.find(
+      (c) =>
+        c.target === field ||
+        field.startsWith(`${c.target}.`) ||
+        (REFERENCES[c.target] && field.startsWith(REFERENCES[c.target].field)),
+    );
+    return hit ? this.columnName(hit.column) : undefined;
+  }
+
+  /** The rows of one batch as items, or their problems. */
+  async convert(rows: SheetRow[]): Promise<{ items: RowItem[]; problems: RowProblem[] }> {
+    const ids = await this.lookUp(rows);
+    const items: RowItem[] = [];
+    const problems: RowProblem[] = [];
+    const parsed = rows.map((row) => ({ row, ...this.rowToItem(row, ids) }));
+    const needLists =
+      (this.targets.category_id || this.targets.catalog) &&
+      parsed.some((p) => p.problems.length === 0 && typeof p.item.code === 'string');
+    const lists = needLists
+      ? await this.catalog.productLists(parsed.flatMap((p) => (typeof p.item.code === 'string' ? [p.item.code] : [])))
+      : new Map();
+    for (const { row, item, problems: rowProblems } of parsed) {
+      if (rowProblems.length > 0) {
+        problems.push({ row, problems: rowProblems });
+        continue;
+      }
+      const stored = lists.get(item.code as string);
+      if (this.targets.category_id)
+        item.categories = union((item.categories as string[]) ?? stored?.categories ?? [], [this.targets.category_id]);
+      if (this.targets.catalog) {
+        const catalogs = (stored?.catalogs ?? []) as { _id: string; user_groups: string[] }[];
+        if (!catalogs.some((c) => c._id === this.targets.catalog!._id))
+          item.catalogs = [...catalogs, this.targets.catalog];
+      }
+      items.push({ row, item });
+    }
+    return { items, problems };
+  }
+
+  /** Ids of the brands, families and categories a batch names, by collection and code. */
+  private async lookUp(rows: SheetRow[]): Promise<Map<string, Map<string, string[]>>> {
+    const found = new Map<string, Map<string, string[]>>();
+    for (const { index, target } of this.columns) {
+      const ref = REFERENCES[target];
+      if (!ref) continue;
+      const codes = new Set<string>();
+      for (const row of rows) {
+        const cell = row.cells[index] ?? null;
+        for (const code of target === 'categories' ? splitList(cell) : [parseTextCell(cell)]) if (code) codes.add(code);
+      }
+      found.set(target, await this.catalog.idsByCode(ref.collection, [...codes]));
+    }
+    return found;
+  }
+
+  private rowToItem(
+    row: SheetRow,
+    ids: Map<string, Map<string, string[]>>,
+  ): { item: Record<string, unknown>; problems: string[] } {
+    const item: Record<string, unknown> = {};
+    const problems: string[] = [];
+    const problem = (column: string, message: string) => problems.push(`${this.columnName(column)}: ${message}`);
+    for (const { index, column, target } of this.columns) {
+      const cell: Cell = row.cells[index] ?? null;
+      const [head, second, third] = target.split('.');
+      if (head === 'code') {
+        const code = parseTextCell(cell);
+        if (code === undefined) problem(column, 'is empty; every row needs a product code');
+        else item.code = code;
+      } else if (head === 'name' || head === 'description') {
+        const text = parseTextCell(cell);
+        if (text !== undefined) item[head] = { ...((item[head] as object) ?? {}), [second]: text };
+      } else if (head === 'type') {
+        const type = parseTextCell(cell);
+        if (type !== undefined) item.type = type.toLowerCase();
+      } else if (REFERENCES[head]) {
+        const ref = REFERENCES[head];
+        const codes = head === 'categories' ? splitList(cell) : [parseTextCell(cell)].filter((c) => c !== undefined);
+        if (codes.length === 0) continue;
+        const resolved: string[] = [];
+        for (const code of codes) {
+          const hits = ids.get(head)?.get(code) ?? [];
+          if (hits.length === 0) problem(column, `no ${ref.label} has the code '${code}'`);
+          else if (hits.length > 1)
+            problem(column, `${hits.length} categories have the code '${code}'; give each category a code of its own`);
+          else resolved.push(hits[0]);
+        }
+        item[ref.field] = head === 'categories' ? [...new Set(resolved)] : resolved[0];
+      } else if (head === 'tags' || head === 'images') {
+        const list = splitList(cell);
+        if (list.length > 0) item[head] = [...new Set(list)];
+      } else if (head === 'image') {
+        const url = parseTextCell(cell);
+        if (url !== undefined) item.image = url;
+      } else if (head === 'enabled') {
+        const flag = parseBooleanCell(cell);
+        if (flag === undefined) continue;
+        if ('error' in flag) problem(column, flag.error);
+        else item.enabled = flag.value;
+      } else if (head === 'attributes') {
+        const attribute = this.attributes.get(attributeKeyOf(target)!);
+        if (!attribute) {
+          problem(column, `the attribute '${second}' no longer exists`);
+          continue;
+        }
+        const value = parseAttributeCell(cell, attribute);
+        if (value === undefined) continue;
+        if ('error' in value) {
+          problem(column, value.error);
+          continue;
+        }
+        const attrs = (item.attributes ??= {}) as Record<string, unknown>;
+        attrs[second] =
+          third === undefined ? value.value : { ...((attrs[second] as object) ?? {}), [third]: value.value };
+      }
+    }
+    return { item, problems };
+  }
+}

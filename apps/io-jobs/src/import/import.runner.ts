@@ -1,0 +1,184 @@
+import type { DataSource } from 'typeorm';
+import { NotFoundError, ValidationError, toPimError } from '@pim/errors';
+import type { Logger } from '@pim/logging';
+import type { RecordService } from '@pim/records';
+import type { BulkItemResult, ImportHeader, ImportInput, ImportView } from '@pim/resources';
+import { readRows, type SheetRow } from '@pim/sheets';
+import type { FileStorage } from '@pim/storage';
+import type { ImportEntity } from '../entities/import.entity';
+import type { CatalogLink } from '../links/catalog.link';
+import { keepRefusedRows, type RefusedRow } from '../repositories/import-errors.repository';
+import { recordBatch } from '../repositories/imports.repository';
+import { mappedAttributeKeys, type Mapping } from './import.mapping';
+import { log } from './import.moves';
+import { RowConverter, type ImportTargets } from './import.rows';
+import { sheetOf } from './import.sheet';
+
+/** What the runner needs. */
+export interface ImportRunnerDeps {
+  ds: DataSource;
+  imports: RecordService<ImportEntity, ImportView, ImportInput>;
+  storage: FileStorage;
+  catalog: CatalogLink;
+  batchSize: number;
+  logger: Logger;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The problems of an item the catalog refused, each naming the column it came from. */
+function refusal(result: BulkItemResult, converter: RowConverter): string[] {
+  const error = result.error as { message?: string; details?: { field: string; message: string }[] } | undefined;
+  const details = error?.details ?? [];
+  if (details.length === 0) return [error?.message ?? 'the catalog refused the product'];
+  return details.map((d) => `${converter.columnOf(d.field) ?? d.field}: ${d.message}`);
+}
+
+/**
+ * Runs one import's job: takes a queued import to `processing` (or resumes a running one where its
+ * checkpoint is), reads the sheet from the checkpoint in batches, sends each batch to the
+ * catalog's bulk upsert under the batch's id (so a batch resent after a crash is not written
+ * twice), and records the batch's counts, refused rows and the next checkpoint in one
+ * transaction. Counts are exact: every row is processed once, stored or refused. A canceled
+ * import stops after its batch; the last batch ends it `completed` or `completed_with_errors`.
+ */
+export class ImportRunner {
+  constructor(private readonly deps: ImportRunnerDeps) {}
+
+  /** Runs the import's job; a failure on the last try (or one no retry can mend) marks the import failed. */
+  async run(importId: string, lastTry: boolean): Promise<void> {
+    const record = await this.claim(importId);
+    if (!record) return;
+    try {
+      await this.process(record);
+    } catch (err) {
+      const permanent = err instanceof ValidationError || err instanceof NotFoundError;
+      this.deps.logger.warn({ err, import_id: importId, lastTry }, 'an import batch failed');
+      if (!lastTry && !permanent) throw err;
+      await this.fail(importId, err);
+    }
+  }
+
+  /** `queued` → `processing`, its checkpoint set below the header row; a running import resumes as it is. */
+  private async claim(importId: string): Promise<ImportEntity | null> {
+    try {
+      const { record } = await this.deps.imports.mutate(importId, undefined, (r) => {
+        if (r.status === 'processing') {
+          log(r, `Resumed at row ${count(r.next_row!)} after an interruption`);
+          return;
+        }
+        if (r.status !== 'queued') return false;
+        Object.assign(r, {
+          status: 'processing',
+          started_at: new Date(),
+          next_row: (r.file_header_row ?? 1) + 1,
+          batch_size: this.deps.batchSize,
+        });
+        log(r, `Started: ${count(r.rows_count)} rows of worksheet '${r.file_worksheet_name}'`);
+      });
+      return record.status === 'processing' ? record : null;
+    } catch (err) {
+      if (err instanceof NotFoundError) return null; // deleted meanwhile
+      throw err;
+    }
+  }
+
+  private async process(record: ImportEntity): Promise<void> {
+    const mapping = (record.mapped_headers ?? {}) as Mapping;
+    const attributes = await this.deps.catalog.attributes(mappedAttributeKeys(mapping));
+    const targets: ImportTargets = {};
+    if (record.category_id) targets.category_id = record.category_id;
+    if (record.catalog_id) {
+      const catalog = await this.deps.catalog.catalog(record.catalog_id);
+      if (catalog) targets.catalog = { _id: record.catalog_id, ...catalog };
+    }
+    const converter = new RowConverter(
+      mapping,
+      (record.headers ?? []) as ImportHeader[],
+      new Map(attributes.map((a) => [a.key, a])),
+      targets,
+      this.deps.catalog,
+    );
+    const size = record.batch_size ?? this.deps.batchSize;
+    const rows = readRows(sheetOf(this.deps.storage, record), record.file_worksheet_id!, { fromRow: record.next_row! });
+    let batch: SheetRow[] = [];
+    for await (const row of rows) {
+      if (row.number < record.next_row!) continue;
+      batch.push(row);
+      if (batch.length < size) continue;
+      if (!(await this.commit(record._id, batch, converter))) return;
+      batch = [];
+    }
+    if (batch.length > 0 && !(await this.commit(record._id, batch, converter))) return;
+    await this.finish(record._id);
+  }
+
+  /** Sends one batch and records its outcome; false when the import is to stop (canceled, or another worker is ahead). */
+  private async commit(importId: string, rows: SheetRow[], converter: RowConverter): Promise<boolean> {
+    const { items, problems } = await converter.convert(rows);
+    const fromRow = rows[0].number;
+    const results =
+      items.length > 0
+        ? await this.deps.catalog.upsert(
+            items.map((i) => i.item),
+            `${importId}:${fromRow}`,
+          )
+        : [];
+    const refused: RefusedRow[] = problems.map((p) => ({
+      row_number: p.row.number,
+      cells: p.row.cells,
+      problems: p.problems.join('; '),
+    }));
+    results.forEach((result, i) => {
+      if (result.status !== 'failed') return;
+      refused.push({
+        row_number: items[i].row.number,
+        cells: items[i].row.cells,
+        problems: refusal(result, converter).join('; '),
+      });
+    });
+    const status = await this.deps.ds.transaction(async (m) => {
+      const after = await recordBatch(m, {
+        importId,
+        fromRow,
+        nextRow: rows[rows.length - 1].number + 1,
+        processed: rows.length,
+        committed: rows.length - refused.length,
+        failed: refused.length,
+      });
+      if (after !== undefined) await keepRefusedRows(m, importId, refused);
+      return after;
+    });
+    return status === 'processing';
+  }
+
+  /** The last batch is in: `completed`, or `completed_with_errors` when rows were refused. */
+  private async finish(importId: string): Promise<void> {
+    await this.deps.imports.mutate(importId, undefined, (r) => {
+      if (r.status !== 'processing') return false;
+      r.status = r.errors_count > 0 ? 'completed_with_errors' : 'completed';
+      r.finished_at = new Date();
+      log(
+        r,
+        `Finished: ${count(r.proccess_count)} rows, ${count(r.commit_count)} stored, ${count(r.errors_count)} refused`,
+      );
+      return { event: 'completed' };
+    });
+  }
+
+  /** `failed`, with the reason in the log. */
+  private async fail(importId: string, err: unknown): Promise<void> {
+    const reason = toPimError(err).message;
+    await this.deps.imports
+      .mutate(importId, undefined, (r) => {
+        if (r.status !== 'processing' && r.status !== 'queued') return false;
+        r.status = 'failed';
+        r.finished_at = new Date();
+        log(r, `Failed: ${reason}`);
+        return { event: 'failed' };
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof NotFoundError)) throw e;
+      });
+  }
+}

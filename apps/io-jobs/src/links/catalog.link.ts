@@ -1,0 +1,149 @@
+import { attributes as apb, products as ppb, taxonomy as tpb } from '@pim/contracts';
+import type { AttributeType, BulkItemResult, TypeConfig } from '@pim/resources';
+import { createRpcClient } from '@pim/rpc';
+
+/** An attribute as an import reads values for it: its type, settings and option values and labels. */
+export interface ImportAttribute {
+  id: string;
+  key: string;
+  type: AttributeType;
+  type_config?: TypeConfig;
+  /** Select and multiselect: each option's value with each of its labels. */
+  options?: { value: string; label?: string }[];
+  localizable: boolean;
+}
+
+/** A taxonomy collection an import names records of by code. */
+export type CodedCollection = 'brands' | 'families' | 'categories';
+
+/** What the io-jobs app asks the catalog. A catalog that does not answer is a 503 (an import's job retries). */
+export interface CatalogLink {
+  /** Live attributes by key, with their options. */
+  attributes(keys: string[]): Promise<ImportAttribute[]>;
+  /** Ids of live records by code: code → ids (a category code may be in several trees). */
+  idsByCode(collection: CodedCollection, codes: string[]): Promise<Map<string, string[]>>;
+  /** A live catalog's users groups, or undefined when there is none with that id. */
+  catalog(id: string): Promise<{ user_groups: string[] } | undefined>;
+  /** Whether a live category has this id. */
+  categoryExists(id: string): Promise<boolean>;
+  /** The categories and catalogs of live products by code. */
+  productLists(
+    codes: string[],
+  ): Promise<Map<string, { categories: string[]; catalogs: { _id: string; user_groups: string[] }[] }>>;
+  /** The catalog's bulk upsert of one batch, merged onto stored products, applied once per batch id. */
+  upsert(items: object[], batchId: string): Promise<BulkItemResult[]>;
+  close(): void;
+}
+
+const DEADLINE_MS = 10_000;
+/** A batch of 1,000 products with their attributes is checked and written in one transaction: give it time. */
+const BULK_DEADLINE_MS = 120_000;
+const PAGE = 100;
+
+/** The catalog's services at `address` (`host:port`), connected on first use. */
+export function catalogLink(address: string): CatalogLink {
+  const o = { service: 'catalog', address, deadlineMs: DEADLINE_MS };
+  let clients:
+    | {
+        attributes: ReturnType<typeof createRpcClient<apb.AttributesServiceClient>>;
+        options: ReturnType<typeof createRpcClient<apb.AttributeOptionsServiceClient>>;
+        brands: ReturnType<typeof createRpcClient<tpb.BrandsServiceClient>>;
+        families: ReturnType<typeof createRpcClient<tpb.FamiliesServiceClient>>;
+        categories: ReturnType<typeof createRpcClient<tpb.CategoriesServiceClient>>;
+        catalogs: ReturnType<typeof createRpcClient<tpb.CatalogsServiceClient>>;
+        products: ReturnType<typeof createRpcClient<ppb.ProductsServiceClient>>;
+      }
+    | undefined;
+  const c = () =>
+    (clients ??= {
+      attributes: createRpcClient(apb.AttributesServiceClient, o),
+      options: createRpcClient(apb.AttributeOptionsServiceClient, o),
+      brands: createRpcClient(tpb.BrandsServiceClient, o),
+      families: createRpcClient(tpb.FamiliesServiceClient, o),
+      categories: createRpcClient(tpb.CategoriesServiceClient, o),
+      catalogs: createRpcClient(tpb.CatalogsServiceClient, o),
+      products: createRpcClient(ppb.ProductsServiceClient, o),
+    });
+
+  async function optionsOf(attributeId: string): Promise<{ value: string; label?: string }[]> {
+    const all: { value: string; label?: string }[] = [];
+    for (let page = 1; ; page++) {
+      const { data } = await c().options.listAttributeOptions({
+        attribute_id: attributeId,
+        query: { page, limit: PAGE, skip: 0, sort: [], filters: [], search: '', expand: [] },
+      });
+      for (const option of data) {
+        const labels = Object.values(option.label ?? {});
+        if (labels.length === 0) all.push({ value: option.value });
+        for (const label of labels) all.push({ value: option.value, label });
+      }
+      if (data.length < PAGE) return all;
+    }
+  }
+
+  return {
+    async attributes(keys) {
+      if (keys.length === 0) return [];
+      const { data } = await c().attributes.batchGetAttributes({ ids: [], keys });
+      return Promise.all(
+        data.map(async (a) => {
+          const type = a.type as AttributeType;
+          const type_config = (a.type_config ?? {}) as TypeConfig;
+          return {
+            id: a.id,
+            key: a.key,
+            type,
+            type_config,
+            localizable: Boolean((type_config as { localizable?: boolean }).localizable),
+            ...(type === 'select' || type === 'multiselect' ? { options: await optionsOf(a.id) } : {}),
+          };
+        }),
+      );
+    },
+    async idsByCode(collection, codes) {
+      const found = new Map<string, string[]>();
+      if (codes.length === 0) return found;
+      const client = c()[collection] as unknown as {
+        [k: string]: (req: { ids: string[]; codes: string[] }) => Promise<{ data: { id: string; code: string }[] }>;
+      };
+      const method = { brands: 'batchGetBrands', families: 'batchGetFamilies', categories: 'batchGetCategories' }[
+        collection
+      ];
+      for (let i = 0; i < codes.length; i += 1_000) {
+        const { data } = await client[method]({ ids: [], codes: codes.slice(i, i + 1_000) });
+        for (const r of data) found.set(r.code, [...(found.get(r.code) ?? []), r.id]);
+      }
+      return found;
+    },
+    async catalog(id) {
+      const { data } = await c().catalogs.batchGetCatalogs({ ids: [id], codes: [] });
+      return data[0] ? { user_groups: data[0].user_groups ?? [] } : undefined;
+    },
+    async categoryExists(id) {
+      const { data } = await c().categories.batchGetCategories({ ids: [id], codes: [] });
+      return data.length > 0;
+    },
+    async productLists(codes) {
+      const found = new Map<string, { categories: string[]; catalogs: { _id: string; user_groups: string[] }[] }>();
+      if (codes.length === 0) return found;
+      const { data } = await c().products.batchGetProducts({ ids: [], codes });
+      for (const p of data)
+        found.set(p.code, {
+          categories: p.categories ?? [],
+          catalogs: (p.catalogs ?? []).map((x) => ({ _id: x.id, user_groups: x.user_groups ?? [] })),
+        });
+      return found;
+    },
+    async upsert(items, batchId) {
+      const { data } = await c().products.bulkUpsertProducts(
+        { items: [], items_json: Buffer.from(JSON.stringify(items)), batch_id: batchId, merge: true },
+        { deadlineMs: BULK_DEADLINE_MS },
+      );
+      return data.map(({ id, ...r }) => ({ ...r, ...(id !== undefined ? { _id: id } : {}) }) as BulkItemResult);
+    },
+    close() {
+      if (!clients) return;
+      for (const client of Object.values(clients)) client.close();
+    },
+  };
+}

@@ -1,0 +1,4 @@
+import { runApp } from '@pim/app';
+import { ioJobsApp } from './app';
+
+void runApp(ioJobsApp);

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { field } from './declare/field';
+import { defineResource } from './declare/resource';
+import { IMPORT_TARGET_PATTERN } from './import';
+
+const MAX_COLUMNS = 1_000;
+
+/** Header label → product field: a template names columns by their header text, so it fits any file with those headers. */
+export const templateMappingSchema = z
+  .record(
+    z.string().trim().min(1).max(1_000),
+    z.string().regex(IMPORT_TARGET_PATTERN, 'is not a product field an import can fill').max(200),
+  )
+  .refine((r) => Object.keys(r).length <= MAX_COLUMNS, `must map at most ${MAX_COLUMNS} headers`)
+  .refine((r) => Object.values(r).includes('code'), 'must map one header to code (products are matched by code)')
+  .refine(
+    (r) => new Set(Object.values(r)).size === Object.values(r).length,
+    'must map each product field from one header only',
+  )
+  .meta({
+    id: 'ImportTemplateMapping',
+    description:
+      'Which product field each header fills, by the header text (matched ignoring case and surrounding spaces): ' +
+      '`{"SKU": "code", "Nome": "name.pt-BR", "Cor": "attributes.color"}`',
+    example: { SKU: 'code', Nome: 'name.pt-BR', Cor: 'attributes.color' },
+  });
+
+/**
+ * Import templates: a saved mapping from header labels to product fields, reused by naming it in
+ * `from_template_id` when uploading a file with the same headers. Named by `name`, unique among
+ * live templates.
+ */
+export const ImportTemplate = defineResource({
+  collection: 'import_templates',
+  description: 'Import template: a column mapping saved for files with the same headers',
+  fields: {
+    name: field
+      .of('string', {
+        input: z
+          .string()
+          .trim()
+          .min(1)
+          .max(200)
+          .meta({ description: 'Unique among live templates', example: 'Supplier A' }),
+        view: z.string().max(200),
+      })
+      .required()
+      .searchable(),
+    enabled: field.flag('A disabled template cannot be used for new imports').default(true),
+    mapped_headers: field
+      .of('object', { input: templateMappingSchema, view: templateMappingSchema })
+      .required()
+      .listed(false),
+  },
+});
+
+/** An import template as the API shows it. */
+export type ImportTemplateView = z.infer<typeof ImportTemplate.schemas.view>;
+/** The writable fields of an import template. */
+export type ImportTemplateInput = z.infer<typeof ImportTemplate.schemas.input>;

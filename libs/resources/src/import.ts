@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { dateTimeSchema, objectIdSchema } from './common';
+import { field } from './declare/field';
+import { defineResource } from './declare/resource';
+
+// Imports: a spreadsheet uploaded, its columns mapped to product fields, then run through the
+// catalog's bulk upsert row by row in batches. The upload answers the file's worksheets and
+// headers; a PATCH (or a template) maps the columns; `start` queues it for a worker.
+
+/** Where an import stands. */
+export const IMPORT_STATUSES = [
+  'uploaded',
+  'mapped',
+  'queued',
+  'processing',
+  'completed',
+  'completed_with_errors',
+  'failed',
+  'canceled',
+] as const;
+/** An import's state. */
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+/** States an import never leaves. */
+export const FINAL_IMPORT_STATUSES: readonly ImportStatus[] = [
+  'completed',
+  'completed_with_errors',
+  'failed',
+  'canceled',
+];
+/** The spreadsheet formats an import reads. */
+export const IMPORT_FILE_TYPES = ['csv', 'xlsx'] as const;
+
+/** Product fields a column may be mapped to, besides the patterned ones (`name.<lang>`, `attributes.<key>`…). */
+export const IMPORT_PLAIN_TARGETS = [
+  'code',
+  'type',
+  'brand',
+  'family',
+  'categories',
+  'tags',
+  'enabled',
+  'image',
+  'images',
+] as const;
+
+/** How a mapped target is written: a plain one, a text per language, or an attribute (per language when localizable). */
+export const IMPORT_TARGET_PATTERN =
+  /^(code|type|brand|family|categories|tags|enabled|image|images|(name|description)\.[a-z]{2,3}(-[A-Za-z0-9]{2,8})*|attributes\.[a-z][a-z0-9_]{0,99}(\.[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)?)$/;
+
+/** A spreadsheet column as it is named in the sheet: A, B… Z, AA… */
+export const COLUMN_PATTERN = /^[A-Z]{1,3}$/;
+
+const MAX_COLUMNS = 1_000;
+const count = (description: string) =>
+  field.computed('number', z.number().int().min(0).meta({ format: 'int32', description })).shown();
+
+const worksheetSchema = z
+  .strictObject({ id: z.string().max(100), name: z.string().max(200) })
+  .meta({ id: 'ImportWorksheet', description: 'A worksheet of the uploaded workbook (one for a CSV file)' });
+
+const headerSchema = z
+  .strictObject({
+    column: z.string().max(3).meta({ example: 'A', description: 'The column as the spreadsheet names it' }),
+    label: z.string().max(1_000).meta({ example: 'SKU', description: 'The text of the header cell' }),
+  })
+  .meta({ id: 'ImportHeader', description: 'A column of the header row' });
+
+/** Column → product field, as written by a caller. */
+export const mappedHeadersSchema = z
+  .record(z.string().max(3), z.string().max(200))
+  .refine((r) => Object.keys(r).length <= MAX_COLUMNS, `must map at most ${MAX_COLUMNS} columns`)
+  .meta({
+    id: 'ImportMappedHeaders',
+    description:
+      'Which product field each column fills, by the column\'s letter: `{"A": "code", "B": "name.pt-BR", "C": "attributes.color"}`. ' +
+      'Targets: code (required), name.<language>, description.<language>, type, brand (by code), family (by code), ' +
+      'categories (codes separated by |, ; or ,), tags, enabled, image, images, attributes.<key> ' +
+      '(attributes.<key>.<language> for a localizable text attribute). A column left out is not read.',
+    example: { A: 'code', B: 'name.pt-BR', C: 'attributes.color' },
+  });
+
+const templateSnapshotSchema = z
+  .strictObject({
+    id: objectIdSchema,
+    name: z.string().max(200),
+    enabled: z.boolean(),
+    created_at: z.string().max(40).meta({ format: 'date-time' }),
+    deleted: z.boolean(),
+    deleted_at: z.string().max(40).optional().meta({ format: 'date-time' }),
+    deleted_by: z.string().max(200).optional(),
+  })
+  .meta({ id: 'ImportTemplateSnapshot', description: 'The import template the mapping came from, as it was then' });
+
+/**
+ * Imports, declared once. A caller writes where the products go (`catalog_id`, `category_id`),
+ * which worksheet and header row to read and how columns map; everything else — the file, its
+ * headers, the counts, the state — the io-jobs app computes.
+ */
+export const Import = defineResource({
+  collection: 'imports',
+  description: 'Import: a spreadsheet of products, mapped and run through the catalog',
+  inputDescription: 'What a caller sets on an import before it starts: where products go and how to read the file',
+  fields: {
+    catalog_id: field.of('id', {
+      input: objectIdSchema.meta({ description: 'A catalog every imported product joins' }),
+      view: objectIdSchema,
+    }),
+    category_id: field.of('id', {
+      input: objectIdSchema.meta({ description: 'A category every imported product joins' }),
+      view: objectIdSchema,
+    }),
+    from_template_id: field.of('id', {
+      input: objectIdSchema.meta({
+        description: 'An import template whose mapping fills mapped_headers (columns matched by header label)',
+      }),
+      view: objectIdSchema,
+    }),
+    file_worksheet_id: field.of('string', {
+      input: z
+        .string()
+        .min(1)
+        .max(100)
+        .meta({ description: 'The worksheet to read (one of worksheets[].id); the first by default' }),
+      view: z.string().max(100),
+    }),
+    file_header_row: field.of('number', {
+      input: z
+        .number()
+        .int()
+        .min(1)
+        .max(1_000)
+        .meta({ format: 'int32', description: 'The row holding the headers (1 = first); detected at upload' }),
+      view: z.number().int().meta({ format: 'int32' }),
+    }),
+    mapped_headers: field
+      .of('object', { input: mappedHeadersSchema, view: mappedHeadersSchema })
+      .default({})
+      .listed(false),
+    status: field
+      .computed(
+        'string',
+        z.enum(IMPORT_STATUSES).meta({
+          description:
+            'uploaded → mapped → queued → processing → completed, completed_with_errors or failed; canceled from any state before those',
+        }),
+      )
+      .shown(),
+    file_name: field
+      .computed('string', z.string().max(255).meta({ description: 'The uploaded file name', example: 'products.xlsx' }))
+      .searchable(),
+    file_key: field.computed('string', z.string().max(500).meta({ description: 'Where the file is stored' })),
+    file_type: field.computed('string', z.enum(IMPORT_FILE_TYPES).meta({ description: 'The file format' })),
+    file_size: field.computed('number', z.number().int().min(0).meta({ format: 'int32', description: 'Bytes' })),
+    file_worksheet_name: field.computed('string', z.string().max(200)),
+    worksheets: field.computed('array', z.array(worksheetSchema).max(1_000)).listed(false),
+    headers: field.computed('array', z.array(headerSchema).max(MAX_COLUMNS)).listed(false),
+    columns_count: count('Columns of the header row'),
+    rows_count: count('Non-empty rows below the header row'),
+    proccess_count: count('Rows processed so far'),
+    commit_count: count('Rows stored in the catalog'),
+    errors_count: count('Rows refused (see GET /imports/{id}/errors)'),
+    logs: field
+      .computed('array', z.array(z.string().max(2_000)).max(200).meta({ description: 'What happened, in short' }))
+      .listed(false),
+    template: field.computed('object', templateSnapshotSchema).listed(false),
+    started_at: field.computed('date', dateTimeSchema.meta({ description: 'When a worker began' })),
+    finished_at: field.computed('date', dateTimeSchema.meta({ description: 'When it reached a final state' })),
+  },
+});
+
+/** An import as the API shows it. */
+export type ImportView = z.infer<typeof Import.schemas.view>;
+/** The writable fields of an import. */
+export type ImportInput = z.infer<typeof Import.schemas.input>;
+/** A header of the uploaded sheet. */
+export type ImportHeader = z.infer<typeof headerSchema>;
