@@ -310,6 +310,19 @@ describe('imports through the whole platform', () => {
     expect(events.at(-1)!.status).toBe('completed_with_errors');
 
     await checkOutcome(await get(id), 'CSV', 'csv');
+    // Its life as events: created at upload, updated by the mapping and the start, completed at the end.
+    const subject = (action: string) => `${e2e.stream.subjectPrefix}pim.io-jobs.imports.${action}`;
+    await eventually(async () => (await e2e.stream.messages(subject('completed'))).length === 1);
+    const mine = async (action: string) =>
+      (await e2e.stream.messages(subject(action))).filter(
+        (m) => (m.data as Json).data && ((m.data as Json).data as Json)._id === id,
+      );
+    expect(await mine('created')).toHaveLength(1);
+    expect((await mine('updated')).length).toBeGreaterThanOrEqual(2);
+    expect(((await mine('completed'))[0].data as Json).data).toMatchObject({
+      status: 'completed_with_errors',
+      errors_count: 10,
+    });
     const cancel = await e2e.api('POST', `/api/v1/imports/${id}/cancel`);
     expect(cancel.status).toBe(409);
     expect(cancel.json.message).toMatch(/completed_with_errors.*canceled/);
@@ -369,6 +382,10 @@ describe('imports through the whole platform', () => {
     const big = await upload('big.csv', Buffer.alloc(UPLOAD_LIMIT + 1_024, 'a,b\n'));
     expect(big.status).toBe(413);
     expect(big.json).toMatchObject({ code: 413, kind: 'payload_too_large' });
+    // A body that declares more than the limit is refused before it is read.
+    const declared = await upload('bigger.csv', Buffer.alloc(UPLOAD_LIMIT * 2, 'a,b\n'));
+    expect(declared.status).toBe(413);
+    expect(declared.json.message).toContain('upload limit');
 
     const noFile = await fetch(`${base}/api/v1/imports`, { method: 'POST', headers: auth, body: new FormData() });
     expect(noFile.status).toBe(400);
@@ -393,7 +410,7 @@ describe('imports through the whole platform', () => {
     expect(restart.json.message).toMatch(/canceled.*queued/);
   });
 
-  it('finishes a 20,000-row import whose worker is SIGKILLed three times: every row once, counts exact', async () => {
+  it('finishes a 20,000-row import whose worker is SIGKILLed three times (and the catalog once): every row once, counts exact', async () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => `CRASH-${i};Produto ${i};crash;mugs;${i % 7}`);
     const csv = Buffer.from(['SKU;Nome;Tags;Família;a_number', ...rows].join('\n'));
     const up = await upload('crash.csv', csv);
@@ -405,7 +422,14 @@ describe('imports through the whole platform', () => {
     expect(patched.status).toBe(200);
     expect((await e2e.api('POST', `/api/v1/imports/${id}/start`)).status).toBe(200);
 
-    for (const atLeast of [3_000, 9_000, 15_000]) {
+    // io-jobs three times, and the catalog once in between (its bulk upsert fails; the job retries).
+    const crashes: [number, string][] = [
+      [3_000, 'io-jobs'],
+      [7_000, 'catalog'],
+      [11_000, 'io-jobs'],
+      [15_000, 'io-jobs'],
+    ];
+    for (const [atLeast, app] of crashes) {
       let seen = 0;
       await eventually(async () => {
         const r = await e2e.api('GET', `/api/v1/imports/${id}`);
@@ -413,8 +437,8 @@ describe('imports through the whole platform', () => {
         return seen >= atLeast || FINAL.includes(r.json.status as string);
       }, 120_000);
       if (seen >= 20_000) break;
-      e2e.platform.kill('io-jobs', 'SIGKILL');
-      await e2e.platform.restart('io-jobs');
+      e2e.platform.kill(app, 'SIGKILL');
+      await e2e.platform.restart(app);
     }
     const done = await final(id, 180_000);
     expect(done).toMatchObject({

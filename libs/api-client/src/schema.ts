@@ -1403,15 +1403,15 @@ export interface paths {
         };
         /**
          * List imports
-         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over file_name) as in every list.
          *
          *     Needs scope `imports:read` (or `admin`).
          */
         get: operations["listImports"];
         put?: never;
         /**
-         * Create a import
-         * @description The code must be free among live records of the collection (409 otherwise).
+         * Upload a spreadsheet to import
+         * @description Send an .xlsx workbook or a .csv file (comma or semicolon separated; UTF-8, with or without BOM, or Latin-1) as multipart/form-data, the file in a part named `file` (`curl -F file=@products.xlsx`). It is stored as it arrives; past 209,715,200 bytes the upload is refused with 413 and nothing is kept. The answer is the import `uploaded`: its worksheets, the detected header row and the headers of the first worksheet, with the column and row counts. Next, map its columns (PATCH `mapped_headers`) or name a template here (`from_template_id`), then start it.
          *
          *     Needs scope `imports:write` (or `admin`).
          */
@@ -1434,17 +1434,11 @@ export interface paths {
          * @description Needs scope `imports:read` (or `admin`).
          */
         get: operations["getImport"];
-        /**
-         * Replace a import
-         * @description Replaces every writable field; omitted optional fields return to their defaults.
-         *
-         *     Needs scope `imports:write` (or `admin`).
-         */
-        put: operations["replaceImport"];
+        put?: never;
         post?: never;
         /**
          * Delete a import
-         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         * @description Soft delete: the record vanishes from gets and lists and its _id becomes free.
          *
          *     Needs scope `imports:write` (or `admin`).
          */
@@ -1460,6 +1454,94 @@ export interface paths {
         patch: operations["patchImport"];
         trace?: never;
     };
+    "/api/v1/imports/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an import
+         * @description Queues a `mapped` import for a worker (`queued`; then `processing` and, after its last row, `completed` or `completed_with_errors`). Any other state is a 409 naming it.
+         *
+         *     Needs scope `imports:write` (or `admin`).
+         */
+        post: operations["startImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an import
+         * @description Cancels an import that has not finished: a queued one never runs; a running one stops after the batch it is writing (the counts include it). A finished import is a 409.
+         *
+         *     Needs scope `imports:write` (or `admin`).
+         */
+        post: operations["cancelImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an import's refused rows
+         * @description The rows the import could not store, in the format uploaded (CSV or XLSX) under the same header row, with a `Problems` column naming what is wrong in each (`C (Color): "blu" is not an option …`). Fix them and upload the file again. While the import runs, the file holds the rows refused so far.
+         *
+         *     Needs scope `imports:read` (or `admin`).
+         */
+        get: operations["downloadImportErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/imports/{id}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow an import's progress
+         * @description Server-Sent Events (`text/event-stream`; `curl -N` follows it): an `import` event carrying the import at once, then each time it changes (counts grow after every batch), until it is completed, completed_with_errors, failed or canceled — then the stream ends. Any replica of the API serves it.
+         *
+         *     Needs scope `imports:read` (or `admin`).
+         */
+        get: operations["followImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/import-templates": {
         parameters: {
             query?: never;
@@ -1469,7 +1551,7 @@ export interface paths {
         };
         /**
          * List import templates
-         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over name) as in every list.
          *
          *     Needs scope `import_templates:read` (or `admin`).
          */
@@ -1477,7 +1559,7 @@ export interface paths {
         put?: never;
         /**
          * Create a import template
-         * @description The code must be free among live records of the collection (409 otherwise).
+         * @description The name must be free among live records of the collection (409 otherwise).
          *
          *     Needs scope `import_templates:write` (or `admin`).
          */
@@ -1510,7 +1592,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a import template
-         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         * @description Soft delete: the record vanishes from gets and lists and its name becomes free.
          *
          *     Needs scope `import_templates:write` (or `admin`).
          */
@@ -6907,15 +6989,97 @@ export interface components {
             order_logistics?: components["schemas"]["OrderLogistics"] & (Record<string, never> | null);
             invoices?: components["schemas"]["OrderInvoice"][] | null;
         };
-        /** @description Import */
+        /** @description Import: a spreadsheet of products, mapped and run through the catalog */
         Import: {
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
              * @example 6740a1b2c3d4e5f601234567
              */
             _id: string;
-            code: string;
-            name: components["schemas"]["Translate"];
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            catalog_id?: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            category_id?: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            from_template_id?: string;
+            file_worksheet_id?: string;
+            /** Format: int32 */
+            file_header_row?: number;
+            mapped_headers: components["schemas"]["ImportMappedHeaders"];
+            /**
+             * @description uploaded → mapped → queued → processing → completed, completed_with_errors or failed; canceled from any state before those
+             * @enum {string}
+             */
+            status: "uploaded" | "mapped" | "queued" | "processing" | "completed" | "completed_with_errors" | "failed" | "canceled";
+            /**
+             * @description The uploaded file name
+             * @example products.xlsx
+             */
+            file_name?: string;
+            /** @description Where the file is stored */
+            file_key?: string;
+            /**
+             * @description The file format
+             * @enum {string}
+             */
+            file_type?: "csv" | "xlsx";
+            /**
+             * Format: int32
+             * @description Bytes
+             */
+            file_size?: number;
+            file_worksheet_name?: string;
+            worksheets?: components["schemas"]["ImportWorksheet"][];
+            headers?: components["schemas"]["ImportHeader"][];
+            /**
+             * Format: int32
+             * @description Columns of the header row
+             */
+            columns_count: number;
+            /**
+             * Format: int32
+             * @description Non-empty rows below the header row
+             */
+            rows_count: number;
+            /**
+             * Format: int32
+             * @description Rows processed so far
+             */
+            proccess_count: number;
+            /**
+             * Format: int32
+             * @description Rows stored in the catalog
+             */
+            commit_count: number;
+            /**
+             * Format: int32
+             * @description Rows refused (see GET /imports/{id}/errors)
+             */
+            errors_count: number;
+            /** @description What happened, in short */
+            logs?: string[];
+            template?: components["schemas"]["ImportTemplateSnapshot"];
+            /**
+             * Format: date-time
+             * @description When a worker began
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            started_at?: string;
+            /**
+             * Format: date-time
+             * @description When it reached a final state
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            finished_at?: string;
             /**
              * Format: int32
              * @description Incremented on every write; sent as ETag
@@ -6938,23 +7102,64 @@ export interface components {
              */
             created_by_name?: string;
         };
-        /** @description Import, as written by a caller */
-        ImportInput: {
+        /**
+         * @description Which product field each column fills, by the column's letter: `{"A": "code", "B": "name.pt-BR", "C": "attributes.color"}`. Targets: code (required), name.<language>, description.<language>, type, brand (by code), family (by code), categories (codes separated by |, ; or ,), tags, enabled, image, images, attributes.<key> (attributes.<key>.<language> for a localizable text attribute). A column left out is not read.
+         * @example {
+         *       "A": "code",
+         *       "B": "name.pt-BR",
+         *       "C": "attributes.color"
+         *     }
+         */
+        ImportMappedHeaders: {
+            [key: string]: string;
+        };
+        /** @description A worksheet of the uploaded workbook (one for a CSV file) */
+        ImportWorksheet: {
+            id: string;
+            name: string;
+        };
+        /** @description A column of the header row */
+        ImportHeader: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description The column as the spreadsheet names it
+             * @example A
              */
-            code: string;
+            column: string;
             /**
-             * @description Name per language code; at least one
-             * @example {
-             *       "pt": "Café",
-             *       "en": "Coffee"
-             *     }
+             * @description The text of the header cell
+             * @example SKU
              */
-            name: {
-                [key: string]: string;
-            };
+            label: string;
+        };
+        /** @description The import template the mapping came from, as it was then */
+        ImportTemplateSnapshot: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            id: string;
+            name: string;
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            deleted: boolean;
+            /** Format: date-time */
+            deleted_at?: string;
+            deleted_by?: string;
+        };
+        /** @description The upload form */
+        ImportUpload: {
+            /**
+             * Format: binary
+             * @description The spreadsheet: an .xlsx workbook or a .csv file, at most 209,715,200 bytes
+             */
+            file: string;
+            /** @description A catalog every imported product joins */
+            catalog_id?: string;
+            /** @description A category every imported product joins */
+            category_id?: string;
+            /** @description An import template whose mapping is applied (the import is then `mapped`) */
+            from_template_id?: string;
         };
         /** @description A page of records */
         ImportList: {
@@ -7018,33 +7223,42 @@ export interface components {
             };
             data: components["schemas"]["Import"][];
         };
-        /** @description JSON merge patch (RFC 7396) of a import */
+        /** @description JSON merge patch (RFC 7396) of a import: a spreadsheet of products, mapped and run through the catalog */
         ImportPatch: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description A catalog every imported product joins
+             * @example 6740a1b2c3d4e5f601234567
              */
-            code?: string;
+            catalog_id?: string | null;
             /**
-             * @description Languages to set (text) or remove (null)
-             * @example {
-             *       "en": "Coffee",
-             *       "es": null
-             *     }
+             * @description A category every imported product joins
+             * @example 6740a1b2c3d4e5f601234567
              */
-            name?: {
-                [key: string]: string | null;
-            };
+            category_id?: string | null;
+            /**
+             * @description An import template whose mapping fills mapped_headers (columns matched by header label)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            from_template_id?: string | null;
+            /** @description The worksheet to read (one of worksheets[].id); the first by default */
+            file_worksheet_id?: string | null;
+            /**
+             * Format: int32
+             * @description The row holding the headers (1 = first); detected at upload
+             */
+            file_header_row?: number | null;
+            mapped_headers?: components["schemas"]["ImportMappedHeaders"] & (Record<string, never> | null);
         };
-        /** @description Import template */
+        /** @description Import template: a column mapping saved for files with the same headers */
         ImportTemplate: {
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
              * @example 6740a1b2c3d4e5f601234567
              */
             _id: string;
-            code: string;
-            name: components["schemas"]["Translate"];
+            name: string;
+            enabled: boolean;
+            mapped_headers: components["schemas"]["ImportTemplateMapping"];
             /**
              * Format: int32
              * @description Incremented on every write; sent as ETag
@@ -7067,23 +7281,27 @@ export interface components {
              */
             created_by_name?: string;
         };
-        /** @description Import template, as written by a caller */
+        /**
+         * @description Which product field each header fills, by the header text (matched ignoring case and surrounding spaces): `{"SKU": "code", "Nome": "name.pt-BR", "Cor": "attributes.color"}`
+         * @example {
+         *       "SKU": "code",
+         *       "Nome": "name.pt-BR",
+         *       "Cor": "attributes.color"
+         *     }
+         */
+        ImportTemplateMapping: {
+            [key: string]: string;
+        };
+        /** @description Import template: a column mapping saved for files with the same headers, as written by a caller */
         ImportTemplateInput: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among live templates
+             * @example Supplier A
              */
-            code: string;
-            /**
-             * @description Name per language code; at least one
-             * @example {
-             *       "pt": "Café",
-             *       "en": "Coffee"
-             *     }
-             */
-            name: {
-                [key: string]: string;
-            };
+            name: string;
+            /** @description A disabled template cannot be used for new imports */
+            enabled?: boolean;
+            mapped_headers: components["schemas"]["ImportTemplateMapping"];
         };
         /** @description A page of records */
         ImportTemplateList: {
@@ -7147,23 +7365,15 @@ export interface components {
             };
             data: components["schemas"]["ImportTemplate"][];
         };
-        /** @description JSON merge patch (RFC 7396) of a import template */
+        /** @description JSON merge patch (RFC 7396) of a import template: a column mapping saved for files with the same headers */
         ImportTemplatePatch: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among live templates
+             * @example Supplier A
              */
-            code?: string;
-            /**
-             * @description Languages to set (text) or remove (null)
-             * @example {
-             *       "en": "Coffee",
-             *       "es": null
-             *     }
-             */
-            name?: {
-                [key: string]: string | null;
-            };
+            name?: string;
+            enabled?: boolean | null;
+            mapped_headers?: components["schemas"]["ImportTemplateMapping"];
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -15881,9 +16091,9 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page) */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, catalog_id, category_id, from_template_id, file_worksheet_id, file_header_row, status, file_name, file_key, file_type, file_size, file_worksheet_name, columns_count, rows_count, proccess_count, commit_count, errors_count, started_at, finished_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
-                /** @description Case- and accent-insensitive text over: code, name */
+                /** @description Case- and accent-insensitive text over: file_name */
                 _search?: string;
                 /** @description Only records whose _id equals (on arrays: contains) */
                 _id?: string;
@@ -15903,16 +16113,282 @@ export interface operations {
                 _id_lt?: string;
                 /** @description Only records whose _id is at most */
                 _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
+                /** @description Only records whose catalog_id equals (on arrays: contains) */
+                catalog_id?: string;
+                /** @description Only records whose catalog_id is one of these comma-separated values */
+                catalog_id_in?: string;
+                /** @description Only records whose catalog_id is none of these comma-separated values */
+                catalog_id_nin?: string;
+                /** @description Only records whose catalog_id differs from */
+                catalog_id_ne?: string;
+                /** @description Only records whose catalog_id is set (true) or missing (false) */
+                catalog_id_exists?: boolean;
+                /** @description Only records whose catalog_id is greater than */
+                catalog_id_gt?: string;
+                /** @description Only records whose catalog_id is at least */
+                catalog_id_gte?: string;
+                /** @description Only records whose catalog_id is less than */
+                catalog_id_lt?: string;
+                /** @description Only records whose catalog_id is at most */
+                catalog_id_lte?: string;
+                /** @description Only records whose category_id equals (on arrays: contains) */
+                category_id?: string;
+                /** @description Only records whose category_id is one of these comma-separated values */
+                category_id_in?: string;
+                /** @description Only records whose category_id is none of these comma-separated values */
+                category_id_nin?: string;
+                /** @description Only records whose category_id differs from */
+                category_id_ne?: string;
+                /** @description Only records whose category_id is set (true) or missing (false) */
+                category_id_exists?: boolean;
+                /** @description Only records whose category_id is greater than */
+                category_id_gt?: string;
+                /** @description Only records whose category_id is at least */
+                category_id_gte?: string;
+                /** @description Only records whose category_id is less than */
+                category_id_lt?: string;
+                /** @description Only records whose category_id is at most */
+                category_id_lte?: string;
+                /** @description Only records whose from_template_id equals (on arrays: contains) */
+                from_template_id?: string;
+                /** @description Only records whose from_template_id is one of these comma-separated values */
+                from_template_id_in?: string;
+                /** @description Only records whose from_template_id is none of these comma-separated values */
+                from_template_id_nin?: string;
+                /** @description Only records whose from_template_id differs from */
+                from_template_id_ne?: string;
+                /** @description Only records whose from_template_id is set (true) or missing (false) */
+                from_template_id_exists?: boolean;
+                /** @description Only records whose from_template_id is greater than */
+                from_template_id_gt?: string;
+                /** @description Only records whose from_template_id is at least */
+                from_template_id_gte?: string;
+                /** @description Only records whose from_template_id is less than */
+                from_template_id_lt?: string;
+                /** @description Only records whose from_template_id is at most */
+                from_template_id_lte?: string;
+                /** @description Only records whose file_worksheet_id equals (on arrays: contains) */
+                file_worksheet_id?: string;
+                /** @description Only records whose file_worksheet_id is one of these comma-separated values */
+                file_worksheet_id_in?: string;
+                /** @description Only records whose file_worksheet_id is none of these comma-separated values */
+                file_worksheet_id_nin?: string;
+                /** @description Only records whose file_worksheet_id differs from */
+                file_worksheet_id_ne?: string;
+                /** @description Only records whose file_worksheet_id is set (true) or missing (false) */
+                file_worksheet_id_exists?: boolean;
+                /** @description Only records whose file_header_row equals (on arrays: contains) */
+                file_header_row?: number;
+                /** @description Only records whose file_header_row is one of these comma-separated values */
+                file_header_row_in?: string;
+                /** @description Only records whose file_header_row is none of these comma-separated values */
+                file_header_row_nin?: string;
+                /** @description Only records whose file_header_row differs from */
+                file_header_row_ne?: number;
+                /** @description Only records whose file_header_row is set (true) or missing (false) */
+                file_header_row_exists?: boolean;
+                /** @description Only records whose file_header_row is greater than */
+                file_header_row_gt?: number;
+                /** @description Only records whose file_header_row is at least */
+                file_header_row_gte?: number;
+                /** @description Only records whose file_header_row is less than */
+                file_header_row_lt?: number;
+                /** @description Only records whose file_header_row is at most */
+                file_header_row_lte?: number;
+                /** @description Only records whose status equals (on arrays: contains) */
+                status?: string;
+                /** @description Only records whose status is one of these comma-separated values */
+                status_in?: string;
+                /** @description Only records whose status is none of these comma-separated values */
+                status_nin?: string;
+                /** @description Only records whose status differs from */
+                status_ne?: string;
+                /** @description Only records whose status is set (true) or missing (false) */
+                status_exists?: boolean;
+                /** @description Only records whose file_name equals (on arrays: contains) */
+                file_name?: string;
+                /** @description Only records whose file_name is one of these comma-separated values */
+                file_name_in?: string;
+                /** @description Only records whose file_name is none of these comma-separated values */
+                file_name_nin?: string;
+                /** @description Only records whose file_name differs from */
+                file_name_ne?: string;
+                /** @description Only records whose file_name is set (true) or missing (false) */
+                file_name_exists?: boolean;
+                /** @description Only records whose file_key equals (on arrays: contains) */
+                file_key?: string;
+                /** @description Only records whose file_key is one of these comma-separated values */
+                file_key_in?: string;
+                /** @description Only records whose file_key is none of these comma-separated values */
+                file_key_nin?: string;
+                /** @description Only records whose file_key differs from */
+                file_key_ne?: string;
+                /** @description Only records whose file_key is set (true) or missing (false) */
+                file_key_exists?: boolean;
+                /** @description Only records whose file_type equals (on arrays: contains) */
+                file_type?: string;
+                /** @description Only records whose file_type is one of these comma-separated values */
+                file_type_in?: string;
+                /** @description Only records whose file_type is none of these comma-separated values */
+                file_type_nin?: string;
+                /** @description Only records whose file_type differs from */
+                file_type_ne?: string;
+                /** @description Only records whose file_type is set (true) or missing (false) */
+                file_type_exists?: boolean;
+                /** @description Only records whose file_size equals (on arrays: contains) */
+                file_size?: number;
+                /** @description Only records whose file_size is one of these comma-separated values */
+                file_size_in?: string;
+                /** @description Only records whose file_size is none of these comma-separated values */
+                file_size_nin?: string;
+                /** @description Only records whose file_size differs from */
+                file_size_ne?: number;
+                /** @description Only records whose file_size is set (true) or missing (false) */
+                file_size_exists?: boolean;
+                /** @description Only records whose file_size is greater than */
+                file_size_gt?: number;
+                /** @description Only records whose file_size is at least */
+                file_size_gte?: number;
+                /** @description Only records whose file_size is less than */
+                file_size_lt?: number;
+                /** @description Only records whose file_size is at most */
+                file_size_lte?: number;
+                /** @description Only records whose file_worksheet_name equals (on arrays: contains) */
+                file_worksheet_name?: string;
+                /** @description Only records whose file_worksheet_name is one of these comma-separated values */
+                file_worksheet_name_in?: string;
+                /** @description Only records whose file_worksheet_name is none of these comma-separated values */
+                file_worksheet_name_nin?: string;
+                /** @description Only records whose file_worksheet_name differs from */
+                file_worksheet_name_ne?: string;
+                /** @description Only records whose file_worksheet_name is set (true) or missing (false) */
+                file_worksheet_name_exists?: boolean;
+                /** @description Only records whose columns_count equals (on arrays: contains) */
+                columns_count?: number;
+                /** @description Only records whose columns_count is one of these comma-separated values */
+                columns_count_in?: string;
+                /** @description Only records whose columns_count is none of these comma-separated values */
+                columns_count_nin?: string;
+                /** @description Only records whose columns_count differs from */
+                columns_count_ne?: number;
+                /** @description Only records whose columns_count is set (true) or missing (false) */
+                columns_count_exists?: boolean;
+                /** @description Only records whose columns_count is greater than */
+                columns_count_gt?: number;
+                /** @description Only records whose columns_count is at least */
+                columns_count_gte?: number;
+                /** @description Only records whose columns_count is less than */
+                columns_count_lt?: number;
+                /** @description Only records whose columns_count is at most */
+                columns_count_lte?: number;
+                /** @description Only records whose rows_count equals (on arrays: contains) */
+                rows_count?: number;
+                /** @description Only records whose rows_count is one of these comma-separated values */
+                rows_count_in?: string;
+                /** @description Only records whose rows_count is none of these comma-separated values */
+                rows_count_nin?: string;
+                /** @description Only records whose rows_count differs from */
+                rows_count_ne?: number;
+                /** @description Only records whose rows_count is set (true) or missing (false) */
+                rows_count_exists?: boolean;
+                /** @description Only records whose rows_count is greater than */
+                rows_count_gt?: number;
+                /** @description Only records whose rows_count is at least */
+                rows_count_gte?: number;
+                /** @description Only records whose rows_count is less than */
+                rows_count_lt?: number;
+                /** @description Only records whose rows_count is at most */
+                rows_count_lte?: number;
+                /** @description Only records whose proccess_count equals (on arrays: contains) */
+                proccess_count?: number;
+                /** @description Only records whose proccess_count is one of these comma-separated values */
+                proccess_count_in?: string;
+                /** @description Only records whose proccess_count is none of these comma-separated values */
+                proccess_count_nin?: string;
+                /** @description Only records whose proccess_count differs from */
+                proccess_count_ne?: number;
+                /** @description Only records whose proccess_count is set (true) or missing (false) */
+                proccess_count_exists?: boolean;
+                /** @description Only records whose proccess_count is greater than */
+                proccess_count_gt?: number;
+                /** @description Only records whose proccess_count is at least */
+                proccess_count_gte?: number;
+                /** @description Only records whose proccess_count is less than */
+                proccess_count_lt?: number;
+                /** @description Only records whose proccess_count is at most */
+                proccess_count_lte?: number;
+                /** @description Only records whose commit_count equals (on arrays: contains) */
+                commit_count?: number;
+                /** @description Only records whose commit_count is one of these comma-separated values */
+                commit_count_in?: string;
+                /** @description Only records whose commit_count is none of these comma-separated values */
+                commit_count_nin?: string;
+                /** @description Only records whose commit_count differs from */
+                commit_count_ne?: number;
+                /** @description Only records whose commit_count is set (true) or missing (false) */
+                commit_count_exists?: boolean;
+                /** @description Only records whose commit_count is greater than */
+                commit_count_gt?: number;
+                /** @description Only records whose commit_count is at least */
+                commit_count_gte?: number;
+                /** @description Only records whose commit_count is less than */
+                commit_count_lt?: number;
+                /** @description Only records whose commit_count is at most */
+                commit_count_lte?: number;
+                /** @description Only records whose errors_count equals (on arrays: contains) */
+                errors_count?: number;
+                /** @description Only records whose errors_count is one of these comma-separated values */
+                errors_count_in?: string;
+                /** @description Only records whose errors_count is none of these comma-separated values */
+                errors_count_nin?: string;
+                /** @description Only records whose errors_count differs from */
+                errors_count_ne?: number;
+                /** @description Only records whose errors_count is set (true) or missing (false) */
+                errors_count_exists?: boolean;
+                /** @description Only records whose errors_count is greater than */
+                errors_count_gt?: number;
+                /** @description Only records whose errors_count is at least */
+                errors_count_gte?: number;
+                /** @description Only records whose errors_count is less than */
+                errors_count_lt?: number;
+                /** @description Only records whose errors_count is at most */
+                errors_count_lte?: number;
+                /** @description Only records whose started_at equals (on arrays: contains) */
+                started_at?: string;
+                /** @description Only records whose started_at is one of these comma-separated values */
+                started_at_in?: string;
+                /** @description Only records whose started_at is none of these comma-separated values */
+                started_at_nin?: string;
+                /** @description Only records whose started_at differs from */
+                started_at_ne?: string;
+                /** @description Only records whose started_at is set (true) or missing (false) */
+                started_at_exists?: boolean;
+                /** @description Only records whose started_at is greater than */
+                started_at_gt?: string;
+                /** @description Only records whose started_at is at least */
+                started_at_gte?: string;
+                /** @description Only records whose started_at is less than */
+                started_at_lt?: string;
+                /** @description Only records whose started_at is at most */
+                started_at_lte?: string;
+                /** @description Only records whose finished_at equals (on arrays: contains) */
+                finished_at?: string;
+                /** @description Only records whose finished_at is one of these comma-separated values */
+                finished_at_in?: string;
+                /** @description Only records whose finished_at is none of these comma-separated values */
+                finished_at_nin?: string;
+                /** @description Only records whose finished_at differs from */
+                finished_at_ne?: string;
+                /** @description Only records whose finished_at is set (true) or missing (false) */
+                finished_at_exists?: boolean;
+                /** @description Only records whose finished_at is greater than */
+                finished_at_gt?: string;
+                /** @description Only records whose finished_at is at least */
+                finished_at_gte?: string;
+                /** @description Only records whose finished_at is less than */
+                finished_at_lt?: string;
+                /** @description Only records whose finished_at is at most */
+                finished_at_lte?: string;
                 /** @description Only records whose version equals (on arrays: contains) */
                 version?: number;
                 /** @description Only records whose version is one of these comma-separated values */
@@ -16019,11 +16495,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ImportInput"];
+                "multipart/form-data": components["schemas"]["ImportUpload"];
             };
         };
         responses: {
-            /** @description The new import */
+            /** @description The import, uploaded (or mapped, with a template) */
             201: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16046,6 +16522,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -16105,55 +16582,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    replaceImport: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
-            };
-            path: {
-                /** @description Record id (24 lowercase hex) */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ImportInput"];
-            };
-        };
-        responses: {
-            /** @description The import after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Import"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            412: components["responses"]["PreconditionFailed"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16247,6 +16675,172 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    startImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import after the move */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import after the move */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadImportErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The error file */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description attachment; filename="<file>-errors.<csv|xlsx>" */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    followImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of events */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listImportTemplates: {
         parameters: {
             query?: {
@@ -16256,9 +16850,9 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page) */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, name, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
-                /** @description Case- and accent-insensitive text over: code, name */
+                /** @description Case- and accent-insensitive text over: name */
                 _search?: string;
                 /** @description Only records whose _id equals (on arrays: contains) */
                 _id?: string;
@@ -16278,16 +16872,26 @@ export interface operations {
                 _id_lt?: string;
                 /** @description Only records whose _id is at most */
                 _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
+                /** @description Only records whose name equals (on arrays: contains) */
+                name?: string;
+                /** @description Only records whose name is one of these comma-separated values */
+                name_in?: string;
+                /** @description Only records whose name is none of these comma-separated values */
+                name_nin?: string;
+                /** @description Only records whose name differs from */
+                name_ne?: string;
+                /** @description Only records whose name is set (true) or missing (false) */
+                name_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
                 /** @description Only records whose version equals (on arrays: contains) */
                 version?: number;
                 /** @description Only records whose version is one of these comma-separated values */

@@ -51,8 +51,10 @@ export const IMPORT_TARGET_PATTERN =
 export const COLUMN_PATTERN = /^[A-Z]{1,3}$/;
 
 const MAX_COLUMNS = 1_000;
+/** The largest count or size an import shows (a 32-bit integer). */
+const INT32_MAX = 2_147_483_647;
 const count = (description: string) =>
-  field.computed('number', z.number().int().min(0).meta({ format: 'int32', description })).shown();
+  field.computed('number', z.number().int().min(0).max(INT32_MAX).meta({ format: 'int32', description })).shown();
 
 const worksheetSchema = z
   .strictObject({ id: z.string().max(100), name: z.string().max(200) })
@@ -130,7 +132,7 @@ export const Import = defineResource({
         .min(1)
         .max(1_000)
         .meta({ format: 'int32', description: 'The row holding the headers (1 = first); detected at upload' }),
-      view: z.number().int().meta({ format: 'int32' }),
+      view: z.number().int().min(1).max(1_000).meta({ format: 'int32' }),
     }),
     mapped_headers: field
       .of('object', { input: mappedHeadersSchema, view: mappedHeadersSchema })
@@ -150,7 +152,10 @@ export const Import = defineResource({
       .searchable(),
     file_key: field.computed('string', z.string().max(500).meta({ description: 'Where the file is stored' })),
     file_type: field.computed('string', z.enum(IMPORT_FILE_TYPES).meta({ description: 'The file format' })),
-    file_size: field.computed('number', z.number().int().min(0).meta({ format: 'int32', description: 'Bytes' })),
+    file_size: field.computed(
+      'number',
+      z.number().int().min(0).max(INT32_MAX).meta({ format: 'int32', description: 'Bytes' }),
+    ),
     file_worksheet_name: field.computed('string', z.string().max(200)),
     worksheets: field.computed('array', z.array(worksheetSchema).max(1_000)).listed(false),
     headers: field.computed('array', z.array(headerSchema).max(MAX_COLUMNS)).listed(false),

@@ -26,7 +26,11 @@ export function readUpload(
 ): Promise<Record<string, string>> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   // Allow for the form's boundaries and fields around the file.
-  if (Number.isFinite(declared) && declared > opts.maxBytes + 64 * 1024) return Promise.reject(tooLarge(opts.maxBytes));
+  if (Number.isFinite(declared) && declared > opts.maxBytes + 64 * 1024) {
+    // Answered at once; the body is read and dropped so the caller gets the answer, not a reset.
+    req.resume();
+    return Promise.reject(tooLarge(opts.maxBytes));
+  }
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = {};
     let parser: busboy.Busboy;

@@ -47,18 +47,28 @@ const PROGRESS_MAX_MS = 3_600_000;
 
 const importCodec = declaredCodec<ImportView, pb.Import, pb.ImportInput, ImportInput>(Import);
 
-const uploadForm = z
-  .object({
-    file: z.string().meta({ format: 'binary', description: 'The spreadsheet: an .xlsx workbook or a .csv file' }),
-    catalog_id: z.string().max(24).optional().meta({ description: 'A catalog every imported product joins' }),
-    category_id: z.string().max(24).optional().meta({ description: 'A category every imported product joins' }),
-    from_template_id: z
-      .string()
-      .max(24)
-      .optional()
-      .meta({ description: 'An import template whose mapping is applied (the import is then `mapped`)' }),
-  })
-  .meta({ id: 'ImportUpload', description: 'The upload form' });
+/** The largest file a download sends, as the document states a bound for it. */
+const DOWNLOAD_MAX_BYTES = 2_147_483_647;
+
+const uploadForm = (maxBytes: number) =>
+  z
+    .object({
+      file: z
+        .string()
+        .max(maxBytes)
+        .meta({
+          format: 'binary',
+          description: `The spreadsheet: an .xlsx workbook or a .csv file, at most ${maxBytes.toLocaleString('en-US')} bytes`,
+        }),
+      catalog_id: z.string().max(24).optional().meta({ description: 'A catalog every imported product joins' }),
+      category_id: z.string().max(24).optional().meta({ description: 'A category every imported product joins' }),
+      from_template_id: z
+        .string()
+        .max(24)
+        .optional()
+        .meta({ description: 'An import template whose mapping is applied (the import is then `mapped`)' }),
+    })
+    .meta({ id: 'ImportUpload', description: 'The upload form' });
 
 const progressEvent = z
   .string()
@@ -85,7 +95,7 @@ function uploadRoute(api: Api, client: () => IoJobsClients, uploadMaxBytes: numb
       'The answer is the import `uploaded`: its worksheets, the detected header row and the headers of the first worksheet, with the column and row counts. ' +
       'Next, map its columns (PATCH `mapped_headers`) or name a template here (`from_template_id`), then start it.',
     tags: ['Imports'],
-    upload: uploadForm,
+    upload: uploadForm(uploadMaxBytes),
     longRunning: true,
     errors: [404],
     responses: {
@@ -198,7 +208,7 @@ function errorsRoute(api: Api, client: () => IoJobsClients): void {
     responses: {
       200: {
         description: 'The error file',
-        schema: z.string().meta({ format: 'binary' }),
+        schema: z.string().max(DOWNLOAD_MAX_BYTES).meta({ format: 'binary' }),
         contentType: 'application/octet-stream',
         headers: z.object({
           'Content-Disposition': z

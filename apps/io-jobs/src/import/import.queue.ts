@@ -40,6 +40,9 @@ export class ImportQueue {
       max: 3,
       application_name: 'pim-io-jobs-queue',
       superviseIntervalSeconds: opts.superviseSeconds,
+      // Jobs whose heartbeat stopped are failed (and retried) by the monitor pass, not by supervision:
+      // without this a crashed worker's import would wait up to a minute to resume.
+      monitorIntervalSeconds: opts.superviseSeconds,
       schedule: false,
     });
     this.boss.on('error', (err) => opts.logger.warn({ err }, 'the import queue met an error; it carries on'));
@@ -50,7 +53,7 @@ export class ImportQueue {
     await this.boss.start();
     await this.boss.createQueue(IMPORT_QUEUE, {
       retryLimit: this.opts.attempts - 1,
-      retryDelay: 2,
+      retryDelay: 1,
       retryBackoff: true,
       retryDelayMax: 300,
       heartbeatSeconds: this.opts.heartbeatSeconds,

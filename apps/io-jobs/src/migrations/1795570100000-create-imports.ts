@@ -10,7 +10,7 @@ export class CreateImports1795570100000 implements MigrationInterface {
         `"created_at" TIMESTAMP WITH TIME ZONE NOT NULL, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL, "created_by_name" text, ` +
         `"deleted" boolean NOT NULL DEFAULT false, "deleted_at" TIMESTAMP WITH TIME ZONE, "deleted_by" text, ` +
         `"search_text" text NOT NULL, "catalog_id" character(24), "category_id" character(24), "from_template_id" character(24), ` +
-        `"file_worksheet_id" text, "file_header_row" integer, "mapped_headers" jsonb, "status" text NOT NULL, ` +
+        `"file_worksheet_id" text, "file_header_row" integer, "mapped_headers" jsonb NOT NULL DEFAULT '{}', "status" text NOT NULL, ` +
         `"file_name" text, "file_key" text, "file_type" text, "file_size" integer, "file_worksheet_name" text, ` +
         `"worksheets" jsonb, "headers" jsonb, "columns_count" integer NOT NULL, "rows_count" integer NOT NULL, ` +
         `"proccess_count" integer NOT NULL, "commit_count" integer NOT NULL, "errors_count" integer NOT NULL, ` +

@@ -1,0 +1,61 @@
+import type { ImportAttribute } from '../links/catalog.link';
+import { checkMapping, mappedAttributeKeys, mappingFromTemplate, mappingProblems } from './import.mapping';
+
+const headers = [
+  { column: 'A', label: 'SKU' },
+  { column: 'B', label: 'Nome' },
+  { column: 'C', label: 'Cor' },
+  { column: 'D', label: 'Descrição' },
+];
+const attributes: ImportAttribute[] = [
+  { id: 'a1', key: 'color', type: 'select', localizable: false },
+  { id: 'a2', key: 'story', type: 'textarea', localizable: true },
+];
+
+describe('import mapping', () => {
+  it('accepts columns of the header row mapped to fields an import fills, one of them code', () => {
+    const mapping = { A: 'code', B: 'name.pt-BR', C: 'attributes.color', D: 'attributes.story.pt' };
+    expect(mappingProblems(mapping, headers, attributes)).toEqual([]);
+    expect(mappedAttributeKeys(mapping)).toEqual(['color', 'story']);
+    expect(mappingProblems({}, headers, attributes)).toEqual([]);
+  });
+
+  it('names every problem: unknown columns and fields, attributes, languages, a field twice, no code', () => {
+    const problems = mappingProblems(
+      {
+        Z: 'code',
+        A: 'colour',
+        B: 'attributes.size',
+        C: 'attributes.color.pt',
+        D: 'attributes.story',
+      },
+      headers,
+      attributes,
+    );
+    expect(problems).toEqual([
+      { field: 'mapped_headers.Z', message: 'is not a column of the header row (columns: A, B, C, D)' },
+      { field: 'mapped_headers.A', message: "'colour' is not a product field an import can fill" },
+      { field: 'mapped_headers.B', message: "no live attribute has the key 'size'" },
+      {
+        field: 'mapped_headers.C',
+        message: "attribute 'color' is not localizable: map it as attributes.color",
+      },
+      {
+        field: 'mapped_headers.D',
+        message: "attribute 'story' is localizable: map it per language, as attributes.story.pt-BR",
+      },
+      { field: 'mapped_headers', message: 'no column is mapped to code (products are matched by code)' },
+    ]);
+    expect(mappingProblems({ A: 'code', B: 'name.pt', C: 'name.pt' }, headers, attributes)).toEqual([
+      { field: 'mapped_headers.C', message: "'name.pt' is already filled from column B" },
+    ]);
+    expect(() => checkMapping({ A: 'tags' }, headers, attributes)).toThrow('The column mapping has 1 problem(s)');
+  });
+
+  it('takes a template by header label, ignoring case and surrounding spaces, leaving out labels the file lacks', () => {
+    expect(mappingFromTemplate({ ' sku ': 'code', NOME: 'name.pt', Preço: 'attributes.price' }, headers)).toEqual({
+      A: 'code',
+      B: 'name.pt',
+    });
+  });
+});
