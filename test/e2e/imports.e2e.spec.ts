@@ -209,7 +209,7 @@ describe('imports through the whole platform', () => {
           })
         ).status,
       ).toBe(201);
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await e2e?.close();
@@ -326,7 +326,7 @@ describe('imports through the whole platform', () => {
     const cancel = await e2e.api('POST', `/api/v1/imports/${id}/cancel`);
     expect(cancel.status).toBe(409);
     expect(cancel.json.message).toMatch(/completed_with_errors.*canceled/);
-  });
+  }, 180_000);
 
   it('imports an XLSX (its second worksheet, headers on row 3) through a saved template', async () => {
     const template = await e2e.api('POST', '/api/v1/import-templates', {
@@ -371,7 +371,7 @@ describe('imports through the whole platform', () => {
     expect(await final(second.json._id as string)).toMatchObject({ commit_count: 990, errors_count: 10 });
     expect(await total('_search=XLS-')).toBe(990);
     expect((await product('XLS-0')).name).toEqual({ pt: 'Caneca 0 açúcar', en: 'Mug 0 v2' });
-  });
+  }, 180_000);
 
   it('refuses what is not a spreadsheet (400), a file over the limit (413) and moves the state does not allow (409)', async () => {
     const png = await upload('photo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]));
@@ -408,7 +408,7 @@ describe('imports through the whole platform', () => {
     const restart = await e2e.api('POST', `/api/v1/imports/${id}/start`);
     expect(restart.status).toBe(409);
     expect(restart.json.message).toMatch(/canceled.*queued/);
-  });
+  }, 180_000);
 
   it('finishes a 20,000-row import whose worker is SIGKILLed three times (and the catalog once): every row once, counts exact', async () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => `CRASH-${i};Produto ${i};crash;mugs;${i % 7}`);
