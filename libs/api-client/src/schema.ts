@@ -1487,7 +1487,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an import
-         * @description Cancels an import that has not finished: a queued one never runs; a running one stops after the batch it is writing (the counts include it). A finished import is a 409.
+         * @description Cancels an import that has not finished: a queued one never runs; a running one stops after the batches it is writing (at most two; the counts include them). A finished import is a 409.
          *
          *     Needs scope `imports:write` (or `admin`).
          */

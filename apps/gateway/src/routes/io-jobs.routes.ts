@@ -159,7 +159,7 @@ const MOVES = {
   cancel: {
     summary: 'Cancel an import',
     description:
-      'Cancels an import that has not finished: a queued one never runs; a running one stops after the batch it is writing (the counts include it). A finished import is a 409.',
+      'Cancels an import that has not finished: a queued one never runs; a running one stops after the batches it is writing (at most two; the counts include them). A finished import is a 409.',
     call: 'cancelImport',
   },
 } as const;

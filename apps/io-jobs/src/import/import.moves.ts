@@ -37,7 +37,7 @@ export class ImportMoves {
 
   /**
    * Any state before a final one → `canceled`. A queued import's job finds it canceled and does
-   * nothing; a running one stops after the batch it is writing (its counts include that batch).
+   * nothing; a running one stops after the batches it has sent (at most two; its counts include them).
    */
   async cancel(id: string, expectedVersion?: number): Promise<ImportView> {
     const { view } = await this.imports.mutate(id, expectedVersion, (record) => {

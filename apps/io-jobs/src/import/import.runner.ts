@@ -11,7 +11,7 @@ import { keepRefusedRows, type RefusedRow } from '../repositories/import-errors.
 import { recordBatch } from '../repositories/imports.repository';
 import { mappedAttributeKeys, type Mapping } from './import.mapping';
 import { log } from './import.moves';
-import { RowConverter, type ImportTargets } from './import.rows';
+import { RowConverter, type ImportTargets, type RowItem, type RowProblem } from './import.rows';
 import { sheetOf } from './import.sheet';
 
 /** What the runner needs. */
@@ -26,6 +26,21 @@ export interface ImportRunnerDeps {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
+/** A batch read and converted: its rows, the items for the catalog, the rows refused here, the codes it writes. */
+interface PreparedBatch {
+  rows: SheetRow[];
+  items: RowItem[];
+  problems: RowProblem[];
+  codes: Set<string>;
+}
+
+/** A batch sent to the catalog: its rows and codes, and the rows refused once the catalog answered. */
+interface SentBatch {
+  rows: SheetRow[];
+  codes: Set<string>;
+  outcome: Promise<RefusedRow[]>;
+}
+
 /** The problems of an item the catalog refused, each naming the column it came from. */
 function refusal(result: BulkItemResult, converter: RowConverter): string[] {
   const error = result.error as { message?: string; details?: { field: string; message: string }[] } | undefined;
@@ -39,8 +54,10 @@ function refusal(result: BulkItemResult, converter: RowConverter): string[] {
  * checkpoint is), reads the sheet from the checkpoint in batches, sends each batch to the
  * catalog's bulk upsert under the batch's id (so a batch resent after a crash is not written
  * twice), and records the batch's counts, refused rows and the next checkpoint in one
- * transaction. Counts are exact: every row is processed once, stored or refused. A canceled
- * import stops after its batch; the last batch ends it `completed` or `completed_with_errors`.
+ * transaction, in sheet order. The next batch is sent while one is with the catalog (unless they
+ * share a code). Counts are exact: every row is processed once, stored or refused. A canceled
+ * import stops after the batches it has sent; the last batch ends it `completed` or
+ * `completed_with_errors`.
  */
 export class ImportRunner {
   constructor(private readonly deps: ImportRunnerDeps) {}
@@ -101,46 +118,91 @@ export class ImportRunner {
     );
     const size = record.batch_size ?? this.deps.batchSize;
     const rows = readRows(sheetOf(this.deps.storage, record), record.file_worksheet_id!, { fromRow: record.next_row! });
+    // One batch may be with the catalog while the next is read, converted and sent: the catalog
+    // writes two batches at once (both cores) while their outcomes are still recorded in order.
+    let ahead: SentBatch | undefined;
+    const step = async (batch: SheetRow[]): Promise<boolean> => {
+      const next = await this.prepare(batch, converter);
+      // Rows of one code apply in sheet order: a batch sharing a code with the one ahead waits for it.
+      if (ahead && [...next.codes].some((c) => ahead!.codes.has(c))) {
+        const go = await this.settle(record._id, ahead);
+        ahead = undefined;
+        if (!go) return false;
+      }
+      const sent = this.send(record._id, next, converter);
+      const before = ahead;
+      ahead = sent;
+      if (before && !(await this.settle(record._id, before))) {
+        // Stopping (canceled): the batch already sent is stored, so it is counted too.
+        await this.settle(record._id, sent);
+        return false;
+      }
+      return true;
+    };
     let batch: SheetRow[] = [];
     for await (const row of rows) {
       if (row.number < record.next_row!) continue;
       batch.push(row);
       if (batch.length < size) continue;
-      if (!(await this.commit(record._id, batch, converter))) return;
+      if (!(await step(batch))) return;
       batch = [];
     }
-    if (batch.length > 0 && !(await this.commit(record._id, batch, converter))) return;
+    if (batch.length > 0 && !(await step(batch))) return;
+    if (ahead && !(await this.settle(record._id, ahead))) return;
     await this.finish(record._id);
   }
 
-  /** Sends one batch and records its outcome; false when the import is to stop (canceled, or another worker is ahead). */
-  private async commit(importId: string, rows: SheetRow[], converter: RowConverter): Promise<boolean> {
+  /** A batch's rows as items (or their problems) and the codes it writes. */
+  private async prepare(rows: SheetRow[], converter: RowConverter): Promise<PreparedBatch> {
     const { items, problems } = await converter.convert(rows);
-    const fromRow = rows[0].number;
-    const results =
+    return { rows, items, problems, codes: new Set(items.map((i) => i.item.code as string)) };
+  }
+
+  /**
+   * Sends a batch to the catalog's bulk upsert under the batch's id; its outcome (the rows refused,
+   * by this import or by the catalog) is awaited by `settle`.
+   */
+  private send(importId: string, batch: PreparedBatch, converter: RowConverter): SentBatch {
+    const { rows, items, problems } = batch;
+    const outcome = (
       items.length > 0
-        ? await this.deps.catalog.upsert(
+        ? this.deps.catalog.upsert(
             items.map((i) => i.item),
-            `${importId}:${fromRow}`,
+            `${importId}:${rows[0].number}`,
           )
-        : [];
-    const refused: RefusedRow[] = problems.map((p) => ({
-      row_number: p.row.number,
-      cells: p.row.cells,
-      problems: p.problems.join('; '),
-    }));
-    results.forEach((result, i) => {
-      if (result.status !== 'failed') return;
-      refused.push({
-        row_number: items[i].row.number,
-        cells: items[i].row.cells,
-        problems: refusal(result, converter).join('; '),
+        : Promise.resolve([])
+    ).then((results) => {
+      const refused: RefusedRow[] = problems.map((p) => ({
+        row_number: p.row.number,
+        cells: p.row.cells,
+        problems: p.problems.join('; '),
+      }));
+      results.forEach((result, i) => {
+        if (result.status !== 'failed') return;
+        refused.push({
+          row_number: items[i].row.number,
+          cells: items[i].row.cells,
+          problems: refusal(result, converter).join('; '),
+        });
       });
+      return refused.sort((a, b) => a.row_number - b.row_number);
     });
+    outcome.catch(() => undefined); // awaited in settle; never an unhandled rejection meanwhile
+    return { rows, codes: batch.codes, outcome };
+  }
+
+  /**
+   * Waits for a sent batch and records its outcome: counts added, refused rows kept and the
+   * checkpoint moved past it, in one transaction. False when the import is to stop (canceled, or
+   * another worker is ahead).
+   */
+  private async settle(importId: string, sent: SentBatch): Promise<boolean> {
+    const refused = await sent.outcome;
+    const { rows } = sent;
     const status = await this.deps.ds.transaction(async (m) => {
       const after = await recordBatch(m, {
         importId,
-        fromRow,
+        fromRow: rows[0].number,
         nextRow: rows[rows.length - 1].number + 1,
         processed: rows.length,
         committed: rows.length - refused.length,
