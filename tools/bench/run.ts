@@ -8,8 +8,9 @@
 // (the last conservation section of docs/benchmarks.md is kept). Environment: BENCH_MARKS=1 prints
 // the drain's timestamps and the worker's queue metrics; BENCH_WORKER_NODE_OPTIONS is the worker's
 // NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
-// `npm run bench -- catalog` runs the catalog benchmark (tools/bench/catalog.ts) instead, and
-// `npm run bench -- orders` the orders benchmark (tools/bench/orders.ts).
+// `npm run bench -- catalog` runs the catalog benchmark (tools/bench/catalog.ts) instead,
+// `npm run bench -- orders` the orders benchmark (tools/bench/orders.ts), and
+// `npm run bench -- imports` the imports benchmark (tools/bench/imports.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, tmpdir, type as osType } from 'node:os';
@@ -29,6 +30,7 @@ import { findNatsServer } from '../start/nats';
 import { freePort } from '../start/ports';
 import { runConservation, type ConservationReport } from './conservation';
 import { catalogSectionOf, runCatalogBench } from './catalog';
+import { runImportsBench } from './imports';
 import { runOrdersBench } from './orders';
 import { sectionOf as benchSectionOf } from './shared';
 
@@ -686,4 +688,5 @@ a NATS server started by the run were SIGKILLed and restarted at random moments
 
 if (args.has('catalog')) void runCatalogBench({ write: !args.has('--no-write') });
 else if (args.has('orders')) void runOrdersBench({ write: !args.has('--no-write') });
+else if (args.has('imports')) void runImportsBench({ write: !args.has('--no-write') });
 else void main();
