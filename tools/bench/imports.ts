@@ -968,8 +968,9 @@ How it is measured:
   to a server-side file and, after a \`CHECKPOINT\`, timed as one \`COPY … FROM\` into a table
   created \`LIKE catalog.products INCLUDING ALL\` (the same indexes, trigram GIN included), empty
   as \`catalog.products\` was when the import began.
-- **Raw read**: \`new ExcelJS.stream.xlsx.WorkbookReader(file, {worksheets: 'emit', sharedStrings:
-  'cache', styles: 'cache', hyperlinks: 'ignore'})\`, every worksheet and row iterated and
+- **Raw read**:
+  \`new ExcelJS.stream.xlsx.WorkbookReader(file, {worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore'})\`,
+  every worksheet and row iterated and
   \`row.values\` touched, in the bench process after the import (the platform idle), twice; the
   faster is the baseline (${raw.map((x) => s1(x.ms)).join(' and ')}; ${rawUs.toFixed(0)} µs of CPU a row).
 - The XLSX run uses fresh codes (\`X-…\`, the CSV's were \`C-…\`) on the same database, so it creates
