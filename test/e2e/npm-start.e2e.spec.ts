@@ -121,5 +121,6 @@ describe('npm start (embedded Postgres, local nats-server)', () => {
     } finally {
       await ctrlC(second, ports());
     }
-  });
+    // Two whole starts of every app (six of them, each migrating first) on the embedded Postgres.
+  }, 240_000);
 });
