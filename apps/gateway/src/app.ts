@@ -11,7 +11,7 @@ import { Api } from './http/route';
 import { errorHandler, notFoundHandler, requireJson, sendError } from './http/errors';
 import { requestContext } from './http/request-context';
 import { buildDocument, createRegistry, type ApiDocument } from './document';
-import { gatewayConfigSchema } from './config';
+import { UPLOAD_MAX_BYTES, gatewayConfigSchema } from './config';
 import { webhookRoutes, type WebhooksClient } from './routes/webhooks';
 import { deliveryRoutes } from './routes/deliveries';
 import { catalogRoutes } from './routes/catalog/catalog.routes';
@@ -61,9 +61,6 @@ export type RouteDeps = Pick<
   GatewayDeps,
   'webhooks' | 'catalog' | 'owners' | 'keys' | 'maxLimit' | 'defaultLimit' | 'uploadMaxBytes'
 >;
-
-/** The default largest upload: 200 MiB. */
-export const UPLOAD_MAX_BYTES = 200 * 1024 * 1024;
 
 /** Declares every /api/v1 route: the one list both the app and the exported document use. */
 export function declareRoutes(api: Api, deps: RouteDeps): void {

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { baseSchema, loadConfig, port, positiveInt } from '@pim/config';
 
+/** The largest upload unless UPLOAD_MAX_BYTES says otherwise: 200 MiB. */
+export const UPLOAD_MAX_BYTES = 200 * 1024 * 1024;
+
 /** Environment of the gateway. */
 export const gatewayConfigSchema = baseSchema.extend({
   PORT: port(8080),
@@ -21,7 +24,7 @@ export const gatewayConfigSchema = baseSchema.extend({
     .regex(/^\d+(b|kb|mb)$/i, 'must look like 16mb, 512kb or 1048576b')
     .default('16mb'),
   /** The largest upload in bytes (an import's file; default 200 MiB): a larger one gets 413 before it is all sent on. */
-  UPLOAD_MAX_BYTES: positiveInt(200 * 1024 * 1024),
+  UPLOAD_MAX_BYTES: positiveInt(UPLOAD_MAX_BYTES),
   /** The longest an upload may take to arrive (default one hour). */
   UPLOAD_TIMEOUT_MS: positiveInt(3_600_000),
   PAGE_SIZE_MAX: positiveInt(100),

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import type { Cell, SheetRow } from './cells';
+import { columnIndex, type Cell, type SheetRow } from './cells';
 
 /** A worksheet of a workbook: its id (the workbook's sheet id) and name. */
 export interface Worksheet {
@@ -66,13 +66,11 @@ export function plainCell(value: unknown): Cell {
 const REF = /^([A-Z]{1,3})(\d+):([A-Z]{1,3})(\d+)$/;
 const MERGE = /<(?:\w+:)?mergeCell\s[^>]*?ref="([A-Z]{1,3}\d+:[A-Z]{1,3}\d+)"/g;
 
-const indexOf = (letters: string) => [...letters].reduce((n, ch) => n * 26 + ch.charCodeAt(0) - 64, 0) - 1;
-
 /** A merged range from its reference (`B3:D3`). */
 function rangeOf(ref: string): MergedRange | undefined {
   const m = REF.exec(ref);
   if (!m) return undefined;
-  return { top: Number(m[2]), left: indexOf(m[1]), bottom: Number(m[4]), right: indexOf(m[3]) };
+  return { top: Number(m[2]), left: columnIndex(m[1]), bottom: Number(m[4]), right: columnIndex(m[3]) };
 }
 
 /**

@@ -20,6 +20,7 @@ import {
 } from '@pim/rpc';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from '../http/conditional';
 import { declaredCodec } from '../http/declared.codec';
+import { UPLOAD_MAX_BYTES } from '../config';
 import { readUpload } from '../http/multipart';
 import { recordRoutes } from '../http/resource.routes';
 import type { Api } from '../http/route';
@@ -332,7 +333,7 @@ export const ioJobsRoutes: OwnerRoutes = {
   },
   routes: (api, clients, limits) => {
     const c = clients as () => IoJobsClients;
-    uploadRoute(api, c, limits.uploadMaxBytes ?? 200 * 1024 * 1024);
+    uploadRoute(api, c, limits.uploadMaxBytes ?? UPLOAD_MAX_BYTES);
     recordRoutes(
       api,
       {
