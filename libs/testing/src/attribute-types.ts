@@ -57,3 +57,6 @@ export const GOOD_VALUES: Record<string, unknown> = {
   a_image: 'https://cdn.example.com/1.jpg',
   a_file: 'https://cdn.example.com/1.pdf',
 };
+
+/** GOOD_VALUES as the catalog stores them: a datetime in UTC (one form per instant). */
+export const STORED_GOOD_VALUES: Record<string, unknown> = { ...GOOD_VALUES, a_datetime: '2024-01-31T15:00:00.000Z' };

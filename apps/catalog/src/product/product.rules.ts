@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '@pim/errors';
 import { validateAttributeValue } from './product.values';
-import { uniqueKey, type ProductDraft, type ProductWorld } from './product.world';
+import { storedValue, uniqueKey, type ProductDraft, type ProductWorld } from './product.world';
 import { applicable, completenessOf, filled, fitsType, requiredAttributes } from './product.completeness';
 
 /** What a product's write derives from its values: the snapshots and its completeness. */
@@ -95,23 +95,24 @@ export function checkProduct(p: ProductDraft, w: ProductWorld, claims: BatchClai
       problems.push(...valueProblems);
       continue;
     }
+    attributes[key] = storedValue(a.type, value);
     if (options) {
       const used = Array.isArray(value) ? (value as string[]) : [value as string];
       optionsSnapshot[key] = used.map((v) => ({ value: v, label: options.get(v) ?? {} }));
     }
     if (a.unique) {
-      const k = uniqueKey(key, value);
+      const k = uniqueKey(key, attributes[key]);
       const holder = w.taken.get(k);
       const earlier = claims.get(k);
       if (holder && holder._id !== p._id && holder.code !== p.code)
         problems.push({
           field,
-          message: `must be unique: product '${holder.code}' already holds ${JSON.stringify(value)}`,
+          message: `must be unique: product '${holder.code}' already holds ${JSON.stringify(attributes[key])}`,
         });
       else if (earlier !== undefined && earlier !== p.code)
         problems.push({
           field,
-          message: `must be unique: product '${earlier}' earlier in the batch holds ${JSON.stringify(value)}`,
+          message: `must be unique: product '${earlier}' earlier in the batch holds ${JSON.stringify(attributes[key])}`,
         });
       else claimed.push(k);
     }

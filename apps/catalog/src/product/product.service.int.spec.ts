@@ -5,7 +5,7 @@ import { productListDecl, type AttributeInput, type AttributeView, type ProductI
 import { SEARCH_FIELD, storageDecl } from '@pim/records';
 import { SEARCH_FOLDED } from '@pim/records';
 import { CATALOG_STORE } from '../catalog.records';
-import { BAD_VALUES, EVERY_TYPE, EVERY_TYPE_OPTIONS, GOOD_VALUES } from '@pim/testing';
+import { BAD_VALUES, EVERY_TYPE, EVERY_TYPE_OPTIONS, GOOD_VALUES, STORED_GOOD_VALUES } from '@pim/testing';
 import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
 import { ProductEntity } from '../entities/product.entity';
 
@@ -71,13 +71,14 @@ describe('products (real Postgres)', () => {
     const created = await products().create(input);
     expect(created).toMatchObject({
       ...input,
+      attributes: STORED_GOOD_VALUES,
       enabled: true,
       published: false,
       categories: [],
       version: 1,
       completeness: { en: 100, pt: 100 },
     });
-    expect(created.attributes).toEqual(good);
+    expect(created.attributes).toEqual(STORED_GOOD_VALUES);
     expect(await products().get(created._id)).toEqual(created);
     expect(Object.keys(created.attributes_schema_snapshot).sort()).toEqual(Object.keys(good).sort());
     expect(created.attributes_options_snapshot).toEqual({
@@ -203,6 +204,27 @@ describe('products (real Postgres)', () => {
       attributes: { ean: '789' },
     });
     await expect(products().patch(first._id, { tags: ['x'] }, 1)).rejects.toBeInstanceOf(PreconditionFailedError);
+  });
+
+  it('stores a datetime in UTC, so one instant under two offsets is one unique value', async () => {
+    const group = (await ctx.newAttributeGroup())._id;
+    await ctx.newAttribute({ key: 'launch', type: 'datetime', unique: true, groups: [{ _id: group }] });
+    const first = await ctx.newProduct({
+      code: 'launch-1',
+      attribute_groups: [group],
+      attributes: { launch: '2024-01-31T12:00:00-03:00' },
+    });
+    expect(first.attributes).toEqual({ launch: '2024-01-31T15:00:00.000Z' });
+    expect(
+      await problemsOf(
+        ctx.newProduct({ code: 'launch-2', attribute_groups: [group], attributes: { launch: '2024-01-31T15:00:00Z' } }),
+      ),
+    ).toEqual([
+      {
+        field: 'attributes.launch',
+        message: 'must be unique: product \'launch-1\' already holds "2024-01-31T15:00:00.000Z"',
+      },
+    ]);
   });
 
   it('computes completeness per language of name and description and filters on its lowest value', async () => {

@@ -56,6 +56,17 @@ const SEPARATOR = '\u001f';
 /** The key a unique value is claimed (and locked) under: the attribute key (never holding the separator) and the value as JSON. */
 export const uniqueKey = (key: string, value: unknown) => `${key}${SEPARATOR}${JSON.stringify(value)}`;
 
+/**
+ * A value as it is stored: one form per instant for a datetime (UTC, `2024-01-31T15:00:00.000Z`
+ * for `2024-01-31T12:00:00-03:00`), so equal instants are equal values (unique checks, filters,
+ * an export imported back); any other value as given. A value that is no instant is left as is.
+ */
+export function storedValue(type: string | undefined, value: unknown): unknown {
+  if (type !== 'datetime' || typeof value !== 'string') return value;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : value;
+}
+
 const uniq = (ids: Iterable<string | null>) => [...new Set([...ids].filter((x): x is string => x !== null))].sort();
 
 /** Loads the world of a batch of products (see ProductWorld), inside the write's transaction. */
@@ -97,8 +108,10 @@ async function takenValues(
   const pairs = new Map<string, [string, string]>();
   for (const d of drafts) {
     for (const [key, value] of Object.entries(d.attributes)) {
-      if (value === null || value === undefined || attributes.get(key)?.unique !== true) continue;
-      pairs.set(uniqueKey(key, value), [key, JSON.stringify(value)]);
+      const a = attributes.get(key);
+      if (value === null || value === undefined || a?.unique !== true) continue;
+      const stored = storedValue(a.type, value);
+      pairs.set(uniqueKey(key, stored), [key, JSON.stringify(stored)]);
     }
   }
   const taken: TakenValues = new Map();
