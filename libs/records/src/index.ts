@@ -26,6 +26,7 @@ export {
   storageDecl,
   type Emit,
   type LockRequest,
+  type NestedFilter,
   type RecordHooks,
   type RecordResource,
   type RecordView,

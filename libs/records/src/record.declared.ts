@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Fields, Resource } from '@pim/resources';
 import { SearchableRecordEntity, type RecordEntity } from './record.entity';
 import { searchTextOf } from './record.resource';
-import type { RecordHooks, RecordResource, RecordView } from './record.resource';
+import type { NestedFilter, RecordHooks, RecordResource, RecordView } from './record.resource';
 
 /** What the owner adds to a declared resource: its table, handle, derived columns and rules. */
 export interface RecordStorage<E extends RecordEntity, I> {
@@ -25,8 +25,8 @@ export interface RecordStorage<E extends RecordEntity, I> {
   parent?: { column: keyof E & string };
   /** The record keeps its API view serialized in a `rendered` column. */
   rendered?: boolean;
-  /** Filters on nested values the declaration cannot name (`attributes.<key>`), applied by the owner. */
-  nestedFilters?: RecordResource<E, RecordView, I>['nestedFilters'];
+  /** Filters the declaration cannot run (`attributes.<key>`, `catalog_id`), applied by the owner, by prefix. */
+  nestedFilters?: NestedFilter<E>[];
 }
 
 /**

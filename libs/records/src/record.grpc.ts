@@ -1,7 +1,8 @@
-import type { handleUnaryCall } from '@grpc/grpc-js';
+import type { handleServerStreamingCall, handleUnaryCall } from '@grpc/grpc-js';
 import type { common } from '@pim/contracts';
+import { ValidationError } from '@pim/errors';
 import type { Logger } from '@pim/logging';
-import { fromProtoListQuery, unary } from '@pim/rpc';
+import { fromProtoListQuery, serverStream, unary } from '@pim/rpc';
 import type { RecordEntity } from './record.entity';
 import type { RecordView } from './record.resource';
 import type { RecordService } from './record.service';
@@ -42,7 +43,25 @@ export function idsIn<T extends { id: string }>(items: T[] | undefined): (Omit<T
   return (items ?? []).map(({ id, ...rest }) => ({ _id: id, ...rest }));
 }
 
-/** The seven handlers of a record service, typed by its message (M), input (In) and BatchGet request (B). */
+/** Records per message of a Scan RPC unless the caller asks otherwise, and the most it may ask. */
+const SCAN_BATCH_DEFAULT = 500;
+const SCAN_BATCH_MAX = 1_000;
+
+/** The batch size a Scan RPC asked for (absent: the default); outside 1 to SCAN_BATCH_MAX a 400. */
+function batchSizeOf(requested: number | undefined): number {
+  if (requested === undefined) return SCAN_BATCH_DEFAULT;
+  if (!Number.isInteger(requested) || requested < 1 || requested > SCAN_BATCH_MAX) {
+    throw new ValidationError(`batch_size must be a whole number from 1 to ${SCAN_BATCH_MAX}, got ${requested}`, {
+      details: [{ field: 'batch_size', message: `must be 1 to ${SCAN_BATCH_MAX}` }],
+    });
+  }
+  return requested;
+}
+
+/**
+ * The handlers of a record service, typed by its message (M), input (In) and BatchGet request (B):
+ * the seven RPCs every record service has, and `scan` for one that also streams its records.
+ */
 export interface RecordHandlers<M, In, B> {
   create: handleUnaryCall<{ input?: In }, { data: M }>;
   get: handleUnaryCall<{ id: string }, { data: M }>;
@@ -51,12 +70,14 @@ export interface RecordHandlers<M, In, B> {
   delete: handleUnaryCall<{ id: string; expected_version?: number }, { data: M }>;
   list: handleUnaryCall<{ query?: common.ListQuery }, { data: M[]; page_info: common.PageInfo }>;
   batchGet: handleUnaryCall<B, { data: M[] }>;
+  scan: handleServerStreamingCall<{ query?: common.ListQuery; batch_size?: number }, { data: M[] }>;
 }
 
 /**
- * Decode, call the service, encode — for the seven RPCs every record service has. `names` gives
- * the RPC names for logs (`Brand`/`Brands` → CreateBrand, ListBrands...); `handlesOf` reads the
- * handles a BatchGet asks for (`codes`, `keys`).
+ * Decode, call the service, encode — for the seven RPCs every record service has, and Scan (every
+ * record matching the query's filters and search, in id order, `batch_size` a message: see
+ * RecordService.scan). `names` gives the RPC names for logs (`Brand`/`Brands` → CreateBrand,
+ * ListBrands, ScanBrands...); `handlesOf` reads the handles a BatchGet asks for (`codes`, `keys`).
  */
 export function recordHandlers<E extends RecordEntity, V extends RecordView, I, M, In, B extends { ids: string[] }>(
   service: RecordService<E, V, I>,
@@ -84,5 +105,11 @@ export function recordHandlers<E extends RecordEntity, V extends RecordView, I, 
     batchGet: unary(logger, `BatchGet${many}`, async (req) => ({
       data: (await service.batchGet(req.ids ?? [], handlesOf(req))).map((v) => codec.toMessage(v)),
     })),
+    scan: serverStream(logger, `Scan${many}`, async (req, send) => {
+      const size = batchSizeOf(req.batch_size);
+      const { filters, search } = fromProtoListQuery(req.query);
+      for await (const batch of service.scan({ filters, search }, size))
+        await send({ data: batch.map((v) => codec.toMessage(v)) });
+    }),
   };
 }

@@ -75,19 +75,25 @@ export interface RecordResource<E extends RecordEntity, V extends RecordView, I>
   view(record: E): Omit<V, keyof RecordView>;
   hooks?: RecordHooks<E>;
   /**
-   * Filters on nested values that the list declaration cannot name (`attributes.<key>`): filters
-   * whose field starts with `prefix` skip the declaration's checks and are applied by `apply`
-   * (which checks them itself) to the query on alias `t`.
+   * Filters the list declaration cannot run itself (`attributes.<key>`, `catalog_id`): each
+   * filter goes to the first entry whose `prefix` its field starts with.
    */
-  nestedFilters?: {
-    prefix: string;
-    apply(m: EntityManager, qb: SelectQueryBuilder<E>, filters: Filter[]): Promise<void>;
-  };
+  nestedFilters?: NestedFilter<E>[];
   /**
    * The record keeps its API view serialized in a `rendered` text column (written with every
    * write, NULL once deleted), so a read by id returns it as stored (RecordService.getJson).
    */
   rendered?: boolean;
+}
+
+/**
+ * Filters on values the list declaration cannot name or run (`attributes.<key>`, membership in a
+ * jsonb array): those whose field starts with `prefix` skip the declaration's checks and are
+ * applied by `apply` (which checks them itself) to the query on alias `t`.
+ */
+export interface NestedFilter<E extends RecordEntity> {
+  prefix: string;
+  apply(m: EntityManager, qb: SelectQueryBuilder<E>, filters: Filter[]): Promise<void>;
 }
 
 /** The field the storage declarations search in: one column holding every searchable text. */

@@ -67,6 +67,17 @@ const isDeadlock = (err: unknown): boolean =>
   (err as { driverError?: { code?: string } })?.driverError?.code === DEADLOCK ||
   (err as { code?: string })?.code === DEADLOCK;
 
+/** A copy of a query without its order and window: the conditions alone, for a count or an aggregate. */
+function unwindowed<E extends RecordEntity>(qb: SelectQueryBuilder<E>): SelectQueryBuilder<E> {
+  return qb.clone().orderBy().skip(undefined).take(undefined).offset(undefined).limit(undefined);
+}
+
+/** The list query of a filters-and-search query's first `limit` records by `_id` (a scan's batch). */
+function keysetWindow(query: Pick<ListQuery, 'filters' | 'search'>, limit: number): ListQuery {
+  const sort: ListQuery['sort'] = [{ field: '_id', direction: 'asc' }];
+  return { page: 1, limit, skip: 0, sort, filters: query.filters ?? [], search: query.search, expand: [] };
+}
+
 /**
  * The domain service of one resource: create, get, replace, merge-patch, upsert, soft delete,
  * list and batch get. Every write is one transaction holding the record's row lock, the If-Match
@@ -358,32 +369,28 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
    * memory stays at one batch however many match. The query's sort, window and expand are ignored.
    */
   async *scan(query: Pick<ListQuery, 'filters' | 'search'>, batchSize: number): AsyncGenerator<V[]> {
-    const nested = this.resource.nestedFilters;
-    const own = nested ? (query.filters ?? []).filter((f) => f.field.startsWith(nested.prefix)) : [];
-    const rest = (query.filters ?? []).filter((f) => !own.includes(f));
     let after: string | undefined;
     for (;;) {
-      const filters: Filter[] = after === undefined ? rest : [...rest, { field: '_id', op: 'gt', values: [after] }];
-      const q = validateListQuery(
-        this.decl,
-        {
-          page: 1,
-          limit: batchSize,
-          skip: 0,
-          sort: [{ field: '_id', direction: 'asc' }],
-          filters,
-          search: query.search,
-          expand: [],
-        },
-        { maxLimit: batchSize },
-      );
-      const qb = this.scoped(this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
-      if (nested && own.length > 0) await nested.apply(this.manager, qb, own);
-      const rows = await applyListQuery(qb, this.decl, q, 't', this.sqlOptions()).getMany();
+      const filters: Filter[] = [
+        ...(query.filters ?? []),
+        ...(after === undefined ? [] : [{ field: '_id', op: 'gt' as const, values: [after] }]),
+      ];
+      const batch = keysetWindow({ filters, search: query.search }, batchSize);
+      const rows = await (await this.pageQuery(batch, batchSize)).getMany();
       if (rows.length > 0) yield rows.map((r) => this.toView(r));
       if (rows.length < batchSize) return;
       after = rows[rows.length - 1]._id;
     }
+  }
+
+  /**
+   * The live records (of the scope) matching the query's filters and search (nested ones
+   * included), as a query on alias `t` with no order and no window: for an owner's own aggregate
+   * over exactly the records a scan or a list would return. The query's sort, window and expand
+   * are ignored.
+   */
+  async matching(query: Pick<ListQuery, 'filters' | 'search'>): Promise<SelectQueryBuilder<E>> {
+    return unwindowed(await this.pageQuery(keysetWindow(query, 1)));
   }
 
   /** A page of live records (of the scope) and the exact total that match (`count(*)` of the same conditions). */
@@ -426,21 +433,29 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
    * DISTINCT is needed — which lets an index that holds the filtered columns answer it alone.
    */
   private async countOf(page: SelectQueryBuilder<E>): Promise<number> {
-    const counted = page.clone().orderBy().skip(undefined).take(undefined).offset(undefined).limit(undefined);
-    const row = await counted.select('COUNT(*)', 'n').getRawOne<{ n: string }>();
+    const row = await unwindowed(page).select('COUNT(*)', 'n').getRawOne<{ n: string }>();
     return Number(row?.n ?? 0);
   }
 
-  /** The query of one page: the list query's filters, search, sort and window on live records (of the scope). */
-  private async pageQuery(query: ListQuery): Promise<SelectQueryBuilder<E>> {
-    const nested = this.resource.nestedFilters;
-    const own = nested ? (query.filters ?? []).filter((f) => f.field.startsWith(nested.prefix)) : [];
-    const q = validateListQuery(this.decl, {
-      ...query,
-      filters: (query.filters ?? []).filter((f) => !own.includes(f)),
-    });
+  /**
+   * The query of one page on live records (of the scope), alias `t`: each nested filter applied by
+   * the first `nestedFilters` entry whose prefix its field starts with, the other filters
+   * (validated, the page size up to `maxLimit`) with the search, sort and window by the declaration.
+   */
+  private async pageQuery(query: ListQuery, maxLimit?: number): Promise<SelectQueryBuilder<E>> {
+    const nested = this.resource.nestedFilters ?? [];
+    const filters = query.filters ?? [];
+    const owner = (f: Filter) => nested.find((n) => f.field.startsWith(n.prefix));
+    const q = validateListQuery(
+      this.decl,
+      { ...query, filters: filters.filter((f) => owner(f) === undefined) },
+      { maxLimit },
+    );
     const qb = this.scoped(this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
-    if (nested && own.length > 0) await nested.apply(this.manager, qb, own);
+    for (const n of nested) {
+      const own = filters.filter((f) => owner(f) === n);
+      if (own.length > 0) await n.apply(this.manager, qb, own);
+    }
     return applyListQuery(qb, this.decl, q, 't', this.sqlOptions());
   }
 

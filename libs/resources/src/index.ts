@@ -118,6 +118,7 @@ export {
 export {
   BULK_MAX_ITEMS,
   bulkItemResultSchema,
+  CATALOG_ID_FILTER,
   COMPLETENESS_MIN_FILTER,
   completenessSchema,
   Product,

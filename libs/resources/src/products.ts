@@ -79,6 +79,13 @@ export const completenessSchema = z
 /** The products filter on the lowest completeness across languages (`completeness_min_lt=100`). */
 export const COMPLETENESS_MIN_FILTER = 'completeness_min';
 
+/**
+ * The products filter on catalog membership: `catalog_id=<id>` matches the products whose
+ * `catalogs` hold that catalog; `_in`, `_ne`, `_nin` take several ids (in any of them, not in it,
+ * in none of them) and `_exists` tells products in some catalog from those in none. Run by the catalog.
+ */
+export const CATALOG_ID_FILTER = 'catalog_id';
+
 /** A reference to another record by id, described where it is written. */
 const reference = (description: string) =>
   field.of('id', { input: objectIdSchema.meta({ description }), patch: objectIdSchema, view: objectIdSchema });
@@ -179,7 +186,7 @@ export const Product = defineResource({
       .listed(false),
     completeness: field.computed('object', completenessSchema).default({}),
   },
-  filters: { [COMPLETENESS_MIN_FILTER]: { type: 'number' } },
+  filters: { [COMPLETENESS_MIN_FILTER]: { type: 'number' }, [CATALOG_ID_FILTER]: { type: 'id[]' } },
 });
 
 /** Product schemas: what a caller writes, patches and reads. */

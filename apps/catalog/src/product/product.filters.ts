@@ -1,10 +1,17 @@
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { ValidationError, type ErrorDetail, withLinks } from '@pim/errors';
-import type { Filter } from '@pim/query';
-import type { AttributeType } from '@pim/resources';
+import { isId } from '@pim/ids';
+import { filterKey, type Filter } from '@pim/query';
+import { CATALOG_ID_FILTER, type AttributeType } from '@pim/resources';
 import type { ProductEntity } from '../entities/product.entity';
 import { attributesByKeys, type FilterAttribute } from '../repositories/attributes.repository';
-import { whereAttributes, type AttributeClause } from '../repositories/products.repository';
+import { liveCatalogIds } from '../repositories/catalogs.repository';
+import {
+  whereAttributes,
+  whereCatalogs,
+  type AttributeClause,
+  type CatalogClause,
+} from '../repositories/products.repository';
 
 /** The prefix of the products' attribute filters: `attributes.color=red`. */
 export const ATTRIBUTE_FILTER_PREFIX = 'attributes.';
@@ -90,4 +97,58 @@ export async function applyAttributeFilters(
     });
   }
   whereAttributes(qb, clauses);
+}
+
+/** One catalog filter's clause, or the problem with its operator or values. */
+function catalogClause(f: Filter): CatalogClause | string {
+  if (f.op === 'exists') {
+    if (f.values.length !== 1 || (f.values[0] !== 'true' && f.values[0] !== 'false'))
+      return '_exists must be true or false';
+    return { kind: 'exists', present: f.values[0] === 'true' };
+  }
+  if (f.op !== 'eq' && f.op !== 'ne' && f.op !== 'in' && f.op !== 'nin')
+    return `takes ${CATALOG_ID_FILTER}=, _ne, _in, _nin or _exists, not _${f.op}`;
+  const several = f.op === 'in' || f.op === 'nin';
+  if (several ? f.values.length === 0 : f.values.length !== 1)
+    return several ? 'needs at least one catalog _id' : 'takes exactly one catalog _id';
+  const bad = f.values.find((v): boolean => !isId(v));
+  if (bad !== undefined) return `'${bad.slice(0, 60)}' is not an _id (24 lowercase hexadecimal characters)`;
+  return { kind: 'member', ids: f.values, negate: f.op === 'ne' || f.op === 'nin' };
+}
+
+/**
+ * Applies `catalog_id` filters: `=` and `_in` keep the products whose `catalogs` hold an entry
+ * with (one of) the ids, `_ne` and `_nin` those holding none of them (jsonb containment),
+ * `_exists` those in some catalog (true) or in none (false). A malformed id, an id of no live
+ * catalog or another operator is a 400 naming the filter.
+ */
+export async function applyCatalogFilters(
+  m: EntityManager,
+  qb: SelectQueryBuilder<ProductEntity>,
+  filters: Filter[],
+): Promise<void> {
+  const problems: ErrorDetail[] = [];
+  const checked: { key: string; clause: CatalogClause }[] = [];
+  for (const f of filters) {
+    const c = f.field === CATALOG_ID_FILTER ? catalogClause(f) : `is not a filter (use ${CATALOG_ID_FILTER})`;
+    if (typeof c === 'string') problems.push({ field: filterKey(f), message: c });
+    else checked.push({ key: filterKey(f), clause: c });
+  }
+  const clauses = checked.map(({ clause }) => clause);
+  const idsOf = (c: CatalogClause) => (c.kind === 'member' ? c.ids : []);
+  const live = await liveCatalogIds(m, clauses.flatMap(idsOf));
+  for (const { key, clause } of checked) {
+    const unknown = [...new Set(idsOf(clause).filter((id) => !live.has(id)))];
+    if (unknown.length === 0) continue;
+    const more = unknown.length > 10 ? ` and ${unknown.length - 10} more` : '';
+    problems.push({ field: key, message: `names no live catalog: ${unknown.slice(0, 10).join(', ')}${more}` });
+  }
+  if (problems.length > 0) {
+    throw new ValidationError(problems.map((p) => `${p.field} ${p.message}`).join('; '), {
+      title: 'Invalid catalog filter',
+      ...withLinks((link) => `Filter on the _id of a live catalog (${link({ collection: 'catalogs' })})`),
+      details: problems,
+    });
+  }
+  whereCatalogs(qb, clauses);
 }

@@ -2,10 +2,11 @@ import { products as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
 import type { ProductInput, ProductView } from '@pim/resources';
 import { ValidationError } from '@pim/errors';
-import { fromProtoListQuery, serverStream, unary, type ServiceRegistration } from '@pim/rpc';
+import { fromProtoListQuery, unary, type ServiceRegistration } from '@pim/rpc';
 import { idsIn, idsOut, recordHandlers, viewToMessage, type MessageCodec } from '@pim/records';
 import type { RecordService } from '@pim/records';
 import type { ProductBulkUpsert } from './product.bulk';
+import type { ProductsDescriber } from './product.describe';
 
 /** Applies another app's approved change to a product, at most once per change id (the catalog's product-changes folder). */
 export interface ProductChangesApplier {
@@ -21,20 +22,6 @@ const productCodec: MessageCodec<ProductView, pb.Product, pb.ProductInput> = {
     return { ...plain, catalogs: idsIn(input?.catalogs) };
   },
 };
-
-/** Products per ScanProducts message unless the caller asks otherwise, and the most it may ask. */
-export const SCAN_BATCH_DEFAULT = 500;
-export const SCAN_BATCH_MAX = 1_000;
-
-function batchSizeOf(requested: number | undefined): number {
-  if (requested === undefined) return SCAN_BATCH_DEFAULT;
-  if (!Number.isInteger(requested) || requested < 1 || requested > SCAN_BATCH_MAX) {
-    throw new ValidationError(`batch_size must be a whole number from 1 to ${SCAN_BATCH_MAX}, got ${requested}`, {
-      details: [{ field: 'batch_size', message: `must be 1 to ${SCAN_BATCH_MAX}` }],
-    });
-  }
-  return requested;
-}
 
 /** The items of a bulk upsert, sent as Structs or as one JSON array. */
 function bulkItemsOf(req: pb.BulkUpsertProductsRequest): unknown[] {
@@ -62,6 +49,7 @@ function bulkItemsOf(req: pb.BulkUpsertProductsRequest): unknown[] {
 export function productsGrpc(
   service: RecordService<ProductEntity, ProductView, ProductInput>,
   bulk: ProductBulkUpsert,
+  describer: ProductsDescriber,
   changes: ProductChangesApplier,
   logger: Logger,
 ): ServiceRegistration {
@@ -99,12 +87,10 @@ export function productsGrpc(
         }),
       ),
     })),
-    scanProducts: serverStream(logger, 'ScanProducts', async (req: pb.ScanProductsRequest, send) => {
-      const size = batchSizeOf(req.batch_size);
-      const { filters, search } = fromProtoListQuery(req.query);
-      for await (const batch of service.scan({ filters, search }, size))
-        await send({ data: batch.map((v) => productCodec.toMessage(v)) });
-    }),
+    scanProducts: h.scan,
+    describeProducts: unary(logger, 'DescribeProducts', (req: pb.DescribeProductsRequest) =>
+      describer.describe(fromProtoListQuery(req.query)),
+    ),
     updateProductPublication: unary(
       logger,
       'UpdateProductPublication',

@@ -1,12 +1,12 @@
 import type { EntityManager } from 'typeorm';
 import { lockStrings } from '@pim/db';
 import { ValidationError, withLinks } from '@pim/errors';
-import { Product, type ProductInput } from '@pim/resources';
+import { CATALOG_ID_FILTER, Product, type ProductInput } from '@pim/resources';
 import { declaredRecord, refuseInUse, type LockRequest } from '@pim/records';
 import { ProductEntity } from '../entities/product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
 import { loadWorld, type ProductWorld } from './product.world';
-import { ATTRIBUTE_FILTER_PREFIX, applyAttributeFilters } from './product.filters';
+import { ATTRIBUTE_FILTER_PREFIX, applyAttributeFilters, applyCatalogFilters } from './product.filters';
 import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
 import { productCodeOf, variationsOf } from '../repositories/products.repository';
 
@@ -63,12 +63,16 @@ async function lockCodes(m: EntityManager, request: LockRequest): Promise<void> 
  * Products: named by `code`, searched by code and name. Every write checks the
  * references and the attribute values against the attributes that apply (see product.rules)
  * and stores the snapshots and completeness; a product that live variations name as their
- * parent, or that live relations name, cannot be deleted.
+ * parent, or that live relations name, cannot be deleted. Lists also filter on attribute values
+ * (`attributes.<key>`) and catalog membership (`catalog_id`), see product.filters.
  */
 export const productResource = declaredRecord(Product, {
   entity: ProductEntity,
   handle: 'code',
-  nestedFilters: { prefix: ATTRIBUTE_FILTER_PREFIX, apply: applyAttributeFilters },
+  nestedFilters: [
+    { prefix: ATTRIBUTE_FILTER_PREFIX, apply: applyAttributeFilters },
+    { prefix: CATALOG_ID_FILTER, apply: applyCatalogFilters },
+  ],
   rendered: true,
   hooks: {
     lock: lockCodes,

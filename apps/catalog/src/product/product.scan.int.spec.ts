@@ -1,56 +1,19 @@
 import 'reflect-metadata';
-import { credentials, Metadata, type ClientReadableStream } from '@grpc/grpc-js';
-import { PROTO_FILES, PROTO_ROOT, products as pb } from '@pim/contracts';
-import { PreconditionFailedError, ValidationError, fromGrpcError } from '@pim/errors';
-import { createLogger } from '@pim/logging';
-import { GrpcApp, createRpcClient } from '@pim/rpc';
-import { catalogTestContext, type CatalogTestContext } from '../testing/catalog.context';
-import { productsGrpc } from '../products.module';
+import type { products as pb } from '@pim/contracts';
+import { PreconditionFailedError, ValidationError } from '@pim/errors';
+import { catalogGrpcContext, listQuery, streamed, type CatalogGrpcContext } from '../testing/catalog.grpc';
 
-const logger = createLogger({ service: 'catalog-scan-test', level: 'silent' });
 const TOTAL = 5_000;
 
-/** Every message of a stream, or the domain error it ended with. */
-async function drain<T>(stream: ClientReadableStream<T>): Promise<T[]> {
-  const out: T[] = [];
-  try {
-    for await (const m of stream) out.push(m as T);
-  } catch (err) {
-    throw fromGrpcError(err, 'catalog');
-  }
-  return out;
-}
-
-const query = (q: Partial<pb.ScanProductsRequest['query']> = {}) => ({
-  page: 1,
-  limit: 0,
-  skip: 0,
-  sort: [],
-  filters: [],
-  expand: [],
-  search: '',
-  ...q,
-});
+const query = (q: Partial<pb.ScanProductsRequest['query']> = {}) => listQuery({ limit: 0, ...q });
 
 // ScanProducts and UpdateProductPublication over a real gRPC server and the real Postgres.
 describe('products internal contract (real gRPC, real Postgres)', () => {
-  let ctx: CatalogTestContext;
-  let app: GrpcApp;
-  let address: string;
-  let raw: pb.ProductsServiceClient;
+  let g: CatalogGrpcContext;
   const ids: string[] = [];
 
   beforeAll(async () => {
-    ctx = await catalogTestContext();
-    app = new GrpcApp({
-      logger,
-      services: productsGrpc(ctx.services, logger),
-      protoRoot: PROTO_ROOT,
-      protoFiles: [PROTO_FILES.products],
-      shutdownGraceMs: 2000,
-    });
-    address = `127.0.0.1:${await app.listen(0, '127.0.0.1')}`;
-    raw = new pb.ProductsServiceClient(address, credentials.createInsecure());
+    g = await catalogGrpcContext();
     for (let start = 0; start < TOTAL; start += 1_000) {
       const items = Array.from({ length: 1_000 }, (_, i) => {
         const n = start + i;
@@ -61,19 +24,20 @@ describe('products internal contract (real gRPC, real Postgres)', () => {
           tags: n % 2 === 0 ? ['even'] : [],
         };
       });
-      const results = await ctx.services.productBulk.upsert(items);
+      const results = await g.ctx.services.productBulk.upsert(items);
       ids.push(...results.map((r) => r._id!));
     }
   }, 120_000);
 
   afterAll(async () => {
-    raw?.close();
-    await app?.shutdown();
-    await ctx?.close();
+    await g?.close();
   });
 
   const scan = (req: Partial<pb.ScanProductsRequest>) =>
-    drain(raw.scanProducts({ query: query(), ...req }, new Metadata()));
+    streamed<pb.ScanProductsRequest, pb.ScanProductsResponse>(g.products.raw, 'scanProducts', {
+      query: query(),
+      ...req,
+    });
 
   it(`streams all ${TOTAL} products complete and in id order, in batches of the asked size`, async () => {
     const batches = await scan({ batch_size: 700 });
@@ -117,7 +81,7 @@ describe('products internal contract (real gRPC, real Postgres)', () => {
   });
 
   it('writes the publication fields alone, with If-Match and an event', async () => {
-    const client = createRpcClient(pb.ProductsServiceClient, { service: 'catalog', address, deadlineMs: 5_000 });
+    const { ctx, products: client } = g;
     const before = await ctx.services.products.get(ids[0]);
     const publishments = [{ channel: 'shop', published_at: '2026-11-01T10:00:00.000Z', status: 'PUBLISHED' }];
     const r = await client.updateProductPublication({
@@ -156,6 +120,5 @@ describe('products internal contract (real gRPC, real Postgres)', () => {
       (e) => e.type === 'products.updated' && (e.data as { _id: string })._id === ids[0],
     );
     expect(events).toHaveLength(2);
-    client.close();
   });
 });

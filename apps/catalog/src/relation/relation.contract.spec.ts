@@ -20,9 +20,9 @@ describe('product relations contract: declaration, entity and proto messages', (
     ).toEqual([]);
   });
 
-  it('answers the seven record RPCs', () => {
+  it('answers the seven record RPCs and the internal scan', () => {
     expect(rpcsOf(PROTO_FILES.relations, 'pim.catalog.v1.ProductRelationsService')).toEqual(
-      recordRpcs('ProductRelation', 'ProductRelations'),
+      [...recordRpcs('ProductRelation', 'ProductRelations'), 'ScanProductRelations'].sort(),
     );
   });
 });

@@ -42,6 +42,7 @@ export function productRelationsGrpc(
     deleteProductRelation: h.delete,
     listProductRelations: h.list,
     batchGetProductRelations: h.batchGet,
+    scanProductRelations: h.scan,
   };
   return {
     name: 'pim.catalog.v1.ProductRelationsService',

@@ -51,6 +51,14 @@ export async function attributesByKeys(m: EntityManager, keys: string[]): Promis
   return new Map(rows.map((r) => [r.key, { key: r.key, type: r.type, localizable: r.localizable === true }]));
 }
 
+/** The keys of the live localizable text and textarea attributes: products hold their values as language → text. */
+export async function localizableTextKeys(m: EntityManager): Promise<string[]> {
+  const rows: { key: string }[] = await m.query(
+    `SELECT "key" FROM "attributes" WHERE "deleted" = false AND "type" IN ('text', 'textarea') AND "type_config" -> 'localizable' = 'true'::jsonb`,
+  );
+  return rows.map((r) => r.key);
+}
+
 /** A live attribute's id, key and type; with `lock`, share-locked until the transaction ends. */
 export function liveAttribute(m: EntityManager, id: string, lock = false): Promise<AttributeEntity | null> {
   return m.findOne(AttributeEntity, {

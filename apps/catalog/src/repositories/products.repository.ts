@@ -4,8 +4,8 @@ import type { ProductType } from '@pim/resources';
 import { ProductEntity } from '../entities/product.entity';
 
 // Every query over `products` that is not the record engine's own: what other records' rules ask
-// about products (usage counts), what the product rules read, the bulk writes, the attribute
-// filters and the completeness recompute's reads and writes.
+// about products (usage counts), what the product rules read, the bulk writes, the attribute and
+// catalog filters, what DescribeProducts aggregates and the completeness recompute's reads and writes.
 
 /** The product fields that name records of other collections. */
 export type ProductReferenceField =
@@ -169,6 +169,70 @@ export function whereAttributes(qb: SelectQueryBuilder<ProductEntity>, clauses: 
     const any = `(${parts.map((x) => x.sql).join(' OR ')})`;
     qb.andWhere(c.negate ? `NOT ${any}` : any, Object.assign({ [k]: c.key }, ...parts.map((x) => x.params)));
   });
+}
+
+/** One `catalog_id` filter, checked (see product.filters), ready to become SQL. */
+export type CatalogClause = { kind: 'member'; ids: string[]; negate: boolean } | { kind: 'exists'; present: boolean };
+
+/**
+ * Adds catalog filters to a product list (alias `t`): `member` is containment of `{_id}` in
+ * `catalogs` for any of the ids (negated: for none of them); `exists` whether it holds any entry.
+ */
+export function whereCatalogs(qb: SelectQueryBuilder<ProductEntity>, clauses: CatalogClause[]): void {
+  clauses.forEach((c, i) => {
+    if (c.kind === 'exists') {
+      qb.andWhere(`t.catalogs ${c.present ? '<>' : '='} '[]'::jsonb`);
+      return;
+    }
+    const p = `cf_${i}`;
+    const member = `t.catalogs @> ANY(CAST(:${p} AS jsonb[]))`;
+    qb.andWhere(c.negate ? `NOT (${member})` : member, { [p]: c.ids.map((id) => JSON.stringify([{ _id: id }])) });
+  });
+}
+
+/** What a set of products holds: how many, the languages of their texts and their attribute keys, sorted. */
+export interface ProductsContent {
+  total: number;
+  languages: string[];
+  attribute_keys: string[];
+}
+
+/** The keys of a jsonb value that is an object; none for any other value (NULL, a string, an array). */
+const keysOf = (value: string) => `jsonb_object_keys(CASE jsonb_typeof(${value}) WHEN 'object' THEN ${value} END)`;
+
+/**
+ * What the products a query matches hold (`matching`: RecordService.matching), in one pass over
+ * them that keeps nothing but the distinct keys: each product gives one row for the count, the
+ * language keys of its name, its description and its values of the `localizable` attributes, and
+ * its attribute keys; Postgres groups them.
+ */
+export async function productsContent(
+  m: EntityManager,
+  matching: SelectQueryBuilder<ProductEntity>,
+  localizable: string[],
+): Promise<ProductsContent> {
+  const [sql, params] = matching
+    .clone()
+    .select('t.name', 'name')
+    .addSelect('t.description', 'description')
+    .addSelect('t.attributes', 'attributes')
+    .getQueryAndParameters();
+  const rows: { kind: 'product' | 'language' | 'attribute'; key: string | null; n: string }[] = await m.query(
+    `SELECT d.kind, d.key, count(*) AS n FROM (${sql}) p CROSS JOIN LATERAL (
+        SELECT 'product' AS kind, NULL::text AS key
+        UNION ALL SELECT 'language', ${keysOf('p.name')}
+        UNION ALL SELECT 'language', ${keysOf('p.description')}
+        UNION ALL SELECT 'language', ${keysOf('a.value')} FROM jsonb_each(p.attributes) a WHERE a.key = ANY($${params.length + 1})
+        UNION ALL SELECT 'attribute', ${keysOf('p.attributes')}
+      ) d GROUP BY d.kind, d.key`,
+    [...params, localizable],
+  );
+  const keys = (kind: string) => rows.flatMap((r) => (r.kind === kind && r.key !== null ? [r.key] : [])).sort();
+  return {
+    total: Number(rows.find((r) => r.kind === 'product')?.n ?? 0),
+    languages: keys('language'),
+    attribute_keys: keys('attribute'),
+  };
 }
 
 /** The live products with these codes, row-locked for update, by `_id`. */

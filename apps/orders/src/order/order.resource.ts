@@ -92,7 +92,7 @@ export const orderRecord = (workflows: WorkflowsLink) =>
         channel_code: input.channel.code,
       };
     },
-    nestedFilters: { prefix: OVERDUE_FILTER, apply: async (_m, qb, filters) => applyOverdue(qb, filters) },
+    nestedFilters: [{ prefix: OVERDUE_FILTER, apply: async (_m, qb, filters) => applyOverdue(qb, filters) }],
     hooks: {
       async beforeWrite(_m, next, prev) {
         if (prev) {

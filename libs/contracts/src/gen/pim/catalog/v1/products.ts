@@ -275,6 +275,26 @@ export interface ScanProductsResponse {
   data: Product[];
 }
 
+export interface DescribeProductsRequest {
+  /**
+   * Filters (nested ones included: attributes.<key>, catalog_id) and search as in ScanProducts;
+   * sort, page, limit and expand are ignored.
+   */
+  query?: ListQuery | undefined;
+}
+
+export interface DescribeProductsResponse {
+  /** How many live products match. */
+  total: number;
+  /**
+   * The language keys of their name and description and of the values of their localizable text
+   * and textarea attributes (objects of language to text), distinct and sorted.
+   */
+  languages: string[];
+  /** The keys of their attributes, distinct and sorted. */
+  attribute_keys: string[];
+}
+
 export interface UpdateProductPublicationRequest {
   id: string;
   published: boolean;
@@ -3840,6 +3860,182 @@ export const ScanProductsResponse: MessageFns<ScanProductsResponse> = {
   },
 };
 
+function createBaseDescribeProductsRequest(): DescribeProductsRequest {
+  return { query: undefined };
+}
+
+export const DescribeProductsRequest: MessageFns<DescribeProductsRequest> = {
+  encode(message: DescribeProductsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DescribeProductsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDescribeProductsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DescribeProductsRequest {
+    return { query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: DescribeProductsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DescribeProductsRequest>, I>>(base?: I): DescribeProductsRequest {
+    return DescribeProductsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DescribeProductsRequest>, I>>(object: I): DescribeProductsRequest {
+    const message = createBaseDescribeProductsRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDescribeProductsResponse(): DescribeProductsResponse {
+  return { total: 0, languages: [], attribute_keys: [] };
+}
+
+export const DescribeProductsResponse: MessageFns<DescribeProductsResponse> = {
+  encode(message: DescribeProductsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.total !== 0) {
+      writer.uint32(8).int64(message.total);
+    }
+    for (const v of message.languages) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.attribute_keys) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DescribeProductsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDescribeProductsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.total = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.languages.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.attribute_keys.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DescribeProductsResponse {
+    return {
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      languages: globalThis.Array.isArray(object?.languages)
+        ? object.languages.map((e: any) => globalThis.String(e))
+        : [],
+      attribute_keys: globalThis.Array.isArray(object?.attributeKeys)
+        ? object.attributeKeys.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.attribute_keys)
+        ? object.attribute_keys.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: DescribeProductsResponse): unknown {
+    const obj: any = {};
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    if (message.languages?.length) {
+      obj.languages = message.languages;
+    }
+    if (message.attribute_keys?.length) {
+      obj.attributeKeys = message.attribute_keys;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DescribeProductsResponse>, I>>(base?: I): DescribeProductsResponse {
+    return DescribeProductsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DescribeProductsResponse>, I>>(object: I): DescribeProductsResponse {
+    const message = createBaseDescribeProductsResponse();
+    message.total = object.total ?? 0;
+    message.languages = object.languages?.map((e) => e) || [];
+    message.attribute_keys = object.attribute_keys?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseUpdateProductPublicationRequest(): UpdateProductPublicationRequest {
   return {
     id: "",
@@ -5015,6 +5211,22 @@ export const ProductsServiceService = {
     responseDeserialize: (value: Buffer): ScanProductsResponse => ScanProductsResponse.decode(value),
   },
   /**
+   * Internal: what the live products matching the query's filters and search (its sort, page and
+   * expand are ignored) hold, aggregated in the database without loading them: how many, the
+   * languages of their texts and the keys of their attributes (an export's columns).
+   */
+  describeProducts: {
+    path: "/pim.catalog.v1.ProductsService/DescribeProducts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DescribeProductsRequest): Buffer =>
+      Buffer.from(DescribeProductsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DescribeProductsRequest => DescribeProductsRequest.decode(value),
+    responseSerialize: (value: DescribeProductsResponse): Buffer =>
+      Buffer.from(DescribeProductsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DescribeProductsResponse => DescribeProductsResponse.decode(value),
+  },
+  /**
    * Internal, for the publisher: writes a product's publication fields (published,
    * last_published_at, last_publishment_id, publishments) and emits `products.updated`.
    */
@@ -5103,6 +5315,12 @@ export interface ProductsServiceServer extends UntypedServiceImplementation {
    * and expand are ignored) in id order, in batches, with constant memory (keyset by id).
    */
   scanProducts: handleServerStreamingCall<ScanProductsRequest, ScanProductsResponse>;
+  /**
+   * Internal: what the live products matching the query's filters and search (its sort, page and
+   * expand are ignored) hold, aggregated in the database without loading them: how many, the
+   * languages of their texts and the keys of their attributes (an export's columns).
+   */
+  describeProducts: handleUnaryCall<DescribeProductsRequest, DescribeProductsResponse>;
   /**
    * Internal, for the publisher: writes a product's publication fields (published,
    * last_published_at, last_publishment_id, publishments) and emits `products.updated`.
@@ -5271,6 +5489,26 @@ export interface ProductsServiceClient extends Client {
     options?: Partial<CallOptions>,
   ): ClientReadableStream<ScanProductsResponse>;
   /**
+   * Internal: what the live products matching the query's filters and search (its sort, page and
+   * expand are ignored) hold, aggregated in the database without loading them: how many, the
+   * languages of their texts and the keys of their attributes (an export's columns).
+   */
+  describeProducts(
+    request: DescribeProductsRequest,
+    callback: (error: ServiceError | null, response: DescribeProductsResponse) => void,
+  ): ClientUnaryCall;
+  describeProducts(
+    request: DescribeProductsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DescribeProductsResponse) => void,
+  ): ClientUnaryCall;
+  describeProducts(
+    request: DescribeProductsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DescribeProductsResponse) => void,
+  ): ClientUnaryCall;
+  /**
    * Internal, for the publisher: writes a product's publication fields (published,
    * last_published_at, last_publishment_id, publishments) and emits `products.updated`.
    */
@@ -5384,6 +5622,17 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

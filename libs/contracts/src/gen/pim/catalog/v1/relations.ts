@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -142,6 +144,23 @@ export interface BatchGetProductRelationsRequest {
 
 export interface BatchGetProductRelationsResponse {
   /** Live relations with one of the ids or keys, ordered by id. */
+  data: ProductRelation[];
+}
+
+export interface ScanProductRelationsRequest {
+  /**
+   * Filters as in ListProductRelations (`product_id_in`, `type_in`...); sort, page, limit and
+   * expand are ignored.
+   */
+  query?:
+    | ListQuery
+    | undefined;
+  /** Relations per streamed message, 1 to 1,000 (absent: 500). */
+  batch_size?: number | undefined;
+}
+
+/** One batch of a scan; batches arrive in id order and the stream ends after the last. */
+export interface ScanProductRelationsResponse {
   data: ProductRelation[];
 }
 
@@ -1937,6 +1956,166 @@ export const BatchGetProductRelationsResponse: MessageFns<BatchGetProductRelatio
   },
 };
 
+function createBaseScanProductRelationsRequest(): ScanProductRelationsRequest {
+  return { query: undefined, batch_size: undefined };
+}
+
+export const ScanProductRelationsRequest: MessageFns<ScanProductRelationsRequest> = {
+  encode(message: ScanProductRelationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    if (message.batch_size !== undefined) {
+      writer.uint32(16).int32(message.batch_size);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScanProductRelationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScanProductRelationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.batch_size = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScanProductRelationsRequest {
+    return {
+      query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined,
+      batch_size: isSet(object.batchSize)
+        ? globalThis.Number(object.batchSize)
+        : isSet(object.batch_size)
+        ? globalThis.Number(object.batch_size)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ScanProductRelationsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    if (message.batch_size !== undefined) {
+      obj.batchSize = Math.round(message.batch_size);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScanProductRelationsRequest>, I>>(base?: I): ScanProductRelationsRequest {
+    return ScanProductRelationsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScanProductRelationsRequest>, I>>(object: I): ScanProductRelationsRequest {
+    const message = createBaseScanProductRelationsRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    message.batch_size = object.batch_size ?? undefined;
+    return message;
+  },
+};
+
+function createBaseScanProductRelationsResponse(): ScanProductRelationsResponse {
+  return { data: [] };
+}
+
+export const ScanProductRelationsResponse: MessageFns<ScanProductRelationsResponse> = {
+  encode(message: ScanProductRelationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      ProductRelation.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScanProductRelationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScanProductRelationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(ProductRelation.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScanProductRelationsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => ProductRelation.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ScanProductRelationsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => ProductRelation.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScanProductRelationsResponse>, I>>(base?: I): ScanProductRelationsResponse {
+    return ScanProductRelationsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScanProductRelationsResponse>, I>>(object: I): ScanProductRelationsResponse {
+    const message = createBaseScanProductRelationsResponse();
+    message.data = object.data?.map((e) => ProductRelation.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type ProductRelationsServiceService = typeof ProductRelationsServiceService;
 export const ProductRelationsServiceService = {
   /** Creates a relation; its product and the records its items name must be live and fit its type. */
@@ -2025,6 +2204,21 @@ export const ProductRelationsServiceService = {
     responseDeserialize: (value: Buffer): BatchGetProductRelationsResponse =>
       BatchGetProductRelationsResponse.decode(value),
   },
+  /**
+   * Internal: streams every live relation matching the query's filters (its sort, page and expand
+   * are ignored) in id order, in batches, with constant memory (keyset by id).
+   */
+  scanProductRelations: {
+    path: "/pim.catalog.v1.ProductRelationsService/ScanProductRelations" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ScanProductRelationsRequest): Buffer =>
+      Buffer.from(ScanProductRelationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ScanProductRelationsRequest => ScanProductRelationsRequest.decode(value),
+    responseSerialize: (value: ScanProductRelationsResponse): Buffer =>
+      Buffer.from(ScanProductRelationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ScanProductRelationsResponse => ScanProductRelationsResponse.decode(value),
+  },
 } as const;
 
 export interface ProductRelationsServiceServer extends UntypedServiceImplementation {
@@ -2042,6 +2236,11 @@ export interface ProductRelationsServiceServer extends UntypedServiceImplementat
   listProductRelations: handleUnaryCall<ListProductRelationsRequest, ListProductRelationsResponse>;
   /** Reads live relations by ids and by keys (`<product_id>:<type>`) at once; unknown ones are left out. */
   batchGetProductRelations: handleUnaryCall<BatchGetProductRelationsRequest, BatchGetProductRelationsResponse>;
+  /**
+   * Internal: streams every live relation matching the query's filters (its sort, page and expand
+   * are ignored) in id order, in batches, with constant memory (keyset by id).
+   */
+  scanProductRelations: handleServerStreamingCall<ScanProductRelationsRequest, ScanProductRelationsResponse>;
 }
 
 export interface ProductRelationsServiceClient extends Client {
@@ -2157,6 +2356,19 @@ export interface ProductRelationsServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: BatchGetProductRelationsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Internal: streams every live relation matching the query's filters (its sort, page and expand
+   * are ignored) in id order, in batches, with constant memory (keyset by id).
+   */
+  scanProductRelations(
+    request: ScanProductRelationsRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ScanProductRelationsResponse>;
+  scanProductRelations(
+    request: ScanProductRelationsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ScanProductRelationsResponse>;
 }
 
 export const ProductRelationsServiceClient = makeGenericClientConstructor(
