@@ -8,6 +8,8 @@ export const ioJobsConfigSchema = ownerSchema.extend({
   IO_JOBS_METRICS_PORT: port(0),
   /** The catalog app's gRPC address: imported rows go to its bulk upsert. */
   CATALOG_GRPC_URL: z.string().min(1).default('127.0.0.1:50051'),
+  /** The workflow app's gRPC address: exports filtered by product approvals ask it. */
+  WORKFLOW_GRPC_URL: z.string().min(1).default('127.0.0.1:50058'),
   /** The directory uploaded and generated files are kept in (`npm start` puts it under its data directory). */
   FILES_DIR: z.string().min(1).default('.data/files'),
   /** The largest upload, in bytes (default 200 MiB); a larger one is refused with 413 before it is all stored. */
@@ -27,6 +29,26 @@ export const ioJobsConfigSchema = ownerSchema.extend({
   IMPORT_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3_600).default(10),
   /** Tries of an import's job before the import is marked failed (each resumes where the last stopped). */
   IMPORT_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
+  /** Run export workers in this process. */
+  EXPORT_WORKER: flag(true),
+  /** Exports one process writes at once. */
+  EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  /** Tries of an export's job before the export is marked failed (each starts the file again). */
+  EXPORT_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Products an export reads from the catalog at once (1 to 1,000). */
+  EXPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000).default(1_000),
+  /** The largest file an export writes, in bytes (default 8 GiB); a bigger one fails the export. */
+  EXPORT_MAX_BYTES: positiveInt(8 * 1024 * 1024 * 1024),
+  /** Hours a completed export's file is kept (default 7 days); a download after that is a 410. */
+  EXPORT_RETENTION_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 366)
+    .default(168),
+  /** How often a replica removes export files past their retention. */
+  EXPORT_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** How often a running export shows its counts (milliseconds). */
+  EXPORT_PROGRESS_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
 });
 
 /** Parsed environment of the io-jobs app. */

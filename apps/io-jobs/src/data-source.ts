@@ -3,6 +3,7 @@ import { OutboxEvent } from '@pim/events';
 import { ImportEntity } from './entities/import.entity';
 import { ImportTemplateEntity } from './entities/import-template.entity';
 import { ImportErrorEntity } from './entities/import-error.entity';
+import { ExportEntity } from './entities/export.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -13,7 +14,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [ImportTemplateEntity, ImportEntity, ImportErrorEntity, OutboxEvent],
+    entities: [ExportEntity, ImportTemplateEntity, ImportEntity, ImportErrorEntity, OutboxEvent],
     migrations,
     applicationName: 'pim-io-jobs',
   };

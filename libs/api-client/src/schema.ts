@@ -1608,6 +1608,104 @@ export interface paths {
         patch: operations["patchImportTemplate"];
         trace?: never;
     };
+    "/api/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List exports
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over file_name) as in every list.
+         *
+         *     Needs scope `exports:read` (or `admin`).
+         */
+        get: operations["listExports"];
+        put?: never;
+        /**
+         * Create a export
+         * @description Queues an export of the products its `filters` select (every filter given must hold; none: every live product) as a `file_type` file (csv: RFC 4180, UTF-8 with a byte order mark so Excel reads accents; xlsx: one worksheet) of the `report_type`: `general` (a row per product), `per_attributes` (a row per product and attribute value) or `eligibility_services` (a row per product and service eligibility item). `headers` choose the columns, in order, and their titles; none: every column of the report. The answer is the export `pending`; a worker takes it (`in_progress`) and ends it `completed` (then GET /exports/{id}/download) or `failed` (then retry). A column or an attribute that does not exist is a 400 here, not a failure later.
+         *
+         *     Needs scope `exports:write` (or `admin`).
+         */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a export
+         * @description Needs scope `exports:read` (or `admin`).
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a export
+         * @description Soft delete: the record vanishes from gets and lists and its _id becomes free.
+         *
+         *     Needs scope `exports:write` (or `admin`).
+         */
+        delete: operations["deleteExport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exports/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed export
+         * @description Puts a `failed` export back to `pending`, its counts cleared, and queues it again: it is written from the beginning, with the filters and columns it was created with. Any other state is a 409 naming it.
+         *
+         *     Needs scope `exports:write` (or `admin`).
+         */
+        post: operations["retryExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export's file
+         * @description Streams a `completed` export's file with its name (Content-Disposition) and type (text/csv or the XLSX media type), and adds the caller's user to `downloaded_by` (once; a key bound to no user adds no one). Before the export is completed the answer is a 409; once its file has passed its retention period (`expires_at`) it is a 410: create the export again.
+         *
+         *     Needs scope `exports:read` (or `admin`).
+         */
+        get: operations["downloadExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -1715,7 +1813,7 @@ export interface components {
              */
             code: number;
             /** @enum {string} */
-            kind: "validation" | "authentication" | "authorization" | "not_found" | "conflict" | "precondition" | "payload_too_large" | "unsupported_media_type" | "rate_limit" | "internal" | "unavailable";
+            kind: "validation" | "authentication" | "authorization" | "not_found" | "conflict" | "precondition" | "gone" | "payload_too_large" | "unsupported_media_type" | "rate_limit" | "internal" | "unavailable";
             /** @example ValidationError */
             name: string;
             /** @example Invalid webhook */
@@ -7375,6 +7473,273 @@ export interface components {
             enabled?: boolean | null;
             mapped_headers?: components["schemas"]["ImportTemplateMapping"];
         };
+        /** @description Export: a CSV or XLSX file of the products a set of filters selects */
+        Export: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description csv or xlsx
+             * @enum {string}
+             */
+            file_type: "csv" | "xlsx";
+            /**
+             * @description general: a row per product; eligibility_services: a row per product and service eligibility item; per_attributes: a row per product and attribute value
+             * @enum {string}
+             */
+            report_type: "general" | "eligibility_services" | "per_attributes";
+            file_name?: string;
+            filters: components["schemas"]["ExportFilters"];
+            /** @description The columns, in order; empty: every column of the report type */
+            headers: components["schemas"]["ExportHeader"][];
+            /**
+             * @description pending → in_progress → completed or failed; retry puts a failed export back to pending
+             * @enum {string}
+             */
+            status: "pending" | "in_progress" | "failed" | "completed";
+            /** @description Where the file is (or will be) stored */
+            file_key: string;
+            /** @description The _ids of the products written, when there are at most 1,000 (a bigger export lists none: its filters say which products it holds) */
+            products: string[];
+            /** @description The users who downloaded the file, each once */
+            downloaded_by: string[];
+            metadata: components["schemas"]["ExportMetadata"];
+            /**
+             * Format: int32
+             * @description Rows written below the header row
+             */
+            rows_count: number;
+            /**
+             * Format: int64
+             * @description Bytes of the file
+             */
+            file_size?: number;
+            /** @description What happened, in short */
+            logs: string[];
+            /**
+             * Format: date-time
+             * @description When a worker began
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            started_at?: string;
+            /**
+             * Format: date-time
+             * @description When it completed or failed
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            finished_at?: string;
+            /**
+             * Format: date-time
+             * @description When the file stops being kept (a download after it is a 410)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            expires_at?: string;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /**
+         * @description Which products the export holds; every filter given must hold
+         * @example {
+         *       "enabled": true,
+         *       "brands": [
+         *         "6740a1b2c3d4e5f601234567"
+         *       ],
+         *       "_search": "shirt"
+         *     }
+         */
+        ExportFilters: {
+            /** @description Active (true) or inactive (false) products only */
+            enabled?: boolean;
+            /** @description These products only, by _id */
+            _id_in?: string[];
+            /** @description Case- and accent-insensitive text in the code or any language of the name */
+            _search?: string;
+            /** @description Products with a value for every attribute named; a per_attributes report holds rows of these attributes only */
+            attr_control?: components["schemas"]["ExportAttributeControl"][];
+            /** @description Products of one of these brands */
+            brands?: string[];
+            /**
+             * @description Products in this catalog
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            catalog?: string;
+            /** @description Products in at least one of these categories */
+            categories?: string[];
+            /** @description Products of one of these families */
+            families?: string[];
+            /** @description Products in at least one of these category trees */
+            category_trees?: string[];
+            /** @description Products created from the first date to the second (both included, ISO 8601) */
+            custom_period?: string[];
+            /**
+             * @description Products with a product approval governed by this workflow approval
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            workflow_approval?: string;
+            /**
+             * @description With workflow_approval (or alone): products with a product approval in this state
+             * @enum {string}
+             */
+            workflow_approval_status?: "pending" | "approved" | "rejected";
+            /** @description true: products with a fulfilled quantity above zero; false: none fulfilled */
+            fulfilled?: boolean;
+        };
+        /** @description An attribute under control: the product must have a value for it */
+        ExportAttributeControl: {
+            attribute_item: {
+                /**
+                 * @description The attribute's _id
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                id: string;
+            };
+            attributes: {
+                /**
+                 * @description The attribute's key
+                 * @example color
+                 */
+                key: string;
+                /** @description The attribute's name, as the caller showed it */
+                name: string;
+            };
+        };
+        /** @description A column of the file, in order */
+        ExportHeader: {
+            /**
+             * @description The column title in the file
+             * @example Color
+             */
+            label: string;
+            /**
+             * @description What fills the column (the label when absent): a product field (code, name.pt-BR, brand…) or, with isAttribute, an attribute key (color, or color.pt-BR for one language of a localizable text)
+             * @example color
+             */
+            value?: string;
+            /** @description value names an attribute key rather than a product field */
+            isAttribute: boolean;
+        };
+        /** @description What the export wrote */
+        ExportMetadata: {
+            /**
+             * Format: int32
+             * @description Products written
+             */
+            total_products: number;
+            /**
+             * Format: int32
+             * @description Values left empty or cut because they could not be written as stored
+             */
+            total_field_failed: number;
+            /**
+             * Format: int32
+             * @description Products left out because their row could not be built
+             */
+            total_item_failed: number;
+        };
+        /** @description What to export: the format, the report, which products and which columns */
+        ExportInput: {
+            /**
+             * @description csv or xlsx
+             * @enum {string}
+             */
+            file_type: "csv" | "xlsx";
+            /**
+             * @description general: a row per product; eligibility_services: a row per product and service eligibility item; per_attributes: a row per product and attribute value
+             * @enum {string}
+             */
+            report_type?: "general" | "eligibility_services" | "per_attributes";
+            /**
+             * @description The name the download gets (the extension is added when missing)
+             * @example shirts.xlsx
+             */
+            file_name?: string;
+            filters?: components["schemas"]["ExportFilters"];
+            /** @description The columns, in order; empty: every column of the report type */
+            headers?: components["schemas"]["ExportHeader"][];
+        };
+        /** @description A page of records */
+        ExportList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["Export"][];
+        };
         CollectionList: {
             data: components["schemas"]["Collection"][];
         };
@@ -7909,6 +8274,32 @@ export interface components {
                  *       "title": "Webhook not found",
                  *       "message": "No webhook with _id '6740a1b2c3d4e5f601234567'",
                  *       "solution": "List webhooks with GET /api/v1/webhooks to find the right _id",
+                 *       "request_id": "0b5f3a4e-8c1d-4f7a-9e2b-6d3c1a2b4c5d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description What was asked for is no longer kept (an export file past its retention period) */
+        Gone: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 410,
+                 *       "kind": "gone",
+                 *       "name": "GoneError",
+                 *       "title": "Export expired",
+                 *       "message": "Export '6740a1b2c3d4e5f601234567' expired on 2026-11-20T10:00:00.000Z: its file is no longer kept",
+                 *       "solution": "Create the export again (POST /api/v1/exports with the same filters and headers)",
                  *       "request_id": "0b5f3a4e-8c1d-4f7a-9e2b-6d3c1a2b4c5d"
                  *     }
                  */
@@ -12570,6 +12961,16 @@ export interface operations {
                 completeness_min_lt?: number;
                 /** @description Only records whose completeness_min is at most */
                 completeness_min_lte?: number;
+                /** @description Only records whose catalog_id equals (on arrays: contains) */
+                catalog_id?: string;
+                /** @description Only records whose catalog_id is one of these comma-separated values */
+                catalog_id_in?: string;
+                /** @description Only records whose catalog_id is none of these comma-separated values */
+                catalog_id_nin?: string;
+                /** @description Only records whose catalog_id differs from */
+                catalog_id_ne?: string;
+                /** @description Only records whose catalog_id is set (true) or missing (false) */
+                catalog_id_exists?: boolean;
                 /** @description Only records whose version equals (on arrays: contains) */
                 version?: number;
                 /** @description Only records whose version is one of these comma-separated values */
@@ -17221,6 +17622,511 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, file_type, report_type, file_name, status, file_key, rows_count, file_size, started_at, finished_at, expires_at, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: file_name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose file_type equals (on arrays: contains) */
+                file_type?: string;
+                /** @description Only records whose file_type is one of these comma-separated values */
+                file_type_in?: string;
+                /** @description Only records whose file_type is none of these comma-separated values */
+                file_type_nin?: string;
+                /** @description Only records whose file_type differs from */
+                file_type_ne?: string;
+                /** @description Only records whose file_type is set (true) or missing (false) */
+                file_type_exists?: boolean;
+                /** @description Only records whose report_type equals (on arrays: contains) */
+                report_type?: string;
+                /** @description Only records whose report_type is one of these comma-separated values */
+                report_type_in?: string;
+                /** @description Only records whose report_type is none of these comma-separated values */
+                report_type_nin?: string;
+                /** @description Only records whose report_type differs from */
+                report_type_ne?: string;
+                /** @description Only records whose report_type is set (true) or missing (false) */
+                report_type_exists?: boolean;
+                /** @description Only records whose file_name equals (on arrays: contains) */
+                file_name?: string;
+                /** @description Only records whose file_name is one of these comma-separated values */
+                file_name_in?: string;
+                /** @description Only records whose file_name is none of these comma-separated values */
+                file_name_nin?: string;
+                /** @description Only records whose file_name differs from */
+                file_name_ne?: string;
+                /** @description Only records whose file_name is set (true) or missing (false) */
+                file_name_exists?: boolean;
+                /** @description Only records whose status equals (on arrays: contains) */
+                status?: string;
+                /** @description Only records whose status is one of these comma-separated values */
+                status_in?: string;
+                /** @description Only records whose status is none of these comma-separated values */
+                status_nin?: string;
+                /** @description Only records whose status differs from */
+                status_ne?: string;
+                /** @description Only records whose status is set (true) or missing (false) */
+                status_exists?: boolean;
+                /** @description Only records whose file_key equals (on arrays: contains) */
+                file_key?: string;
+                /** @description Only records whose file_key is one of these comma-separated values */
+                file_key_in?: string;
+                /** @description Only records whose file_key is none of these comma-separated values */
+                file_key_nin?: string;
+                /** @description Only records whose file_key differs from */
+                file_key_ne?: string;
+                /** @description Only records whose file_key is set (true) or missing (false) */
+                file_key_exists?: boolean;
+                /** @description Only records whose downloaded_by equals (on arrays: contains) */
+                downloaded_by?: string;
+                /** @description Only records whose downloaded_by is one of these comma-separated values */
+                downloaded_by_in?: string;
+                /** @description Only records whose downloaded_by is none of these comma-separated values */
+                downloaded_by_nin?: string;
+                /** @description Only records whose downloaded_by differs from */
+                downloaded_by_ne?: string;
+                /** @description Only records whose downloaded_by is set (true) or missing (false) */
+                downloaded_by_exists?: boolean;
+                /** @description Only records whose rows_count equals (on arrays: contains) */
+                rows_count?: number;
+                /** @description Only records whose rows_count is one of these comma-separated values */
+                rows_count_in?: string;
+                /** @description Only records whose rows_count is none of these comma-separated values */
+                rows_count_nin?: string;
+                /** @description Only records whose rows_count differs from */
+                rows_count_ne?: number;
+                /** @description Only records whose rows_count is set (true) or missing (false) */
+                rows_count_exists?: boolean;
+                /** @description Only records whose rows_count is greater than */
+                rows_count_gt?: number;
+                /** @description Only records whose rows_count is at least */
+                rows_count_gte?: number;
+                /** @description Only records whose rows_count is less than */
+                rows_count_lt?: number;
+                /** @description Only records whose rows_count is at most */
+                rows_count_lte?: number;
+                /** @description Only records whose file_size equals (on arrays: contains) */
+                file_size?: number;
+                /** @description Only records whose file_size is one of these comma-separated values */
+                file_size_in?: string;
+                /** @description Only records whose file_size is none of these comma-separated values */
+                file_size_nin?: string;
+                /** @description Only records whose file_size differs from */
+                file_size_ne?: number;
+                /** @description Only records whose file_size is set (true) or missing (false) */
+                file_size_exists?: boolean;
+                /** @description Only records whose file_size is greater than */
+                file_size_gt?: number;
+                /** @description Only records whose file_size is at least */
+                file_size_gte?: number;
+                /** @description Only records whose file_size is less than */
+                file_size_lt?: number;
+                /** @description Only records whose file_size is at most */
+                file_size_lte?: number;
+                /** @description Only records whose started_at equals (on arrays: contains) */
+                started_at?: string;
+                /** @description Only records whose started_at is one of these comma-separated values */
+                started_at_in?: string;
+                /** @description Only records whose started_at is none of these comma-separated values */
+                started_at_nin?: string;
+                /** @description Only records whose started_at differs from */
+                started_at_ne?: string;
+                /** @description Only records whose started_at is set (true) or missing (false) */
+                started_at_exists?: boolean;
+                /** @description Only records whose started_at is greater than */
+                started_at_gt?: string;
+                /** @description Only records whose started_at is at least */
+                started_at_gte?: string;
+                /** @description Only records whose started_at is less than */
+                started_at_lt?: string;
+                /** @description Only records whose started_at is at most */
+                started_at_lte?: string;
+                /** @description Only records whose finished_at equals (on arrays: contains) */
+                finished_at?: string;
+                /** @description Only records whose finished_at is one of these comma-separated values */
+                finished_at_in?: string;
+                /** @description Only records whose finished_at is none of these comma-separated values */
+                finished_at_nin?: string;
+                /** @description Only records whose finished_at differs from */
+                finished_at_ne?: string;
+                /** @description Only records whose finished_at is set (true) or missing (false) */
+                finished_at_exists?: boolean;
+                /** @description Only records whose finished_at is greater than */
+                finished_at_gt?: string;
+                /** @description Only records whose finished_at is at least */
+                finished_at_gte?: string;
+                /** @description Only records whose finished_at is less than */
+                finished_at_lt?: string;
+                /** @description Only records whose finished_at is at most */
+                finished_at_lte?: string;
+                /** @description Only records whose expires_at equals (on arrays: contains) */
+                expires_at?: string;
+                /** @description Only records whose expires_at is one of these comma-separated values */
+                expires_at_in?: string;
+                /** @description Only records whose expires_at is none of these comma-separated values */
+                expires_at_nin?: string;
+                /** @description Only records whose expires_at differs from */
+                expires_at_ne?: string;
+                /** @description Only records whose expires_at is set (true) or missing (false) */
+                expires_at_exists?: boolean;
+                /** @description Only records whose expires_at is greater than */
+                expires_at_gt?: string;
+                /** @description Only records whose expires_at is at least */
+                expires_at_gte?: string;
+                /** @description Only records whose expires_at is less than */
+                expires_at_lt?: string;
+                /** @description Only records whose expires_at is at most */
+                expires_at_lte?: string;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportInput"];
+            };
+        };
+        responses: {
+            /** @description The new export */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, pending again */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description attachment; filename="<file_name>" */
+                    "Content-Disposition": string;
+                    /** @description The size of the file in bytes */
+                    "Content-Length": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

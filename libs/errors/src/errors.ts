@@ -26,6 +26,7 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'precondition'
+  | 'gone'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limit'
@@ -177,6 +178,16 @@ export class PreconditionFailedError extends PimError {
   protected readonly defaultSolution = 'Read the record again and retry with its current ETag in If-Match';
 }
 
+/** 410: the record is there but what was asked of it is gone for good (an export's file past its retention). */
+export class GoneError extends PimError {
+  override readonly name = 'GoneError';
+  readonly status = 410;
+  readonly kind = 'gone' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Gone';
+  protected readonly defaultSolution = 'It is no longer kept; create it again';
+}
+
 /** 413: body over the limit. */
 export class PayloadTooLargeError extends PimError {
   override readonly name = 'PayloadTooLargeError';
@@ -235,6 +246,7 @@ export const errorClasses = {
   NotFoundError,
   ConflictError,
   PreconditionFailedError,
+  GoneError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   RateLimitError,

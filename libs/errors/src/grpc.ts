@@ -22,6 +22,7 @@ function grpcCodeFor(kind: ErrorKind): GrpcStatus {
     case 'authorization':
       return GrpcStatus.PERMISSION_DENIED;
     case 'not_found':
+    case 'gone':
       return GrpcStatus.NOT_FOUND;
     case 'conflict':
       return GrpcStatus.ALREADY_EXISTS;

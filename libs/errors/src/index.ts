@@ -7,6 +7,7 @@ export {
   PayloadTooLargeError,
   PimError,
   PreconditionFailedError,
+  GoneError,
   RateLimitError,
   UnavailableError,
   UnsupportedMediaTypeError,

@@ -206,6 +206,22 @@ export {
   type ImportTemplateInput,
   type ImportTemplateView,
 } from './import-template';
+export {
+  EXPORT_FILE_TYPES,
+  EXPORT_PRODUCTS_MAX,
+  EXPORT_REPORT_TYPES,
+  EXPORT_STATUSES,
+  Export,
+  exportFiltersSchema,
+  exportHeaderSchema,
+  type ExportFileType,
+  type ExportFilters,
+  type ExportHeader,
+  type ExportInput,
+  type ExportReportType,
+  type ExportStatus,
+  type ExportView,
+} from './export';
 export { Field, field, type FieldSpec } from './declare/field';
 export {
   defineResource,

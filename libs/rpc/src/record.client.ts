@@ -7,7 +7,8 @@ export interface RecordClient<M, In> {
   get(req: { id: string }): Promise<{ data?: M }>;
   /** Absent for a resource that is never replaced as a whole. */
   update?(req: { id: string; input: In; expected_version?: number }): Promise<{ data?: M }>;
-  patch(req: { id: string; patch: Record<string, unknown>; expected_version?: number }): Promise<{ data?: M }>;
+  /** Absent for a resource a caller never changes after creating it (an export). */
+  patch?(req: { id: string; patch: Record<string, unknown>; expected_version?: number }): Promise<{ data?: M }>;
   delete(req: { id: string; expected_version?: number }): Promise<{ data?: M }>;
   list(req: { query: common.ListQuery }): Promise<{ data: M[]; page_info?: common.PageInfo }>;
   /** By ids and by handles (`codes`, `keys`, option `values`). */
@@ -24,8 +25,8 @@ export interface RecordServiceNames {
   many: string;
   /** `codes`, `keys`, `values`. */
   handles: string;
-  /** Calls the service does not have by design: `Create` (created another way) and `Update` (never replaced). */
-  without?: ('create' | 'update')[];
+  /** Calls the service does not have by design: `Create` (created another way), `Update` (never replaced), `Patch` (never changed). */
+  without?: ('create' | 'update' | 'patch')[];
 }
 
 /** A generated service definition: its methods by lowerCamel name (ts-proto's `XxxServiceService`). */
@@ -59,7 +60,7 @@ export function recordClient<M, In>(
     ...(without.includes('create') ? {} : { create: call(`Create${one}`) }),
     get: call(`Get${one}`),
     ...(without.includes('update') ? {} : { update: call(`Update${one}`) }),
-    patch: call(`Patch${one}`),
+    ...(without.includes('patch') ? {} : { patch: call(`Patch${one}`) }),
     delete: call(`Delete${one}`),
     list: call(`List${many}`),
     batchGet: (

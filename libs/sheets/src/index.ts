@@ -20,5 +20,5 @@ export {
   type CellAttribute,
   type Parsed,
 } from './values';
-export { createSheetWriter, type SheetWriter, type SheetWriterOptions } from './write';
+export { SHEET_CONTENT_TYPES, createSheetWriter, type SheetWriter, type SheetWriterOptions } from './write';
 export { plainCell, type MergedRange, type Worksheet } from './xlsx';

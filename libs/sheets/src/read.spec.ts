@@ -170,12 +170,14 @@ describe('createSheetWriter', () => {
     await w.write(['code', 'name', 'Problems']);
     await w.write(['A', 'Say "hi", then\nleave', 'B (Name): is empty']);
     await w.write(['B', null, 1.5]);
+    await w.write(['C', true, false]);
     await w.end();
     expect(bytes().subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     expect((await rowsOf(source('csv', bytes()))).map((r) => r.cells)).toEqual([
       ['code', 'name', 'Problems'],
       ['A', 'Say "hi", then\nleave', 'B (Name): is empty'],
       ['B', null, '1.5'],
+      ['C', 'true', 'false'],
     ]);
   });
 

@@ -23,10 +23,18 @@ export interface SheetWriterOptions {
   delimiter?: string;
 }
 
+/** The media type of each format, as a download names it. */
+export const SHEET_CONTENT_TYPES: Record<SheetFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
 const DATE_FORMAT = 'yyyy-mm-dd';
 
-/** A cell as CSV text: dates as ISO 8601 (a date alone when at midnight UTC). */
-const csvText = (cell: Cell): string | number | boolean | null => {
+/** A cell as CSV text: booleans as true and false, dates as ISO 8601 (a date alone when at midnight UTC). */
+const csvText = (cell: Cell): string | number | null => {
+  // csv-stringify would write 1 and an empty cell, which read back as a number and as nothing.
+  if (typeof cell === 'boolean') return cell ? 'true' : 'false';
   if (!(cell instanceof Date)) return cell;
   const iso = cell.toISOString();
   return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;

@@ -54,6 +54,8 @@ export interface RecordRouteSpec<V extends { _id: string; version: number }, M, 
    * shown once): the response schema, and the body from the record and the owner's whole reply.
    */
   created?: { schema: ZodType; description: string; body(record: V, reply: Record<string, unknown>): unknown };
+  /** What the create route says, when more than its handle's uniqueness matters (an export is queued). */
+  createDescription?: string;
   /**
    * `PUT <path>`: creates the record the body's handle names, or writes the given fields onto the
    * live one (omitted fields keep their values); answers 200 with the record (plus what `body` adds
@@ -70,9 +72,10 @@ export interface RecordRouteSpec<V extends { _id: string; version: number }, M, 
   };
   /**
    * Routes the resource does not have by design: `create` (it is created by a route of its own,
-   * an upload) and `replace` (it is never written whole: patch only).
+   * an upload), `replace` (it is never written whole: patch only) and `patch` (never changed by a
+   * caller after creation).
    */
-  without?: ('create' | 'replace')[];
+  without?: ('create' | 'replace' | 'patch')[];
 }
 
 /** A collection's identity as its routes show it: path, names, words, tag, the parent's label. */
@@ -192,7 +195,9 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       operationId: `create${one}`,
       scope: write,
       summary: `Create a ${label}`,
-      description: `The ${handle} must be free among live records of the collection${parent ? ` with the same ${parent}` : ''} (409 otherwise).`,
+      description:
+        spec.createDescription ??
+        `The ${handle} must be free among live records of the collection${parent ? ` with the same ${parent}` : ''} (409 otherwise).`,
       tags,
       body: spec.schemas.input,
       responses: {
@@ -312,31 +317,32 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       },
     });
 
-  api.route({
-    method: 'patch',
-    path: item,
-    operationId: `patch${one}`,
-    scope: write,
-    summary: `Patch a ${label}`,
-    description:
-      'JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.',
-    tags,
-    body: spec.schemas.patch,
-    requestHeaders: ifMatchHeader,
-    errors: [409, 412],
-    responses: {
-      200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders },
-    },
-    handler: async ({ params, body, headers }) => {
-      const id = recordId(params);
-      const r = await client(params).patch({
-        id,
-        patch: body as Record<string, unknown>,
-        expected_version: ifMatch(headers),
-      });
-      return ok(200, fromMessage(r.data));
-    },
-  });
+  if (!without.includes('patch'))
+    api.route({
+      method: 'patch',
+      path: item,
+      operationId: `patch${one}`,
+      scope: write,
+      summary: `Patch a ${label}`,
+      description:
+        'JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.',
+      tags,
+      body: spec.schemas.patch,
+      requestHeaders: ifMatchHeader,
+      errors: [409, 412],
+      responses: {
+        200: { description: `The ${label} after the write`, schema: spec.schemas.view, headers: etagHeaders },
+      },
+      handler: async ({ params, body, headers }) => {
+        const id = recordId(params);
+        const r = await client(params).patch!({
+          id,
+          patch: body as Record<string, unknown>,
+          expected_version: ifMatch(headers),
+        });
+        return ok(200, fromMessage(r.data));
+      },
+    });
 
   api.route({
     method: 'delete',

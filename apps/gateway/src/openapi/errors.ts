@@ -6,6 +6,7 @@ import {
   ConflictError,
   InternalError,
   NotFoundError,
+  GoneError,
   PayloadTooLargeError,
   PreconditionFailedError,
   RateLimitError,
@@ -39,6 +40,7 @@ export const errorObjectSchema = z
       'not_found',
       'conflict',
       'precondition',
+      'gone',
       'payload_too_large',
       'unsupported_media_type',
       'rate_limit',
@@ -78,6 +80,7 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The API key lacks the scope this route needs',
   404: 'No such record or route',
   409: 'Conflict with the current state (e.g. a unique value taken)',
+  410: 'What was asked for is no longer kept (an export file past its retention period)',
   412: 'If-Match does not match the current version',
   413: 'Body larger than the limit',
   415: 'Body is not JSON',
@@ -106,6 +109,13 @@ const EXAMPLE_ERRORS: Record<number, PimError> = {
   412: new PreconditionFailedError('The webhook is at version 4, not 3', {
     details: [{ field: 'If-Match', message: 'current version is 4' }],
   }),
+  410: new GoneError(
+    "Export '6740a1b2c3d4e5f601234567' expired on 2026-11-20T10:00:00.000Z: its file is no longer kept",
+    {
+      title: 'Export expired',
+      solution: 'Create the export again (POST /api/v1/exports with the same filters and headers)',
+    },
+  ),
   413: new PayloadTooLargeError('The request body is larger than the limit of 1048576 bytes', {
     solution: 'Send at most 1048576 bytes in one request',
   }),
@@ -133,6 +143,7 @@ const RESPONSE_NAMES: Record<number, string> = {
   404: 'NotFound',
   409: 'Conflict',
   412: 'PreconditionFailed',
+  410: 'Gone',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
   429: 'TooManyRequests',

@@ -21,13 +21,15 @@ import {
 import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from '../http/conditional';
 import { declaredCodec } from '../http/declared.codec';
 import { UPLOAD_MAX_BYTES } from '../config';
+import { fileDownload } from '../http/file-download';
 import { readUpload } from '../http/multipart';
 import { recordRoutes } from '../http/resource.routes';
 import type { Api } from '../http/route';
+import { exportRecordClient, exportRoutes, type ExportClients } from './exports.routes';
 import type { OwnerRoutes } from './owners';
 
 /** The io-jobs app's services as the gateway calls them. */
-interface IoJobsClients {
+interface IoJobsClients extends ExportClients {
   imports: RecordClient<pb.Import, pb.ImportInput>;
   /** Upload, start, cancel and the error file, beside the record calls. */
   importActions: PromiseClient<pb.ImportsServiceClient> & { raw: pb.ImportsServiceClient };
@@ -227,22 +229,8 @@ function errorsRoute(api: Api, client: () => IoJobsClients): void {
         { id },
         { service: 'io-jobs', deadlineMs: DOWNLOAD_DEADLINE_MS },
       );
-      // The first message names the file (and an unknown import fails here, before any byte is sent).
-      const first = await messages.next();
-      if (first.done) throw new Error('io-jobs ended the error file without a first message');
-      const name = first.value.file_name ?? 'errors';
-      async function* bytes(): AsyncGenerator<Uint8Array> {
-        if (first.value.data.length > 0) yield first.value.data;
-        for await (const m of messages) yield m.data;
-      }
-      return {
-        status: 200,
-        stream: bytes(),
-        headers: {
-          'Content-Type': first.value.content_type ?? 'application/octet-stream',
-          'Content-Disposition': `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`,
-        },
-      };
+      // The first message names the file (and an unknown import fails there, before any byte is sent).
+      return fileDownload(messages, 'errors');
     },
   });
 }
@@ -300,7 +288,7 @@ function progressRoute(api: Api, client: () => IoJobsClients): void {
   });
 }
 
-/** The io-jobs app's routes: imports (upload, mapping, moves, error file, progress) and import templates. */
+/** The io-jobs app's routes: imports (upload, mapping, moves, error file, progress), import templates and exports. */
 export const ioJobsRoutes: OwnerRoutes = {
   app: 'io-jobs',
   addressEnv: 'IO_JOBS_GRPC_URL',
@@ -309,6 +297,7 @@ export const ioJobsRoutes: OwnerRoutes = {
     const o = { service: 'io-jobs', ...opts };
     const imports = createRpcClient(pb.ImportsServiceClient, o);
     const importTemplates = createRpcClient(pb.ImportTemplatesServiceClient, o);
+    const exports = createRpcClient(pb.ExportsServiceClient, o);
     // generator:clients
     return {
       imports: recordClient(imports, pb.ImportsServiceService, {
@@ -323,10 +312,13 @@ export const ioJobsRoutes: OwnerRoutes = {
         many: 'ImportTemplates',
         handles: 'names',
       }),
+      exports: exportRecordClient(exports),
+      exportActions: exports,
       // generator:client-entries
       close: () => {
         imports.close();
         importTemplates.close();
+        exports.close();
         // generator:close
       },
     };
@@ -370,6 +362,7 @@ export const ioJobsRoutes: OwnerRoutes = {
       {},
       {},
     );
+    exportRoutes(api, c, limits);
     // generator:routes
   },
 };

@@ -1,13 +1,8 @@
 import { PassThrough } from 'node:stream';
 import type { DataSource } from 'typeorm';
-import { columnIndex, createSheetWriter, type Cell, type SheetFormat } from '@pim/sheets';
+import { SHEET_CONTENT_TYPES, columnIndex, createSheetWriter, type Cell, type SheetFormat } from '@pim/sheets';
 import type { ImportView } from '@pim/resources';
 import { refusedRows } from '../repositories/import-errors.repository';
-
-const CONTENT_TYPES: Record<SheetFormat, string> = {
-  csv: 'text/csv; charset=utf-8',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-};
 
 /** The error file of an import: its name, type and bytes. */
 export interface ErrorFile {
@@ -47,5 +42,5 @@ export function errorFile(
     }
     await writer.end();
   })().catch((err: unknown) => out.destroy(err as Error));
-  return { fileName: `${base}-errors.${format}`, contentType: CONTENT_TYPES[format], bytes: out };
+  return { fileName: `${base}-errors.${format}`, contentType: SHEET_CONTENT_TYPES[format], bytes: out };
 }

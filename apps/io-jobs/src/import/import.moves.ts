@@ -1,8 +1,13 @@
 import type { RecordService } from '@pim/records';
 import { FINAL_IMPORT_STATUSES, type ImportInput, type ImportStatus, type ImportView } from '@pim/resources';
 import type { ImportEntity } from '../entities/import.entity';
-import type { ImportQueue } from './import.queue';
+import type { JobQueue, QueueSpec } from '../jobs/job.queue';
 import { notNow } from './import.resource';
+
+/** What an import's job carries. */
+export interface ImportJob {
+  import_id: string;
+}
 
 const NOT_FINAL: readonly ImportStatus[] = ['uploaded', 'mapped', 'queued', 'processing'];
 
@@ -15,7 +20,8 @@ export function log(record: ImportEntity, line: string): void {
 export class ImportMoves {
   constructor(
     private readonly imports: RecordService<ImportEntity, ImportView, ImportInput>,
-    private readonly queue: ImportQueue,
+    private readonly queue: JobQueue,
+    private readonly spec: QueueSpec,
   ) {}
 
   /** `mapped` → `queued`, its job queued in the same transaction. */
@@ -30,7 +36,7 @@ export class ImportMoves {
         );
       record.status = 'queued';
       log(record, 'Queued');
-      await this.queue.enqueue(m, record._id);
+      await this.queue.enqueue(m, this.spec, { import_id: record._id } satisfies ImportJob);
     });
     return view;
   }

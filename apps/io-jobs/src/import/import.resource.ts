@@ -1,9 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import { ConflictError, ValidationError, withLinks } from '@pim/errors';
+import { type ConflictError, ValidationError, withLinks } from '@pim/errors';
 import { declaredRecord } from '@pim/records';
 import { Import, type ImportHeader, type ImportStatus } from '@pim/resources';
 import type { FileStorage } from '@pim/storage';
 import { ImportEntity } from '../entities/import.entity';
+import { stateConflict } from '../jobs/job.states';
 import type { CatalogLink } from '../links/catalog.link';
 import { liveTemplate } from '../repositories/import-templates.repository';
 import { checkMapping, mappedAttributeKeys, mappingFromTemplate, type Mapping } from './import.mapping';
@@ -19,12 +20,7 @@ export function notNow(
   allowed: readonly ImportStatus[],
   to?: ImportStatus,
 ): ConflictError {
-  const move = to ? ` (from ${record.status} to ${to})` : '';
-  return new ConflictError(`Import '${record._id}' is ${record.status}: ${what}${move}`, {
-    title: 'Import state',
-    solution: `This is possible only while the import is ${allowed.join(' or ')}`,
-    details: [{ field: 'status', message: `is ${record.status}; needs ${allowed.join(' or ')}` }],
-  });
+  return stateConflict('Import', record, what, allowed, to);
 }
 
 /** Takes the mapping of a live, enabled template, matched to the sheet's headers by label. */

@@ -1,6 +1,6 @@
-import { attributes as apb, products as ppb, taxonomy as tpb } from '@pim/contracts';
+import { attributes as apb, common, products as ppb, relations as rpb, taxonomy as tpb } from '@pim/contracts';
 import type { AttributeType, BulkItemResult, TypeConfig } from '@pim/resources';
-import { createRpcClient } from '@pim/rpc';
+import { createRpcClient, readServerStream } from '@pim/rpc';
 
 /** An attribute as an import reads values for it: its type, settings and option values and labels. */
 export interface ImportAttribute {
@@ -11,7 +11,36 @@ export interface ImportAttribute {
   /** Select and multiselect: each option's value with each of its labels. */
   options?: { value: string; label?: string }[];
   localizable: boolean;
+  /** Its name per language. */
+  name?: Record<string, string>;
 }
+
+/** Which products a scan or a description covers: the list query's filters and search. */
+export interface ProductQuery {
+  filters: common.Filter[];
+  search: string;
+}
+
+/** What the products a query matches hold (for an export's default columns and its progress). */
+export interface ProductsDescription {
+  total: number;
+  /** Languages of their names and descriptions. */
+  languages: string[];
+  /** Keys of the attributes they have values for. */
+  attribute_keys: string[];
+}
+
+/** A record a product names, as an export writes it: its code and name. */
+export interface NamedRecord {
+  id: string;
+  code: string;
+  name: Record<string, string>;
+  /** Categories: their tree. */
+  category_tree_id?: string;
+}
+
+/** Collections whose records an export names by code. */
+export type NamedCollection = 'brands' | 'families' | 'categories' | 'category_trees' | 'products';
 
 /** A taxonomy collection an import names records of by code. */
 export type CodedCollection = 'brands' | 'families' | 'categories';
@@ -30,6 +59,14 @@ export interface CatalogLink {
   productLists(
     codes: string[],
   ): Promise<Map<string, { categories: string[]; catalogs: { _id: string; user_groups: string[] }[] }>>;
+  /** How many live products match, and the languages and attribute keys they use. */
+  describe(query: ProductQuery): Promise<ProductsDescription>;
+  /** Every live product matching, in `_id` order, `batchSize` at a time (the catalog's keyset scan). */
+  scan(query: ProductQuery, batchSize: number): AsyncIterable<ppb.Product[]>;
+  /** The live relations of these products (at most 1,000) of these types. */
+  relations(productIds: string[], types: string[]): Promise<rpb.ProductRelation[]>;
+  /** Live records by id, with their codes and names (unknown ids are left out). */
+  named(collection: NamedCollection, ids: string[]): Promise<NamedRecord[]>;
   /** The catalog's bulk upsert of one batch, merged onto stored products, applied once per batch id. */
   upsert(items: object[], batchId: string): Promise<BulkItemResult[]>;
   close(): void;
@@ -39,6 +76,19 @@ const DEADLINE_MS = 10_000;
 /** A batch of 1,000 products with their attributes is checked and written in one transaction: give it time. */
 const BULK_DEADLINE_MS = 120_000;
 const PAGE = 100;
+/** A scan streams for as long as the export takes to write. */
+const SCAN_DEADLINE_MS = 6 * 3_600_000;
+
+/** A list query of filters and search alone (scans ignore the window and sort). */
+const listQuery = (q: ProductQuery) => ({
+  page: 1,
+  limit: 0,
+  skip: 0,
+  sort: [],
+  filters: q.filters,
+  search: q.search,
+  expand: [],
+});
 
 /** The catalog's services at `address` (`host:port`), connected on first use. */
 export function catalogLink(address: string): CatalogLink {
@@ -52,6 +102,8 @@ export function catalogLink(address: string): CatalogLink {
         categories: ReturnType<typeof createRpcClient<tpb.CategoriesServiceClient>>;
         catalogs: ReturnType<typeof createRpcClient<tpb.CatalogsServiceClient>>;
         products: ReturnType<typeof createRpcClient<ppb.ProductsServiceClient>>;
+        trees: ReturnType<typeof createRpcClient<tpb.CategoryTreesServiceClient>>;
+        relations: ReturnType<typeof createRpcClient<rpb.ProductRelationsServiceClient>>;
       }
     | undefined;
   const c = () =>
@@ -63,6 +115,8 @@ export function catalogLink(address: string): CatalogLink {
       categories: createRpcClient(tpb.CategoriesServiceClient, o),
       catalogs: createRpcClient(tpb.CatalogsServiceClient, o),
       products: createRpcClient(ppb.ProductsServiceClient, o),
+      trees: createRpcClient(tpb.CategoryTreesServiceClient, o),
+      relations: createRpcClient(rpb.ProductRelationsServiceClient, o),
     });
 
   async function optionsOf(attributeId: string): Promise<{ value: string; label?: string }[]> {
@@ -95,6 +149,7 @@ export function catalogLink(address: string): CatalogLink {
             type,
             type_config,
             localizable: Boolean((type_config as { localizable?: boolean }).localizable),
+            name: a.name ?? {},
             ...(type === 'select' || type === 'multiselect' ? { options: await optionsOf(a.id) } : {}),
           };
         }),
@@ -132,6 +187,59 @@ export function catalogLink(address: string): CatalogLink {
           categories: p.categories ?? [],
           catalogs: (p.catalogs ?? []).map((x) => ({ _id: x.id, user_groups: x.user_groups ?? [] })),
         });
+      return found;
+    },
+    async describe(query) {
+      const r = await c().products.describeProducts({ query: listQuery(query) });
+      return { total: Number(r.total), languages: r.languages, attribute_keys: r.attribute_keys };
+    },
+    async *scan(query, batchSize) {
+      const messages = readServerStream<ppb.ScanProductsRequest, ppb.ScanProductsResponse>(
+        c().products.raw,
+        'scanProducts',
+        { query: listQuery(query), batch_size: batchSize },
+        { service: 'catalog', deadlineMs: SCAN_DEADLINE_MS },
+      );
+      for await (const m of messages) yield m.data;
+    },
+    async relations(productIds, types) {
+      if (productIds.length === 0) return [];
+      const filters = [
+        { field: 'product_id', op: 'in', values: productIds },
+        { field: 'type', op: 'in', values: types },
+      ];
+      const found: rpb.ProductRelation[] = [];
+      const messages = readServerStream<rpb.ScanProductRelationsRequest, rpb.ScanProductRelationsResponse>(
+        c().relations.raw,
+        'scanProductRelations',
+        { query: listQuery({ filters, search: '' }), batch_size: 1_000 },
+        { service: 'catalog', deadlineMs: DEADLINE_MS * 6 },
+      );
+      for await (const m of messages) found.push(...m.data);
+      return found;
+    },
+    async named(collection, ids) {
+      const found: NamedRecord[] = [];
+      const method = {
+        brands: 'batchGetBrands',
+        families: 'batchGetFamilies',
+        categories: 'batchGetCategories',
+        category_trees: 'batchGetCategoryTrees',
+        products: 'batchGetProducts',
+      }[collection];
+      const client = (collection === 'category_trees' ? c().trees : c()[collection]) as unknown as {
+        [k: string]: (req: { ids: string[]; codes: string[] }) => Promise<{ data: NamedRecord[] }>;
+      };
+      for (let i = 0; i < ids.length; i += 1_000) {
+        const { data } = await client[method]({ ids: ids.slice(i, i + 1_000), codes: [] });
+        for (const r of data)
+          found.push({
+            id: r.id,
+            code: r.code,
+            name: r.name ?? {},
+            ...(r.category_tree_id ? { category_tree_id: r.category_tree_id } : {}),
+          });
+      }
       return found;
     },
     async upsert(items, batchId) {

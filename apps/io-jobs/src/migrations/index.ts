@@ -1,5 +1,6 @@
 import { CreateIoJobsSchema1795565720746 } from './1795565720746-create-io-jobs-schema';
 import { CreateImports1795570100000 } from './1795570100000-create-imports';
+import { CreateExports1795620000000 } from './1795620000000-create-exports';
 
 /** Every migration of the io_jobs schema, oldest first. */
-export const migrations = [CreateIoJobsSchema1795565720746, CreateImports1795570100000];
+export const migrations = [CreateIoJobsSchema1795565720746, CreateImports1795570100000, CreateExports1795620000000];

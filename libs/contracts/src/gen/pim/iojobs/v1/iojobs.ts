@@ -22,7 +22,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Struct } from "../../../google/protobuf/struct";
+import { ListValue, Struct } from "../../../google/protobuf/struct";
 import { ListQuery, PageInfo } from "../../common/v1/common";
 
 export const protobufPackage = "pim.iojobs.v1";
@@ -312,6 +312,128 @@ export interface BatchGetImportTemplatesRequest {
 
 export interface BatchGetImportTemplatesResponse {
   data: ImportTemplate[];
+}
+
+/** What an export wrote. */
+export interface ExportMetadata {
+  total_products: number;
+  total_field_failed: number;
+  total_item_failed: number;
+}
+
+/** An export as the API shows it. */
+export interface Export {
+  /** The record id (`_id` in the REST API). */
+  id: string;
+  /** csv or xlsx. */
+  file_type: string;
+  /** general, eligibility_services or per_attributes. */
+  report_type: string;
+  file_name?:
+    | string
+    | undefined;
+  /** The filters as the REST API shows them (`{brands: [...], _search: "..."}`). */
+  filters?:
+    | { [key: string]: any }
+    | undefined;
+  /** The columns: `[{label, value?, isAttribute}]`, as the REST API shows them. */
+  headers?:
+    | Array<any>
+    | undefined;
+  /** pending, in_progress, failed or completed. */
+  status: string;
+  file_key: string;
+  products: string[];
+  downloaded_by: string[];
+  metadata?: ExportMetadata | undefined;
+  rows_count: number;
+  file_size?: number | undefined;
+  logs: string[];
+  started_at?: string | undefined;
+  finished_at?: string | undefined;
+  expires_at?:
+    | string
+    | undefined;
+  /** Incremented on every write; the REST API sends it as ETag. */
+  version: number;
+  /** ISO 8601 UTC with milliseconds. */
+  created_at: string;
+  updated_at: string;
+  created_by_name?: string | undefined;
+}
+
+/** What a caller chooses when creating an export. */
+export interface ExportInput {
+  file_type: string;
+  report_type?: string | undefined;
+  file_name?: string | undefined;
+  filters?: { [key: string]: any } | undefined;
+  headers?: Array<any> | undefined;
+}
+
+export interface CreateExportRequest {
+  input?: ExportInput | undefined;
+}
+
+export interface CreateExportResponse {
+  data?: Export | undefined;
+}
+
+export interface GetExportRequest {
+  id: string;
+}
+
+export interface GetExportResponse {
+  data?: Export | undefined;
+}
+
+export interface DeleteExportRequest {
+  id: string;
+  expected_version?: number | undefined;
+}
+
+export interface DeleteExportResponse {
+  /** The export as it was when deleted. */
+  data?: Export | undefined;
+}
+
+export interface ListExportsRequest {
+  query?: ListQuery | undefined;
+}
+
+export interface ListExportsResponse {
+  data: Export[];
+  page_info?: PageInfo | undefined;
+}
+
+export interface BatchGetExportsRequest {
+  /** At most 1,000 ids. */
+  ids: string[];
+}
+
+export interface BatchGetExportsResponse {
+  data: Export[];
+}
+
+export interface RetryExportRequest {
+  id: string;
+  expected_version?: number | undefined;
+}
+
+export interface RetryExportResponse {
+  data?: Export | undefined;
+}
+
+export interface DownloadExportRequest {
+  id: string;
+}
+
+/** A piece of the file: the first carries its name, content type and size. */
+export interface DownloadExportResponse {
+  file_name?: string | undefined;
+  content_type?: string | undefined;
+  file_size?: number | undefined;
+  data: Buffer;
 }
 
 function createBaseImportWorksheet(): ImportWorksheet {
@@ -5007,6 +5129,1805 @@ export const BatchGetImportTemplatesResponse: MessageFns<BatchGetImportTemplates
   },
 };
 
+function createBaseExportMetadata(): ExportMetadata {
+  return { total_products: 0, total_field_failed: 0, total_item_failed: 0 };
+}
+
+export const ExportMetadata: MessageFns<ExportMetadata> = {
+  encode(message: ExportMetadata, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.total_products !== 0) {
+      writer.uint32(8).int32(message.total_products);
+    }
+    if (message.total_field_failed !== 0) {
+      writer.uint32(16).int32(message.total_field_failed);
+    }
+    if (message.total_item_failed !== 0) {
+      writer.uint32(24).int32(message.total_item_failed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportMetadata {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportMetadata();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.total_products = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total_field_failed = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.total_item_failed = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportMetadata {
+    return {
+      total_products: isSet(object.totalProducts)
+        ? globalThis.Number(object.totalProducts)
+        : isSet(object.total_products)
+        ? globalThis.Number(object.total_products)
+        : 0,
+      total_field_failed: isSet(object.totalFieldFailed)
+        ? globalThis.Number(object.totalFieldFailed)
+        : isSet(object.total_field_failed)
+        ? globalThis.Number(object.total_field_failed)
+        : 0,
+      total_item_failed: isSet(object.totalItemFailed)
+        ? globalThis.Number(object.totalItemFailed)
+        : isSet(object.total_item_failed)
+        ? globalThis.Number(object.total_item_failed)
+        : 0,
+    };
+  },
+
+  toJSON(message: ExportMetadata): unknown {
+    const obj: any = {};
+    if (message.total_products !== 0) {
+      obj.totalProducts = Math.round(message.total_products);
+    }
+    if (message.total_field_failed !== 0) {
+      obj.totalFieldFailed = Math.round(message.total_field_failed);
+    }
+    if (message.total_item_failed !== 0) {
+      obj.totalItemFailed = Math.round(message.total_item_failed);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportMetadata>, I>>(base?: I): ExportMetadata {
+    return ExportMetadata.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportMetadata>, I>>(object: I): ExportMetadata {
+    const message = createBaseExportMetadata();
+    message.total_products = object.total_products ?? 0;
+    message.total_field_failed = object.total_field_failed ?? 0;
+    message.total_item_failed = object.total_item_failed ?? 0;
+    return message;
+  },
+};
+
+function createBaseExport(): Export {
+  return {
+    id: "",
+    file_type: "",
+    report_type: "",
+    file_name: undefined,
+    filters: undefined,
+    headers: undefined,
+    status: "",
+    file_key: "",
+    products: [],
+    downloaded_by: [],
+    metadata: undefined,
+    rows_count: 0,
+    file_size: undefined,
+    logs: [],
+    started_at: undefined,
+    finished_at: undefined,
+    expires_at: undefined,
+    version: 0,
+    created_at: "",
+    updated_at: "",
+    created_by_name: undefined,
+  };
+}
+
+export const Export: MessageFns<Export> = {
+  encode(message: Export, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.file_type !== "") {
+      writer.uint32(18).string(message.file_type);
+    }
+    if (message.report_type !== "") {
+      writer.uint32(26).string(message.report_type);
+    }
+    if (message.file_name !== undefined) {
+      writer.uint32(34).string(message.file_name);
+    }
+    if (message.filters !== undefined) {
+      Struct.encode(Struct.wrap(message.filters), writer.uint32(42).fork()).join();
+    }
+    if (message.headers !== undefined) {
+      ListValue.encode(ListValue.wrap(message.headers), writer.uint32(50).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(58).string(message.status);
+    }
+    if (message.file_key !== "") {
+      writer.uint32(66).string(message.file_key);
+    }
+    for (const v of message.products) {
+      writer.uint32(74).string(v!);
+    }
+    for (const v of message.downloaded_by) {
+      writer.uint32(82).string(v!);
+    }
+    if (message.metadata !== undefined) {
+      ExportMetadata.encode(message.metadata, writer.uint32(90).fork()).join();
+    }
+    if (message.rows_count !== 0) {
+      writer.uint32(96).int32(message.rows_count);
+    }
+    if (message.file_size !== undefined) {
+      writer.uint32(105).double(message.file_size);
+    }
+    for (const v of message.logs) {
+      writer.uint32(114).string(v!);
+    }
+    if (message.started_at !== undefined) {
+      writer.uint32(122).string(message.started_at);
+    }
+    if (message.finished_at !== undefined) {
+      writer.uint32(130).string(message.finished_at);
+    }
+    if (message.expires_at !== undefined) {
+      writer.uint32(138).string(message.expires_at);
+    }
+    if (message.version !== 0) {
+      writer.uint32(144).int32(message.version);
+    }
+    if (message.created_at !== "") {
+      writer.uint32(154).string(message.created_at);
+    }
+    if (message.updated_at !== "") {
+      writer.uint32(162).string(message.updated_at);
+    }
+    if (message.created_by_name !== undefined) {
+      writer.uint32(170).string(message.created_by_name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Export {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.file_type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.report_type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.file_name = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.filters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.headers = ListValue.unwrap(ListValue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.file_key = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.products.push(reader.string());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.downloaded_by.push(reader.string());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.metadata = ExportMetadata.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.rows_count = reader.int32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 105) {
+              break;
+            }
+
+            message.file_size = reader.double();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.logs.push(reader.string());
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.started_at = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.finished_at = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.expires_at = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.created_at = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.updated_at = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.created_by_name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Export {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      file_type: isSet(object.fileType)
+        ? globalThis.String(object.fileType)
+        : isSet(object.file_type)
+        ? globalThis.String(object.file_type)
+        : "",
+      report_type: isSet(object.reportType)
+        ? globalThis.String(object.reportType)
+        : isSet(object.report_type)
+        ? globalThis.String(object.report_type)
+        : "",
+      file_name: isSet(object.fileName)
+        ? globalThis.String(object.fileName)
+        : isSet(object.file_name)
+        ? globalThis.String(object.file_name)
+        : undefined,
+      filters: isObject(object.filters) ? object.filters : undefined,
+      headers: globalThis.Array.isArray(object.headers) ? [...object.headers] : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      file_key: isSet(object.fileKey)
+        ? globalThis.String(object.fileKey)
+        : isSet(object.file_key)
+        ? globalThis.String(object.file_key)
+        : "",
+      products: globalThis.Array.isArray(object?.products)
+        ? object.products.map((e: any) => globalThis.String(e))
+        : [],
+      downloaded_by: globalThis.Array.isArray(object?.downloadedBy)
+        ? object.downloadedBy.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.downloaded_by)
+        ? object.downloaded_by.map((e: any) => globalThis.String(e))
+        : [],
+      metadata: isSet(object.metadata) ? ExportMetadata.fromJSON(object.metadata) : undefined,
+      rows_count: isSet(object.rowsCount)
+        ? globalThis.Number(object.rowsCount)
+        : isSet(object.rows_count)
+        ? globalThis.Number(object.rows_count)
+        : 0,
+      file_size: isSet(object.fileSize)
+        ? globalThis.Number(object.fileSize)
+        : isSet(object.file_size)
+        ? globalThis.Number(object.file_size)
+        : undefined,
+      logs: globalThis.Array.isArray(object?.logs)
+        ? object.logs.map((e: any) => globalThis.String(e))
+        : [],
+      started_at: isSet(object.startedAt)
+        ? globalThis.String(object.startedAt)
+        : isSet(object.started_at)
+        ? globalThis.String(object.started_at)
+        : undefined,
+      finished_at: isSet(object.finishedAt)
+        ? globalThis.String(object.finishedAt)
+        : isSet(object.finished_at)
+        ? globalThis.String(object.finished_at)
+        : undefined,
+      expires_at: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      created_at: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updated_at: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+      created_by_name: isSet(object.createdByName)
+        ? globalThis.String(object.createdByName)
+        : isSet(object.created_by_name)
+        ? globalThis.String(object.created_by_name)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Export): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.file_type !== "") {
+      obj.fileType = message.file_type;
+    }
+    if (message.report_type !== "") {
+      obj.reportType = message.report_type;
+    }
+    if (message.file_name !== undefined) {
+      obj.fileName = message.file_name;
+    }
+    if (message.filters !== undefined) {
+      obj.filters = message.filters;
+    }
+    if (message.headers !== undefined) {
+      obj.headers = message.headers;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.file_key !== "") {
+      obj.fileKey = message.file_key;
+    }
+    if (message.products?.length) {
+      obj.products = message.products;
+    }
+    if (message.downloaded_by?.length) {
+      obj.downloadedBy = message.downloaded_by;
+    }
+    if (message.metadata !== undefined) {
+      obj.metadata = ExportMetadata.toJSON(message.metadata);
+    }
+    if (message.rows_count !== 0) {
+      obj.rowsCount = Math.round(message.rows_count);
+    }
+    if (message.file_size !== undefined) {
+      obj.fileSize = floatToJson(message.file_size);
+    }
+    if (message.logs?.length) {
+      obj.logs = message.logs;
+    }
+    if (message.started_at !== undefined) {
+      obj.startedAt = message.started_at;
+    }
+    if (message.finished_at !== undefined) {
+      obj.finishedAt = message.finished_at;
+    }
+    if (message.expires_at !== undefined) {
+      obj.expiresAt = message.expires_at;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.created_at !== "") {
+      obj.createdAt = message.created_at;
+    }
+    if (message.updated_at !== "") {
+      obj.updatedAt = message.updated_at;
+    }
+    if (message.created_by_name !== undefined) {
+      obj.createdByName = message.created_by_name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Export>, I>>(base?: I): Export {
+    return Export.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Export>, I>>(object: I): Export {
+    const message = createBaseExport();
+    message.id = object.id ?? "";
+    message.file_type = object.file_type ?? "";
+    message.report_type = object.report_type ?? "";
+    message.file_name = object.file_name ?? undefined;
+    message.filters = object.filters ?? undefined;
+    message.headers = object.headers ?? undefined;
+    message.status = object.status ?? "";
+    message.file_key = object.file_key ?? "";
+    message.products = object.products?.map((e) => e) || [];
+    message.downloaded_by = object.downloaded_by?.map((e) => e) || [];
+    message.metadata = (object.metadata !== undefined && object.metadata !== null)
+      ? ExportMetadata.fromPartial(object.metadata)
+      : undefined;
+    message.rows_count = object.rows_count ?? 0;
+    message.file_size = object.file_size ?? undefined;
+    message.logs = object.logs?.map((e) => e) || [];
+    message.started_at = object.started_at ?? undefined;
+    message.finished_at = object.finished_at ?? undefined;
+    message.expires_at = object.expires_at ?? undefined;
+    message.version = object.version ?? 0;
+    message.created_at = object.created_at ?? "";
+    message.updated_at = object.updated_at ?? "";
+    message.created_by_name = object.created_by_name ?? undefined;
+    return message;
+  },
+};
+
+function createBaseExportInput(): ExportInput {
+  return { file_type: "", report_type: undefined, file_name: undefined, filters: undefined, headers: undefined };
+}
+
+export const ExportInput: MessageFns<ExportInput> = {
+  encode(message: ExportInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.file_type !== "") {
+      writer.uint32(10).string(message.file_type);
+    }
+    if (message.report_type !== undefined) {
+      writer.uint32(18).string(message.report_type);
+    }
+    if (message.file_name !== undefined) {
+      writer.uint32(26).string(message.file_name);
+    }
+    if (message.filters !== undefined) {
+      Struct.encode(Struct.wrap(message.filters), writer.uint32(34).fork()).join();
+    }
+    if (message.headers !== undefined) {
+      ListValue.encode(ListValue.wrap(message.headers), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.file_type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.report_type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.file_name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.filters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.headers = ListValue.unwrap(ListValue.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportInput {
+    return {
+      file_type: isSet(object.fileType)
+        ? globalThis.String(object.fileType)
+        : isSet(object.file_type)
+        ? globalThis.String(object.file_type)
+        : "",
+      report_type: isSet(object.reportType)
+        ? globalThis.String(object.reportType)
+        : isSet(object.report_type)
+        ? globalThis.String(object.report_type)
+        : undefined,
+      file_name: isSet(object.fileName)
+        ? globalThis.String(object.fileName)
+        : isSet(object.file_name)
+        ? globalThis.String(object.file_name)
+        : undefined,
+      filters: isObject(object.filters) ? object.filters : undefined,
+      headers: globalThis.Array.isArray(object.headers) ? [...object.headers] : undefined,
+    };
+  },
+
+  toJSON(message: ExportInput): unknown {
+    const obj: any = {};
+    if (message.file_type !== "") {
+      obj.fileType = message.file_type;
+    }
+    if (message.report_type !== undefined) {
+      obj.reportType = message.report_type;
+    }
+    if (message.file_name !== undefined) {
+      obj.fileName = message.file_name;
+    }
+    if (message.filters !== undefined) {
+      obj.filters = message.filters;
+    }
+    if (message.headers !== undefined) {
+      obj.headers = message.headers;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportInput>, I>>(base?: I): ExportInput {
+    return ExportInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportInput>, I>>(object: I): ExportInput {
+    const message = createBaseExportInput();
+    message.file_type = object.file_type ?? "";
+    message.report_type = object.report_type ?? undefined;
+    message.file_name = object.file_name ?? undefined;
+    message.filters = object.filters ?? undefined;
+    message.headers = object.headers ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateExportRequest(): CreateExportRequest {
+  return { input: undefined };
+}
+
+export const CreateExportRequest: MessageFns<CreateExportRequest> = {
+  encode(message: CreateExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.input !== undefined) {
+      ExportInput.encode(message.input, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.input = ExportInput.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateExportRequest {
+    return { input: isSet(object.input) ? ExportInput.fromJSON(object.input) : undefined };
+  },
+
+  toJSON(message: CreateExportRequest): unknown {
+    const obj: any = {};
+    if (message.input !== undefined) {
+      obj.input = ExportInput.toJSON(message.input);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateExportRequest>, I>>(base?: I): CreateExportRequest {
+    return CreateExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateExportRequest>, I>>(object: I): CreateExportRequest {
+    const message = createBaseCreateExportRequest();
+    message.input = (object.input !== undefined && object.input !== null)
+      ? ExportInput.fromPartial(object.input)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateExportResponse(): CreateExportResponse {
+  return { data: undefined };
+}
+
+export const CreateExportResponse: MessageFns<CreateExportResponse> = {
+  encode(message: CreateExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Export.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Export.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateExportResponse {
+    return { data: isSet(object.data) ? Export.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: CreateExportResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Export.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateExportResponse>, I>>(base?: I): CreateExportResponse {
+    return CreateExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateExportResponse>, I>>(object: I): CreateExportResponse {
+    const message = createBaseCreateExportResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Export.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetExportRequest(): GetExportRequest {
+  return { id: "" };
+}
+
+export const GetExportRequest: MessageFns<GetExportRequest> = {
+  encode(message: GetExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExportRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetExportRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExportRequest>, I>>(base?: I): GetExportRequest {
+    return GetExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExportRequest>, I>>(object: I): GetExportRequest {
+    const message = createBaseGetExportRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetExportResponse(): GetExportResponse {
+  return { data: undefined };
+}
+
+export const GetExportResponse: MessageFns<GetExportResponse> = {
+  encode(message: GetExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Export.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Export.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExportResponse {
+    return { data: isSet(object.data) ? Export.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: GetExportResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Export.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExportResponse>, I>>(base?: I): GetExportResponse {
+    return GetExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExportResponse>, I>>(object: I): GetExportResponse {
+    const message = createBaseGetExportResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Export.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteExportRequest(): DeleteExportRequest {
+  return { id: "", expected_version: undefined };
+}
+
+export const DeleteExportRequest: MessageFns<DeleteExportRequest> = {
+  encode(message: DeleteExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(16).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteExportRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeleteExportRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteExportRequest>, I>>(base?: I): DeleteExportRequest {
+    return DeleteExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteExportRequest>, I>>(object: I): DeleteExportRequest {
+    const message = createBaseDeleteExportRequest();
+    message.id = object.id ?? "";
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteExportResponse(): DeleteExportResponse {
+  return { data: undefined };
+}
+
+export const DeleteExportResponse: MessageFns<DeleteExportResponse> = {
+  encode(message: DeleteExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Export.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Export.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteExportResponse {
+    return { data: isSet(object.data) ? Export.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: DeleteExportResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Export.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteExportResponse>, I>>(base?: I): DeleteExportResponse {
+    return DeleteExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteExportResponse>, I>>(object: I): DeleteExportResponse {
+    const message = createBaseDeleteExportResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Export.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
+function createBaseListExportsRequest(): ListExportsRequest {
+  return { query: undefined };
+}
+
+export const ListExportsRequest: MessageFns<ListExportsRequest> = {
+  encode(message: ListExportsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExportsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExportsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListExportsRequest {
+    return { query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListExportsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListExportsRequest>, I>>(base?: I): ListExportsRequest {
+    return ListExportsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListExportsRequest>, I>>(object: I): ListExportsRequest {
+    const message = createBaseListExportsRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListExportsResponse(): ListExportsResponse {
+  return { data: [], page_info: undefined };
+}
+
+export const ListExportsResponse: MessageFns<ListExportsResponse> = {
+  encode(message: ListExportsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Export.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page_info !== undefined) {
+      PageInfo.encode(message.page_info, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExportsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExportsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Export.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page_info = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListExportsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Export.fromJSON(e)) : [],
+      page_info: isSet(object.pageInfo)
+        ? PageInfo.fromJSON(object.pageInfo)
+        : isSet(object.page_info)
+        ? PageInfo.fromJSON(object.page_info)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListExportsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Export.toJSON(e));
+    }
+    if (message.page_info !== undefined) {
+      obj.pageInfo = PageInfo.toJSON(message.page_info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListExportsResponse>, I>>(base?: I): ListExportsResponse {
+    return ListExportsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListExportsResponse>, I>>(object: I): ListExportsResponse {
+    const message = createBaseListExportsResponse();
+    message.data = object.data?.map((e) => Export.fromPartial(e)) || [];
+    message.page_info = (object.page_info !== undefined && object.page_info !== null)
+      ? PageInfo.fromPartial(object.page_info)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBatchGetExportsRequest(): BatchGetExportsRequest {
+  return { ids: [] };
+}
+
+export const BatchGetExportsRequest: MessageFns<BatchGetExportsRequest> = {
+  encode(message: BatchGetExportsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetExportsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetExportsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetExportsRequest {
+    return { ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: BatchGetExportsRequest): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetExportsRequest>, I>>(base?: I): BatchGetExportsRequest {
+    return BatchGetExportsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetExportsRequest>, I>>(object: I): BatchGetExportsRequest {
+    const message = createBaseBatchGetExportsRequest();
+    message.ids = object.ids?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseBatchGetExportsResponse(): BatchGetExportsResponse {
+  return { data: [] };
+}
+
+export const BatchGetExportsResponse: MessageFns<BatchGetExportsResponse> = {
+  encode(message: BatchGetExportsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Export.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetExportsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetExportsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Export.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetExportsResponse {
+    return { data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Export.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: BatchGetExportsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Export.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetExportsResponse>, I>>(base?: I): BatchGetExportsResponse {
+    return BatchGetExportsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetExportsResponse>, I>>(object: I): BatchGetExportsResponse {
+    const message = createBaseBatchGetExportsResponse();
+    message.data = object.data?.map((e) => Export.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRetryExportRequest(): RetryExportRequest {
+  return { id: "", expected_version: undefined };
+}
+
+export const RetryExportRequest: MessageFns<RetryExportRequest> = {
+  encode(message: RetryExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(16).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetryExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetryExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetryExportRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RetryExportRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RetryExportRequest>, I>>(base?: I): RetryExportRequest {
+    return RetryExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RetryExportRequest>, I>>(object: I): RetryExportRequest {
+    const message = createBaseRetryExportRequest();
+    message.id = object.id ?? "";
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRetryExportResponse(): RetryExportResponse {
+  return { data: undefined };
+}
+
+export const RetryExportResponse: MessageFns<RetryExportResponse> = {
+  encode(message: RetryExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Export.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetryExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetryExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Export.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetryExportResponse {
+    return { data: isSet(object.data) ? Export.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: RetryExportResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = Export.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RetryExportResponse>, I>>(base?: I): RetryExportResponse {
+    return RetryExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RetryExportResponse>, I>>(object: I): RetryExportResponse {
+    const message = createBaseRetryExportResponse();
+    message.data = (object.data !== undefined && object.data !== null) ? Export.fromPartial(object.data) : undefined;
+    return message;
+  },
+};
+
+function createBaseDownloadExportRequest(): DownloadExportRequest {
+  return { id: "" };
+}
+
+export const DownloadExportRequest: MessageFns<DownloadExportRequest> = {
+  encode(message: DownloadExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DownloadExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDownloadExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DownloadExportRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: DownloadExportRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DownloadExportRequest>, I>>(base?: I): DownloadExportRequest {
+    return DownloadExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DownloadExportRequest>, I>>(object: I): DownloadExportRequest {
+    const message = createBaseDownloadExportRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseDownloadExportResponse(): DownloadExportResponse {
+  return { file_name: undefined, content_type: undefined, file_size: undefined, data: Buffer.alloc(0) };
+}
+
+export const DownloadExportResponse: MessageFns<DownloadExportResponse> = {
+  encode(message: DownloadExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.file_name !== undefined) {
+      writer.uint32(10).string(message.file_name);
+    }
+    if (message.content_type !== undefined) {
+      writer.uint32(18).string(message.content_type);
+    }
+    if (message.file_size !== undefined) {
+      writer.uint32(25).double(message.file_size);
+    }
+    if (message.data.length !== 0) {
+      writer.uint32(34).bytes(message.data);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DownloadExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDownloadExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.file_name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.content_type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.file_size = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.data = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DownloadExportResponse {
+    return {
+      file_name: isSet(object.fileName)
+        ? globalThis.String(object.fileName)
+        : isSet(object.file_name)
+        ? globalThis.String(object.file_name)
+        : undefined,
+      content_type: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : undefined,
+      file_size: isSet(object.fileSize)
+        ? globalThis.Number(object.fileSize)
+        : isSet(object.file_size)
+        ? globalThis.Number(object.file_size)
+        : undefined,
+      data: isSet(object.data) ? Buffer.from(bytesFromBase64(object.data)) : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: DownloadExportResponse): unknown {
+    const obj: any = {};
+    if (message.file_name !== undefined) {
+      obj.fileName = message.file_name;
+    }
+    if (message.content_type !== undefined) {
+      obj.contentType = message.content_type;
+    }
+    if (message.file_size !== undefined) {
+      obj.fileSize = floatToJson(message.file_size);
+    }
+    if (message.data.length !== 0) {
+      obj.data = base64FromBytes(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DownloadExportResponse>, I>>(base?: I): DownloadExportResponse {
+    return DownloadExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DownloadExportResponse>, I>>(object: I): DownloadExportResponse {
+    const message = createBaseDownloadExportResponse();
+    message.file_name = object.file_name ?? undefined;
+    message.content_type = object.content_type ?? undefined;
+    message.file_size = object.file_size ?? undefined;
+    message.data = object.data ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
 /**
  * Imports: a spreadsheet uploaded (streamed), mapped, started and run through the catalog by a
  * worker. An import is created only by an upload and never replaced: it has no Create or Update.
@@ -5528,12 +7449,236 @@ export const ImportTemplatesServiceClient = makeGenericClientConstructor(
   serviceName: string;
 };
 
+/**
+ * Exports: a file of the products a set of filters selects, written by a worker. An export is
+ * created with its format, report, filters and columns, and never changed after: it has no Update
+ * or Patch.
+ */
+export type ExportsServiceService = typeof ExportsServiceService;
+export const ExportsServiceService = {
+  /** Creates an export (`pending`) and queues it for a worker, in one transaction. */
+  createExport: {
+    path: "/pim.iojobs.v1.ExportsService/CreateExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateExportRequest): Buffer => Buffer.from(CreateExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateExportRequest => CreateExportRequest.decode(value),
+    responseSerialize: (value: CreateExportResponse): Buffer =>
+      Buffer.from(CreateExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateExportResponse => CreateExportResponse.decode(value),
+  },
+  /** Reads one live export. */
+  getExport: {
+    path: "/pim.iojobs.v1.ExportsService/GetExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetExportRequest): Buffer => Buffer.from(GetExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetExportRequest => GetExportRequest.decode(value),
+    responseSerialize: (value: GetExportResponse): Buffer => Buffer.from(GetExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetExportResponse => GetExportResponse.decode(value),
+  },
+  /** Soft-deletes an export that is not being written, and its file. */
+  deleteExport: {
+    path: "/pim.iojobs.v1.ExportsService/DeleteExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteExportRequest): Buffer => Buffer.from(DeleteExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteExportRequest => DeleteExportRequest.decode(value),
+    responseSerialize: (value: DeleteExportResponse): Buffer =>
+      Buffer.from(DeleteExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteExportResponse => DeleteExportResponse.decode(value),
+  },
+  /** Lists live exports through the shared list query. */
+  listExports: {
+    path: "/pim.iojobs.v1.ExportsService/ListExports" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListExportsRequest): Buffer => Buffer.from(ListExportsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListExportsRequest => ListExportsRequest.decode(value),
+    responseSerialize: (value: ListExportsResponse): Buffer => Buffer.from(ListExportsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListExportsResponse => ListExportsResponse.decode(value),
+  },
+  /** Reads live exports by ids; unknown ones are left out. */
+  batchGetExports: {
+    path: "/pim.iojobs.v1.ExportsService/BatchGetExports" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BatchGetExportsRequest): Buffer =>
+      Buffer.from(BatchGetExportsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BatchGetExportsRequest => BatchGetExportsRequest.decode(value),
+    responseSerialize: (value: BatchGetExportsResponse): Buffer =>
+      Buffer.from(BatchGetExportsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BatchGetExportsResponse => BatchGetExportsResponse.decode(value),
+  },
+  /** Puts a failed export back to `pending` and queues it again. */
+  retryExport: {
+    path: "/pim.iojobs.v1.ExportsService/RetryExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RetryExportRequest): Buffer => Buffer.from(RetryExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RetryExportRequest => RetryExportRequest.decode(value),
+    responseSerialize: (value: RetryExportResponse): Buffer => Buffer.from(RetryExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RetryExportResponse => RetryExportResponse.decode(value),
+  },
+  /** Streams a completed export's file and adds the caller's user to downloaded_by (once). */
+  downloadExport: {
+    path: "/pim.iojobs.v1.ExportsService/DownloadExport" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: DownloadExportRequest): Buffer =>
+      Buffer.from(DownloadExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DownloadExportRequest => DownloadExportRequest.decode(value),
+    responseSerialize: (value: DownloadExportResponse): Buffer =>
+      Buffer.from(DownloadExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DownloadExportResponse => DownloadExportResponse.decode(value),
+  },
+} as const;
+
+export interface ExportsServiceServer extends UntypedServiceImplementation {
+  /** Creates an export (`pending`) and queues it for a worker, in one transaction. */
+  createExport: handleUnaryCall<CreateExportRequest, CreateExportResponse>;
+  /** Reads one live export. */
+  getExport: handleUnaryCall<GetExportRequest, GetExportResponse>;
+  /** Soft-deletes an export that is not being written, and its file. */
+  deleteExport: handleUnaryCall<DeleteExportRequest, DeleteExportResponse>;
+  /** Lists live exports through the shared list query. */
+  listExports: handleUnaryCall<ListExportsRequest, ListExportsResponse>;
+  /** Reads live exports by ids; unknown ones are left out. */
+  batchGetExports: handleUnaryCall<BatchGetExportsRequest, BatchGetExportsResponse>;
+  /** Puts a failed export back to `pending` and queues it again. */
+  retryExport: handleUnaryCall<RetryExportRequest, RetryExportResponse>;
+  /** Streams a completed export's file and adds the caller's user to downloaded_by (once). */
+  downloadExport: handleServerStreamingCall<DownloadExportRequest, DownloadExportResponse>;
+}
+
+export interface ExportsServiceClient extends Client {
+  /** Creates an export (`pending`) and queues it for a worker, in one transaction. */
+  createExport(
+    request: CreateExportRequest,
+    callback: (error: ServiceError | null, response: CreateExportResponse) => void,
+  ): ClientUnaryCall;
+  createExport(
+    request: CreateExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateExportResponse) => void,
+  ): ClientUnaryCall;
+  createExport(
+    request: CreateExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateExportResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads one live export. */
+  getExport(
+    request: GetExportRequest,
+    callback: (error: ServiceError | null, response: GetExportResponse) => void,
+  ): ClientUnaryCall;
+  getExport(
+    request: GetExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetExportResponse) => void,
+  ): ClientUnaryCall;
+  getExport(
+    request: GetExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetExportResponse) => void,
+  ): ClientUnaryCall;
+  /** Soft-deletes an export that is not being written, and its file. */
+  deleteExport(
+    request: DeleteExportRequest,
+    callback: (error: ServiceError | null, response: DeleteExportResponse) => void,
+  ): ClientUnaryCall;
+  deleteExport(
+    request: DeleteExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteExportResponse) => void,
+  ): ClientUnaryCall;
+  deleteExport(
+    request: DeleteExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteExportResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists live exports through the shared list query. */
+  listExports(
+    request: ListExportsRequest,
+    callback: (error: ServiceError | null, response: ListExportsResponse) => void,
+  ): ClientUnaryCall;
+  listExports(
+    request: ListExportsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListExportsResponse) => void,
+  ): ClientUnaryCall;
+  listExports(
+    request: ListExportsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListExportsResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads live exports by ids; unknown ones are left out. */
+  batchGetExports(
+    request: BatchGetExportsRequest,
+    callback: (error: ServiceError | null, response: BatchGetExportsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetExports(
+    request: BatchGetExportsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BatchGetExportsResponse) => void,
+  ): ClientUnaryCall;
+  batchGetExports(
+    request: BatchGetExportsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BatchGetExportsResponse) => void,
+  ): ClientUnaryCall;
+  /** Puts a failed export back to `pending` and queues it again. */
+  retryExport(
+    request: RetryExportRequest,
+    callback: (error: ServiceError | null, response: RetryExportResponse) => void,
+  ): ClientUnaryCall;
+  retryExport(
+    request: RetryExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RetryExportResponse) => void,
+  ): ClientUnaryCall;
+  retryExport(
+    request: RetryExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RetryExportResponse) => void,
+  ): ClientUnaryCall;
+  /** Streams a completed export's file and adds the caller's user to downloaded_by (once). */
+  downloadExport(
+    request: DownloadExportRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<DownloadExportResponse>;
+  downloadExport(
+    request: DownloadExportRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<DownloadExportResponse>;
+}
+
+export const ExportsServiceClient = makeGenericClientConstructor(
+  ExportsServiceService,
+  "pim.iojobs.v1.ExportsService",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): ExportsServiceClient;
+  service: typeof ExportsServiceService;
+  serviceName: string;
+};
+
 function bytesFromBase64(b64: string): Uint8Array {
   return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
 }
 
 function base64FromBytes(arr: Uint8Array): string {
   return globalThis.Buffer.from(arr).toString("base64");
+}
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;

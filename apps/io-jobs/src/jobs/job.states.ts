@@ -1,0 +1,21 @@
+import { ConflictError } from '@pim/errors';
+
+/**
+ * A 409 for a move a job's state does not allow, naming both states: `Import '…' is completed: a
+ * finished import cannot be canceled (from completed to canceled)`. `to` is the state the move
+ * would have taken it to.
+ */
+export function stateConflict(
+  kind: 'Import' | 'Export',
+  record: { _id: string; status: string },
+  what: string,
+  allowed: readonly string[],
+  to?: string,
+): ConflictError {
+  const move = to ? ` (from ${record.status} to ${to})` : '';
+  return new ConflictError(`${kind} '${record._id}' is ${record.status}: ${what}${move}`, {
+    title: `${kind} state`,
+    solution: `This is possible only while the ${kind.toLowerCase()} is ${allowed.join(' or ')}`,
+    details: [{ field: 'status', message: `is ${record.status}; needs ${allowed.join(' or ')}` }],
+  });
+}
