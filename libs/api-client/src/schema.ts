@@ -5103,8 +5103,11 @@ export interface components {
              * @example 6740a1b2c3d4e5f601234567
              */
             _id?: string;
-            /** @enum {string} */
-            status: "created" | "updated" | "failed";
+            /**
+             * @description created; updated; unchanged (the item holds what is stored: nothing written, no event, same version); failed (see error)
+             * @enum {string}
+             */
+            status: "created" | "updated" | "unchanged" | "failed";
             /** @description Why the item was not stored */
             error?: {
                 /** Format: int32 */

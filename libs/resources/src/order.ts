@@ -384,6 +384,14 @@ export const orderBulkSchemas = {
     })
     .meta({ id: 'OrderBulkUpsert' }),
   result: z
-    .strictObject({ data: z.array(bulkItemResultSchema.meta({ id: 'OrderBulkItemResult' })).max(BULK_MAX_ITEMS) })
+    .strictObject({
+      data: z
+        .array(
+          bulkItemResultSchema
+            .extend({ status: z.enum(['created', 'updated', 'failed']) })
+            .meta({ id: 'OrderBulkItemResult' }),
+        )
+        .max(BULK_MAX_ITEMS),
+    })
     .meta({ id: 'OrderBulkResult' }),
 };

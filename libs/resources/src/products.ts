@@ -197,13 +197,19 @@ export type ProductView = z.infer<typeof productSchemas.view>;
 /** Writable fields of a product. */
 export type ProductInput = z.infer<typeof productSchemas.input>;
 
+/** What a bulk upsert did with an item. */
+export const BULK_STATUSES = ['created', 'updated', 'unchanged', 'failed'] as const;
+
 /** One item's outcome in a bulk upsert. */
 export const bulkItemResultSchema = z
   .strictObject({
     index: z.number().int().min(0).meta({ format: 'int32', maximum: BULK_MAX_ITEMS }),
     code: z.string().max(100).optional(),
     _id: objectIdSchema.optional(),
-    status: z.enum(['created', 'updated', 'failed']),
+    status: z.enum(BULK_STATUSES).meta({
+      description:
+        'created; updated; unchanged (the item holds what is stored: nothing written, no event, same version); failed (see error)',
+    }),
     error: z
       .strictObject({
         code: z.number().int().meta({ format: 'int32', minimum: 400, maximum: 599 }),

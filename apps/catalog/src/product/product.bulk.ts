@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { DataSource, EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { ValidationError, fromZodError, type WireErrorObject } from '@pim/errors';
@@ -175,6 +176,15 @@ export class ProductBulkUpsert {
       : { ok: false, error: fromZodError(parsed.error, { title: 'Invalid product' }) };
   }
 
+  /** Whether a checked draft shows exactly what the stored product shows (its version and update time aside). */
+  private sameProduct(prev: ProductEntity, draft: ProductEntity): boolean {
+    const shown = (e: ProductEntity) => {
+      const { version: _v, updated_at: _u, ...rest } = this.products.toView(e) as unknown as Record<string, unknown>;
+      return rest;
+    };
+    return isDeepStrictEqual(shown(prev), shown(draft));
+  }
+
   private async write<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -242,7 +252,13 @@ export class ProductBulkUpsert {
         return;
       }
       Object.assign(draft, check.derived);
-      const action = prevByCode.has(draft.code) ? 'updated' : 'created';
+      const prev = prevByCode.get(draft.code);
+      // An item that holds what is stored writes nothing: no new version, no event (an export imported back).
+      if (prev && this.sameProduct(prev, draft)) {
+        results.push({ index, code: draft.code, _id: draft._id, status: 'unchanged' });
+        return;
+      }
+      const action = prev ? 'updated' : 'created';
       good.push({ entity: draft, action });
       results.push({ index, code: draft.code, _id: draft._id, status: action });
     });

@@ -528,12 +528,22 @@ describe('products (real Postgres)', () => {
         { merge: true },
       );
       expect([updated.status, created.status]).toEqual(['updated', 'created']);
-      expect(await products().get(_id)).toMatchObject({
+      const after = await products().get(_id);
+      expect(after).toMatchObject({
         name: { en: 'Renamed' },
         tags: ['x'],
         type: 'simple',
         attributes: { weight: 2, color: 'red' },
       });
+      // The same merge again holds what is stored: nothing written, no event, the same version.
+      const events = (await ctx.events()).length;
+      const [again] = await ctx.services.productBulk.upsert(
+        [{ code: 'merge-a', name: { en: 'Renamed' }, attributes: { weight: 2 } }],
+        { merge: true },
+      );
+      expect(again).toMatchObject({ status: 'unchanged', _id });
+      expect(await products().get(_id)).toEqual(after);
+      expect(await ctx.events()).toHaveLength(events);
     });
 
     it('applies a batch sent under an id once: resent (also at the same time), it writes nothing and answers the same outcomes', async () => {
@@ -556,12 +566,13 @@ describe('products (real Postgres)', () => {
       expect(events.filter((e) => e.type.startsWith('products.'))).toHaveLength(2);
       const [{ n }] = await ctx.ds.query(`SELECT count(*)::int AS n FROM catalog.products WHERE code LIKE 'once-%'`);
       expect(n).toBe(2);
-      // Another id is another batch: written again, as updates.
+      // Another id is another batch: checked again; items that hold what is stored write nothing.
       expect(statuses(await ctx.services.productBulk.upsert(items, { batchId: 'imp-1:5' }))).toEqual([
-        'updated',
+        'unchanged',
         'failed',
-        'updated',
+        'unchanged',
       ]);
+      expect((await ctx.events()).filter((e) => e.type.startsWith('products.'))).toHaveLength(2);
     });
   });
 });

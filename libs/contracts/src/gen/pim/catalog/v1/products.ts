@@ -251,7 +251,7 @@ export interface ProductBulkItemResult {
   id?:
     | string
     | undefined;
-  /** created, updated or failed. */
+  /** created, updated, unchanged (nothing written: the item holds what is stored) or failed. */
   status: string;
   /** The error object of a failed item. */
   error?: { [key: string]: any } | undefined;
