@@ -294,6 +294,20 @@ describe('exports through the whole platform', () => {
     );
   });
 
+  it('writes CSV as RFC 4180 with a UTF-8 byte order mark, or without one when asked', async () => {
+    const bytesOf = async (body: Json) => {
+      const created = await create({ file_type: 'csv', filters: { _id_in: [ids['mug-0']] }, ...body });
+      const done = await final(created.json._id as string);
+      return (await download(done._id as string)).bytes;
+    };
+    const withBom = await bytesOf({});
+    expect([...withBom.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(withBom.toString('utf8')).toContain('\r\n');
+    expect(withBom.toString('utf8')).toContain('"A mug, ""number"" 0; with, commas"');
+    const without = await bytesOf({ csv_bom: false });
+    expect(without.subarray(0, 4).toString('utf8')).toBe('_id,');
+  });
+
   it('records who downloaded the file, each user once', async () => {
     const { done } = await run({ file_type: 'xlsx', file_name: 'mine', filters: { _id_in: [ids['mug-0']] } });
     expect(done.file_name).toBe('mine.xlsx');

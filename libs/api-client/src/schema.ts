@@ -7494,6 +7494,8 @@ export interface components {
              */
             report_type: "general" | "eligibility_services" | "per_attributes";
             file_name?: string;
+            /** @description CSV only: start the file with a UTF-8 byte order mark, so Excel reads accents right (default true); false for programs that do not expect one */
+            csv_bom: boolean;
             filters: components["schemas"]["ExportFilters"];
             /** @description The columns, in order; empty: every column of the report type */
             headers: components["schemas"]["ExportHeader"][];
@@ -7677,6 +7679,8 @@ export interface components {
              * @example shirts.xlsx
              */
             file_name?: string;
+            /** @description CSV only: start the file with a UTF-8 byte order mark, so Excel reads accents right (default true); false for programs that do not expect one */
+            csv_bom?: boolean;
             filters?: components["schemas"]["ExportFilters"];
             /** @description The columns, in order; empty: every column of the report type */
             headers?: components["schemas"]["ExportHeader"][];
@@ -17639,7 +17643,7 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page) */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, file_type, report_type, file_name, status, file_key, rows_count, file_size, started_at, finished_at, expires_at, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, file_type, report_type, file_name, csv_bom, status, file_key, rows_count, file_size, started_at, finished_at, expires_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: file_name */
                 _search?: string;
@@ -17691,6 +17695,16 @@ export interface operations {
                 file_name_ne?: string;
                 /** @description Only records whose file_name is set (true) or missing (false) */
                 file_name_exists?: boolean;
+                /** @description Only records whose csv_bom equals (on arrays: contains) */
+                csv_bom?: boolean;
+                /** @description Only records whose csv_bom is one of these comma-separated values */
+                csv_bom_in?: string;
+                /** @description Only records whose csv_bom is none of these comma-separated values */
+                csv_bom_nin?: string;
+                /** @description Only records whose csv_bom differs from */
+                csv_bom_ne?: boolean;
+                /** @description Only records whose csv_bom is set (true) or missing (false) */
+                csv_bom_exists?: boolean;
                 /** @description Only records whose status equals (on arrays: contains) */
                 status?: string;
                 /** @description Only records whose status is one of these comma-separated values */

@@ -149,6 +149,14 @@ export const Export = defineResource({
         view: z.string().max(255),
       })
       .searchable(),
+    csv_bom: field
+      .of('boolean', {
+        input: z.boolean().meta({
+          description:
+            'CSV only: start the file with a UTF-8 byte order mark, so Excel reads accents right (default true); false for programs that do not expect one',
+        }),
+      })
+      .default(true),
     filters: field.of('object', { input: exportFiltersSchema }).default({}).listed(false),
     headers: field
       .of('array', {

@@ -9,7 +9,7 @@ export class CreateExports1795620000000 implements MigrationInterface {
       `CREATE TABLE "exports" ("_id" character(24) NOT NULL, "version" integer NOT NULL DEFAULT '1', ` +
         `"created_at" TIMESTAMP WITH TIME ZONE NOT NULL, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL, "created_by_name" text, ` +
         `"deleted" boolean NOT NULL DEFAULT false, "deleted_at" TIMESTAMP WITH TIME ZONE, "deleted_by" text, ` +
-        `"search_text" text NOT NULL, "file_type" text NOT NULL, "report_type" text NOT NULL DEFAULT 'general', "file_name" text, ` +
+        `"search_text" text NOT NULL, "file_type" text NOT NULL, "report_type" text NOT NULL DEFAULT 'general', "file_name" text, "csv_bom" boolean NOT NULL DEFAULT true, ` +
         `"filters" jsonb NOT NULL DEFAULT '{}', "headers" jsonb NOT NULL DEFAULT '[]', "status" text NOT NULL, "file_key" text NOT NULL, ` +
         `"products" text array NOT NULL DEFAULT '{}', "downloaded_by" text array NOT NULL DEFAULT '{}', ` +
         `"metadata" jsonb NOT NULL, ` +

@@ -359,7 +359,11 @@ export interface Export {
   /** ISO 8601 UTC with milliseconds. */
   created_at: string;
   updated_at: string;
-  created_by_name?: string | undefined;
+  created_by_name?:
+    | string
+    | undefined;
+  /** CSV only: the file starts with a UTF-8 byte order mark. */
+  csv_bom: boolean;
 }
 
 /** What a caller chooses when creating an export. */
@@ -369,6 +373,7 @@ export interface ExportInput {
   file_name?: string | undefined;
   filters?: { [key: string]: any } | undefined;
   headers?: Array<any> | undefined;
+  csv_bom?: boolean | undefined;
 }
 
 export interface CreateExportRequest {
@@ -5265,6 +5270,7 @@ function createBaseExport(): Export {
     created_at: "",
     updated_at: "",
     created_by_name: undefined,
+    csv_bom: false,
   };
 }
 
@@ -5332,6 +5338,9 @@ export const Export: MessageFns<Export> = {
     }
     if (message.created_by_name !== undefined) {
       writer.uint32(170).string(message.created_by_name);
+    }
+    if (message.csv_bom !== false) {
+      writer.uint32(176).bool(message.csv_bom);
     }
     return writer;
   },
@@ -5517,6 +5526,14 @@ export const Export: MessageFns<Export> = {
             message.created_by_name = reader.string();
             continue;
           }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.csv_bom = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5608,6 +5625,11 @@ export const Export: MessageFns<Export> = {
         : isSet(object.created_by_name)
         ? globalThis.String(object.created_by_name)
         : undefined,
+      csv_bom: isSet(object.csvBom)
+        ? globalThis.Boolean(object.csvBom)
+        : isSet(object.csv_bom)
+        ? globalThis.Boolean(object.csv_bom)
+        : false,
     };
   },
 
@@ -5676,6 +5698,9 @@ export const Export: MessageFns<Export> = {
     if (message.created_by_name !== undefined) {
       obj.createdByName = message.created_by_name;
     }
+    if (message.csv_bom !== false) {
+      obj.csvBom = message.csv_bom;
+    }
     return obj;
   },
 
@@ -5707,12 +5732,20 @@ export const Export: MessageFns<Export> = {
     message.created_at = object.created_at ?? "";
     message.updated_at = object.updated_at ?? "";
     message.created_by_name = object.created_by_name ?? undefined;
+    message.csv_bom = object.csv_bom ?? false;
     return message;
   },
 };
 
 function createBaseExportInput(): ExportInput {
-  return { file_type: "", report_type: undefined, file_name: undefined, filters: undefined, headers: undefined };
+  return {
+    file_type: "",
+    report_type: undefined,
+    file_name: undefined,
+    filters: undefined,
+    headers: undefined,
+    csv_bom: undefined,
+  };
 }
 
 export const ExportInput: MessageFns<ExportInput> = {
@@ -5731,6 +5764,9 @@ export const ExportInput: MessageFns<ExportInput> = {
     }
     if (message.headers !== undefined) {
       ListValue.encode(ListValue.wrap(message.headers), writer.uint32(42).fork()).join();
+    }
+    if (message.csv_bom !== undefined) {
+      writer.uint32(48).bool(message.csv_bom);
     }
     return writer;
   },
@@ -5788,6 +5824,14 @@ export const ExportInput: MessageFns<ExportInput> = {
             message.headers = ListValue.unwrap(ListValue.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.csv_bom = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5819,6 +5863,11 @@ export const ExportInput: MessageFns<ExportInput> = {
         : undefined,
       filters: isObject(object.filters) ? object.filters : undefined,
       headers: globalThis.Array.isArray(object.headers) ? [...object.headers] : undefined,
+      csv_bom: isSet(object.csvBom)
+        ? globalThis.Boolean(object.csvBom)
+        : isSet(object.csv_bom)
+        ? globalThis.Boolean(object.csv_bom)
+        : undefined,
     };
   },
 
@@ -5839,6 +5888,9 @@ export const ExportInput: MessageFns<ExportInput> = {
     if (message.headers !== undefined) {
       obj.headers = message.headers;
     }
+    if (message.csv_bom !== undefined) {
+      obj.csvBom = message.csv_bom;
+    }
     return obj;
   },
 
@@ -5852,6 +5904,7 @@ export const ExportInput: MessageFns<ExportInput> = {
     message.file_name = object.file_name ?? undefined;
     message.filters = object.filters ?? undefined;
     message.headers = object.headers ?? undefined;
+    message.csv_bom = object.csv_bom ?? undefined;
     return message;
   },
 };
