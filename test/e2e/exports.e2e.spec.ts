@@ -279,6 +279,42 @@ describe('exports through the whole platform', () => {
     ).toHaveLength(MUGS);
     const nothing = await codesOf({ custom_period: ['2000-01-01T00:00:00.000Z', '2000-12-31T00:00:00.000Z'] });
     expect(nothing).toEqual([]);
+
+    // A catalog's products (the catalog runs the filter in SQL).
+    const catalog = await e2e.api('POST', '/api/v1/catalogs', { code: 'b2b', name: { en: 'B2B' }, user_groups: [] });
+    expect(catalog.status).toBe(201);
+    for (const code of ['mug-7', 'vase-7'])
+      expect(
+        (
+          await e2e.api('PATCH', `/api/v1/products/${ids[code]}`, {
+            catalogs: [{ _id: catalog.json._id, user_groups: [] }],
+          })
+        ).status,
+      ).toBe(200);
+    expect((await codesOf({ catalog: catalog.json._id })).sort()).toEqual(['mug-7', 'vase-7']);
+
+    // Products with a product approval of a workflow approval, in a state (asked of the workflow app per batch).
+    const flow = await e2e.api('POST', '/api/v1/workflow-approvals', {
+      code: 'eligibility',
+      name: 'Eligibility changes',
+      enabled: true,
+      steps: [{ name: 'Services', order: 1, approvers: [USER] }],
+    });
+    expect(flow.status).toBe(201);
+    for (const code of ['mug-5', 'vase-5'])
+      expect(
+        (
+          await e2e.api('POST', '/api/v1/product-approvals', {
+            product_id: ids[code],
+            eligible_service_products: [{ id: ids.install }],
+          })
+        ).status,
+      ).toBe(201);
+    expect((await codesOf({ workflow_approval: flow.json._id, workflow_approval_status: 'pending' })).sort()).toEqual([
+      'mug-5',
+      'vase-5',
+    ]);
+    expect(await codesOf({ workflow_approval: flow.json._id, workflow_approval_status: 'approved' })).toEqual([]);
   });
 
   it('refuses columns and filters it cannot honour with 400, and unknown exports with 404', async () => {
@@ -344,6 +380,16 @@ describe('exports through the whole platform', () => {
     const again = await e2e.api('POST', `/api/v1/exports/${failed._id}/retry`);
     expect(again.status).toBe(409);
     expect(again.json.message).toMatch(/is completed.*from completed to pending/);
+    // Its life as events on NATS: created, failed, updated (retried), completed.
+    const mine = async (action: string) =>
+      (await e2e.stream.messages(`${e2e.stream.subjectPrefix}pim.io-jobs.exports.${action}`)).filter(
+        (m) => ((m.data as Json).data as Json)?._id === failed._id,
+      );
+    await eventually(async () => (await mine('completed')).length === 1);
+    expect(await mine('created')).toHaveLength(1);
+    expect(await mine('failed')).toHaveLength(1);
+    expect((await mine('updated')).length).toBeGreaterThanOrEqual(2);
+    expect(((await mine('completed'))[0].data as Json).data).toMatchObject({ status: 'completed', rows_count: MUGS });
   }, 120_000);
 
   it('round trip: a general export imported back through a template that maps its headers changes no product', async () => {
