@@ -765,7 +765,7 @@ export interface paths {
         };
         /**
          * List products
-         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type) as in every list.
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type; `catalog_id=<id>` (and `_in`, `_ne`, `_nin`, `_exists`) on the catalogs a product is in) as in every list.
          *
          *     Needs scope `products:read` (or `admin`).
          */
@@ -833,7 +833,7 @@ export interface paths {
         put?: never;
         /**
          * Upsert up to 1,000 products by code
-         * @description Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated` or `failed` with its error object), and one bad item never fails the others. One event per stored product.
+         * @description Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated`, `unchanged` when the item holds exactly what is stored — nothing is written — or `failed` with its error object), and one bad item never fails the others. One event per product written.
          *
          *     Needs scope `products:write` (or `admin`).
          */

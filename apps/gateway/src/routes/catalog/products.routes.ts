@@ -27,7 +27,7 @@ export function productRoutes(api: Api, declare: Declare, clients: CatalogClient
     nestedFilters: 'attributes.',
     links: { catalogs: 'catalog' },
     searches:
-      "code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type",
+      "code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type; `catalog_id=<id>` (and `_in`, `_ne`, `_nin`, `_exists`) on the catalogs a product is in",
     client: () => clients.products,
     codec: productCodec,
   });
@@ -39,7 +39,7 @@ export function productRoutes(api: Api, declare: Declare, clients: CatalogClient
     scope: 'products:write',
     summary: 'Upsert up to 1,000 products by code',
     description:
-      'Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated` or `failed` with its error object), and one bad item never fails the others. One event per stored product.',
+      'Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated`, `unchanged` when the item holds exactly what is stored — nothing is written — or `failed` with its error object), and one bad item never fails the others. One event per product written.',
     tags: ['Products'],
     body: productBulkSchemas.body,
     responses: { 200: { description: 'One result per item, in the order given', schema: productBulkSchemas.result } },
