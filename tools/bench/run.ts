@@ -30,6 +30,7 @@ import { findNatsServer } from '../start/nats';
 import { freePort } from '../start/ports';
 import { runConservation, type ConservationReport } from './conservation';
 import { catalogSectionOf, runCatalogBench } from './catalog';
+import { runExportsBench } from './exports';
 import { runImportsBench } from './imports';
 import { runOrdersBench } from './orders';
 import { sectionOf as benchSectionOf } from './shared';
@@ -689,4 +690,5 @@ a NATS server started by the run were SIGKILLed and restarted at random moments
 if (args.has('catalog')) void runCatalogBench({ write: !args.has('--no-write') });
 else if (args.has('orders')) void runOrdersBench({ write: !args.has('--no-write') });
 else if (args.has('imports')) void runImportsBench({ write: !args.has('--no-write') });
+else if (args.has('exports')) void runExportsBench({ write: !args.has('--no-write') });
 else void main();
