@@ -70,7 +70,7 @@ export interface RecordHandlers<M, In, B> {
   delete: handleUnaryCall<{ id: string; expected_version?: number }, { data: M }>;
   list: handleUnaryCall<{ query?: common.ListQuery }, { data: M[]; page_info: common.PageInfo }>;
   batchGet: handleUnaryCall<B, { data: M[] }>;
-  scan: handleServerStreamingCall<{ query?: common.ListQuery; batch_size?: number }, { data: M[] }>;
+  scan: handleServerStreamingCall<{ query?: common.ListQuery; batch_size?: number; omit?: string[] }, { data: M[] }>;
 }
 
 /**
@@ -108,7 +108,7 @@ export function recordHandlers<E extends RecordEntity, V extends RecordView, I, 
     scan: serverStream(logger, `Scan${many}`, async (req, send) => {
       const size = batchSizeOf(req.batch_size);
       const { filters, search } = fromProtoListQuery(req.query);
-      for await (const batch of service.scan({ filters, search }, size))
+      for await (const batch of service.scan({ filters, search }, size, { omit: req.omit ?? [] }))
         await send({ data: batch.map((v) => codec.toMessage(v)) });
     }),
   };

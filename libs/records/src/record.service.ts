@@ -368,7 +368,12 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
    * `batchSize` at a time: each batch is one keyset query (`_id > last`, no OFFSET, no count), so
    * memory stays at one batch however many match. The query's sort, window and expand are ignored.
    */
-  async *scan(query: Pick<ListQuery, 'filters' | 'search'>, batchSize: number): AsyncGenerator<V[]> {
+  async *scan(
+    query: Pick<ListQuery, 'filters' | 'search'>,
+    batchSize: number,
+    opts: { omit?: readonly string[] } = {},
+  ): AsyncGenerator<V[]> {
+    const columns = this.columnsWithout(opts.omit ?? []);
     let after: string | undefined;
     for (;;) {
       const filters: Filter[] = [
@@ -376,11 +381,32 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
         ...(after === undefined ? [] : [{ field: '_id', op: 'gt' as const, values: [after] }]),
       ];
       const batch = keysetWindow({ filters, search: query.search }, batchSize);
-      const rows = await (await this.pageQuery(batch, batchSize)).getMany();
+      const page = await this.pageQuery(batch, batchSize);
+      if (columns) page.select(columns);
+      const rows = await page.getMany();
       if (rows.length > 0) yield rows.map((r) => this.toView(r));
       if (rows.length < batchSize) return;
       after = rows[rows.length - 1]._id;
     }
+  }
+
+  /**
+   * The columns a scan reads when it leaves `omit` out (undefined: all of them). Only optional
+   * fields can be left out — the record's id, version and dates always come — and an unknown name is a 400.
+   */
+  private columnsWithout(omit: readonly string[]): string[] | undefined {
+    if (omit.length === 0) return undefined;
+    const meta = this.ds.getMetadata(this.resource.entity);
+    const always = ['_id', 'version', 'created_at', 'updated_at', 'deleted'];
+    const known = new Set(meta.columns.filter((c) => c.isSelect).map((c) => c.propertyName));
+    const bad = omit.filter((name) => !known.has(name) || always.includes(name));
+    if (bad.length > 0)
+      throw new ValidationError(`Cannot leave out ${bad.map((b) => `'${b}'`).join(', ')}`, {
+        title: 'Invalid omit',
+        solution: 'Name optional fields of the record only',
+        details: bad.map((b) => ({ field: 'omit', message: `'${b}' is not an optional field of the record` })),
+      });
+    return [...known].filter((name) => !omit.includes(name)).map((name) => `t.${name}`);
   }
 
   /**

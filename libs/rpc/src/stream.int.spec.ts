@@ -71,7 +71,7 @@ describe('rpc: serverStream', () => {
 
   const scan = (search: string, md = new Metadata()) =>
     client.scanProducts(
-      { query: { page: 1, limit: 0, skip: 0, sort: [], filters: [], expand: [], search }, batch_size: 50 },
+      { query: { page: 1, limit: 0, skip: 0, sort: [], filters: [], expand: [], search }, batch_size: 50, omit: [] },
       md,
     );
 

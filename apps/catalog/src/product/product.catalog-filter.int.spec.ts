@@ -65,6 +65,7 @@ describe('products filtered on catalog_id (real gRPC, real Postgres)', () => {
     const batches = await streamed<pb.ScanProductsRequest, pb.ScanProductsResponse>(g.products.raw, 'scanProducts', {
       query: listQuery({ filters: [{ field: 'catalog_id', op: 'in', values: [id('c1'), id('c2')] }] }),
       batch_size: 2,
+      omit: [],
     });
     expect(batches.map((b) => b.data.length)).toEqual([2, 1]);
     expect(

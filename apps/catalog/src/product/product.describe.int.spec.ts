@@ -61,6 +61,7 @@ describe('DescribeProducts (real gRPC, real Postgres)', () => {
     const inIt = [{ field: 'catalog_id', op: 'eq', values: [inCatalog] }];
     const scanned = await streamed<pb.ScanProductsRequest, pb.ScanProductsResponse>(g.products.raw, 'scanProducts', {
       query: listQuery({ filters: inIt }),
+      omit: [],
     });
     expect(scanned.flatMap((b) => b.data.map((p) => p.code)).sort()).toEqual(['a', 'b']);
     expect(await describeProducts({ filters: inIt })).toEqual({

@@ -36,6 +36,7 @@ describe('products internal contract (real gRPC, real Postgres)', () => {
   const scan = (req: Partial<pb.ScanProductsRequest>) =>
     streamed<pb.ScanProductsRequest, pb.ScanProductsResponse>(g.products.raw, 'scanProducts', {
       query: query(),
+      omit: [],
       ...req,
     });
 
@@ -68,6 +69,26 @@ describe('products internal contract (real gRPC, real Postgres)', () => {
     );
     expect(tenth.sort()).toEqual(Array.from({ length: TOTAL / 10 }, (_, i) => `scan-${i * 10}`).sort());
     expect(await scan({ query: query({ search: 'nothing-like-this' }) })).toEqual([]);
+  });
+
+  it('leaves out the fields asked (the snapshots an export does not need), and only optional ones', async () => {
+    const { ctx } = g;
+    const group = (await ctx.newAttributeGroup())._id;
+    await ctx.newAttribute({ key: 'scan_note', groups: [{ _id: group }] });
+    const p = await ctx.newProduct({ attribute_groups: [group], attributes: { scan_note: 'kept' } });
+    const one = query({ filters: [{ field: '_id', op: 'eq', values: [p._id] }] });
+    const [full] = (await scan({ query: one }))[0].data;
+    const [lean] = (await scan({ query: one, omit: ['attributes_schema_snapshot', 'attributes_options_snapshot'] }))[0]
+      .data;
+    expect(lean.attributes).toEqual({ scan_note: 'kept' });
+    expect(Object.keys(full.attributes_schema_snapshot ?? {}).length).toBeGreaterThan(0);
+    expect(lean.attributes_schema_snapshot ?? {}).toEqual({});
+    expect(lean.attributes_options_snapshot ?? {}).toEqual({});
+    const { attributes_schema_snapshot: _s, attributes_options_snapshot: _o, ...rest } = full;
+    expect(lean).toMatchObject(rest);
+    const bad = await scan({ omit: ['version', 'colour'] }).catch((e) => e);
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect(bad.message).toBe("Cannot leave out 'version', 'colour'");
   });
 
   it('refuses a bad batch size or filter before streaming anything', async () => {

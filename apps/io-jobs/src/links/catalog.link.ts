@@ -76,6 +76,8 @@ const DEADLINE_MS = 10_000;
 /** A batch of 1,000 products with their attributes is checked and written in one transaction: give it time. */
 const BULK_DEADLINE_MS = 120_000;
 const PAGE = 100;
+/** What an export never reads of a product: its snapshots, most of its bytes. */
+const SCAN_OMITS = ['attributes_schema_snapshot', 'attributes_options_snapshot'] as const;
 /** A scan streams for as long as the export takes to write. */
 const SCAN_DEADLINE_MS = 6 * 3_600_000;
 
@@ -197,7 +199,7 @@ export function catalogLink(address: string): CatalogLink {
       const messages = readServerStream<ppb.ScanProductsRequest, ppb.ScanProductsResponse>(
         c().products.raw,
         'scanProducts',
-        { query: listQuery(query), batch_size: batchSize },
+        { query: listQuery(query), batch_size: batchSize, omit: [...SCAN_OMITS] },
         { service: 'catalog', deadlineMs: SCAN_DEADLINE_MS },
       );
       for await (const m of messages) yield m.data;

@@ -267,7 +267,14 @@ export interface ScanProductsRequest {
     | ListQuery
     | undefined;
   /** Products per streamed message, 1 to 1,000 (absent: 500). */
-  batch_size?: number | undefined;
+  batch_size?:
+    | number
+    | undefined;
+  /**
+   * Optional fields left out of every product (not even read): attributes_schema_snapshot and
+   * attributes_options_snapshot are most of a product's bytes, and an export needs neither.
+   */
+  omit: string[];
 }
 
 /** One batch of a scan; batches arrive in id order and the stream ends after the last. */
@@ -3703,7 +3710,7 @@ export const BulkUpsertProductsResponse: MessageFns<BulkUpsertProductsResponse> 
 };
 
 function createBaseScanProductsRequest(): ScanProductsRequest {
-  return { query: undefined, batch_size: undefined };
+  return { query: undefined, batch_size: undefined, omit: [] };
 }
 
 export const ScanProductsRequest: MessageFns<ScanProductsRequest> = {
@@ -3713,6 +3720,9 @@ export const ScanProductsRequest: MessageFns<ScanProductsRequest> = {
     }
     if (message.batch_size !== undefined) {
       writer.uint32(16).int32(message.batch_size);
+    }
+    for (const v of message.omit) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -3746,6 +3756,14 @@ export const ScanProductsRequest: MessageFns<ScanProductsRequest> = {
             message.batch_size = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.omit.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3766,6 +3784,7 @@ export const ScanProductsRequest: MessageFns<ScanProductsRequest> = {
         : isSet(object.batch_size)
         ? globalThis.Number(object.batch_size)
         : undefined,
+      omit: globalThis.Array.isArray(object?.omit) ? object.omit.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -3776,6 +3795,9 @@ export const ScanProductsRequest: MessageFns<ScanProductsRequest> = {
     }
     if (message.batch_size !== undefined) {
       obj.batchSize = Math.round(message.batch_size);
+    }
+    if (message.omit?.length) {
+      obj.omit = message.omit;
     }
     return obj;
   },
@@ -3789,6 +3811,7 @@ export const ScanProductsRequest: MessageFns<ScanProductsRequest> = {
       ? ListQuery.fromPartial(object.query)
       : undefined;
     message.batch_size = object.batch_size ?? undefined;
+    message.omit = object.omit?.map((e) => e) || [];
     return message;
   },
 };
