@@ -181,6 +181,23 @@ describe('createSheetWriter', () => {
     ]);
   });
 
+  it.each(['csv', 'xlsx'] as const)(
+    'stops a %s writer with an error, not a wait, when its output closes early (storage refused more)',
+    async (format) => {
+      const out = new PassThrough({ highWaterMark: 64 }); // never read: full at once
+      const w = createSheetWriter(format, out);
+      const writing = (async () => {
+        for (let i = 0; i < 100_000; i++) {
+          await w.write([`row ${i}`, 'x'.repeat(200)]);
+          // Rows come in batches from the network: the event loop turns between them.
+          if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      setTimeout(() => out.destroy(), 50);
+      await expect(writing).rejects.toThrow(/closed before the sheet was written/);
+    },
+  );
+
   it('writes XLSX that reads back with its types', async () => {
     const out = new PassThrough();
     const bytes = collect(out);

@@ -40,12 +40,29 @@ const csvText = (cell: Cell): string | number | null => {
   return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
 };
 
+/**
+ * Rejects once `out` fails or closes before it has taken the whole file (the storage behind it
+ * refused more bytes): a writer waiting for room would otherwise wait forever.
+ */
+function outputLost(out: Writable): Promise<never> {
+  const lost = new Promise<never>((_, reject) => {
+    out.once('error', reject);
+    out.once('close', () => {
+      if (!out.writableFinished) reject(new Error('the output closed before the sheet was written'));
+    });
+  });
+  lost.catch(() => undefined); // raced where it matters; never an unhandled rejection
+  return lost;
+}
+
 function csvWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
   const csv = stringify({ bom: opts.bom ?? true, delimiter: opts.delimiter ?? ',', record_delimiter: 'windows' });
   csv.pipe(out);
+  const lost = outputLost(out);
   return {
     async write(cells) {
-      if (!csv.write(cells.map(csvText))) await once(csv, 'drain');
+      if (out.destroyed) await lost;
+      if (!csv.write(cells.map(csvText))) await Promise.race([once(csv, 'drain'), lost]);
     },
     async end() {
       csv.end();
@@ -57,6 +74,7 @@ function csvWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
 function xlsxWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet((opts.worksheetName ?? 'Sheet1').slice(0, 31));
+  const lost = outputLost(out);
   return {
     async write(cells) {
       const row = sheet.addRow(cells.map((c) => (c === null ? undefined : c)));
@@ -64,7 +82,8 @@ function xlsxWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
         if (c instanceof Date) row.getCell(i + 1).numFmt = DATE_FORMAT;
       });
       row.commit();
-      if (out.writableNeedDrain) await once(out, 'drain');
+      if (out.destroyed) await lost;
+      if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), lost]);
     },
     async end() {
       sheet.commit();

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { DataSource } from 'typeorm';
-import { NotFoundError, ValidationError, toPimError } from '@pim/errors';
+import { NotFoundError, PayloadTooLargeError, ValidationError, toPimError } from '@pim/errors';
 import type { Logger } from '@pim/logging';
 import type { RecordService } from '@pim/records';
 import {
@@ -61,9 +61,14 @@ export class ExportRunner {
     try {
       await this.write(record);
     } catch (err) {
-      const permanent = err instanceof ValidationError || err instanceof NotFoundError;
+      // A refusal no retry can mend: a column gone, a file over the size limit.
+      const permanent =
+        err instanceof ValidationError || err instanceof NotFoundError || err instanceof PayloadTooLargeError;
       this.deps.logger.warn({ err, export_id: exportId, lastTry }, 'an export failed');
-      if (!lastTry && !permanent) throw err;
+      if (!lastTry && !permanent) {
+        await this.note(exportId, `This try failed (${toPimError(err).message}); it is tried again`);
+        throw err;
+      }
       await this.fail(exportId, err);
     }
   }
@@ -73,7 +78,7 @@ export class ExportRunner {
     try {
       const { record } = await this.deps.exports.mutate(exportId, undefined, (r) => {
         if (r.status === 'in_progress') {
-          logExport(r, 'Started again after an interruption');
+          logExport(r, 'Started again from the beginning: the last try did not finish');
           return;
         }
         if (r.status !== 'pending') return false;
@@ -168,8 +173,13 @@ export class ExportRunner {
       await writer.end();
     } catch (err) {
       out.destroy(err as Error);
-      await stored.catch(() => undefined);
-      throw err;
+      // The storage's refusal (a file over EXPORT_MAX_BYTES) is the cause when there is one.
+      throw (
+        (await stored.then(
+          () => undefined,
+          (e: unknown) => e,
+        )) ?? err
+      );
     }
     const file = await stored;
     progress.total_field_failed = fail.fields;
@@ -216,6 +226,16 @@ export class ExportRunner {
       );
       return { event: 'completed' };
     });
+  }
+
+  /** A line in a running export's log. */
+  private async note(exportId: string, line: string): Promise<void> {
+    await this.deps.exports
+      .mutate(exportId, undefined, (r) => {
+        if (r.status !== 'in_progress') return false;
+        logExport(r, line);
+      })
+      .catch((e: unknown) => this.deps.logger.warn({ err: e, export_id: exportId }, 'could not log on the export'));
   }
 
   /** `failed`, with the reason in the log. */

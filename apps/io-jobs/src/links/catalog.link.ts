@@ -78,6 +78,8 @@ const BULK_DEADLINE_MS = 120_000;
 const PAGE = 100;
 /** What an export never reads of a product: its snapshots, most of its bytes. */
 const SCAN_OMITS = ['attributes_schema_snapshot', 'attributes_options_snapshot'] as const;
+/** DescribeProducts aggregates over every product a query matches. */
+const DESCRIBE_DEADLINE_MS = 600_000;
 /** A scan streams for as long as the export takes to write. */
 const SCAN_DEADLINE_MS = 6 * 3_600_000;
 
@@ -192,7 +194,8 @@ export function catalogLink(address: string): CatalogLink {
       return found;
     },
     async describe(query) {
-      const r = await c().products.describeProducts({ query: listQuery(query) });
+      // One aggregate over every product the query matches: ~20 s at a million, so not the unary deadline.
+      const r = await c().products.describeProducts({ query: listQuery(query) }, { deadlineMs: DESCRIBE_DEADLINE_MS });
       return { total: Number(r.total), languages: r.languages, attribute_keys: r.attribute_keys };
     },
     async *scan(query, batchSize) {
