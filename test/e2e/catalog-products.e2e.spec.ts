@@ -48,7 +48,11 @@ describe('catalog products through the whole platform', () => {
     };
     const created = await e2e.client.POST('/api/v1/products', { body: body as never });
     expect(created.response.status).toBe(201);
-    expect(created.data).toMatchObject(body);
+    // A datetime is stored in UTC: one form per instant.
+    expect(created.data).toMatchObject({
+      ...body,
+      attributes: { ...body.attributes, launch: '2026-05-01T13:00:00.000Z' },
+    });
     const id = (created.data as Json)._id as string;
     expect((await e2e.api('GET', `/api/v1/products/${id}`)).json).toEqual(created.data);
 
