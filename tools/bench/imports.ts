@@ -12,7 +12,6 @@
 //   3. Memory: peak RSS (VmHWM) of the io-jobs process during an import of 1,000,000 narrow rows,
 //      and of the gateway during their upload.
 // Flags: --quick (5,000 / 5,000 / 50,000 rows), --no-million (skip part 3), --no-write (print only).
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
   createReadStream,
@@ -21,7 +20,6 @@ import {
   mkdtempSync,
   openAsBlob,
   readFileSync,
-  readdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -39,6 +37,7 @@ import { RowConverter } from '../../apps/io-jobs/src/import/import.rows';
 import { catalogLink } from '../../apps/io-jobs/src/links/catalog.link';
 import type { RunningPlatform } from '../start';
 import { nodeArgs } from '../start/platform';
+import { appPid, childRss, cpuByComm, cpuMs, delta, machineBusyMs, memoryOf, resetPeak } from './proc';
 import { startBenchPlatform, withSection } from './shared';
 
 type Json = Record<string, unknown>;
@@ -47,8 +46,6 @@ const ROOT = join(__dirname, '..', '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FINAL = ['completed', 'completed_with_errors', 'failed', 'canceled'];
-/** USER_HZ of /proc times (100 on every Linux we run on). */
-const CLOCK_TICKS = 100;
 const MEMORY_TARGET_MB = 300;
 /** The events stream is bounded (oldest dropped): the bench's ~1.2M product events would otherwise sit in NATS memory. */
 const STREAM_MAX_BYTES = 1024 ** 3;
@@ -215,80 +212,6 @@ async function writeXlsx(file: string, columns: Column[], rows: number, prefix: 
   await wb.commit();
 }
 
-/** CPU time (ms) a process has used so far (0 where unreadable). */
-function cpuMs(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-/** Busy CPU time (ms) of the whole machine so far, all cores. */
-function machineBusyMs(): number {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return ((f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * The pid of one of this run's apps: a child of this process (the launcher spawns each app
- * directly) whose command line runs apps/<name>/src/main.ts (not its migrate script).
- */
-function appPid(name: string): number | undefined {
-  const entry = `apps/${name}/src/main.ts`;
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      if (
-        readFileSync(`/proc/${p}/cmdline`, 'utf8')
-          .split('\0')
-          .some((a) => a.endsWith(entry))
-      )
-        return Number(p);
-    } catch {
-      // gone
-    }
-  }
-  return undefined;
-}
-
-/** VmRSS and VmHWM (peak RSS) of a process, in bytes. */
-function memoryOf(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-}
-
-/** Resets a process's VmHWM to its current RSS (Linux clear_refs 5); false where not allowed. */
-function resetPeak(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** RSS (bytes) of a Node process run with `args`, after `code` and a second's pause. */
-function childRss(args: string[], code = ''): number {
-  const out = execFileSync(
-    process.execPath,
-    [...args, '-e', `${code};setTimeout(() => { console.log(process.memoryUsage().rss); process.exit(0); }, 1000)`],
-    { cwd: ROOT, env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') }, encoding: 'utf8' },
-  );
-  return Number(out.trim().split('\n').pop());
-}
-
 const mb = (bytes: number) => bytes / 1e6;
 const fmtMb = (bytes: number) => `${mb(bytes).toFixed(0)} MB (${(bytes / 2 ** 20).toFixed(0)} MiB)`;
 
@@ -305,27 +228,6 @@ interface CpuSnapshot {
   byComm: Record<'postgres' | 'nats-server', Map<number, number>>;
   bench: number;
   machine: number;
-}
-
-/** CPU (ms) of every process whose command name is `comm`, by pid. */
-function cpuByComm(comm: string): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === comm) out.set(Number(p), cpuMs(Number(p)));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-/** CPU of processes between two readings by pid (a process that appeared counts whole). */
-function delta(a: Map<number, number>, b: Map<number, number>): number {
-  let ms = 0;
-  for (const [pid, v] of b) ms += v - (a.get(pid) ?? 0);
-  return ms;
 }
 
 /** One import, from the upload to its final state. */

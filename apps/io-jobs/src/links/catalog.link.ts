@@ -123,6 +123,31 @@ export function catalogLink(address: string): CatalogLink {
       relations: createRpcClient(rpb.ProductRelationsServiceClient, o),
     });
 
+  /** Live records of a collection by ids or by codes, 1,000 a call (the catalog's BatchGet limit). */
+  async function batchGet(
+    collection: NamedCollection,
+    by: { ids?: string[]; codes?: string[] },
+  ): Promise<NamedRecord[]> {
+    const method = {
+      brands: 'batchGetBrands',
+      families: 'batchGetFamilies',
+      categories: 'batchGetCategories',
+      category_trees: 'batchGetCategoryTrees',
+      products: 'batchGetProducts',
+    }[collection];
+    const client = (collection === 'category_trees' ? c().trees : c()[collection]) as unknown as {
+      [k: string]: (req: { ids: string[]; codes: string[] }) => Promise<{ data: NamedRecord[] }>;
+    };
+    const keys = by.ids ?? by.codes ?? [];
+    const found: NamedRecord[] = [];
+    for (let i = 0; i < keys.length; i += 1_000) {
+      const slice = keys.slice(i, i + 1_000);
+      const { data } = await client[method](by.ids ? { ids: slice, codes: [] } : { ids: [], codes: slice });
+      found.push(...data);
+    }
+    return found;
+  }
+
   async function optionsOf(attributeId: string): Promise<{ value: string; label?: string }[]> {
     const all: { value: string; label?: string }[] = [];
     for (let page = 1; ; page++) {
@@ -161,17 +186,7 @@ export function catalogLink(address: string): CatalogLink {
     },
     async idsByCode(collection, codes) {
       const found = new Map<string, string[]>();
-      if (codes.length === 0) return found;
-      const client = c()[collection] as unknown as {
-        [k: string]: (req: { ids: string[]; codes: string[] }) => Promise<{ data: { id: string; code: string }[] }>;
-      };
-      const method = { brands: 'batchGetBrands', families: 'batchGetFamilies', categories: 'batchGetCategories' }[
-        collection
-      ];
-      for (let i = 0; i < codes.length; i += 1_000) {
-        const { data } = await client[method]({ ids: [], codes: codes.slice(i, i + 1_000) });
-        for (const r of data) found.set(r.code, [...(found.get(r.code) ?? []), r.id]);
-      }
+      for (const r of await batchGet(collection, { codes })) found.set(r.code, [...(found.get(r.code) ?? []), r.id]);
       return found;
     },
     async catalog(id) {
@@ -224,28 +239,12 @@ export function catalogLink(address: string): CatalogLink {
       return found;
     },
     async named(collection, ids) {
-      const found: NamedRecord[] = [];
-      const method = {
-        brands: 'batchGetBrands',
-        families: 'batchGetFamilies',
-        categories: 'batchGetCategories',
-        category_trees: 'batchGetCategoryTrees',
-        products: 'batchGetProducts',
-      }[collection];
-      const client = (collection === 'category_trees' ? c().trees : c()[collection]) as unknown as {
-        [k: string]: (req: { ids: string[]; codes: string[] }) => Promise<{ data: NamedRecord[] }>;
-      };
-      for (let i = 0; i < ids.length; i += 1_000) {
-        const { data } = await client[method]({ ids: ids.slice(i, i + 1_000), codes: [] });
-        for (const r of data)
-          found.push({
-            id: r.id,
-            code: r.code,
-            name: r.name ?? {},
-            ...(r.category_tree_id ? { category_tree_id: r.category_tree_id } : {}),
-          });
-      }
-      return found;
+      return (await batchGet(collection, { ids })).map((r) => ({
+        id: r.id,
+        code: r.code,
+        name: r.name ?? {},
+        ...(r.category_tree_id ? { category_tree_id: r.category_tree_id } : {}),
+      }));
     },
     async upsert(items, batchId) {
       const { data } = await c().products.bulkUpsertProducts(
