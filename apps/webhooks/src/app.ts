@@ -3,6 +3,7 @@ import { PROTO_FILES } from '@pim/contracts';
 import { readConfig, type WebhooksConfig } from './config';
 import { dataSourceOptions } from './data-source';
 import { WebhookService } from './webhook/webhook.service';
+import { webhookAddressPolicy } from './webhook/webhook.resource';
 import { webhooksGrpc } from './webhooks.grpc';
 import { DeliveryService } from './delivery/delivery.service';
 import { cancelPendingDeliveries } from './delivery/deliveries.repository';
@@ -10,8 +11,7 @@ import { DeliverySender } from './delivery/delivery.sender';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { FanoutConsumer } from './fanout/fanout.consumer';
 import { FanoutRecorder } from './delivery/fanout.recorder';
-import { AddressPolicy } from './ssrf/address.policy';
-import { createGuardedAgent } from './ssrf/guarded.agent';
+import { createGuardedAgent } from '@pim/outbound';
 import { WebhookMetrics } from './metrics/metrics';
 
 /** The webhooks app as the bootstrap runs it: its service, the delivery worker and the fan-out consumer. */
@@ -27,7 +27,7 @@ export const webhooksApp: AppSpec<WebhooksConfig> = {
   metricsPort: (c) => c.WEBHOOKS_METRICS_PORT,
   wire: ({ config, ds, logger, nats, metrics: registry }) => {
     const metrics = new WebhookMetrics(registry);
-    const policy = new AddressPolicy(config.WEBHOOKS_ALLOWED_TARGETS);
+    const policy = webhookAddressPolicy(config.WEBHOOKS_ALLOWED_TARGETS);
     if (policy.allowList.length > 0)
       logger.warn(
         { allowed: policy.allowList },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { flag, loadConfig, ownerSchema, port, positiveInt } from '@pim/config';
-import { parseAllowList } from './ssrf/address.policy';
+import { parseAllowList } from '@pim/outbound';
 import { parseSchedule } from './delivery/retry.schedule';
 
 const DEFAULT_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';

@@ -3,7 +3,7 @@ import { RESERVED_BODY_KEYS } from '../webhook/webhook.resource';
 import type { EventEnvelope } from '@pim/events';
 import type { AttemptOutcome } from '@pim/resources';
 import type { KeyValuePair } from '../webhook/webhook.entity';
-import { isBlockedError } from '../ssrf/guarded.agent';
+import { isBlockedError } from '@pim/outbound';
 import { parseRetryAfter } from './retry.schedule';
 import { signatureHeader } from './signature';
 

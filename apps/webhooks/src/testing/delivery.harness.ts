@@ -6,11 +6,11 @@ import { DeliverySender } from '../delivery/delivery.sender';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../delivery/delivery.worker';
 import { FanoutRecorder } from '../delivery/fanout.recorder';
 import { WebhookMetrics } from '../metrics/metrics';
-import { AddressPolicy, parseAllowList } from '../ssrf/address.policy';
-import { createGuardedAgent } from '../ssrf/guarded.agent';
+import { createGuardedAgent, parseAllowList, type AddressPolicy } from '@pim/outbound';
+import { webhookAddressPolicy } from '../webhook/webhook.resource';
 
 /** The policy local tests run with: loopback allowed. */
-export const loopbackPolicy = () => new AddressPolicy(parseAllowList('127.0.0.0/8,::1/128'));
+export const loopbackPolicy = () => webhookAddressPolicy(parseAllowList('127.0.0.0/8,::1/128'));
 
 /** An event of a collection, as an app would publish it. */
 export function testEvent(

@@ -3,7 +3,7 @@ import { ValidationError, type ErrorDetail } from '@pim/errors';
 import { declaredRecord, type RecordStore } from '@pim/records';
 import { Webhook } from '@pim/resources';
 import { WebhookEntity, type KeyValuePair } from './webhook.entity';
-import { AddressPolicy, isIpLiteral } from '../ssrf/address.policy';
+import { AddressPolicy, checkTargetUrl, type AllowedRange } from '@pim/outbound';
 import type { EntityManager } from 'typeorm';
 
 /** How the webhooks app's records are stored: its events come from `webhooks`. */
@@ -11,6 +11,14 @@ export const WEBHOOKS_STORE: RecordStore = { source: 'webhooks' };
 
 /** Keys every delivery payload has; a webhook's body pairs may not replace them. */
 export const RESERVED_BODY_KEYS = ['type', 'timestamp', 'data'];
+
+/**
+ * The address policy of webhook targets, at write time and at delivery: public addresses only,
+ * plus the ranges the operator allows; its refusals name webhooks and WEBHOOKS_ALLOWED_TARGETS.
+ */
+export function webhookAddressPolicy(allowed: AllowedRange[] = []): AddressPolicy {
+  return new AddressPolicy(allowed, { subject: 'webhooks', setting: 'WEBHOOKS_ALLOWED_TARGETS' });
+}
 
 /** A new signing secret in the Standard Webhooks form: `whsec_` + base64 of 24 random bytes. */
 export function newSigningSecret(): string {
@@ -24,9 +32,7 @@ export function newSigningSecret(): string {
 function checkTarget(policy: AddressPolicy, url: string | null, body: KeyValuePair[]): void {
   const details: ErrorDetail[] = [];
   if (url) {
-    const host = new URL(url).hostname;
-    const literal = isIpLiteral(host) ? host : /^(.+\.)?localhost\.?$/i.test(host) ? '127.0.0.1' : null;
-    const verdict = literal ? policy.check(literal) : ({ allowed: true } as const);
+    const verdict = checkTargetUrl(policy, url);
     if (!verdict.allowed) details.push({ field: 'url', message: verdict.reason });
   }
   body.forEach((pair, i) => {

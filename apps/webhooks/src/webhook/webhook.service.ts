@@ -4,8 +4,8 @@ import { RecordService } from '@pim/records';
 import type { ListQuery } from '@pim/query';
 import type { WebhookInput, WebhookView } from '@pim/resources';
 import type { WebhookEntity } from './webhook.entity';
-import { WEBHOOKS_STORE, newSigningSecret, webhookResource } from './webhook.resource';
-import { AddressPolicy } from '../ssrf/address.policy';
+import { WEBHOOKS_STORE, newSigningSecret, webhookAddressPolicy, webhookResource } from './webhook.resource';
+import type { AddressPolicy } from '@pim/outbound';
 
 export { newSigningSecret };
 
@@ -33,7 +33,7 @@ export class WebhookService {
   constructor(ds: DataSource, opts: WebhookServiceOptions = {}) {
     this.records = new RecordService(
       ds,
-      webhookResource(opts.policy ?? new AddressPolicy(), opts.onDelete),
+      webhookResource(opts.policy ?? webhookAddressPolicy(), opts.onDelete),
       WEBHOOKS_STORE,
     );
     this.overlapMs = opts.secretOverlapMs ?? DEFAULT_OVERLAP_MS;

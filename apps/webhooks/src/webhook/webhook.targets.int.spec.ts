@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '@pim/errors';
 import { webhooksTestContext, type WebhooksTestContext } from '../testing/webhooks.context';
-import { AddressPolicy, parseAllowList } from '../ssrf/address.policy';
+import { parseAllowList } from '@pim/outbound';
+import { webhookAddressPolicy } from './webhook.resource';
 import { WebhookService } from './webhook.service';
 
 describe('webhook targets, body keys and secret rotation (real Postgres)', () => {
@@ -52,7 +53,7 @@ describe('webhook targets, body keys and secret rotation (real Postgres)', () =>
   });
 
   it('accepts loopback once the operator allows it', async () => {
-    const allowing = new WebhookService(ctx.ds, { policy: new AddressPolicy(parseAllowList('127.0.0.0/8')) });
+    const allowing = new WebhookService(ctx.ds, { policy: webhookAddressPolicy(parseAllowList('127.0.0.0/8')) });
     await expect(allowing.create({ collection: 'brands', url: 'http://127.0.0.1:8080/hook' })).resolves.toBeDefined();
     await expect(allowing.create({ collection: 'families', url: 'http://10.0.0.1/' })).rejects.toBeInstanceOf(
       ValidationError,

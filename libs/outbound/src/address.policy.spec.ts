@@ -40,8 +40,24 @@ describe('AddressPolicy', () => {
     expect(verdict.allowed).toBe(false);
     if (!verdict.allowed) {
       expect(verdict.reason).toContain(kind === 'reserved' ? 'reserved' : kind);
-      expect(verdict.reason).toContain('WEBHOOKS_ALLOWED_TARGETS');
+      expect(verdict.reason).toContain(
+        "outbound requests only reach public addresses unless the operator's allow list allows it",
+      );
     }
+  });
+
+  it('names what it guards and the operator setting in its refusals', () => {
+    const webhooks = new AddressPolicy([], { subject: 'webhooks', setting: 'WEBHOOKS_ALLOWED_TARGETS' });
+    expect(webhooks.check('127.0.0.1')).toEqual({
+      allowed: false,
+      reason:
+        '127.0.0.1 is a loopback address; webhooks only reach public addresses unless WEBHOOKS_ALLOWED_TARGETS allows it',
+    });
+    expect(new AddressPolicy([], { subject: 'channels' }).check('10.0.0.1')).toEqual({
+      allowed: false,
+      reason:
+        "10.0.0.1 is a private address; channels only reach public addresses unless the operator's allow list allows it",
+    });
   });
 
   it('refuses what is not an address at all', () => {

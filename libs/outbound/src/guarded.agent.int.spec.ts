@@ -1,8 +1,38 @@
 import type { LookupAddress } from 'node:dns';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { request, type Agent } from 'undici';
-import { startReceiver, type TestReceiver } from '../testing/receiver';
 import { AddressPolicy, parseAllowList } from './address.policy';
-import { BlockedTargetError, createGuardedAgent, isBlockedError } from './guarded.agent';
+import { BLOCKED_CODE, BlockedTargetError, createGuardedAgent, isBlockedError } from './guarded.agent';
+
+interface TestReceiver {
+  port: number;
+  /** Paths of the requests received, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** An HTTP receiver on a free 127.0.0.1 port that answers 200 and records each request's path. */
+async function startReceiver(): Promise<TestReceiver> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      requests.push(req.url ?? '');
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
 
 // A resolver the test controls: the DNS-rebinding case without a DNS server.
 function fakeResolver(table: Record<string, string[]>) {
@@ -22,7 +52,7 @@ function fakeResolver(table: Record<string, string[]>) {
 const post = (agent: Agent, url: string) =>
   request(url, { method: 'POST', body: '{}', dispatcher: agent, signal: AbortSignal.timeout(5_000) });
 
-describe('SSRF guard on the delivery agent (real sockets on loopback)', () => {
+describe('SSRF guard on the outbound agent (real sockets on loopback)', () => {
   let receiver: TestReceiver;
 
   beforeAll(async () => {
@@ -106,6 +136,8 @@ describe('SSRF guard on the delivery agent (real sockets on loopback)', () => {
       while (e && !(e instanceof BlockedTargetError)) e = (e as { cause?: unknown }).cause;
       expect(e).toBeInstanceOf(BlockedTargetError);
       expect((e as Error).message).toContain('169.254.169.254 is a link-local address');
+      expect((e as BlockedTargetError).code).toBe(BLOCKED_CODE);
+      expect(BLOCKED_CODE).toBe('ERR_OUTBOUND_TARGET_BLOCKED');
     } finally {
       await agent.close();
     }

@@ -4,9 +4,9 @@ import { Agent, buildConnector } from 'undici';
 import { isIpLiteral, type AddressPolicy } from './address.policy';
 
 /** Error code of a connection refused by the SSRF guard. */
-export const BLOCKED_CODE = 'ERR_WEBHOOK_TARGET_BLOCKED';
+export const BLOCKED_CODE = 'ERR_OUTBOUND_TARGET_BLOCKED';
 
-/** A delivery target the policy refuses (private, loopback, link-local... and not allowed). */
+/** A target the policy refuses (private, loopback, link-local... and not allowed). */
 export class BlockedTargetError extends Error {
   override readonly name = 'BlockedTargetError';
   readonly code = BLOCKED_CODE;

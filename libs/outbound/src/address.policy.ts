@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** One range the operator allows although it is not public (WEBHOOKS_ALLOWED_TARGETS). */
+/** One range the operator allows although it is not public (an allow list such as WEBHOOKS_ALLOWED_TARGETS). */
 export interface AllowedRange {
   address: Address;
   bits: number;
@@ -54,13 +54,31 @@ function embeddedIPv4(a: ipaddr.IPv6): ipaddr.IPv4 | null {
   return null;
 }
 
+/** What a policy guards, named in its refusals. */
+export interface AddressPolicyOptions {
+  /** Who is refused, as the subject of "… only reach public addresses". Default 'outbound requests'. */
+  subject?: string;
+  /** The operator setting that allows a range. Default 'the operator's allow list'. */
+  setting?: string;
+}
+
 /**
- * Decides which addresses delivery may connect to: public unicast only, unless the operator
- * allows a range. IPv6 forms that carry an IPv4 address (mapped, translated, NAT64) are judged by
- * that IPv4 address, so `::ffff:127.0.0.1` is loopback.
+ * Decides which addresses outbound requests may connect to: public unicast only, unless the
+ * operator allows a range. IPv6 forms that carry an IPv4 address (mapped, translated, NAT64) are
+ * judged by that IPv4 address, so `::ffff:127.0.0.1` is loopback. Refusals name what is guarded
+ * and the setting that would allow it (`{ subject: 'webhooks', setting: 'WEBHOOKS_ALLOWED_TARGETS' }`).
  */
 export class AddressPolicy {
-  constructor(private readonly allowed: AllowedRange[] = []) {}
+  private readonly subject: string;
+  private readonly setting: string;
+
+  constructor(
+    private readonly allowed: AllowedRange[] = [],
+    options: AddressPolicyOptions = {},
+  ) {
+    this.subject = options.subject ?? 'outbound requests';
+    this.setting = options.setting ?? "the operator's allow list";
+  }
 
   /** The ranges the operator allows, as written. */
   get allowList(): string[] {
@@ -83,19 +101,27 @@ export class AddressPolicy {
       }
       const range = v6.range();
       // ::/80 holds the deprecated IPv4-compatible form and other non-routable oddities.
-      if (v6.parts.slice(0, 5).every((x) => x === 0)) return refuse(text, range === 'unicast' ? 'reserved' : range);
-      return range === 'unicast' ? { allowed: true } : refuse(text, range);
+      if (v6.parts.slice(0, 5).every((x) => x === 0))
+        return this.refuse(text, range === 'unicast' ? 'reserved' : range);
+      return range === 'unicast' ? { allowed: true } : this.refuse(text, range);
     }
     return this.judgeIPv4(parsed as ipaddr.IPv4);
   }
 
   private judgeIPv4(a: ipaddr.IPv4): AddressVerdict {
     const range = a.range();
-    return range === 'unicast' ? { allowed: true } : refuse(a.toString(), range);
+    return range === 'unicast' ? { allowed: true } : this.refuse(a.toString(), range);
   }
 
   private isAllowListed(a: Address): boolean {
     return this.allowed.some((r) => r.address.kind() === a.kind() && a.match(r.address as never, r.bits));
+  }
+
+  private refuse(address: string, range: string): AddressVerdict {
+    return {
+      allowed: false,
+      reason: `${address} is ${RANGE_TEXT[range] ?? `in a reserved range (${range})`}; ${this.subject} only reach public addresses unless ${this.setting} allows it`,
+    };
   }
 }
 
@@ -109,10 +135,3 @@ const RANGE_TEXT: Record<string, string> = {
   unspecified: 'an unspecified address',
   broadcast: 'the broadcast address',
 };
-
-function refuse(address: string, range: string): AddressVerdict {
-  return {
-    allowed: false,
-    reason: `${address} is ${RANGE_TEXT[range] ?? `in a reserved range (${range})`}; webhooks only reach public addresses unless WEBHOOKS_ALLOWED_TARGETS allows it`,
-  };
-}
