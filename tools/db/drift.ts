@@ -10,6 +10,7 @@ import { dataSourceOptions as workflow } from '../../apps/workflow/src/data-sour
 
 import { dataSourceOptions as orders } from '../../apps/orders/src/data-source';
 import { dataSourceOptions as ioJobs } from '../../apps/io-jobs/src/data-source';
+import { dataSourceOptions as publisher } from '../../apps/publisher/src/data-source';
 /** Apps that own a schema, by name. A new app with a schema joins with one line. */
 export const schemaOwners: Record<string, (url: string) => AppDataSourceOptions> = {
   webhooks,
@@ -18,6 +19,7 @@ export const schemaOwners: Record<string, (url: string) => AppDataSourceOptions>
   workflow,
   orders,
   ioJobs,
+  publisher,
 };
 
 async function main(): Promise<void> {

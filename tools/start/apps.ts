@@ -46,5 +46,13 @@ export const apps: AppSpec[] = [
     portEnv: 'IO_JOBS_GRPC_PORT',
     migrate: true,
   },
+  {
+    name: 'publisher',
+    kind: 'grpc',
+    port: 50061,
+    addressEnv: 'PUBLISHER_GRPC_URL',
+    portEnv: 'PUBLISHER_GRPC_PORT',
+    migrate: true,
+  },
   { name: 'gateway', kind: 'http', port: 8080, portEnv: 'PORT', migrate: true },
 ];

@@ -71,9 +71,9 @@ export function declareRoutes(api: Api, deps: RouteDeps): void {
   };
   webhookRoutes(api, deps.webhooks, limits);
   deliveryRoutes(api, deps.webhooks, limits);
-  catalogRoutes(api, deps.catalog, limits);
+  const catalogRecords = catalogRoutes(api, deps.catalog, limits);
   for (const owner of OWNER_ROUTES) {
-    owner.routes(api, () => deps.owners?.[owner.app] ?? unreachable(`${owner.app} clients`), limits);
+    owner.routes(api, () => deps.owners?.[owner.app] ?? unreachable(`${owner.app} clients`), limits, catalogRecords);
   }
   collectionRoutes(api);
   apiKeyRoutes(api, deps.keys, limits);

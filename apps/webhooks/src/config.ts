@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { flag, loadConfig, ownerSchema, port, positiveInt } from '@pim/config';
-import { parseAllowList } from '@pim/outbound';
-import { parseSchedule } from './delivery/retry.schedule';
+import { allowListSetting, scheduleSetting } from '@pim/outbound';
 
 const DEFAULT_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
@@ -20,17 +19,7 @@ export const webhooksConfigSchema = ownerSchema.extend({
   /** How long JetStream waits for the fan-out's ack before handing an event out again (set when the consumer is created). */
   WEBHOOKS_FANOUT_ACK_WAIT_MS: positiveInt(30_000),
   /** Delays before each retry: durations with ms, s, m or h, comma-separated. */
-  WEBHOOKS_RETRY_SCHEDULE: z
-    .string()
-    .default(DEFAULT_SCHEDULE)
-    .transform((v, ctx) => {
-      try {
-        return parseSchedule(v);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+  WEBHOOKS_RETRY_SCHEDULE: scheduleSetting(DEFAULT_SCHEDULE),
   /** Each retry delay is spread by ±this fraction so receivers are not hit in waves. */
   WEBHOOKS_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.2),
   /** Time-out of one delivery request, connect to end of body (docs/platform/rules.md: limits). */
@@ -44,17 +33,7 @@ export const webhooksConfigSchema = ownerSchema.extend({
   /** Claim polling when no notification arrives. */
   WEBHOOKS_POLL_MS: positiveInt(1_000),
   /** CIDR ranges delivery may reach although they are private, e.g. 127.0.0.0/8,::1/128. */
-  WEBHOOKS_ALLOWED_TARGETS: z
-    .string()
-    .default('')
-    .transform((v, ctx) => {
-      try {
-        return parseAllowList(v);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+  WEBHOOKS_ALLOWED_TARGETS: allowListSetting(),
   /** How long the previous secret keeps signing after a rotation. */
   WEBHOOKS_SECRET_OVERLAP_MS: positiveInt(24 * 3_600_000),
   /** Bytes of a receiver's answer kept in the delivery log. */

@@ -1706,6 +1706,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List channels
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and name) as in every list.
+         *
+         *     Needs scope `channels:read` (or `admin`).
+         */
+        get: operations["listChannels"];
+        put?: never;
+        /**
+         * Create a channel
+         * @description The code must be free among live channels (409 otherwise). The endpoint URL must be an absolute http(s) URL on a public address: a private, loopback or link-local address is refused unless the operator allows its range. Header values (the channel credentials) are stored as written and shown back masked; writing a masked value back keeps the stored one.
+         *
+         *     Needs scope `channels:write` (or `admin`).
+         */
+        post: operations["createChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel
+         * @description Needs scope `channels:read` (or `admin`).
+         */
+        get: operations["getChannel"];
+        /**
+         * Replace a channel
+         * @description Replaces every writable field; omitted optional fields return to their defaults.
+         *
+         *     Needs scope `channels:write` (or `admin`).
+         */
+        put: operations["replaceChannel"];
+        post?: never;
+        /**
+         * Delete a channel
+         * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
+         *
+         *     Needs scope `channels:write` (or `admin`).
+         */
+        delete: operations["deleteChannel"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a channel
+         * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
+         *
+         *     Needs scope `channels:write` (or `admin`).
+         */
+        patch: operations["patchChannel"];
+        trace?: never;
+    };
+    "/api/v1/channels/{id}/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a product may be published to the channel
+         * @description Checks what a publication of the product to this channel would be refused for: a disabled channel, or an attribute the channel requires without a value (a translated one: none in the channel language). Nothing is created.
+         *
+         *     Needs scope `channels:read` (or `admin`).
+         */
+        get: operations["getChannelReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/publications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List publications
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         *
+         *     Needs scope `publications:read` (or `admin`).
+         */
+        get: operations["listPublications"];
+        put?: never;
+        /**
+         * Create a publication
+         * @description Publishes a live product to an enabled channel: the publication is created `ready_to_publish` with the product's snapshot (the product as it is now) and sent by the publisher (`publishing`) as one request to the channel endpoint, carrying the payload the channel mapping makes of the snapshot and an `Idempotency-Key` header with the publication _id. It ends `published` (with the `publishment_url` the channel answered, in its Location header or a `url` field) or `failed` (with the channel's message in `tracking`). A timeout, a network error, a 408, 425, 429 or a 5xx is retried with a growing delay (`next_attempt_at`). A product without a value for an attribute the channel requires is refused here (400, naming each attribute); GET /channels/{id}/readiness tells before. An older publication of the same product and channel still waiting is superseded (failed, naming this one): the channel gets the product as it is now.
+         *
+         *     Needs scope `publications:write` (or `admin`).
+         */
+        post: operations["createPublication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/publications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a publication
+         * @description Needs scope `publications:read` (or `admin`).
+         */
+        get: operations["getPublication"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a publication
+         * @description Soft delete: the record vanishes from gets and lists and its _id becomes free.
+         *
+         *     Needs scope `publications:write` (or `admin`).
+         */
+        delete: operations["deletePublication"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/publications/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed publication
+         * @description Puts a `failed` publication back to `ready_to_publish`, due now, with a fresh retry schedule; it sends the snapshot it was created with. Any other state is a 409 naming it, and so is a publication with a newer one of the same product and channel (retry that one, or create a new publication to send the product as it is now).
+         *
+         *     Needs scope `publications:write` (or `admin`).
+         */
+        post: operations["retryPublication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -7746,6 +7910,650 @@ export interface components {
                 [key: string]: unknown;
             };
             data: components["schemas"]["Export"][];
+        };
+        /** @description Channel: a sales channel products are published to */
+        Channel: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            code: string;
+            name: string;
+            image?: string;
+            enabled: boolean;
+            /**
+             * @description How it is reached: http
+             * @enum {string}
+             */
+            kind: "http";
+            endpoint: components["schemas"]["ChannelEndpointView"];
+            language?: string;
+            /** @description The payload's fields, each filled from the product; empty: the payload is the whole product as the API shows it */
+            mapping: components["schemas"]["ChannelMapping"][];
+            /**
+             * @description Attribute keys a product must have filled to be published here (a localizable text: in the channel's language when it has one)
+             * @example [
+             *       "color"
+             *     ]
+             */
+            required_attributes: string[];
+            auto_republish: boolean;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /** @description Where and how publications are sent; header values masked */
+        ChannelEndpointView: {
+            /** Format: uri */
+            url: string;
+            /** @enum {string} */
+            method: "POST" | "PUT";
+            /** @description The headers, values masked */
+            headers: components["schemas"]["KeyValue"][];
+            /** Format: int32 */
+            timeout_ms: number;
+        };
+        /** @description One field of the channel's payload and the product value that fills it */
+        ChannelMapping: {
+            /**
+             * @description The channel's field: a dotted path in the payload sent
+             * @example title
+             */
+            field: string;
+            /**
+             * @description Where the value comes from: a product field (code, name, brand_id…) or attributes.<key>, optionally with a path into the value (attributes.price.amount). A translated value (name, a localizable text) is taken in the channel's language
+             * @example name
+             */
+            source: string;
+        };
+        /** @description A channel as written by a caller */
+        ChannelInput: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code: string;
+            /** @example Web shop */
+            name: string;
+            /**
+             * Format: uri
+             * @description The channel's logo (an http(s) URL)
+             * @example https://example.com/hooks/pim
+             */
+            image?: string;
+            /** @description Whether publications may be created for it (default true) */
+            enabled?: boolean;
+            /**
+             * @description How it is reached: http
+             * @enum {string}
+             */
+            kind?: "http";
+            endpoint: components["schemas"]["ChannelEndpoint"];
+            /**
+             * @description The language translated values are sent in (name, description, localizable texts)
+             * @example pt-BR
+             */
+            language?: string;
+            /** @description The payload's fields, each filled from the product; empty: the payload is the whole product as the API shows it */
+            mapping?: components["schemas"]["ChannelMapping"][];
+            /**
+             * @description Attribute keys a product must have filled to be published here (a localizable text: in the channel's language when it has one)
+             * @example [
+             *       "color"
+             *     ]
+             */
+            required_attributes?: string[];
+            /** @description A change of a product published here publishes it again (default false) */
+            auto_republish?: boolean;
+        };
+        /** @description Where and how publications are sent (kind http) */
+        ChannelEndpoint: {
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL each publication is sent to
+             * @example https://shop.example.com/api/listings
+             */
+            url: string;
+            /**
+             * @description POST (default) or PUT
+             * @default POST
+             * @enum {string}
+             */
+            method: "POST" | "PUT";
+            /**
+             * @description Headers sent with every request, the channel credentials usually (Authorization). Values are shown back masked; sending a masked value back keeps the stored one
+             * @default []
+             */
+            headers: {
+                /** @example X-Api-Key */
+                key: string;
+                /** @example k3y */
+                value: string;
+            }[];
+            /**
+             * Format: int32
+             * @description How long the channel has to answer, in milliseconds (default 10000)
+             * @default 10000
+             */
+            timeout_ms: number;
+        };
+        /** @description A page of records */
+        ChannelList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["Channel"][];
+        };
+        /** @description JSON merge patch (RFC 7396) of a channel: a sales channel products are published to */
+        ChannelPatch: {
+            /**
+             * @description Unique among the live records of the collection
+             * @example coffee_beans
+             */
+            code?: string;
+            /** @example Web shop */
+            name?: string;
+            /**
+             * Format: uri
+             * @description The channel's logo (an http(s) URL)
+             * @example https://example.com/hooks/pim
+             */
+            image?: string | null;
+            enabled?: boolean | null;
+            /**
+             * @description How it is reached: http
+             * @enum {string|null}
+             */
+            kind?: "http" | null;
+            endpoint?: components["schemas"]["ChannelEndpoint"];
+            /**
+             * @description The language translated values are sent in (name, description, localizable texts)
+             * @example pt-BR
+             */
+            language?: string | null;
+            /** @description The payload's fields, each filled from the product; empty: the payload is the whole product as the API shows it */
+            mapping?: components["schemas"]["ChannelMapping"][] | null;
+            /**
+             * @description Attribute keys a product must have filled to be published here (a localizable text: in the channel's language when it has one)
+             * @example [
+             *       "color"
+             *     ]
+             */
+            required_attributes?: string[] | null;
+            auto_republish?: boolean | null;
+        };
+        /** @description Whether a product may be published to a channel */
+        ChannelReadiness: {
+            /** @description Whether a publication of the product to the channel would be accepted now */
+            ready: boolean;
+            /** @description What keeps the product from the channel: each required attribute without a value, a disabled channel */
+            missing: {
+                /** @example attributes.color */
+                field: string;
+                message: string;
+            }[];
+        };
+        /** @description Publication: one product sent to one channel */
+        Publication: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            channel_id: string;
+            /**
+             * @description The product's listing on the channel: every publication of the same product and channel shares it
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            advertisement_id: string;
+            /**
+             * @description ready_to_publish → publishing → published or failed; retry puts a failed publication back to ready_to_publish
+             * @enum {string}
+             */
+            status: "ready_to_publish" | "publishing" | "published" | "failed";
+            /**
+             * @description api: created by a caller; bulk: by a bulk publication; auto_republish: by a change of a published product
+             * @enum {string}
+             */
+            origin: "api" | "bulk" | "auto_republish";
+            /** @description Where the channel shows the product, from the channel's answer */
+            publishment_url?: string;
+            /** @description What happened, oldest first */
+            tracking: components["schemas"]["PublicationTracking"][];
+            /** @description The product as the API showed it when the publication was created */
+            product_snapshot: {
+                [key: string]: unknown;
+            };
+            /** @description The payload sent to the channel (its mapping applied to the snapshot) */
+            published_payload?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @description Requests made to the channel so far
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next request is due, while the publisher retries after a timeout or a 5xx
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            next_attempt_at?: string;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /** @description One step of the publication: PENDING, IN_PROGRESS, PUBLISHED or FAILED */
+        PublicationTracking: {
+            /** @enum {string} */
+            status: "PENDING" | "IN_PROGRESS" | "PUBLISHED" | "FAILED";
+            /** @example The channel answered 201 */
+            message: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * @description Details: the attempt, the HTTP status, the URL the channel gave
+             * @example [
+             *       "attempt=1"
+             *     ]
+             */
+            data: string[];
+        };
+        /** @description What to publish: a product and a channel */
+        PublicationInput: {
+            /**
+             * @description The live product to publish
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id: string;
+            /**
+             * @description The enabled channel to publish it to
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            channel_id: string;
+        };
+        /** @description A page of records */
+        PublicationList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["PublicationListItem"][];
+        };
+        PublicationListItem: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            channel_id: string;
+            /**
+             * @description The product's listing on the channel: every publication of the same product and channel shares it
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            advertisement_id: string;
+            /**
+             * @description ready_to_publish → publishing → published or failed; retry puts a failed publication back to ready_to_publish
+             * @enum {string}
+             */
+            status: "ready_to_publish" | "publishing" | "published" | "failed";
+            /**
+             * @description api: created by a caller; bulk: by a bulk publication; auto_republish: by a change of a published product
+             * @enum {string}
+             */
+            origin: "api" | "bulk" | "auto_republish";
+            /** @description Where the channel shows the product, from the channel's answer */
+            publishment_url?: string;
+            /** @description What happened, oldest first */
+            tracking: components["schemas"]["PublicationTracking"][];
+            /** @description The product as the API showed it when the publication was created */
+            product_snapshot: {
+                [key: string]: unknown;
+            };
+            /** @description The payload sent to the channel (its mapping applied to the snapshot) */
+            published_payload?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @description Requests made to the channel so far
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next request is due, while the publisher retries after a timeout or a 5xx
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            next_attempt_at?: string;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+            /** @description With expand=product: the record product_id names (null when it has none) */
+            product?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                family_id?: string;
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                brand_id?: string;
+                fulfilled?: number;
+                categories: string[];
+                category_trees: string[];
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                product_id?: string;
+                catalogs: components["schemas"]["ProductCatalog"][];
+                attribute_groups: string[];
+                /** @description The definitions of the applicable attributes the values were checked against, by key */
+                attributes_schema_snapshot: {
+                    [key: string]: unknown;
+                };
+                /** @description The options the select and multiselect values named, by key: [{value, label}] */
+                attributes_options_snapshot: {
+                    [key: string]: unknown;
+                };
+                code: string;
+                name: components["schemas"]["Translate"];
+                description: components["schemas"]["Translate"];
+                image?: string;
+                images: string[];
+                attributes: {
+                    [key: string]: unknown;
+                };
+                enabled: boolean;
+                tags: string[];
+                /**
+                 * @description simple, variation (a SKU: product_id names its parent), kit or service
+                 * @enum {string}
+                 */
+                type: "simple" | "variation" | "kit" | "service";
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                product_approval?: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                last_approval_at?: string;
+                published: boolean;
+                last_publishment_id?: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                last_published_at?: string;
+                publishments: components["schemas"]["ProductPublishment"][];
+                completeness: components["schemas"]["ProductCompleteness"];
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
+                created_by_name?: string;
+            } | null;
+            /** @description With expand=channel: the record channel_id names (null when it has none) */
+            channel?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                code: string;
+                name: string;
+                image?: string;
+                enabled: boolean;
+                /**
+                 * @description How it is reached: http
+                 * @enum {string}
+                 */
+                kind: "http";
+                endpoint: components["schemas"]["ChannelEndpointView"];
+                language?: string;
+                /** @description The payload's fields, each filled from the product; empty: the payload is the whole product as the API shows it */
+                mapping: components["schemas"]["ChannelMapping"][];
+                /**
+                 * @description Attribute keys a product must have filled to be published here (a localizable text: in the channel's language when it has one)
+                 * @example [
+                 *       "color"
+                 *     ]
+                 */
+                required_attributes: string[];
+                auto_republish: boolean;
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
+                created_by_name?: string;
+            } | null;
         };
         CollectionList: {
             data: components["schemas"]["Collection"][];
@@ -18144,6 +18952,923 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             410: components["responses"]["Gone"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChannels: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, name, image, enabled, kind, language, auto_republish, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: code, name */
+                _search?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose code equals (on arrays: contains) */
+                code?: string;
+                /** @description Only records whose code is one of these comma-separated values */
+                code_in?: string;
+                /** @description Only records whose code is none of these comma-separated values */
+                code_nin?: string;
+                /** @description Only records whose code differs from */
+                code_ne?: string;
+                /** @description Only records whose code is set (true) or missing (false) */
+                code_exists?: boolean;
+                /** @description Only records whose name equals (on arrays: contains) */
+                name?: string;
+                /** @description Only records whose name is one of these comma-separated values */
+                name_in?: string;
+                /** @description Only records whose name is none of these comma-separated values */
+                name_nin?: string;
+                /** @description Only records whose name differs from */
+                name_ne?: string;
+                /** @description Only records whose name is set (true) or missing (false) */
+                name_exists?: boolean;
+                /** @description Only records whose image equals (on arrays: contains) */
+                image?: string;
+                /** @description Only records whose image is one of these comma-separated values */
+                image_in?: string;
+                /** @description Only records whose image is none of these comma-separated values */
+                image_nin?: string;
+                /** @description Only records whose image differs from */
+                image_ne?: string;
+                /** @description Only records whose image is set (true) or missing (false) */
+                image_exists?: boolean;
+                /** @description Only records whose enabled equals (on arrays: contains) */
+                enabled?: boolean;
+                /** @description Only records whose enabled is one of these comma-separated values */
+                enabled_in?: string;
+                /** @description Only records whose enabled is none of these comma-separated values */
+                enabled_nin?: string;
+                /** @description Only records whose enabled differs from */
+                enabled_ne?: boolean;
+                /** @description Only records whose enabled is set (true) or missing (false) */
+                enabled_exists?: boolean;
+                /** @description Only records whose kind equals (on arrays: contains) */
+                kind?: string;
+                /** @description Only records whose kind is one of these comma-separated values */
+                kind_in?: string;
+                /** @description Only records whose kind is none of these comma-separated values */
+                kind_nin?: string;
+                /** @description Only records whose kind differs from */
+                kind_ne?: string;
+                /** @description Only records whose kind is set (true) or missing (false) */
+                kind_exists?: boolean;
+                /** @description Only records whose language equals (on arrays: contains) */
+                language?: string;
+                /** @description Only records whose language is one of these comma-separated values */
+                language_in?: string;
+                /** @description Only records whose language is none of these comma-separated values */
+                language_nin?: string;
+                /** @description Only records whose language differs from */
+                language_ne?: string;
+                /** @description Only records whose language is set (true) or missing (false) */
+                language_exists?: boolean;
+                /** @description Only records whose required_attributes equals (on arrays: contains) */
+                required_attributes?: string;
+                /** @description Only records whose required_attributes is one of these comma-separated values */
+                required_attributes_in?: string;
+                /** @description Only records whose required_attributes is none of these comma-separated values */
+                required_attributes_nin?: string;
+                /** @description Only records whose required_attributes differs from */
+                required_attributes_ne?: string;
+                /** @description Only records whose required_attributes is set (true) or missing (false) */
+                required_attributes_exists?: boolean;
+                /** @description Only records whose auto_republish equals (on arrays: contains) */
+                auto_republish?: boolean;
+                /** @description Only records whose auto_republish is one of these comma-separated values */
+                auto_republish_in?: string;
+                /** @description Only records whose auto_republish is none of these comma-separated values */
+                auto_republish_nin?: string;
+                /** @description Only records whose auto_republish differs from */
+                auto_republish_ne?: boolean;
+                /** @description Only records whose auto_republish is set (true) or missing (false) */
+                auto_republish_exists?: boolean;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelInput"];
+            };
+        };
+        responses: {
+            /** @description The new channel */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelInput"];
+            };
+        };
+        responses: {
+            /** @description The channel after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelPatch"];
+            };
+        };
+        responses: {
+            /** @description The channel after the write */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Channel"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getChannelReadiness: {
+        parameters: {
+            query: {
+                /** @description The product to check */
+                product_id: string;
+            };
+            header?: never;
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the product lacks, if anything */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelReadiness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPublications: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, product_id, channel_id, advertisement_id, status, origin, publishment_url, attempts, next_attempt_at, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Related records to embed: product, channel */
+                expand?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose product_id equals (on arrays: contains) */
+                product_id?: string;
+                /** @description Only records whose product_id is one of these comma-separated values */
+                product_id_in?: string;
+                /** @description Only records whose product_id is none of these comma-separated values */
+                product_id_nin?: string;
+                /** @description Only records whose product_id differs from */
+                product_id_ne?: string;
+                /** @description Only records whose product_id is set (true) or missing (false) */
+                product_id_exists?: boolean;
+                /** @description Only records whose product_id is greater than */
+                product_id_gt?: string;
+                /** @description Only records whose product_id is at least */
+                product_id_gte?: string;
+                /** @description Only records whose product_id is less than */
+                product_id_lt?: string;
+                /** @description Only records whose product_id is at most */
+                product_id_lte?: string;
+                /** @description Only records whose channel_id equals (on arrays: contains) */
+                channel_id?: string;
+                /** @description Only records whose channel_id is one of these comma-separated values */
+                channel_id_in?: string;
+                /** @description Only records whose channel_id is none of these comma-separated values */
+                channel_id_nin?: string;
+                /** @description Only records whose channel_id differs from */
+                channel_id_ne?: string;
+                /** @description Only records whose channel_id is set (true) or missing (false) */
+                channel_id_exists?: boolean;
+                /** @description Only records whose channel_id is greater than */
+                channel_id_gt?: string;
+                /** @description Only records whose channel_id is at least */
+                channel_id_gte?: string;
+                /** @description Only records whose channel_id is less than */
+                channel_id_lt?: string;
+                /** @description Only records whose channel_id is at most */
+                channel_id_lte?: string;
+                /** @description Only records whose advertisement_id equals (on arrays: contains) */
+                advertisement_id?: string;
+                /** @description Only records whose advertisement_id is one of these comma-separated values */
+                advertisement_id_in?: string;
+                /** @description Only records whose advertisement_id is none of these comma-separated values */
+                advertisement_id_nin?: string;
+                /** @description Only records whose advertisement_id differs from */
+                advertisement_id_ne?: string;
+                /** @description Only records whose advertisement_id is set (true) or missing (false) */
+                advertisement_id_exists?: boolean;
+                /** @description Only records whose advertisement_id is greater than */
+                advertisement_id_gt?: string;
+                /** @description Only records whose advertisement_id is at least */
+                advertisement_id_gte?: string;
+                /** @description Only records whose advertisement_id is less than */
+                advertisement_id_lt?: string;
+                /** @description Only records whose advertisement_id is at most */
+                advertisement_id_lte?: string;
+                /** @description Only records whose status equals (on arrays: contains) */
+                status?: string;
+                /** @description Only records whose status is one of these comma-separated values */
+                status_in?: string;
+                /** @description Only records whose status is none of these comma-separated values */
+                status_nin?: string;
+                /** @description Only records whose status differs from */
+                status_ne?: string;
+                /** @description Only records whose status is set (true) or missing (false) */
+                status_exists?: boolean;
+                /** @description Only records whose origin equals (on arrays: contains) */
+                origin?: string;
+                /** @description Only records whose origin is one of these comma-separated values */
+                origin_in?: string;
+                /** @description Only records whose origin is none of these comma-separated values */
+                origin_nin?: string;
+                /** @description Only records whose origin differs from */
+                origin_ne?: string;
+                /** @description Only records whose origin is set (true) or missing (false) */
+                origin_exists?: boolean;
+                /** @description Only records whose publishment_url equals (on arrays: contains) */
+                publishment_url?: string;
+                /** @description Only records whose publishment_url is one of these comma-separated values */
+                publishment_url_in?: string;
+                /** @description Only records whose publishment_url is none of these comma-separated values */
+                publishment_url_nin?: string;
+                /** @description Only records whose publishment_url differs from */
+                publishment_url_ne?: string;
+                /** @description Only records whose publishment_url is set (true) or missing (false) */
+                publishment_url_exists?: boolean;
+                /** @description Only records whose attempts equals (on arrays: contains) */
+                attempts?: number;
+                /** @description Only records whose attempts is one of these comma-separated values */
+                attempts_in?: string;
+                /** @description Only records whose attempts is none of these comma-separated values */
+                attempts_nin?: string;
+                /** @description Only records whose attempts differs from */
+                attempts_ne?: number;
+                /** @description Only records whose attempts is set (true) or missing (false) */
+                attempts_exists?: boolean;
+                /** @description Only records whose attempts is greater than */
+                attempts_gt?: number;
+                /** @description Only records whose attempts is at least */
+                attempts_gte?: number;
+                /** @description Only records whose attempts is less than */
+                attempts_lt?: number;
+                /** @description Only records whose attempts is at most */
+                attempts_lte?: number;
+                /** @description Only records whose next_attempt_at equals (on arrays: contains) */
+                next_attempt_at?: string;
+                /** @description Only records whose next_attempt_at is one of these comma-separated values */
+                next_attempt_at_in?: string;
+                /** @description Only records whose next_attempt_at is none of these comma-separated values */
+                next_attempt_at_nin?: string;
+                /** @description Only records whose next_attempt_at differs from */
+                next_attempt_at_ne?: string;
+                /** @description Only records whose next_attempt_at is set (true) or missing (false) */
+                next_attempt_at_exists?: boolean;
+                /** @description Only records whose next_attempt_at is greater than */
+                next_attempt_at_gt?: string;
+                /** @description Only records whose next_attempt_at is at least */
+                next_attempt_at_gte?: string;
+                /** @description Only records whose next_attempt_at is less than */
+                next_attempt_at_lt?: string;
+                /** @description Only records whose next_attempt_at is at most */
+                next_attempt_at_lte?: string;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPublication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicationInput"];
+            };
+        };
+        responses: {
+            /** @description The new publication */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Publication"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPublication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The publication */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Publication"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deletePublication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryPublication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The publication, ready again */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Publication"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

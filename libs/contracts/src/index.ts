@@ -8,4 +8,5 @@ export * as relations from './gen/pim/catalog/v1/relations';
 export * as workflow from './gen/pim/workflow/v1/workflow';
 export * as orders from './gen/pim/orders/v1/orders';
 export * as ioJobs from './gen/pim/iojobs/v1/iojobs';
+export * as publisher from './gen/pim/publisher/v1/publisher';
 export { PROTO_FILES, PROTO_ROOT } from './proto-files';

@@ -13,4 +13,5 @@ export const PROTO_FILES = {
   workflow: 'pim/workflow/v1/workflow.proto',
   orders: 'pim/orders/v1/orders.proto',
   ioJobs: 'pim/iojobs/v1/iojobs.proto',
+  publisher: 'pim/publisher/v1/publisher.proto',
 } as const;

@@ -27,3 +27,4 @@ export {
 export { ERROR_METADATA_KEY, fromGrpcError, toGrpcError } from './grpc';
 export { linkQuery, plainLinkWriter, withLinks, writeLinks, type ApiLink, type LinkWriter } from './links';
 export { fromZodError } from './zod';
+export { stateConflict } from './states';

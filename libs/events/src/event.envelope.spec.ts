@@ -1,4 +1,4 @@
-import { buildEnvelope, eventType, subjectFor } from './event.envelope';
+import { buildEnvelope, eventType, isEnvelope, subjectFor } from './event.envelope';
 
 describe('subjectFor', () => {
   it('builds pim.<app>.<collection>.<action> after the prefix', () => {
@@ -65,5 +65,35 @@ describe('buildEnvelope', () => {
       actor: { user_id: 'u1', secret: 'nope' } as never,
     });
     expect(leaky.actor).toEqual({ user_id: 'u1' });
+  });
+});
+
+describe('isEnvelope', () => {
+  const envelope = buildEnvelope({
+    id: '65a1b2c3d4e5f60718293a4b',
+    source: 'catalog',
+    collection: 'products',
+    action: 'updated',
+    data: { _id: 'p1' },
+    occurredAt: new Date('2026-01-02T03:04:05.678Z'),
+  });
+
+  it('accepts what buildEnvelope builds, once through JSON', () => {
+    expect(isEnvelope(JSON.parse(JSON.stringify(envelope)))).toBe(true);
+  });
+
+  it('refuses what is not one', () => {
+    for (const bad of [
+      null,
+      'text',
+      42,
+      { id: 'nope', type: 'x' },
+      { ...envelope, id: 'not-an-id' },
+      { ...envelope, type: undefined },
+      { ...envelope, collection: 1 },
+      { ...envelope, source: null },
+      { ...envelope, occurred_at: 'yesterday' },
+    ])
+      expect(isEnvelope(bad)).toBe(false);
   });
 });

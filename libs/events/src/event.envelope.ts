@@ -1,3 +1,5 @@
+import { isId } from '@pim/ids';
+
 /** Who caused an event, as the gateway identified the caller; null for system work. */
 export interface EventActor {
   user_id?: string;
@@ -15,6 +17,21 @@ export interface EventEnvelope<T = unknown> {
   data: T;
   schema_version: 1;
   request_id?: string;
+}
+
+/** Whether a parsed message has what a consumer needs of an envelope (the data itself is not checked). */
+export function isEnvelope(v: unknown): v is EventEnvelope {
+  const e = v as Partial<EventEnvelope> | null;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    isId(e.id) &&
+    typeof e.type === 'string' &&
+    typeof e.collection === 'string' &&
+    typeof e.source === 'string' &&
+    typeof e.occurred_at === 'string' &&
+    !Number.isNaN(Date.parse(e.occurred_at))
+  );
 }
 
 // A token becomes one level of a NATS subject, so separators, wildcards and spaces would change

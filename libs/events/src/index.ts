@@ -1,6 +1,7 @@
 export {
   buildEnvelope,
   eventType,
+  isEnvelope,
   subjectFor,
   type EnvelopeInput,
   type EventActor,
@@ -24,3 +25,9 @@ export {
 } from './outbox.record';
 export { ensureStream, EVENTS_STREAM, EVENTS_SUBJECTS, type EnsureStreamOptions } from './stream.setup';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox.relay';
+export {
+  EventConsumer,
+  isPostgresDataError,
+  type EventConsumerOptions,
+  type EventDeliverPolicy,
+} from './event.consumer';

@@ -15,3 +15,5 @@ export {
   type GuardedAgentOptions,
 } from './guarded.agent';
 export { checkTargetUrl } from './target.url';
+export { MAX_RETRY_AFTER_MS, nextDelay, parseRetryAfter, parseSchedule } from './retry.schedule';
+export { allowListSetting, scheduleSetting } from './settings';

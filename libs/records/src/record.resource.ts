@@ -22,8 +22,8 @@ export type LockRequest =
   | { kind: 'update'; id: string; given: Record<string, unknown>; scope: Scope }
   | { kind: 'delete'; id: string; scope: Scope };
 
-/** Records the event of another record of the same collection (shown as the API shows it), in the running transaction. */
-export type Emit<E> = (action: 'updated', record: E) => Promise<void>;
+/** Records the event (`updated`, or one of the collection's own) of another record of the same collection, shown as the API shows it, in the running transaction. */
+export type Emit<E> = (action: string, record: E) => Promise<void>;
 
 /** Rules of one resource that need the database; each runs inside the write's transaction. */
 export interface RecordHooks<E extends RecordEntity> {

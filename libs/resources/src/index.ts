@@ -222,6 +222,33 @@ export {
   type ExportStatus,
   type ExportView,
 } from './export';
+export {
+  Channel,
+  CHANNEL_KINDS,
+  CHANNEL_METHODS,
+  CHANNEL_RESERVED_HEADERS,
+  CHANNEL_TIMEOUT,
+  MAPPABLE_PRODUCT_FIELDS,
+  mappingClashes,
+  type ChannelEndpoint,
+  type ChannelInput,
+  type ChannelMapping,
+  type ChannelView,
+} from './channel';
+export {
+  MAX_TRACKING,
+  Publication,
+  PUBLICATION_ORIGINS,
+  PUBLICATION_STATUSES,
+  TRACKING_STATUSES,
+  trackingEntrySchema,
+  type PublicationInput,
+  type PublicationOrigin,
+  type PublicationStatus,
+  type PublicationView,
+  type TrackingEntry,
+  type TrackingStatus,
+} from './publication';
 export { Field, field, type FieldSpec } from './declare/field';
 export {
   defineResource,

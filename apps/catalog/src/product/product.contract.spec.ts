@@ -19,7 +19,7 @@ describe('products contract: declaration, entity and proto messages', () => {
     ).toEqual([]);
   });
 
-  it('answers the seven record RPCs, the bulk upsert, the serialized read and list and the internal scan, description, publication and approved-changes RPCs', () => {
+  it('answers the seven record RPCs, the bulk upsert, the serialized read and list and the internal scan, description, publication (one product, and outcomes of many) and approved-changes RPCs', () => {
     expect(rpcsOf(PROTO_FILES.products, 'pim.catalog.v1.ProductsService')).toEqual(
       [
         ...recordRpcs('Product', 'Products'),
@@ -28,6 +28,7 @@ describe('products contract: declaration, entity and proto messages', () => {
         'DescribeProducts',
         'GetProductJson',
         'ListProductsJson',
+        'RecordPublishments',
         'ScanProducts',
         'UpdateProductPublication',
       ].sort(),

@@ -1,4 +1,7 @@
+import type { z } from 'zod';
+import type { BatchLoader } from '../http/expand';
 import type { Api } from '../http/route';
+import { publisherRoutes } from './publisher.routes';
 import { ioJobsRoutes } from './io-jobs.routes';
 import { ordersRoutes } from './orders.routes';
 import { workflowRoutes } from './workflow.routes';
@@ -9,6 +12,12 @@ export interface ListLimits {
   defaultLimit: number;
   /** The largest upload in bytes, for routes that take files. */
   uploadMaxBytes?: number;
+}
+
+/** Records of other apps a list may expand (`expand=product`), by collection: how to load them and how they are shown. */
+export interface RelatedRecords {
+  loaders: Record<string, BatchLoader>;
+  views: Record<string, z.ZodObject>;
 }
 
 /**
@@ -22,7 +31,7 @@ export interface OwnerRoutes {
   addressEnv: string;
   defaultAddress: string;
   clients(opts: { address: string; deadlineMs: number }): { close(): void };
-  routes(api: Api, clients: () => unknown, limits: ListLimits): void;
+  routes(api: Api, clients: () => unknown, limits: ListLimits, related: RelatedRecords): void;
 }
 
 /**
@@ -30,4 +39,4 @@ export interface OwnerRoutes {
  * (`nx g @pim/generators:resource`) adds an app here with its first resource; the catalog and
  * webhooks predate it and are wired in `app.ts` by hand.
  */
-export const OWNER_ROUTES: OwnerRoutes[] = [workflowRoutes, ordersRoutes, ioJobsRoutes];
+export const OWNER_ROUTES: OwnerRoutes[] = [workflowRoutes, ordersRoutes, ioJobsRoutes, publisherRoutes];

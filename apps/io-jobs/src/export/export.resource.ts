@@ -1,4 +1,4 @@
-import { type ConflictError, ValidationError } from '@pim/errors';
+import { type ConflictError, ValidationError, stateConflict } from '@pim/errors';
 import { declaredRecord } from '@pim/records';
 import {
   Export,
@@ -9,7 +9,6 @@ import {
 } from '@pim/resources';
 import { ExportEntity } from '../entities/export.entity';
 import type { JobQueue, QueueSpec } from '../jobs/job.queue';
-import { stateConflict } from '../jobs/job.states';
 import type { CatalogLink } from '../links/catalog.link';
 import { buildReport, headerAttributeKeys } from './export.report';
 

@@ -1,10 +1,9 @@
 import type { EntityManager } from 'typeorm';
-import { type ConflictError, ValidationError, withLinks } from '@pim/errors';
+import { type ConflictError, ValidationError, stateConflict, withLinks } from '@pim/errors';
 import { declaredRecord } from '@pim/records';
 import { Import, type ImportHeader, type ImportStatus } from '@pim/resources';
 import type { FileStorage } from '@pim/storage';
 import { ImportEntity } from '../entities/import.entity';
-import { stateConflict } from '../jobs/job.states';
 import type { CatalogLink } from '../links/catalog.link';
 import { liveTemplate } from '../repositories/import-templates.repository';
 import { checkMapping, mappedAttributeKeys, mappingFromTemplate, type Mapping } from './import.mapping';

@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { runWithContext } from '@pim/logging';
 import { ConflictError, NotFoundError, ValidationError } from '@pim/errors';
 import { webhooksTestContext, type WebhooksTestContext } from '../testing/webhooks.context';
-import { startReceiver, type TestReceiver } from '../testing/receiver';
+import { startReceiver, type TestReceiver } from '@pim/testing';
 import { WorkerPool, loopbackPolicy, recordEvents, testEvent, until } from '../testing/delivery.harness';
 import { DeliveryQueue, INTERRUPTED_ERROR } from './deliveries.repository';
 

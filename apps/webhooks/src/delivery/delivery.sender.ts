@@ -4,7 +4,7 @@ import type { EventEnvelope } from '@pim/events';
 import type { AttemptOutcome } from '@pim/resources';
 import type { KeyValuePair } from '../webhook/webhook.entity';
 import { isBlockedError } from '@pim/outbound';
-import { parseRetryAfter } from './retry.schedule';
+import { parseRetryAfter } from '@pim/outbound';
 import { signatureHeader } from './signature';
 
 /** A delivery as a worker holds it: what to send, where, and with which secrets. */

@@ -4,7 +4,7 @@ import { runWithContext, type Logger } from '@pim/logging';
 import type { WebhookMetrics } from '../metrics/metrics';
 import { DELIVERIES_CHANNEL, DeliveryQueue, nextState, type Completion } from './deliveries.repository';
 import type { AttemptResult, ClaimedDelivery, DeliverySender } from './delivery.sender';
-import { nextDelay } from './retry.schedule';
+import { nextDelay } from '@pim/outbound';
 
 /** How a delivery worker runs. */
 export interface DeliveryWorkerOptions {

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { EventEnvelope } from '@pim/events';
-import { isId, newId } from '@pim/ids';
+import { newId } from '@pim/ids';
 import { insertDeliveries, insertInbox, wakeDeliveryWorkers, webhooksTaking } from './deliveries.repository';
 
 /** What recording a batch of events did. */
@@ -11,21 +11,6 @@ export interface RecordResult {
   duplicates: number;
   /** Deliveries created. */
   deliveries: number;
-}
-
-/** Whether a parsed message has what the fan-out needs of an envelope. */
-export function isEnvelope(v: unknown): v is EventEnvelope {
-  const e = v as Partial<EventEnvelope> | null;
-  return (
-    typeof e === 'object' &&
-    e !== null &&
-    isId(e.id) &&
-    typeof e.type === 'string' &&
-    typeof e.collection === 'string' &&
-    typeof e.source === 'string' &&
-    typeof e.occurred_at === 'string' &&
-    !Number.isNaN(Date.parse(e.occurred_at))
-  );
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   productSchemas,
 } from '@pim/resources';
 import type { Api } from '../../http/route';
+import type { RelatedRecords } from '../owners';
 import type { CatalogClients, RecordClient } from './catalog.clients';
 import type { BatchLoader } from '../../http/expand';
 import { brandCodec, catalogCodec, categoryCodec, categoryTreeCodec, familyCodec } from './taxonomy.codecs';
@@ -83,13 +84,14 @@ function loader<V extends { _id: string }, M, In, I>(
 /**
  * Declares the routes of the catalog app: /brands, /category-trees, /categories, /families,
  * /catalogs, /attributes (with /attributes/{id}/options), /attribute-groups, /products (with /products/bulk) and /product-relations. `clients` is
- * only touched when a request arrives.
+ * only touched when a request arrives. Answers how the catalog's records are loaded and shown, for
+ * other apps' lists that expand them (a publication's product).
  */
 export function catalogRoutes(
   api: Api,
   clients: CatalogClients,
   limits: { maxLimit: number; defaultLimit: number },
-): void {
+): RelatedRecords {
   const brands = () => clients.brands;
   const trees = () => clients.categoryTrees;
   const categories = () => clients.categories;
@@ -159,4 +161,5 @@ export function catalogRoutes(
   attributeRoutes(declare, clients);
   productRoutes(api, declare, clients);
   relationRoutes(declare, clients);
+  return { loaders, views };
 }

@@ -320,6 +320,28 @@ export interface UpdateProductPublicationResponse {
   data?: Product | undefined;
 }
 
+/** The outcome of one publication of a product on a channel. */
+export interface PublishmentOutcome {
+  product_id: string;
+  /** The channel's code. */
+  channel: string;
+  /** PUBLISHED or FAILED. */
+  status: string;
+  /** When the outcome happened, ISO 8601 UTC. */
+  at: string;
+  publication_id: string;
+}
+
+export interface RecordPublishmentsRequest {
+  /** At most 1,000. */
+  outcomes: PublishmentOutcome[];
+}
+
+export interface RecordPublishmentsResponse {
+  /** Products of the request that are not live (their outcomes were not recorded). */
+  missing_product_ids: string[];
+}
+
 export interface GetProductJsonRequest {
   id: string;
 }
@@ -4302,6 +4324,291 @@ export const UpdateProductPublicationResponse: MessageFns<UpdateProductPublicati
   },
 };
 
+function createBasePublishmentOutcome(): PublishmentOutcome {
+  return { product_id: "", channel: "", status: "", at: "", publication_id: "" };
+}
+
+export const PublishmentOutcome: MessageFns<PublishmentOutcome> = {
+  encode(message: PublishmentOutcome, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product_id !== "") {
+      writer.uint32(10).string(message.product_id);
+    }
+    if (message.channel !== "") {
+      writer.uint32(18).string(message.channel);
+    }
+    if (message.status !== "") {
+      writer.uint32(26).string(message.status);
+    }
+    if (message.at !== "") {
+      writer.uint32(34).string(message.at);
+    }
+    if (message.publication_id !== "") {
+      writer.uint32(42).string(message.publication_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublishmentOutcome {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublishmentOutcome();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.channel = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.at = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.publication_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublishmentOutcome {
+    return {
+      product_id: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      channel: isSet(object.channel) ? globalThis.String(object.channel) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      at: isSet(object.at) ? globalThis.String(object.at) : "",
+      publication_id: isSet(object.publicationId)
+        ? globalThis.String(object.publicationId)
+        : isSet(object.publication_id)
+        ? globalThis.String(object.publication_id)
+        : "",
+    };
+  },
+
+  toJSON(message: PublishmentOutcome): unknown {
+    const obj: any = {};
+    if (message.product_id !== "") {
+      obj.productId = message.product_id;
+    }
+    if (message.channel !== "") {
+      obj.channel = message.channel;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.at !== "") {
+      obj.at = message.at;
+    }
+    if (message.publication_id !== "") {
+      obj.publicationId = message.publication_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PublishmentOutcome>, I>>(base?: I): PublishmentOutcome {
+    return PublishmentOutcome.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PublishmentOutcome>, I>>(object: I): PublishmentOutcome {
+    const message = createBasePublishmentOutcome();
+    message.product_id = object.product_id ?? "";
+    message.channel = object.channel ?? "";
+    message.status = object.status ?? "";
+    message.at = object.at ?? "";
+    message.publication_id = object.publication_id ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordPublishmentsRequest(): RecordPublishmentsRequest {
+  return { outcomes: [] };
+}
+
+export const RecordPublishmentsRequest: MessageFns<RecordPublishmentsRequest> = {
+  encode(message: RecordPublishmentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.outcomes) {
+      PublishmentOutcome.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordPublishmentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordPublishmentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcomes.push(PublishmentOutcome.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordPublishmentsRequest {
+    return {
+      outcomes: globalThis.Array.isArray(object?.outcomes)
+        ? object.outcomes.map((e: any) => PublishmentOutcome.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RecordPublishmentsRequest): unknown {
+    const obj: any = {};
+    if (message.outcomes?.length) {
+      obj.outcomes = message.outcomes.map((e) => PublishmentOutcome.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordPublishmentsRequest>, I>>(base?: I): RecordPublishmentsRequest {
+    return RecordPublishmentsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordPublishmentsRequest>, I>>(object: I): RecordPublishmentsRequest {
+    const message = createBaseRecordPublishmentsRequest();
+    message.outcomes = object.outcomes?.map((e) => PublishmentOutcome.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordPublishmentsResponse(): RecordPublishmentsResponse {
+  return { missing_product_ids: [] };
+}
+
+export const RecordPublishmentsResponse: MessageFns<RecordPublishmentsResponse> = {
+  encode(message: RecordPublishmentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.missing_product_ids) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordPublishmentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordPublishmentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.missing_product_ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordPublishmentsResponse {
+    return {
+      missing_product_ids: globalThis.Array.isArray(object?.missingProductIds)
+        ? object.missingProductIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.missing_product_ids)
+        ? object.missing_product_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RecordPublishmentsResponse): unknown {
+    const obj: any = {};
+    if (message.missing_product_ids?.length) {
+      obj.missingProductIds = message.missing_product_ids;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordPublishmentsResponse>, I>>(base?: I): RecordPublishmentsResponse {
+    return RecordPublishmentsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordPublishmentsResponse>, I>>(object: I): RecordPublishmentsResponse {
+    const message = createBaseRecordPublishmentsResponse();
+    message.missing_product_ids = object.missing_product_ids?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseGetProductJsonRequest(): GetProductJsonRequest {
   return { id: "" };
 }
@@ -5267,6 +5574,22 @@ export const ProductsServiceService = {
       UpdateProductPublicationResponse.decode(value),
   },
   /**
+   * Internal, for the publisher: records outcomes of publications on their products, each merged
+   * by channel under the product's row lock (an outcome older than the one a channel shows is left
+   * out), and emits `products.updated` for each product changed. Deleted products are named back.
+   */
+  recordPublishments: {
+    path: "/pim.catalog.v1.ProductsService/RecordPublishments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordPublishmentsRequest): Buffer =>
+      Buffer.from(RecordPublishmentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordPublishmentsRequest => RecordPublishmentsRequest.decode(value),
+    responseSerialize: (value: RecordPublishmentsResponse): Buffer =>
+      Buffer.from(RecordPublishmentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordPublishmentsResponse => RecordPublishmentsResponse.decode(value),
+  },
+  /**
    * Reads one live product as the REST API shows it, already serialized (UTF-8 JSON): the
    * gateway's GET /products/{id} passes it through without decoding and re-encoding it.
    */
@@ -5349,6 +5672,12 @@ export interface ProductsServiceServer extends UntypedServiceImplementation {
    * last_published_at, last_publishment_id, publishments) and emits `products.updated`.
    */
   updateProductPublication: handleUnaryCall<UpdateProductPublicationRequest, UpdateProductPublicationResponse>;
+  /**
+   * Internal, for the publisher: records outcomes of publications on their products, each merged
+   * by channel under the product's row lock (an outcome older than the one a channel shows is left
+   * out), and emits `products.updated` for each product changed. Deleted products are named back.
+   */
+  recordPublishments: handleUnaryCall<RecordPublishmentsRequest, RecordPublishmentsResponse>;
   /**
    * Reads one live product as the REST API shows it, already serialized (UTF-8 JSON): the
    * gateway's GET /products/{id} passes it through without decoding and re-encoding it.
@@ -5549,6 +5878,26 @@ export interface ProductsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateProductPublicationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, for the publisher: records outcomes of publications on their products, each merged
+   * by channel under the product's row lock (an outcome older than the one a channel shows is left
+   * out), and emits `products.updated` for each product changed. Deleted products are named back.
+   */
+  recordPublishments(
+    request: RecordPublishmentsRequest,
+    callback: (error: ServiceError | null, response: RecordPublishmentsResponse) => void,
+  ): ClientUnaryCall;
+  recordPublishments(
+    request: RecordPublishmentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordPublishmentsResponse) => void,
+  ): ClientUnaryCall;
+  recordPublishments(
+    request: RecordPublishmentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordPublishmentsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Reads one live product as the REST API shows it, already serialized (UTF-8 JSON): the

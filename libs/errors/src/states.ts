@@ -1,12 +1,12 @@
-import { ConflictError } from '@pim/errors';
+import { ConflictError } from './errors';
 
 /**
- * A 409 for a move a job's state does not allow, naming both states: `Import '…' is completed: a
- * finished import cannot be canceled (from completed to canceled)`. `to` is the state the move
- * would have taken it to.
+ * A 409 for a move a record's state does not allow, naming both states: `Import '…' is completed: a
+ * finished import cannot be canceled (from completed to canceled)`. `kind` names the record
+ * (`Import`, `Publication`); `to` is the state the move would have taken it to.
  */
 export function stateConflict(
-  kind: 'Import' | 'Export',
+  kind: string,
   record: { _id: string; status: string },
   what: string,
   allowed: readonly string[],

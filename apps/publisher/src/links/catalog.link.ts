@@ -1,0 +1,41 @@
+import { products as pb } from '@pim/contracts';
+import { NotFoundError } from '@pim/errors';
+import { createRpcClient } from '@pim/rpc';
+import type { ProductSnapshot } from '../products/product.payload';
+
+/** The outcome of a publication as the catalog records it on the product. */
+export type PublishmentOutcome = pb.PublishmentOutcome;
+
+/** What the publisher asks the catalog: a product as the API shows it, and to record publication outcomes on products. */
+export interface CatalogLink {
+  /** The live product as GET /products/{id} shows it, or null when there is none. A catalog that does not answer is a 503. */
+  product(id: string): Promise<ProductSnapshot | null>;
+  /** Records outcomes on their products (merged by channel); answers the products that are gone. */
+  recordPublishments(outcomes: PublishmentOutcome[]): Promise<string[]>;
+  close(): void;
+}
+
+const DEADLINE_MS = 10_000;
+
+/** The catalog's products service at `address` (`host:port`), connected on first use. */
+export function catalogLink(address: string): CatalogLink {
+  let client: ReturnType<typeof createRpcClient<pb.ProductsServiceClient>> | undefined;
+  const products = () =>
+    (client ??= createRpcClient(pb.ProductsServiceClient, { service: 'catalog', address, deadlineMs: DEADLINE_MS }));
+  return {
+    async product(id) {
+      try {
+        const r = await products().getProductJson({ id });
+        return JSON.parse(Buffer.from(r.json).toString('utf8')) as ProductSnapshot;
+      } catch (err) {
+        if (err instanceof NotFoundError) return null;
+        throw err;
+      }
+    },
+    async recordPublishments(outcomes) {
+      if (outcomes.length === 0) return [];
+      return (await products().recordPublishments({ outcomes })).missing_product_ids;
+    },
+    close: () => client?.close(),
+  };
+}

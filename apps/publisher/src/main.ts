@@ -1,0 +1,4 @@
+import { runApp } from '@pim/app';
+import { publisherApp } from './app';
+
+void runApp(publisherApp);

@@ -1,0 +1,5 @@
+import { CreatePublisherSchema1795624061885 } from './1795624061885-create-publisher-schema';
+import { CreateChannelsAndPublications1795624157686 } from './1795624157686-create-channels-and-publications';
+
+/** Every migration of the publisher schema, oldest first. */
+export const migrations = [CreatePublisherSchema1795624061885, CreateChannelsAndPublications1795624157686];

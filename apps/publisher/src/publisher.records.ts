@@ -1,0 +1,32 @@
+import type { DataSource } from 'typeorm';
+import type { AddressPolicy } from '@pim/outbound';
+import { RecordService, type RecordStore } from '@pim/records';
+import { channelRecord } from './channel/channel.resource';
+import type { CatalogLink } from './links/catalog.link';
+import { PublicationMoves } from './publication/publication.moves';
+import { publicationRecord } from './publication/publication.resource';
+import { PublicationsRepository } from './repositories/publications.repository';
+
+/** How the publisher app's records are stored: its events come from `publisher`. */
+export const PUBLISHER_STORE: RecordStore = { source: 'publisher' };
+
+/** The publisher's record services and what they share, as the app and its tests build them. */
+export function publisherRecords(ds: DataSource, catalog: CatalogLink, policy: AddressPolicy) {
+  // The resource reaches the repository only when a write runs, after both exist.
+  const publications = new RecordService(
+    ds,
+    publicationRecord({ catalog, publications: (): PublicationsRepository => repository }),
+    PUBLISHER_STORE,
+  );
+  // The repository writes events showing publications as their service does.
+  const repository: PublicationsRepository = new PublicationsRepository(ds, (record) => publications.toView(record));
+  return {
+    channels: new RecordService(ds, channelRecord(policy), PUBLISHER_STORE),
+    publications,
+    repository,
+    moves: new PublicationMoves(publications, () => repository),
+  };
+}
+
+/** The publisher's record services. */
+export type PublisherRecords = ReturnType<typeof publisherRecords>;

@@ -1,0 +1,47 @@
+import type { EntityManager } from 'typeorm';
+import { newId } from '@pim/ids';
+import { AdvertisementEntity } from '../entities/advertisement.entity';
+
+/** Queries over advertisements: each product's listing on a channel. */
+export const advertisementsRepository = {
+  /**
+   * The advertisement of a product on a channel, made on its first publication, now naming
+   * `publicationId` as its latest. Its row lock is held until the caller's transaction ends, so
+   * publications of one product and channel are created one after the other.
+   */
+  async makeLatest(m: EntityManager, productId: string, channelId: string, publicationId: string): Promise<string> {
+    const rows: { _id: string }[] = await m.query(
+      `INSERT INTO advertisements (_id, product_id, channel_id, created_at, latest_publication_id)
+       VALUES ($1, $2, $3, now(), $4)
+       ON CONFLICT (product_id, channel_id) DO UPDATE SET latest_publication_id = EXCLUDED.latest_publication_id
+       RETURNING _id`,
+      [newId(), productId, channelId, publicationId],
+    );
+    return rows[0]._id;
+  },
+
+  /** Notes a publication the channel accepted, unless the advertisement already shows a later one. */
+  async recordPublished(m: EntityManager, id: string, publicationId: string, at: Date, hash: string): Promise<void> {
+    await m.query(
+      `UPDATE advertisements SET published_publication_id = $2, published_at = $3, published_hash = $4
+       WHERE _id = $1 AND (published_at IS NULL OR published_at <= $3)`,
+      [id, publicationId, at, hash],
+    );
+  },
+
+  /** Whether a channel already accepted this advertisement's product once. */
+  async wasPublished(m: EntityManager, id: string): Promise<boolean> {
+    const rows: unknown[] = await m.query(`SELECT 1 FROM advertisements WHERE _id = $1 AND published_at IS NOT NULL`, [
+      id,
+    ]);
+    return rows.length > 0;
+  },
+
+  /** The advertisements of a product some channel accepted. */
+  publishedOf(m: EntityManager, productId: string): Promise<AdvertisementEntity[]> {
+    return m
+      .createQueryBuilder(AdvertisementEntity, 'a')
+      .where('a.product_id = :productId AND a.published_at IS NOT NULL', { productId })
+      .getMany();
+  },
+};

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Dispatcher } from 'undici';
+import { NotifiedLoop } from '@pim/db';
+import type { Logger } from '@pim/logging';
+import { nextDelay } from '@pim/outbound';
+import type { ChannelEndpoint, ChannelMapping } from '@pim/resources';
+import type { ChannelEntity } from '../entities/channel.entity';
+import type { PublicationEntity } from '../entities/publication.entity';
+import type { CatalogLink } from '../links/catalog.link';
+import { buildPayload, type ProductSnapshot } from '../products/product.payload';
+import { track } from '../entities/publication.tracking';
+import { advertisementsRepository } from '../repositories/advertisements.repository';
+import { channelsRepository } from '../repositories/channels.repository';
+import { PUBLICATIONS_CHANNEL, type PublicationsRepository } from '../repositories/publications.repository';
+import { sendToChannel, type ChannelAnswer } from './channel.request';
+
+/** How a sender runs. */
+export interface PublicationSenderOptions {
+  dataSource: DataSource;
+  publications: PublicationsRepository;
+  catalog: CatalogLink;
+  agent: Dispatcher;
+  logger: Logger;
+  /** Requests in flight in this process. */
+  concurrency: number;
+  leaseMs: number;
+  /** Longest sleep without a notification. */
+  pollMs: number;
+  /** Delay before each retry (ms), after a timeout, a network error or a 5xx. */
+  schedule: number[];
+  jitter: number;
+  /** Time in-flight requests get to finish on stop(). Default 10 s. */
+  stopGraceMs?: number;
+}
+
+/** What one request ended with, waiting to be written. */
+interface Done {
+  id: string;
+  answer: ChannelAnswer;
+  payload: unknown;
+}
+
+/** Claimed per query. */
+const CLAIM_BATCH = 200;
+/** Outcomes the catalog is asked to record per call. */
+const SYNC_BATCH = 500;
+/** Outcomes not recorded on the catalog product within this long are tried again by any replica. */
+const SYNC_LATE_MS = 10_000;
+const MAX_BACKOFF_MS = 30_000;
+
+/** The publication's outcome: what its record becomes, and the event that says so. */
+function outcome(
+  done: Done,
+  schedule: number[],
+  jitter: number,
+): (record: PublicationEntity, m: EntityManager) => Promise<string> {
+  return async (record, m) => {
+    const a = done.answer;
+    const now = new Date();
+    record.published_payload = done.payload as Record<string, unknown>;
+    const data = [
+      `attempt=${record.attempts}`,
+      ...(a.status ? [`http_status=${a.status}`] : []),
+      `duration_ms=${a.durationMs}`,
+    ];
+    if (a.kind === 'published') {
+      Object.assign(record, {
+        status: 'published',
+        publishment_url: a.url ?? null,
+        next_attempt_at: null,
+        outcome_at: now,
+        product_sync_due: true,
+      });
+      track(record, 'PUBLISHED', `The channel '${record.channel_code}' accepted it (${a.status})`, [
+        ...data,
+        ...(a.url ? [`url=${a.url}`] : []),
+      ]);
+      await advertisementsRepository.recordPublished(m, record.advertisement_id, record._id, now, record.content_hash);
+      return 'status_changed';
+    }
+    const delay = a.kind === 'retry' ? nextDelay(schedule, record.attempts, jitter) : null;
+    if (delay !== null) {
+      const wait = Math.max(delay, a.kind === 'retry' ? (a.retryAfterMs ?? 0) : 0);
+      record.next_attempt_at = new Date(now.getTime() + wait);
+      track(record, 'PENDING', `${a.message}; the next attempt is at ${record.next_attempt_at.toISOString()}`, data);
+      return 'updated';
+    }
+    const gaveUp = a.kind === 'retry' ? ` (gave up after ${record.attempts} attempts)` : '';
+    Object.assign(record, { status: 'failed', next_attempt_at: null, outcome_at: now });
+    // The catalog hears of a failure only where the channel lists an earlier version of the product.
+    record.product_sync_due = await advertisementsRepository.wasPublished(m, record.advertisement_id);
+    track(record, 'FAILED', `${a.message}${gaveUp}`, data);
+    return 'status_changed';
+  };
+}
+
+/** What stops a claimed publication before any request: its channel is gone or disabled. */
+function channelProblem(p: PublicationEntity, channel: ChannelEntity | undefined): string | null {
+  if (!channel) return `The channel '${p.channel_code}' was deleted before the publication was sent`;
+  if (!channel.enabled) return `The channel '${channel.code}' was disabled before the publication was sent`;
+  return null;
+}
+
+/**
+ * Sends publications to their channels. Any replica claims due publications (a lease each, the
+ * oldest waiting one of each product and channel only), sends them with bounded concurrency, and
+ * writes each outcome — published, a retry at a later time, or failed — while its lease holds;
+ * then the catalog records the outcomes on the products (again later, by any replica, when the
+ * catalog does not answer).
+ */
+export class PublicationSender extends NotifiedLoop {
+  private readonly token = randomUUID();
+  private inflight = 0;
+  private done: Done[] = [];
+  private readonly requests = new Set<Promise<void>>();
+  private failures = 0;
+  private lastLateSync = 0;
+
+  constructor(private readonly opts: PublicationSenderOptions) {
+    super({
+      dataSource: opts.dataSource,
+      channel: PUBLICATIONS_CHANNEL,
+      name: 'publication sender',
+      listenPurpose: 'publications-listen',
+      logger: opts.logger,
+    });
+  }
+
+  protected async loop(): Promise<void> {
+    while (!this.stopping) {
+      this.wakeup.reset();
+      let claimedAll = false;
+      try {
+        await this.flush();
+        const free = this.opts.concurrency - this.inflight;
+        if (free > 0) {
+          const want = Math.min(free, CLAIM_BATCH);
+          const claimed = await this.opts.publications.claim(want, this.opts.leaseMs, this.token);
+          await this.send(claimed);
+          claimedAll = claimed.length === want;
+        }
+        await this.syncLate();
+        this.failures = 0;
+      } catch (err) {
+        this.failures += 1;
+        this.opts.logger.warn({ err }, 'publication sender round failed; trying again');
+        await this.wakeup.sleep(Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.failures), false);
+        continue;
+      }
+      if (!claimedAll || this.inflight >= this.opts.concurrency) await this.wakeup.sleep(await this.sleepMs());
+    }
+    await this.drain();
+  }
+
+  /** Until the next retry comes due, at most the poll interval. */
+  private async sleepMs(): Promise<number> {
+    const next = await this.opts.publications.nextDue().catch(() => null);
+    if (!next) return this.opts.pollMs;
+    return Math.max(5, Math.min(this.opts.pollMs, next.getTime() - Date.now()));
+  }
+
+  /** Starts the requests of claimed publications (a gone or disabled channel fails at once). */
+  private async send(claimed: PublicationEntity[]): Promise<void> {
+    if (claimed.length === 0) return;
+    const channels = new Map(
+      (
+        await channelsRepository.live(
+          this.opts.dataSource.manager,
+          claimed.map((p) => p.channel_id),
+        )
+      ).map((c) => [c._id, c]),
+    );
+    for (const p of claimed) {
+      const channel = channels.get(p.channel_id);
+      const problem = channelProblem(p, channel);
+      if (problem) {
+        this.done.push({ id: p._id, answer: { kind: 'failed', message: problem, durationMs: 0 }, payload: null });
+        continue;
+      }
+      const payload = buildPayload(
+        { mapping: channel!.mapping as ChannelMapping[], language: channel!.language ?? null },
+        p.product_snapshot as ProductSnapshot,
+      );
+      this.inflight += 1;
+      const request = sendToChannel(this.opts.agent, channel!.endpoint as ChannelEndpoint, payload, p._id).then(
+        (answer) => {
+          this.done.push({ id: p._id, answer, payload });
+        },
+      );
+      const tracked = request.finally(() => {
+        this.inflight -= 1;
+        this.requests.delete(tracked);
+        this.wakeup.wake();
+      });
+      this.requests.add(tracked);
+    }
+    if (this.done.length > 0) this.wakeup.wake();
+  }
+
+  /** Writes the outcomes that arrived, then has the catalog record the final ones. */
+  private async flush(): Promise<void> {
+    if (this.done.length === 0) return;
+    const batch = this.done;
+    this.done = [];
+    const byId = new Map(batch.map((d) => [d.id, outcome(d, this.opts.schedule, this.opts.jitter)]));
+    let written: PublicationEntity[];
+    try {
+      written = await this.opts.publications.complete(this.token, byId);
+    } catch (err) {
+      this.done.push(...batch); // written next round; the leases still hold them
+      throw err;
+    }
+    await this.sync(written.filter((p) => p.product_sync_due));
+  }
+
+  /** Has the catalog record outcomes on their products; what fails is tried again later (syncLate). */
+  private async sync(ended: PublicationEntity[]): Promise<void> {
+    for (let i = 0; i < ended.length; i += SYNC_BATCH) {
+      const batch = ended.slice(i, i + SYNC_BATCH);
+      try {
+        await this.opts.catalog.recordPublishments(
+          batch.map((p) => ({
+            product_id: p.product_id,
+            channel: p.channel_code,
+            status: p.status === 'published' ? 'PUBLISHED' : 'FAILED',
+            at: (p.outcome_at ?? new Date()).toISOString(),
+            publication_id: p._id,
+          })),
+        );
+        await this.opts.publications.synced(batch.map((p) => p._id));
+      } catch (err) {
+        this.opts.logger.warn(
+          { err, publications: batch.length },
+          'the catalog did not record publication outcomes; trying again later',
+        );
+        return;
+      }
+    }
+  }
+
+  /** Outcomes left unrecorded (the catalog was away, a replica stopped) are sent again, every few seconds. */
+  private async syncLate(): Promise<void> {
+    if (Date.now() - this.lastLateSync < SYNC_LATE_MS) return;
+    this.lastLateSync = Date.now();
+    await this.sync(await this.opts.publications.syncDue(SYNC_BATCH, new Date(Date.now() - SYNC_LATE_MS)));
+  }
+
+  /** On stop: lets requests in flight finish (a grace period), then writes their outcomes. */
+  private async drain(): Promise<void> {
+    const grace = new Promise((r) => setTimeout(r, this.opts.stopGraceMs ?? 10_000).unref());
+    await Promise.race([Promise.all(this.requests), grace]);
+    await this.flush().catch((err) =>
+      this.opts.logger.warn(
+        { err },
+        'publication outcomes left unwritten at stop; their leases run out and they are sent again',
+      ),
+    );
+  }
+}
