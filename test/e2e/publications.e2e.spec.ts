@@ -243,6 +243,44 @@ describe('publications through the whole platform', () => {
     expect(done.attempts).toBe(3);
   }, 60_000);
 
+  it('publishes in bulk: a batch of the products the filters select, refusing those not ready', async () => {
+    const ready = [
+      await newProduct({ color: 'a' }),
+      await newProduct({ color: 'b' }),
+      await newProduct({ color: 'c' }),
+    ];
+    const notReady = await newProduct();
+    const ids = [...ready, notReady].map((p) => p._id).join(',');
+    const created = await e2e.api('POST', '/api/v1/publications/bulk', {
+      channel_id: channel._id,
+      filters: { _id_in: ids },
+    });
+    expect(created.status).toBe(202);
+    expect(created.json).toMatchObject({ status: 'pending', channel_id: channel._id });
+    const location = created.headers.get('location')!;
+    expect(location).toBe(`/api/v1/publication-batches/${created.json._id}`);
+    let batch: Json = {};
+    await eventually(async () => {
+      batch = (await e2e.api('GET', location)).json;
+      return batch.status === 'completed';
+    }, 30_000);
+    expect(batch).toMatchObject({
+      products_count: 4,
+      publications_count: 3,
+      refused_count: 1,
+      refusals: [{ product_id: notReady._id, code: notReady.code }],
+    });
+    await eventually(async () => {
+      const list = await e2e.api('GET', `/api/v1/publications?batch_id=${batch._id}&status=published`);
+      return list.json.total === 3;
+    }, 30_000);
+    const bad = await e2e.api('POST', '/api/v1/publications/bulk', {
+      channel_id: channel._id,
+      filters: { colour: 'x' },
+    });
+    expect(bad).toMatchObject({ status: 400, json: { kind: 'validation', details: [{ field: 'filters.colour' }] } });
+  }, 60_000);
+
   it('with auto_republish, a change of a published product makes a new publication', async () => {
     const auto = await e2e.api('POST', '/api/v1/channels', {
       code: 'marketplace',

@@ -50,13 +50,15 @@ export function sectionOf(doc: string, title: string): string {
 
 /**
  * The whole platform as `npm start` runs it, on the bench's database and stream, with its
- * bootstrap admin key and no rate limit in the way; the apps' lines go to `logs`.
+ * bootstrap admin key and no rate limit in the way; the apps' lines go to `logs`. `env` adds
+ * variables for every app (e.g. an allow-list the bench's local receiver needs).
  */
 export function startBenchPlatform(
   db: { url: string },
   stream: { url: string; name: string; subjectPrefix: string },
   adminKey: string,
   logs: string[],
+  env: Record<string, string> = {},
 ): Promise<RunningPlatform> {
   return startPlatform({
     databaseUrl: db.url,
@@ -68,6 +70,7 @@ export function startBenchPlatform(
       LOG_LEVEL: 'warn',
       PIM_BOOTSTRAP_API_KEY: adminKey,
       RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...env,
     },
     log: (line) => logs.push(line),
   });

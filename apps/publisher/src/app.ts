@@ -4,12 +4,14 @@ import { EventConsumer } from '@pim/events';
 import { AddressPolicy, createGuardedAgent } from '@pim/outbound';
 import { readConfig, type PublisherConfig } from './config';
 import { dataSourceOptions } from './data-source';
+import { publicationBatchesGrpc } from './publication-batch/publication-batch.grpc';
 import { channelsGrpc } from './channel/channel.grpc';
 import { catalogLink } from './links/catalog.link';
 import { publicationsGrpc } from './publication/publication.grpc';
 import { publisherRecords } from './publisher.records';
 import { AutoRepublisher, PRODUCT_UPDATED } from './republish/auto-republish';
 import { PublicationSender } from './sender/publication.sender';
+import { BatchRunner } from './publication-batch/publication-batch.runner';
 
 /**
  * The publisher app as the bootstrap runs it: channels and publications on the record engine, the
@@ -53,6 +55,17 @@ export const publisherApp: AppSpec<PublisherConfig> = {
           stopGraceMs: config.SHUTDOWN_GRACE_MS,
         })
       : undefined;
+    // Batches are run by the replicas that send.
+    const runner = config.PUBLISHER_SENDER
+      ? new BatchRunner({
+          dataSource: ds,
+          batches: records.batchesRepository,
+          publications: records.repository,
+          catalog,
+          logger,
+          pollMs: config.PUBLISHER_POLL_MS * 5,
+        })
+      : undefined;
     const republisher = new AutoRepublisher(ds, records, logger);
     const autoRepublish =
       config.PUBLISHER_AUTO_REPUBLISH && nats
@@ -72,10 +85,11 @@ export const publisherApp: AppSpec<PublisherConfig> = {
         : undefined;
     return {
       services: [
+        publicationBatchesGrpc(records.batches, logger),
         channelsGrpc(records.channels, catalog, logger),
         publicationsGrpc(records.publications, records.moves, logger),
       ],
-      loops: [sender, autoRepublish],
+      loops: [sender, runner, autoRepublish],
       close: [() => agent.close(), () => catalog.close()],
       started: {
         sender: Boolean(sender),

@@ -3,6 +3,7 @@ import { OutboxEvent } from '@pim/events';
 import { ChannelEntity } from './entities/channel.entity';
 import { AdvertisementEntity } from './entities/advertisement.entity';
 import { PublicationEntity } from './entities/publication.entity';
+import { PublicationBatchEntity } from './entities/publication-batch.entity';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -13,7 +14,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [ChannelEntity, PublicationEntity, AdvertisementEntity, OutboxEvent],
+    entities: [PublicationBatchEntity, ChannelEntity, PublicationEntity, AdvertisementEntity, OutboxEvent],
     migrations,
     applicationName: 'pim-publisher',
   };

@@ -5,6 +5,8 @@ import { channelRecord } from './channel/channel.resource';
 import type { CatalogLink } from './links/catalog.link';
 import { PublicationMoves } from './publication/publication.moves';
 import { publicationRecord } from './publication/publication.resource';
+import { publicationBatchRecord } from './publication-batch/publication-batch.resource';
+import { PublicationBatchesRepository } from './repositories/publication-batches.repository';
 import { PublicationsRepository } from './repositories/publications.repository';
 
 /** How the publisher app's records are stored: its events come from `publisher`. */
@@ -20,8 +22,18 @@ export function publisherRecords(ds: DataSource, catalog: CatalogLink, policy: A
   );
   // The repository writes events showing publications as their service does.
   const repository: PublicationsRepository = new PublicationsRepository(ds, (record) => publications.toView(record));
+  const batches = new RecordService(
+    ds,
+    publicationBatchRecord((): PublicationBatchesRepository => batchesRepository),
+    PUBLISHER_STORE,
+  );
+  const batchesRepository: PublicationBatchesRepository = new PublicationBatchesRepository(ds, (record) =>
+    batches.toView(record),
+  );
   return {
     channels: new RecordService(ds, channelRecord(policy), PUBLISHER_STORE),
+    batches,
+    batchesRepository,
     publications,
     repository,
     moves: new PublicationMoves(publications, () => repository),

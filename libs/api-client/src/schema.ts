@@ -1870,6 +1870,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/publications/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish every product a set of filters selects to a channel
+         * @description Creates a publication batch for an enabled channel and product list filters (as GET /products takes them: brand_id, categories, enabled, _search, attributes.<key>, _id_in…; none: every live product) and answers at once with it, `pending`. The publisher then reads the matching products page by page and creates a publication of each (origin `bulk`, `batch_id` naming the batch), exactly as POST /publications would, each then sent and tracked on its own (GET /publications?batch_id=…). Products not ready for the channel are refused and listed in the batch with why. Follow the batch at the Location it answers (`processing` with its counts, then `completed`, or `failed` with `error` when the channel is deleted or disabled while it runs). Filters the product list does not take are a 400 here.
+         *
+         *     Needs scope `publications:write` (or `admin`).
+         */
+        post: operations["publishInBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/publication-batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List publication batches
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         *
+         *     Needs scope `publication_batches:read` (or `admin`).
+         */
+        get: operations["listPublicationBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/publication-batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a publication batch
+         * @description Needs scope `publication_batches:read` (or `admin`).
+         */
+        get: operations["getPublicationBatch"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a publication batch
+         * @description Soft delete: the record vanishes from gets and lists and its _id becomes free.
+         *
+         *     Needs scope `publication_batches:write` (or `admin`).
+         */
+        delete: operations["deletePublicationBatch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/collections": {
         parameters: {
             query?: never;
@@ -2057,7 +2127,7 @@ export interface components {
              * @example products
              * @enum {string}
              */
-            collection: "attribute_groups" | "attribute_options" | "attributes" | "brands" | "catalogs" | "categories" | "category_trees" | "channels" | "exports" | "families" | "import_templates" | "imports" | "orders" | "product_approvals" | "product_relations" | "products" | "publications" | "users_groups" | "webhooks" | "workflow_approvals" | "workflows";
+            collection: "attribute_groups" | "attribute_options" | "attributes" | "brands" | "catalogs" | "categories" | "category_trees" | "channels" | "exports" | "families" | "import_templates" | "imports" | "orders" | "product_approvals" | "product_relations" | "products" | "publication_batches" | "publications" | "users_groups" | "webhooks" | "workflow_approvals" | "workflows";
             /**
              * Format: uri
              * @description Absolute http(s) URL that receives the events
@@ -2232,7 +2302,7 @@ export interface components {
              * @example products
              * @enum {string}
              */
-            collection?: "attribute_groups" | "attribute_options" | "attributes" | "brands" | "catalogs" | "categories" | "category_trees" | "channels" | "exports" | "families" | "import_templates" | "imports" | "orders" | "product_approvals" | "product_relations" | "products" | "publications" | "users_groups" | "webhooks" | "workflow_approvals" | "workflows";
+            collection?: "attribute_groups" | "attribute_options" | "attributes" | "brands" | "catalogs" | "categories" | "category_trees" | "channels" | "exports" | "families" | "import_templates" | "imports" | "orders" | "product_approvals" | "product_relations" | "products" | "publication_batches" | "publications" | "users_groups" | "webhooks" | "workflow_approvals" | "workflows";
             /**
              * Format: uri
              * @description Absolute http(s) URL that receives the events
@@ -8199,6 +8269,11 @@ export interface components {
              * @enum {string}
              */
             origin: "api" | "bulk" | "auto_republish";
+            /**
+             * @description The publication batch that made it (origin bulk)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            batch_id?: string;
             /** @description Where the channel shows the product, from the channel's answer */
             publishment_url?: string;
             /** @description What happened, oldest first */
@@ -8369,6 +8444,11 @@ export interface components {
              * @enum {string}
              */
             origin: "api" | "bulk" | "auto_republish";
+            /**
+             * @description The publication batch that made it (origin bulk)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            batch_id?: string;
             /** @description Where the channel shows the product, from the channel's answer */
             publishment_url?: string;
             /** @description What happened, oldest first */
@@ -8555,6 +8635,304 @@ export interface components {
                 created_by_name?: string;
             } | null;
         };
+        /** @description Publication batch: every product a set of filters selects, published to one channel */
+        PublicationBatch: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            channel_id: string;
+            /**
+             * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product
+             * @example {
+             *       "brand_id": "6740a1b2c3d4e5f601234567"
+             *     }
+             */
+            filters: {
+                [key: string]: string | string[];
+            };
+            /**
+             * @description pending → processing → completed, or failed (the channel is gone or disabled, the filters no longer hold)
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "completed" | "failed";
+            /**
+             * Format: int32
+             * @description Products the filters matched when the batch began
+             */
+            products_count: number;
+            /**
+             * Format: int32
+             * @description Publications created (each then goes its own way: GET /publications?batch_id=…)
+             */
+            publications_count: number;
+            /**
+             * Format: int32
+             * @description Products not published: not ready for the channel
+             */
+            refused_count: number;
+            /** @description The first 1000 refused products, and why */
+            refusals: components["schemas"]["PublicationBatchRefusal"][];
+            /** @description Why a failed batch stopped */
+            error?: string;
+            /**
+             * Format: date-time
+             * @description When the publisher began
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            started_at?: string;
+            /**
+             * Format: date-time
+             * @description When it completed or failed
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            finished_at?: string;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+        };
+        /** @description A product the batch did not publish, and why */
+        PublicationBatchRefusal: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            product_id: string;
+            /** @example SKU-1001 */
+            code: string;
+            /** @description What keeps the product from the channel */
+            message: string;
+        };
+        /** @description What to publish: a channel and the products, as filters of the product list */
+        PublicationBatchInput: {
+            /**
+             * @description The enabled channel to publish to
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            channel_id: string;
+            /**
+             * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product
+             * @example {
+             *       "brand_id": "6740a1b2c3d4e5f601234567"
+             *     }
+             */
+            filters?: {
+                [key: string]: string | string[];
+            };
+        };
+        /** @description A page of records */
+        PublicationBatchList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["PublicationBatchListItem"][];
+        };
+        PublicationBatchListItem: {
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            channel_id: string;
+            /**
+             * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product
+             * @example {
+             *       "brand_id": "6740a1b2c3d4e5f601234567"
+             *     }
+             */
+            filters: {
+                [key: string]: string | string[];
+            };
+            /**
+             * @description pending → processing → completed, or failed (the channel is gone or disabled, the filters no longer hold)
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "completed" | "failed";
+            /**
+             * Format: int32
+             * @description Products the filters matched when the batch began
+             */
+            products_count: number;
+            /**
+             * Format: int32
+             * @description Publications created (each then goes its own way: GET /publications?batch_id=…)
+             */
+            publications_count: number;
+            /**
+             * Format: int32
+             * @description Products not published: not ready for the channel
+             */
+            refused_count: number;
+            /** @description The first 1000 refused products, and why */
+            refusals: components["schemas"]["PublicationBatchRefusal"][];
+            /** @description Why a failed batch stopped */
+            error?: string;
+            /**
+             * Format: date-time
+             * @description When the publisher began
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            started_at?: string;
+            /**
+             * Format: date-time
+             * @description When it completed or failed
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            finished_at?: string;
+            /**
+             * Format: int32
+             * @description Incremented on every write; sent as ETag
+             * @example 3
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+            /**
+             * @description The user of the API key that created the record
+             * @example Maria Silva
+             */
+            created_by_name?: string;
+            /** @description With expand=channel: the record channel_id names (null when it has none) */
+            channel?: {
+                /**
+                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
+                 * @example 6740a1b2c3d4e5f601234567
+                 */
+                _id: string;
+                code: string;
+                name: string;
+                image?: string;
+                enabled: boolean;
+                /**
+                 * @description How it is reached: http
+                 * @enum {string}
+                 */
+                kind: "http";
+                endpoint: components["schemas"]["ChannelEndpointView"];
+                language?: string;
+                /** @description The payload's fields, each filled from the product; empty: the payload is the whole product as the API shows it */
+                mapping: components["schemas"]["ChannelMapping"][];
+                /**
+                 * @description Attribute keys a product must have filled to be published here (a localizable text: in the channel's language when it has one)
+                 * @example [
+                 *       "color"
+                 *     ]
+                 */
+                required_attributes: string[];
+                auto_republish: boolean;
+                /**
+                 * Format: int32
+                 * @description Incremented on every write; sent as ETag
+                 * @example 3
+                 */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T16:15:43.123Z
+                 */
+                updated_at: string;
+                /**
+                 * @description The user of the API key that created the record
+                 * @example Maria Silva
+                 */
+                created_by_name?: string;
+            } | null;
+        };
         CollectionList: {
             data: components["schemas"]["Collection"][];
         };
@@ -8563,7 +8941,7 @@ export interface components {
              * @example products
              * @enum {string}
              */
-            name: "attribute_groups" | "attribute_options" | "attributes" | "brands" | "catalogs" | "categories" | "category_trees" | "channels" | "exports" | "families" | "import_templates" | "imports" | "orders" | "product_approvals" | "product_relations" | "products" | "publications" | "users_groups" | "webhooks" | "workflow_approvals" | "workflows";
+            name: "attribute_groups" | "attribute_options" | "attributes" | "brands" | "catalogs" | "categories" | "category_trees" | "channels" | "exports" | "families" | "import_templates" | "imports" | "orders" | "product_approvals" | "product_relations" | "products" | "publication_batches" | "publications" | "users_groups" | "webhooks" | "workflow_approvals" | "workflows";
             /**
              * @description The app that owns the records
              * @example catalog
@@ -8656,7 +9034,7 @@ export interface components {
              *       "products:write"
              *     ]
              */
-            scopes: ("admin" | "attribute_groups:read" | "attribute_groups:write" | "attribute_options:read" | "attribute_options:write" | "attributes:read" | "attributes:write" | "brands:read" | "brands:write" | "catalogs:read" | "catalogs:write" | "categories:read" | "categories:write" | "category_trees:read" | "category_trees:write" | "channels:read" | "channels:write" | "exports:read" | "exports:write" | "families:read" | "families:write" | "import_templates:read" | "import_templates:write" | "imports:read" | "imports:write" | "orders:read" | "orders:write" | "product_approvals:read" | "product_approvals:write" | "product_relations:read" | "product_relations:write" | "products:read" | "products:write" | "publications:read" | "publications:write" | "users_groups:read" | "users_groups:write" | "webhooks:read" | "webhooks:write" | "workflow_approvals:read" | "workflow_approvals:write" | "workflows:read" | "workflows:write")[];
+            scopes: ("admin" | "attribute_groups:read" | "attribute_groups:write" | "attribute_options:read" | "attribute_options:write" | "attributes:read" | "attributes:write" | "brands:read" | "brands:write" | "catalogs:read" | "catalogs:write" | "categories:read" | "categories:write" | "category_trees:read" | "category_trees:write" | "channels:read" | "channels:write" | "exports:read" | "exports:write" | "families:read" | "families:write" | "import_templates:read" | "import_templates:write" | "imports:read" | "imports:write" | "orders:read" | "orders:write" | "product_approvals:read" | "product_approvals:write" | "product_relations:read" | "product_relations:write" | "products:read" | "products:write" | "publication_batches:read" | "publication_batches:write" | "publications:read" | "publications:write" | "users_groups:read" | "users_groups:write" | "webhooks:read" | "webhooks:write" | "workflow_approvals:read" | "workflow_approvals:write" | "workflows:read" | "workflows:write")[];
             /**
              * @description The user the key acts for (fills created_by_name, deleted_by, last_interaction)
              * @example 6740a1b2c3d4e5f601234567
@@ -19450,7 +19828,7 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page) */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, product_id, channel_id, advertisement_id, status, origin, publishment_url, attempts, next_attempt_at, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, product_id, channel_id, advertisement_id, status, origin, batch_id, publishment_url, attempts, next_attempt_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Related records to embed: product, channel */
                 expand?: string;
@@ -19546,6 +19924,24 @@ export interface operations {
                 origin_ne?: string;
                 /** @description Only records whose origin is set (true) or missing (false) */
                 origin_exists?: boolean;
+                /** @description Only records whose batch_id equals (on arrays: contains) */
+                batch_id?: string;
+                /** @description Only records whose batch_id is one of these comma-separated values */
+                batch_id_in?: string;
+                /** @description Only records whose batch_id is none of these comma-separated values */
+                batch_id_nin?: string;
+                /** @description Only records whose batch_id differs from */
+                batch_id_ne?: string;
+                /** @description Only records whose batch_id is set (true) or missing (false) */
+                batch_id_exists?: boolean;
+                /** @description Only records whose batch_id is greater than */
+                batch_id_gt?: string;
+                /** @description Only records whose batch_id is at least */
+                batch_id_gte?: string;
+                /** @description Only records whose batch_id is less than */
+                batch_id_lt?: string;
+                /** @description Only records whose batch_id is at most */
+                batch_id_lte?: string;
                 /** @description Only records whose publishment_url equals (on arrays: contains) */
                 publishment_url?: string;
                 /** @description Only records whose publishment_url is one of these comma-separated values */
@@ -19862,6 +20258,401 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Publication"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    publishInBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicationBatchInput"];
+            };
+        };
+        responses: {
+            /** @description The batch, pending */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    /** @description Path of the new record */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicationBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPublicationBatches: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, channel_id, status, products_count, publications_count, refused_count, error, started_at, finished_at, version, created_at, updated_at, created_by_name */
+                sort?: string;
+                /** @description Related records to embed: channel */
+                expand?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose channel_id equals (on arrays: contains) */
+                channel_id?: string;
+                /** @description Only records whose channel_id is one of these comma-separated values */
+                channel_id_in?: string;
+                /** @description Only records whose channel_id is none of these comma-separated values */
+                channel_id_nin?: string;
+                /** @description Only records whose channel_id differs from */
+                channel_id_ne?: string;
+                /** @description Only records whose channel_id is set (true) or missing (false) */
+                channel_id_exists?: boolean;
+                /** @description Only records whose channel_id is greater than */
+                channel_id_gt?: string;
+                /** @description Only records whose channel_id is at least */
+                channel_id_gte?: string;
+                /** @description Only records whose channel_id is less than */
+                channel_id_lt?: string;
+                /** @description Only records whose channel_id is at most */
+                channel_id_lte?: string;
+                /** @description Only records whose status equals (on arrays: contains) */
+                status?: string;
+                /** @description Only records whose status is one of these comma-separated values */
+                status_in?: string;
+                /** @description Only records whose status is none of these comma-separated values */
+                status_nin?: string;
+                /** @description Only records whose status differs from */
+                status_ne?: string;
+                /** @description Only records whose status is set (true) or missing (false) */
+                status_exists?: boolean;
+                /** @description Only records whose products_count equals (on arrays: contains) */
+                products_count?: number;
+                /** @description Only records whose products_count is one of these comma-separated values */
+                products_count_in?: string;
+                /** @description Only records whose products_count is none of these comma-separated values */
+                products_count_nin?: string;
+                /** @description Only records whose products_count differs from */
+                products_count_ne?: number;
+                /** @description Only records whose products_count is set (true) or missing (false) */
+                products_count_exists?: boolean;
+                /** @description Only records whose products_count is greater than */
+                products_count_gt?: number;
+                /** @description Only records whose products_count is at least */
+                products_count_gte?: number;
+                /** @description Only records whose products_count is less than */
+                products_count_lt?: number;
+                /** @description Only records whose products_count is at most */
+                products_count_lte?: number;
+                /** @description Only records whose publications_count equals (on arrays: contains) */
+                publications_count?: number;
+                /** @description Only records whose publications_count is one of these comma-separated values */
+                publications_count_in?: string;
+                /** @description Only records whose publications_count is none of these comma-separated values */
+                publications_count_nin?: string;
+                /** @description Only records whose publications_count differs from */
+                publications_count_ne?: number;
+                /** @description Only records whose publications_count is set (true) or missing (false) */
+                publications_count_exists?: boolean;
+                /** @description Only records whose publications_count is greater than */
+                publications_count_gt?: number;
+                /** @description Only records whose publications_count is at least */
+                publications_count_gte?: number;
+                /** @description Only records whose publications_count is less than */
+                publications_count_lt?: number;
+                /** @description Only records whose publications_count is at most */
+                publications_count_lte?: number;
+                /** @description Only records whose refused_count equals (on arrays: contains) */
+                refused_count?: number;
+                /** @description Only records whose refused_count is one of these comma-separated values */
+                refused_count_in?: string;
+                /** @description Only records whose refused_count is none of these comma-separated values */
+                refused_count_nin?: string;
+                /** @description Only records whose refused_count differs from */
+                refused_count_ne?: number;
+                /** @description Only records whose refused_count is set (true) or missing (false) */
+                refused_count_exists?: boolean;
+                /** @description Only records whose refused_count is greater than */
+                refused_count_gt?: number;
+                /** @description Only records whose refused_count is at least */
+                refused_count_gte?: number;
+                /** @description Only records whose refused_count is less than */
+                refused_count_lt?: number;
+                /** @description Only records whose refused_count is at most */
+                refused_count_lte?: number;
+                /** @description Only records whose error equals (on arrays: contains) */
+                error?: string;
+                /** @description Only records whose error is one of these comma-separated values */
+                error_in?: string;
+                /** @description Only records whose error is none of these comma-separated values */
+                error_nin?: string;
+                /** @description Only records whose error differs from */
+                error_ne?: string;
+                /** @description Only records whose error is set (true) or missing (false) */
+                error_exists?: boolean;
+                /** @description Only records whose started_at equals (on arrays: contains) */
+                started_at?: string;
+                /** @description Only records whose started_at is one of these comma-separated values */
+                started_at_in?: string;
+                /** @description Only records whose started_at is none of these comma-separated values */
+                started_at_nin?: string;
+                /** @description Only records whose started_at differs from */
+                started_at_ne?: string;
+                /** @description Only records whose started_at is set (true) or missing (false) */
+                started_at_exists?: boolean;
+                /** @description Only records whose started_at is greater than */
+                started_at_gt?: string;
+                /** @description Only records whose started_at is at least */
+                started_at_gte?: string;
+                /** @description Only records whose started_at is less than */
+                started_at_lt?: string;
+                /** @description Only records whose started_at is at most */
+                started_at_lte?: string;
+                /** @description Only records whose finished_at equals (on arrays: contains) */
+                finished_at?: string;
+                /** @description Only records whose finished_at is one of these comma-separated values */
+                finished_at_in?: string;
+                /** @description Only records whose finished_at is none of these comma-separated values */
+                finished_at_nin?: string;
+                /** @description Only records whose finished_at differs from */
+                finished_at_ne?: string;
+                /** @description Only records whose finished_at is set (true) or missing (false) */
+                finished_at_exists?: boolean;
+                /** @description Only records whose finished_at is greater than */
+                finished_at_gt?: string;
+                /** @description Only records whose finished_at is at least */
+                finished_at_gte?: string;
+                /** @description Only records whose finished_at is less than */
+                finished_at_lt?: string;
+                /** @description Only records whose finished_at is at most */
+                finished_at_lte?: string;
+                /** @description Only records whose version equals (on arrays: contains) */
+                version?: number;
+                /** @description Only records whose version is one of these comma-separated values */
+                version_in?: string;
+                /** @description Only records whose version is none of these comma-separated values */
+                version_nin?: string;
+                /** @description Only records whose version differs from */
+                version_ne?: number;
+                /** @description Only records whose version is set (true) or missing (false) */
+                version_exists?: boolean;
+                /** @description Only records whose version is greater than */
+                version_gt?: number;
+                /** @description Only records whose version is at least */
+                version_gte?: number;
+                /** @description Only records whose version is less than */
+                version_lt?: number;
+                /** @description Only records whose version is at most */
+                version_lte?: number;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+                /** @description Only records whose created_by_name equals (on arrays: contains) */
+                created_by_name?: string;
+                /** @description Only records whose created_by_name is one of these comma-separated values */
+                created_by_name_in?: string;
+                /** @description Only records whose created_by_name is none of these comma-separated values */
+                created_by_name_nin?: string;
+                /** @description Only records whose created_by_name differs from */
+                created_by_name_ne?: string;
+                /** @description Only records whose created_by_name is set (true) or missing (false) */
+                created_by_name_exists?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicationBatchList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPublicationBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still at one of these ETags */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The publication batch */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicationBatch"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag (no body) */
+            304: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Version of the record; send it back in If-Match or If-None-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deletePublicationBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the record is still at this ETag (`*`: any version) */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

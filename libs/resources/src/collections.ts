@@ -53,6 +53,13 @@ export const COLLECTIONS: readonly CollectionInfo[] = [
     label: 'publication',
     labels: 'publications',
   },
+  {
+    name: 'publication_batches',
+    app: 'publisher',
+    extraEvents: ['completed', 'failed'],
+    label: 'publication batch',
+    labels: 'publication batches',
+  },
   { name: 'webhooks', app: 'webhooks', label: 'webhook', labels: 'webhooks' },
 ];
 

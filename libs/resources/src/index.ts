@@ -249,6 +249,15 @@ export {
   type TrackingEntry,
   type TrackingStatus,
 } from './publication';
+export {
+  MAX_REFUSALS,
+  PUBLICATION_BATCH_STATUSES,
+  PublicationBatch,
+  type PublicationBatchInput,
+  type PublicationBatchRefusal,
+  type PublicationBatchStatus,
+  type PublicationBatchView,
+} from './publication-batch';
 export { Field, field, type FieldSpec } from './declare/field';
 export {
   defineResource,
@@ -272,3 +281,4 @@ export {
   type ProductApprovalView,
   type ProposedList,
 } from './product-approval';
+export { productFiltersQuery, productFiltersSchema, type ProductFilters } from './product-filters';

@@ -94,6 +94,10 @@ export const Publication = defineResource({
         }),
       )
       .shown(),
+    batch_id: field.computed(
+      'id',
+      objectIdSchema.meta({ description: 'The publication batch that made it (origin bulk)' }),
+    ),
     publishment_url: field.computed(
       'string',
       z.string().max(2_048).meta({ description: "Where the channel shows the product, from the channel's answer" }),

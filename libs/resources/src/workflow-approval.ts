@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { productFiltersSchema } from './product-filters';
 import { objectIdSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
@@ -41,13 +42,9 @@ const approvalStepView = approvalStepInput
 export type WorkflowApprovalStepInput = z.infer<typeof approvalStepInput>;
 
 /** The filters of a workflow approval: product list filters, each a value or a list of values. */
-const filtersSchema = z
-  .record(z.string().max(200), z.union([z.string().max(10_000), z.array(z.string().max(1_000)).max(1_000)]))
-  .meta({
-    description:
-      'Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none',
-    example: { brand_id: '6740a1b2c3d4e5f601234567' },
-  });
+const filtersSchema = productFiltersSchema(
+  'Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none',
+);
 
 const productIds = field.of('id[]', { input: idSetSchema('product'), view: z.array(objectIdSchema).max(1_000) });
 

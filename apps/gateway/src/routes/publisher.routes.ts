@@ -9,12 +9,16 @@ import {
   Publication,
   type PublicationInput,
   type PublicationView,
+  PublicationBatch,
+  type PublicationBatchInput,
+  type PublicationBatchView,
 } from '@pim/resources';
 import { createRpcClient, recordClient, type PromiseClient, type RecordClient } from '@pim/rpc';
-import { etag, etagHeaders, expectedVersion, ifMatchHeader } from '../http/conditional';
+import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from '../http/conditional';
 import { declaredCodec } from '../http/declared.codec';
 import { recordRoutes } from '../http/resource.routes';
 import type { Api } from '../http/route';
+import { API_BASE } from '../openapi/links';
 import type { OwnerRoutes } from './owners';
 
 /** The publisher app's services as the gateway calls them. */
@@ -23,6 +27,7 @@ interface PublisherClients {
   channelActions: PromiseClient<pb.SalesChannelsServiceClient>;
   publications: RecordClient<pb.Publication, pb.PublicationInput>;
   publicationActions: PromiseClient<pb.PublicationsServiceClient>;
+  publicationBatches: RecordClient<pb.PublicationBatch, pb.PublicationBatchInput>;
   // generator:client-types
   close(): void;
 }
@@ -30,6 +35,13 @@ interface PublisherClients {
 const publicationCodec = declaredCodec<PublicationView, pb.Publication, pb.PublicationInput, PublicationInput>(
   Publication,
 );
+
+const batchCodec = declaredCodec<
+  PublicationBatchView,
+  pb.PublicationBatch,
+  pb.PublicationBatchInput,
+  PublicationBatchInput
+>(PublicationBatch);
 
 const readinessSchema = z
   .strictObject({
@@ -118,6 +130,42 @@ function retryRoute(api: Api, client: () => PublisherClients): void {
   });
 }
 
+/** `POST /publications/bulk`: a publication batch, run in the background. */
+function bulkRoute(api: Api, client: () => PublisherClients): void {
+  api.route({
+    method: 'post',
+    path: '/publications/bulk',
+    operationId: 'publishInBulk',
+    scope: 'publications:write',
+    summary: 'Publish every product a set of filters selects to a channel',
+    description:
+      'Creates a publication batch for an enabled channel and product list filters (as GET /products takes them: brand_id, categories, enabled, _search, attributes.<key>, _id_in…; none: every live product) and answers at once with it, `pending`. ' +
+      'The publisher then reads the matching products page by page and creates a publication of each (origin `bulk`, `batch_id` naming the batch), exactly as POST /publications would, ' +
+      'each then sent and tracked on its own (GET /publications?batch_id=…). Products not ready for the channel are refused and listed in the batch with why. Follow the batch at the Location it answers ' +
+      '(`processing` with its counts, then `completed`, or `failed` with `error` when the channel is deleted or disabled while it runs). Filters the product list does not take are a 400 here.',
+    tags: ['Publications'],
+    body: PublicationBatch.schemas.input,
+    responses: {
+      202: {
+        description: 'The batch, pending',
+        schema: PublicationBatch.schemas.view,
+        headers: etagHeaders.extend(locationHeaders.shape),
+      },
+    },
+    handler: async ({ body }) => {
+      const reply = await client().publicationBatches.create!({
+        input: batchCodec.toInput(body as PublicationBatchInput),
+      });
+      const record = batchCodec.fromMessage(reply.data!);
+      return {
+        status: 202,
+        body: record,
+        headers: { ETag: etag(record.version), Location: `${API_BASE}/publication-batches/${record._id}` },
+      };
+    },
+  });
+}
+
 /** The publisher app's routes: channels (with readiness) and publications (with retry). */
 export const publisherRoutes: OwnerRoutes = {
   app: 'publisher',
@@ -127,6 +175,7 @@ export const publisherRoutes: OwnerRoutes = {
     const o = { service: 'publisher', ...opts };
     const channels = createRpcClient(pb.SalesChannelsServiceClient, o);
     const publications = createRpcClient(pb.PublicationsServiceClient, o);
+    const publicationBatches = createRpcClient(pb.PublicationBatchesServiceClient, o);
     // generator:clients
     return {
       channels: recordClient(channels, pb.SalesChannelsServiceService, {
@@ -142,10 +191,17 @@ export const publisherRoutes: OwnerRoutes = {
         without: ['update', 'patch'],
       }),
       publicationActions: publications,
+      publicationBatches: recordClient(publicationBatches, pb.PublicationBatchesServiceService, {
+        one: 'PublicationBatch',
+        many: 'PublicationBatches',
+        handles: 'codes',
+        without: ['update', 'patch'],
+      }),
       // generator:client-entries
       close: () => {
         channels.close();
         publications.close();
+        publicationBatches.close();
         // generator:close
       },
     };
@@ -193,6 +249,23 @@ export const publisherRoutes: OwnerRoutes = {
       views,
     );
     retryRoute(api, c);
+    bulkRoute(api, c);
+    // Batches are created by POST /publications/bulk; read, listed and deleted here.
+    recordRoutes(
+      api,
+      {
+        collection: 'publication_batches',
+        handle: '_id',
+        schemas: PublicationBatch.schemas,
+        listDecl: PublicationBatch.listDecl,
+        client: () => c().publicationBatches,
+        codec: batchCodec,
+        without: ['create', 'replace', 'patch'],
+      },
+      limits,
+      { channels: loaders.channels },
+      { channels: Channel.schemas.view },
+    );
     // generator:routes
   },
 };

@@ -10,6 +10,7 @@ import { Publication } from '@pim/resources';
 @Index('IDX_publications_created_at', ['created_at', '_id'])
 @Index('IDX_publications_advertisement', ['advertisement_id', '_id'])
 @Index('IDX_publications_product', ['product_id'])
+@Index('IDX_publications_batch', ['batch_id'], { where: 'batch_id IS NOT NULL' })
 // The send queue: publications waiting for (or between) requests.
 @Index('IDX_publications_due', ['next_attempt_at'], {
   where: `status IN ('ready_to_publish', 'publishing') AND deleted = false`,

@@ -1,6 +1,7 @@
 import { products as pb } from '@pim/contracts';
 import { NotFoundError } from '@pim/errors';
-import { createRpcClient } from '@pim/rpc';
+import { productFiltersQuery, type ProductFilters } from '@pim/resources';
+import { createRpcClient, toProtoListQuery } from '@pim/rpc';
 import type { ProductSnapshot } from '../products/product.payload';
 
 /** The outcome of a publication as the catalog records it on the product. */
@@ -10,6 +11,15 @@ export type PublishmentOutcome = pb.PublishmentOutcome;
 export interface CatalogLink {
   /** The live product as GET /products/{id} shows it, or null when there is none. A catalog that does not answer is a 503. */
   product(id: string): Promise<ProductSnapshot | null>;
+  /**
+   * The live products matching product list filters, in `_id` order after `after` (a keyset page),
+   * as the API shows them, with how many match in all. Bad filters are a ValidationError.
+   */
+  productsPage(
+    filters: ProductFilters,
+    after: string | null,
+    limit: number,
+  ): Promise<{ products: ProductSnapshot[]; total: number }>;
   /** Records outcomes on their products (merged by channel); answers the products that are gone. */
   recordPublishments(outcomes: PublishmentOutcome[]): Promise<string[]>;
   close(): void;
@@ -31,6 +41,16 @@ export function catalogLink(address: string): CatalogLink {
         if (err instanceof NotFoundError) return null;
         throw err;
       }
+    },
+    async productsPage(filters, after, limit) {
+      const query = productFiltersQuery(filters, { sort: '_id', limit: String(limit) });
+      // The keyset cursor goes beside the caller's filters (an `_id_gt` of theirs still holds).
+      if (after) query.filters.push({ field: '_id', op: 'gt', values: [after] });
+      const r = await products().listProductsJson({ query: toProtoListQuery(query) });
+      return {
+        products: JSON.parse(Buffer.from(r.data_json).toString('utf8')) as ProductSnapshot[],
+        total: r.page_info?.total ?? 0,
+      };
     },
     async recordPublishments(outcomes) {
       if (outcomes.length === 0) return [];

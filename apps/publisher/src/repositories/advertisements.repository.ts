@@ -20,6 +20,27 @@ export const advertisementsRepository = {
     return rows[0]._id;
   },
 
+  /**
+   * `makeLatest` for many products of one channel at once (distinct products): answers each
+   * product's advertisement id.
+   */
+  async makeLatestMany(
+    m: EntityManager,
+    channelId: string,
+    pairs: { productId: string; publicationId: string }[],
+  ): Promise<Map<string, string>> {
+    if (pairs.length === 0) return new Map();
+    const rows: { _id: string; product_id: string }[] = await m.query(
+      `INSERT INTO advertisements (_id, product_id, channel_id, created_at, latest_publication_id)
+       SELECT a._id, a.product_id, $3, now(), a.publication_id
+       FROM unnest($1::char(24)[], $2::char(24)[], $4::char(24)[]) AS a(_id, product_id, publication_id)
+       ON CONFLICT (product_id, channel_id) DO UPDATE SET latest_publication_id = EXCLUDED.latest_publication_id
+       RETURNING _id, product_id`,
+      [pairs.map(() => newId()), pairs.map((p) => p.productId), channelId, pairs.map((p) => p.publicationId)],
+    );
+    return new Map(rows.map((r) => [r.product_id, r._id]));
+  },
+
   /** Notes a publication the channel accepted, unless the advertisement already shows a later one. */
   async recordPublished(m: EntityManager, id: string, publicationId: string, at: Date, hash: string): Promise<void> {
     await m.query(
@@ -37,11 +58,12 @@ export const advertisementsRepository = {
     return rows.length > 0;
   },
 
-  /** The advertisements of a product some channel accepted. */
-  publishedOf(m: EntityManager, productId: string): Promise<AdvertisementEntity[]> {
+  /** The advertisements of these products some channel accepted. */
+  publishedOf(m: EntityManager, productIds: string[]): Promise<AdvertisementEntity[]> {
+    if (productIds.length === 0) return Promise.resolve([]);
     return m
       .createQueryBuilder(AdvertisementEntity, 'a')
-      .where('a.product_id = :productId AND a.published_at IS NOT NULL', { productId })
+      .where('a.product_id IN (:...productIds) AND a.published_at IS NOT NULL', { productIds })
       .getMany();
   },
 };

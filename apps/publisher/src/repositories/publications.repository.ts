@@ -62,18 +62,24 @@ export class PublicationsRepository {
    * and the newer one waits for it.
    */
   async supersede(m: EntityManager, advertisementId: string, newerId: string): Promise<PublicationEntity[]> {
+    return this.supersedeAll(m, new Map([[advertisementId, newerId]]));
+  }
+
+  /** `supersede` for many advertisements at once: advertisement id → the newer publication's id. */
+  async supersedeAll(m: EntityManager, newer: Map<string, string>): Promise<PublicationEntity[]> {
+    if (newer.size === 0) return [];
     const older = await m
       .createQueryBuilder(PublicationEntity, 'p')
-      .where('p.advertisement_id = :advertisementId AND p._id < :newerId AND p.deleted = false', {
-        advertisementId,
-        newerId,
-      })
+      .where('p.advertisement_id IN (:...ads) AND p.deleted = false', { ads: [...newer.keys()] })
+      .andWhere('p._id NOT IN (:...newer)', { newer: [...newer.values()] })
       .andWhere('p.status IN (:...waiting)', { waiting: WAITING })
       .andWhere('(p.lease_until IS NULL OR p.lease_until < now())')
+      .orderBy('p._id', 'ASC')
       .setLock('pessimistic_write')
       .getMany();
     const now = new Date();
     for (const p of older) {
+      const newerId = newer.get(p.advertisement_id)!;
       p.status = 'failed';
       p.next_attempt_at = null;
       p.lease_until = null;
@@ -99,6 +105,22 @@ export class PublicationsRepository {
       .where('p._id = :id', { id })
       .getRawOne();
     return row ? { hash: row.hash, version: Number(row.version ?? 0) } : null;
+  }
+
+  /** Inserts new publications (made whole by the caller) with their `created` events. */
+  async insert(m: EntityManager, records: PublicationEntity[]): Promise<void> {
+    if (records.length === 0) return;
+    await m.insert(PublicationEntity, records as never);
+    await recordEvents(
+      m,
+      records.map((record) => ({
+        source: 'publisher',
+        collection: 'publications',
+        action: 'created',
+        data: this.view(record),
+        actor: null,
+      })),
+    );
   }
 
   /** Whether the advertisement has a publication newer than this one. */

@@ -68,6 +68,24 @@ describe('auto-republish (real Postgres, real catalog)', () => {
     // The same event handed out again, and an older one arriving late, make nothing.
     expect([...(await republisher.republish(change)).values()]).toEqual(['unchanged']);
     expect([...(await republisher.republish({ ...afterOutcome, id: 'late' })).values()]).toEqual(['older']);
+
+    // A batch of events: only those of products a channel with auto_republish lists are looked at.
+    const unlisted = await ctx.newProduct({ color: 'grey' });
+    await ctx.setAttributes(product.id, { color: 'green' });
+    await republisher.handle([await updated(unlisted.id), await updated(product.id)]);
+    const again = await ctx.publications.list({
+      page: 1,
+      limit: 10,
+      skip: 0,
+      sort: [{ field: 'created_at', direction: 'desc' }],
+      filters: [{ field: 'origin', op: 'eq', values: ['auto_republish'] }],
+      search: undefined,
+      expand: [],
+    });
+    expect(again.data.map((p) => [p.product_id, (p.product_snapshot.attributes as { color: string }).color])).toEqual([
+      [product.id, 'green'],
+      [product.id, 'red'],
+    ]);
   });
 
   it('does not publish again a product that no longer has what the channel requires', async () => {

@@ -28,8 +28,22 @@ export class AutoRepublisher {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * A batch of events: two queries tell which products a channel with auto_republish lists (most
+   * batches have none: a product change, or the catalog recording outcomes of a bulk publication);
+   * only their events are looked at one by one.
+   */
   async handle(events: EventEnvelope[]): Promise<void> {
-    for (const e of events) if (e.type === PRODUCT_UPDATED) await this.republish(e);
+    const updates = events.filter((e) => e.type === PRODUCT_UPDATED);
+    const ids = [...new Set(updates.map((e) => String((e.data as ProductSnapshot)?._id ?? '')))];
+    const ads = await advertisementsRepository.publishedOf(this.ds.manager, ids);
+    if (ads.length === 0) return;
+    const channels = await channelsRepository.republishing(
+      this.ds.manager,
+      ads.map((a) => a.channel_id),
+    );
+    const listed = new Set(ads.filter((a) => channels.some((c) => c._id === a.channel_id)).map((a) => a.product_id));
+    for (const e of updates) if (listed.has(String((e.data as ProductSnapshot)._id))) await this.republish(e);
   }
 
   /** The publications one event makes, by channel. */
@@ -37,7 +51,7 @@ export class AutoRepublisher {
     const outcomes = new Map<string, RepublishOutcome>();
     const product = e.data as ProductSnapshot;
     const productId = String(product._id ?? '');
-    const ads = await advertisementsRepository.publishedOf(this.ds.manager, productId);
+    const ads = await advertisementsRepository.publishedOf(this.ds.manager, [productId]);
     if (ads.length === 0) return outcomes;
     const channels = await channelsRepository.republishing(
       this.ds.manager,

@@ -17,6 +17,7 @@ import { dataSourceOptions } from '../data-source';
 import { catalogLink, type CatalogLink } from '../links/catalog.link';
 import { publisherRecords, type PublisherRecords } from '../publisher.records';
 import { PublicationSender, type PublicationSenderOptions } from '../sender/publication.sender';
+import { BatchRunner, type BatchRunnerOptions } from '../publication-batch/publication-batch.runner';
 
 /** Channels on loopback are allowed in tests (the receiver runs there). */
 export const loopbackPolicy = () =>
@@ -49,6 +50,8 @@ export interface PublisherTestContext extends PublisherRecords {
   newChannel(overrides?: Partial<Record<keyof ChannelInput, unknown>>): Promise<ChannelView>;
   /** A sender over this database, sending through a loopback-allowing agent; stopped by close(). */
   startSender(overrides?: Partial<PublicationSenderOptions>): Promise<PublicationSender>;
+  /** A batch runner over this database; stopped by reset() and close(). */
+  startRunner(overrides?: Partial<BatchRunnerOptions>): Promise<BatchRunner>;
   /** Polls a publication until `done` holds (fails after timeoutMs with its last state). */
   waitFor(id: string, done: (p: PublicationView) => boolean, timeoutMs?: number): Promise<PublicationView>;
   /** The outbox's events, oldest first. */
@@ -80,7 +83,7 @@ export async function publisherTestContext(label: string): Promise<PublisherTest
       input: apb.AttributeGroupInput.fromPartial({ key: 'publishing', name: { en: 'Publishing' } }),
     })
   ).data!;
-  const senders: { sender: PublicationSender; close: () => Promise<void> }[] = [];
+  const senders: { sender: { stop(): Promise<void> }; close: () => Promise<void> }[] = [];
   const logger = createLogger({ level: 'warn', service: `publisher-test-${label}` });
   let n = 0;
   const context: PublisherTestContext = {
@@ -149,6 +152,20 @@ export async function publisherTestContext(label: string): Promise<PublisherTest
       senders.push({ sender, close: () => agent.close() });
       return sender;
     },
+    async startRunner(overrides = {}) {
+      const runner = new BatchRunner({
+        dataSource: ds,
+        batches: records.batchesRepository,
+        publications: records.repository,
+        catalog,
+        logger,
+        pollMs: 100,
+        ...overrides,
+      });
+      await runner.start();
+      senders.push({ sender: runner, close: async () => undefined });
+      return runner;
+    },
     async waitFor(id, done, timeoutMs = 15_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
@@ -169,7 +186,7 @@ export async function publisherTestContext(label: string): Promise<PublisherTest
         await s.sender.stop();
         await s.close();
       }
-      await ds.query(`TRUNCATE publications, advertisements, channels, outbox`);
+      await ds.query(`TRUNCATE publications, publication_batches, advertisements, channels, outbox`);
       receiver.requests.length = 0;
       receiver.answer(() => ({ status: 201, body: '{}' }));
     },

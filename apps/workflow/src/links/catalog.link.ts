@@ -1,7 +1,6 @@
 import { products as pb } from '@pim/contracts';
 import { ValidationError } from '@pim/errors';
-import { parseListQuery, type Filter, type FilterOp } from '@pim/query';
-import { Product } from '@pim/resources';
+import { productFiltersQuery } from '@pim/resources';
 import { createRpcClient, toProtoListQuery } from '@pim/rpc';
 
 /** What the workflow app asks the catalog: whether a product is live, which filters it matches, and to apply approved changes. */
@@ -16,31 +15,12 @@ export interface CatalogLink {
 }
 
 const DEADLINE_MS = 5_000;
-const NESTED_PREFIX = 'attributes.';
-const SUFFIXES: readonly FilterOp[] = ['in', 'nin', 'ne', 'gt', 'gte', 'lt', 'lte', 'exists'];
-
-/** A nested filter (`attributes.color_in`) as the catalog takes it: operator from the suffix, `in` values comma-separated. */
-function nestedFilter(param: string, value: string | string[]): Filter {
-  const cut = param.lastIndexOf('_');
-  const suffix = cut > NESTED_PREFIX.length ? (param.slice(cut + 1) as FilterOp) : undefined;
-  const op: FilterOp = suffix !== undefined && SUFFIXES.includes(suffix) ? suffix : 'eq';
-  const values = Array.isArray(value) ? value : op === 'in' || op === 'nin' ? value.split(',') : [value];
-  return { field: op === 'eq' ? param : param.slice(0, cut), op, values };
-}
-
 /**
  * The product list query of a workflow approval's filters narrowed to one product: the filters as
  * `GET /products` takes them, plus `_id`. Filters the product list does not know are a 400 naming them.
  */
 export function productFilterQuery(productId: string, filters: Record<string, string | string[]>) {
-  const plain: Record<string, string | string[]> = {};
-  const nested: Filter[] = [];
-  for (const [param, value] of Object.entries(filters)) {
-    if (param.startsWith(NESTED_PREFIX)) nested.push(nestedFilter(param, value));
-    else plain[param] = value;
-  }
-  const query = parseListQuery(Product.listDecl, { ...plain, _id: productId, limit: '1' });
-  return { ...query, filters: [...query.filters, ...nested] };
+  return productFiltersQuery(filters, { _id: productId, limit: '1' });
 }
 
 /**

@@ -181,6 +181,7 @@ export interface Publication {
   published_payload?: { [key: string]: any } | undefined;
   attempts: number;
   next_attempt_at?: string | undefined;
+  batch_id?: string | undefined;
 }
 
 /** What a caller gives to create a publication. */
@@ -242,6 +243,86 @@ export interface BatchGetPublicationsRequest {
 
 export interface BatchGetPublicationsResponse {
   data: Publication[];
+}
+
+/** A publication batch as the API shows it. */
+export interface PublicationBatch {
+  /** The record id (`_id` in the REST API). */
+  id: string;
+  channel_id: string;
+  /** Product list filters: parameter → a string or a list of strings. */
+  filters?:
+    | { [key: string]: any }
+    | undefined;
+  /** Incremented on every write; the REST API sends it as ETag. */
+  version: number;
+  /** ISO 8601 UTC with milliseconds. */
+  created_at: string;
+  updated_at: string;
+  created_by_name?:
+    | string
+    | undefined;
+  /** pending, processing, completed or failed. */
+  status: string;
+  products_count: number;
+  publications_count: number;
+  refused_count: number;
+  /** `[{product_id, code, message}]`. */
+  refusals?: Array<any> | undefined;
+  error?: string | undefined;
+  started_at?: string | undefined;
+  finished_at?: string | undefined;
+}
+
+/** What a caller gives to create a publication batch. */
+export interface PublicationBatchInput {
+  channel_id: string;
+  filters?: { [key: string]: any } | undefined;
+}
+
+export interface CreatePublicationBatchRequest {
+  input?: PublicationBatchInput | undefined;
+}
+
+export interface CreatePublicationBatchResponse {
+  data?: PublicationBatch | undefined;
+}
+
+export interface GetPublicationBatchRequest {
+  id: string;
+}
+
+export interface GetPublicationBatchResponse {
+  data?: PublicationBatch | undefined;
+}
+
+export interface DeletePublicationBatchRequest {
+  id: string;
+  expected_version?: number | undefined;
+}
+
+export interface DeletePublicationBatchResponse {
+  /** The publication batch as it was when deleted. */
+  data?: PublicationBatch | undefined;
+}
+
+export interface ListPublicationBatchesRequest {
+  query?: ListQuery | undefined;
+}
+
+export interface ListPublicationBatchesResponse {
+  data: PublicationBatch[];
+  page_info?: PageInfo | undefined;
+}
+
+export interface BatchGetPublicationBatchesRequest {
+  /** At most 1,000 ids; batches have no handle, so codes stay empty. */
+  ids: string[];
+  codes: string[];
+}
+
+export interface BatchGetPublicationBatchesResponse {
+  data: PublicationBatch[];
 }
 
 function createBaseSalesChannel(): SalesChannel {
@@ -2188,6 +2269,7 @@ function createBasePublication(): Publication {
     published_payload: undefined,
     attempts: 0,
     next_attempt_at: undefined,
+    batch_id: undefined,
   };
 }
 
@@ -2240,6 +2322,9 @@ export const Publication: MessageFns<Publication> = {
     }
     if (message.next_attempt_at !== undefined) {
       writer.uint32(130).string(message.next_attempt_at);
+    }
+    if (message.batch_id !== undefined) {
+      writer.uint32(138).string(message.batch_id);
     }
     return writer;
   },
@@ -2385,6 +2470,14 @@ export const Publication: MessageFns<Publication> = {
             message.next_attempt_at = reader.string();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.batch_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2455,6 +2548,11 @@ export const Publication: MessageFns<Publication> = {
         : isSet(object.next_attempt_at)
         ? globalThis.String(object.next_attempt_at)
         : undefined,
+      batch_id: isSet(object.batchId)
+        ? globalThis.String(object.batchId)
+        : isSet(object.batch_id)
+        ? globalThis.String(object.batch_id)
+        : undefined,
     };
   },
 
@@ -2508,6 +2606,9 @@ export const Publication: MessageFns<Publication> = {
     if (message.next_attempt_at !== undefined) {
       obj.nextAttemptAt = message.next_attempt_at;
     }
+    if (message.batch_id !== undefined) {
+      obj.batchId = message.batch_id;
+    }
     return obj;
   },
 
@@ -2532,6 +2633,7 @@ export const Publication: MessageFns<Publication> = {
     message.published_payload = object.published_payload ?? undefined;
     message.attempts = object.attempts ?? 0;
     message.next_attempt_at = object.next_attempt_at ?? undefined;
+    message.batch_id = object.batch_id ?? undefined;
     return message;
   },
 };
@@ -3531,6 +3633,1206 @@ export const BatchGetPublicationsResponse: MessageFns<BatchGetPublicationsRespon
   },
 };
 
+function createBasePublicationBatch(): PublicationBatch {
+  return {
+    id: "",
+    channel_id: "",
+    filters: undefined,
+    version: 0,
+    created_at: "",
+    updated_at: "",
+    created_by_name: undefined,
+    status: "",
+    products_count: 0,
+    publications_count: 0,
+    refused_count: 0,
+    refusals: undefined,
+    error: undefined,
+    started_at: undefined,
+    finished_at: undefined,
+  };
+}
+
+export const PublicationBatch: MessageFns<PublicationBatch> = {
+  encode(message: PublicationBatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.channel_id !== "") {
+      writer.uint32(18).string(message.channel_id);
+    }
+    if (message.filters !== undefined) {
+      Struct.encode(Struct.wrap(message.filters), writer.uint32(26).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(32).int32(message.version);
+    }
+    if (message.created_at !== "") {
+      writer.uint32(42).string(message.created_at);
+    }
+    if (message.updated_at !== "") {
+      writer.uint32(50).string(message.updated_at);
+    }
+    if (message.created_by_name !== undefined) {
+      writer.uint32(58).string(message.created_by_name);
+    }
+    if (message.status !== "") {
+      writer.uint32(66).string(message.status);
+    }
+    if (message.products_count !== 0) {
+      writer.uint32(72).int32(message.products_count);
+    }
+    if (message.publications_count !== 0) {
+      writer.uint32(80).int32(message.publications_count);
+    }
+    if (message.refused_count !== 0) {
+      writer.uint32(88).int32(message.refused_count);
+    }
+    if (message.refusals !== undefined) {
+      ListValue.encode(ListValue.wrap(message.refusals), writer.uint32(98).fork()).join();
+    }
+    if (message.error !== undefined) {
+      writer.uint32(106).string(message.error);
+    }
+    if (message.started_at !== undefined) {
+      writer.uint32(114).string(message.started_at);
+    }
+    if (message.finished_at !== undefined) {
+      writer.uint32(122).string(message.finished_at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublicationBatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublicationBatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.channel_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.filters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.created_at = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.updated_at = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.created_by_name = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.products_count = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.publications_count = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.refused_count = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.refusals = ListValue.unwrap(ListValue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.started_at = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.finished_at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublicationBatch {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      channel_id: isSet(object.channelId)
+        ? globalThis.String(object.channelId)
+        : isSet(object.channel_id)
+        ? globalThis.String(object.channel_id)
+        : "",
+      filters: isObject(object.filters) ? object.filters : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      created_at: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updated_at: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+      created_by_name: isSet(object.createdByName)
+        ? globalThis.String(object.createdByName)
+        : isSet(object.created_by_name)
+        ? globalThis.String(object.created_by_name)
+        : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      products_count: isSet(object.productsCount)
+        ? globalThis.Number(object.productsCount)
+        : isSet(object.products_count)
+        ? globalThis.Number(object.products_count)
+        : 0,
+      publications_count: isSet(object.publicationsCount)
+        ? globalThis.Number(object.publicationsCount)
+        : isSet(object.publications_count)
+        ? globalThis.Number(object.publications_count)
+        : 0,
+      refused_count: isSet(object.refusedCount)
+        ? globalThis.Number(object.refusedCount)
+        : isSet(object.refused_count)
+        ? globalThis.Number(object.refused_count)
+        : 0,
+      refusals: globalThis.Array.isArray(object.refusals) ? [...object.refusals] : undefined,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      started_at: isSet(object.startedAt)
+        ? globalThis.String(object.startedAt)
+        : isSet(object.started_at)
+        ? globalThis.String(object.started_at)
+        : undefined,
+      finished_at: isSet(object.finishedAt)
+        ? globalThis.String(object.finishedAt)
+        : isSet(object.finished_at)
+        ? globalThis.String(object.finished_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PublicationBatch): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.channel_id !== "") {
+      obj.channelId = message.channel_id;
+    }
+    if (message.filters !== undefined) {
+      obj.filters = message.filters;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.created_at !== "") {
+      obj.createdAt = message.created_at;
+    }
+    if (message.updated_at !== "") {
+      obj.updatedAt = message.updated_at;
+    }
+    if (message.created_by_name !== undefined) {
+      obj.createdByName = message.created_by_name;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.products_count !== 0) {
+      obj.productsCount = Math.round(message.products_count);
+    }
+    if (message.publications_count !== 0) {
+      obj.publicationsCount = Math.round(message.publications_count);
+    }
+    if (message.refused_count !== 0) {
+      obj.refusedCount = Math.round(message.refused_count);
+    }
+    if (message.refusals !== undefined) {
+      obj.refusals = message.refusals;
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    if (message.started_at !== undefined) {
+      obj.startedAt = message.started_at;
+    }
+    if (message.finished_at !== undefined) {
+      obj.finishedAt = message.finished_at;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PublicationBatch>, I>>(base?: I): PublicationBatch {
+    return PublicationBatch.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PublicationBatch>, I>>(object: I): PublicationBatch {
+    const message = createBasePublicationBatch();
+    message.id = object.id ?? "";
+    message.channel_id = object.channel_id ?? "";
+    message.filters = object.filters ?? undefined;
+    message.version = object.version ?? 0;
+    message.created_at = object.created_at ?? "";
+    message.updated_at = object.updated_at ?? "";
+    message.created_by_name = object.created_by_name ?? undefined;
+    message.status = object.status ?? "";
+    message.products_count = object.products_count ?? 0;
+    message.publications_count = object.publications_count ?? 0;
+    message.refused_count = object.refused_count ?? 0;
+    message.refusals = object.refusals ?? undefined;
+    message.error = object.error ?? undefined;
+    message.started_at = object.started_at ?? undefined;
+    message.finished_at = object.finished_at ?? undefined;
+    return message;
+  },
+};
+
+function createBasePublicationBatchInput(): PublicationBatchInput {
+  return { channel_id: "", filters: undefined };
+}
+
+export const PublicationBatchInput: MessageFns<PublicationBatchInput> = {
+  encode(message: PublicationBatchInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.channel_id !== "") {
+      writer.uint32(10).string(message.channel_id);
+    }
+    if (message.filters !== undefined) {
+      Struct.encode(Struct.wrap(message.filters), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PublicationBatchInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePublicationBatchInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.channel_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.filters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PublicationBatchInput {
+    return {
+      channel_id: isSet(object.channelId)
+        ? globalThis.String(object.channelId)
+        : isSet(object.channel_id)
+        ? globalThis.String(object.channel_id)
+        : "",
+      filters: isObject(object.filters) ? object.filters : undefined,
+    };
+  },
+
+  toJSON(message: PublicationBatchInput): unknown {
+    const obj: any = {};
+    if (message.channel_id !== "") {
+      obj.channelId = message.channel_id;
+    }
+    if (message.filters !== undefined) {
+      obj.filters = message.filters;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PublicationBatchInput>, I>>(base?: I): PublicationBatchInput {
+    return PublicationBatchInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PublicationBatchInput>, I>>(object: I): PublicationBatchInput {
+    const message = createBasePublicationBatchInput();
+    message.channel_id = object.channel_id ?? "";
+    message.filters = object.filters ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreatePublicationBatchRequest(): CreatePublicationBatchRequest {
+  return { input: undefined };
+}
+
+export const CreatePublicationBatchRequest: MessageFns<CreatePublicationBatchRequest> = {
+  encode(message: CreatePublicationBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.input !== undefined) {
+      PublicationBatchInput.encode(message.input, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreatePublicationBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreatePublicationBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.input = PublicationBatchInput.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreatePublicationBatchRequest {
+    return { input: isSet(object.input) ? PublicationBatchInput.fromJSON(object.input) : undefined };
+  },
+
+  toJSON(message: CreatePublicationBatchRequest): unknown {
+    const obj: any = {};
+    if (message.input !== undefined) {
+      obj.input = PublicationBatchInput.toJSON(message.input);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreatePublicationBatchRequest>, I>>(base?: I): CreatePublicationBatchRequest {
+    return CreatePublicationBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreatePublicationBatchRequest>, I>>(
+    object: I,
+  ): CreatePublicationBatchRequest {
+    const message = createBaseCreatePublicationBatchRequest();
+    message.input = (object.input !== undefined && object.input !== null)
+      ? PublicationBatchInput.fromPartial(object.input)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreatePublicationBatchResponse(): CreatePublicationBatchResponse {
+  return { data: undefined };
+}
+
+export const CreatePublicationBatchResponse: MessageFns<CreatePublicationBatchResponse> = {
+  encode(message: CreatePublicationBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      PublicationBatch.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreatePublicationBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreatePublicationBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = PublicationBatch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreatePublicationBatchResponse {
+    return { data: isSet(object.data) ? PublicationBatch.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: CreatePublicationBatchResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = PublicationBatch.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreatePublicationBatchResponse>, I>>(base?: I): CreatePublicationBatchResponse {
+    return CreatePublicationBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreatePublicationBatchResponse>, I>>(
+    object: I,
+  ): CreatePublicationBatchResponse {
+    const message = createBaseCreatePublicationBatchResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? PublicationBatch.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetPublicationBatchRequest(): GetPublicationBatchRequest {
+  return { id: "" };
+}
+
+export const GetPublicationBatchRequest: MessageFns<GetPublicationBatchRequest> = {
+  encode(message: GetPublicationBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPublicationBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPublicationBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPublicationBatchRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetPublicationBatchRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPublicationBatchRequest>, I>>(base?: I): GetPublicationBatchRequest {
+    return GetPublicationBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPublicationBatchRequest>, I>>(object: I): GetPublicationBatchRequest {
+    const message = createBaseGetPublicationBatchRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetPublicationBatchResponse(): GetPublicationBatchResponse {
+  return { data: undefined };
+}
+
+export const GetPublicationBatchResponse: MessageFns<GetPublicationBatchResponse> = {
+  encode(message: GetPublicationBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      PublicationBatch.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPublicationBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPublicationBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = PublicationBatch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPublicationBatchResponse {
+    return { data: isSet(object.data) ? PublicationBatch.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: GetPublicationBatchResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = PublicationBatch.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPublicationBatchResponse>, I>>(base?: I): GetPublicationBatchResponse {
+    return GetPublicationBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPublicationBatchResponse>, I>>(object: I): GetPublicationBatchResponse {
+    const message = createBaseGetPublicationBatchResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? PublicationBatch.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeletePublicationBatchRequest(): DeletePublicationBatchRequest {
+  return { id: "", expected_version: undefined };
+}
+
+export const DeletePublicationBatchRequest: MessageFns<DeletePublicationBatchRequest> = {
+  encode(message: DeletePublicationBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.expected_version !== undefined) {
+      writer.uint32(16).int32(message.expected_version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletePublicationBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletePublicationBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expected_version = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletePublicationBatchRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      expected_version: isSet(object.expectedVersion)
+        ? globalThis.Number(object.expectedVersion)
+        : isSet(object.expected_version)
+        ? globalThis.Number(object.expected_version)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeletePublicationBatchRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.expected_version !== undefined) {
+      obj.expectedVersion = Math.round(message.expected_version);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeletePublicationBatchRequest>, I>>(base?: I): DeletePublicationBatchRequest {
+    return DeletePublicationBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeletePublicationBatchRequest>, I>>(
+    object: I,
+  ): DeletePublicationBatchRequest {
+    const message = createBaseDeletePublicationBatchRequest();
+    message.id = object.id ?? "";
+    message.expected_version = object.expected_version ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeletePublicationBatchResponse(): DeletePublicationBatchResponse {
+  return { data: undefined };
+}
+
+export const DeletePublicationBatchResponse: MessageFns<DeletePublicationBatchResponse> = {
+  encode(message: DeletePublicationBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      PublicationBatch.encode(message.data, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletePublicationBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletePublicationBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = PublicationBatch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletePublicationBatchResponse {
+    return { data: isSet(object.data) ? PublicationBatch.fromJSON(object.data) : undefined };
+  },
+
+  toJSON(message: DeletePublicationBatchResponse): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = PublicationBatch.toJSON(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeletePublicationBatchResponse>, I>>(base?: I): DeletePublicationBatchResponse {
+    return DeletePublicationBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeletePublicationBatchResponse>, I>>(
+    object: I,
+  ): DeletePublicationBatchResponse {
+    const message = createBaseDeletePublicationBatchResponse();
+    message.data = (object.data !== undefined && object.data !== null)
+      ? PublicationBatch.fromPartial(object.data)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListPublicationBatchesRequest(): ListPublicationBatchesRequest {
+  return { query: undefined };
+}
+
+export const ListPublicationBatchesRequest: MessageFns<ListPublicationBatchesRequest> = {
+  encode(message: ListPublicationBatchesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPublicationBatchesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPublicationBatchesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPublicationBatchesRequest {
+    return { query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListPublicationBatchesRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPublicationBatchesRequest>, I>>(base?: I): ListPublicationBatchesRequest {
+    return ListPublicationBatchesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPublicationBatchesRequest>, I>>(
+    object: I,
+  ): ListPublicationBatchesRequest {
+    const message = createBaseListPublicationBatchesRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListPublicationBatchesResponse(): ListPublicationBatchesResponse {
+  return { data: [], page_info: undefined };
+}
+
+export const ListPublicationBatchesResponse: MessageFns<ListPublicationBatchesResponse> = {
+  encode(message: ListPublicationBatchesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      PublicationBatch.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page_info !== undefined) {
+      PageInfo.encode(message.page_info, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPublicationBatchesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPublicationBatchesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(PublicationBatch.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page_info = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPublicationBatchesResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => PublicationBatch.fromJSON(e)) : [],
+      page_info: isSet(object.pageInfo)
+        ? PageInfo.fromJSON(object.pageInfo)
+        : isSet(object.page_info)
+        ? PageInfo.fromJSON(object.page_info)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListPublicationBatchesResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => PublicationBatch.toJSON(e));
+    }
+    if (message.page_info !== undefined) {
+      obj.pageInfo = PageInfo.toJSON(message.page_info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPublicationBatchesResponse>, I>>(base?: I): ListPublicationBatchesResponse {
+    return ListPublicationBatchesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPublicationBatchesResponse>, I>>(
+    object: I,
+  ): ListPublicationBatchesResponse {
+    const message = createBaseListPublicationBatchesResponse();
+    message.data = object.data?.map((e) => PublicationBatch.fromPartial(e)) || [];
+    message.page_info = (object.page_info !== undefined && object.page_info !== null)
+      ? PageInfo.fromPartial(object.page_info)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBatchGetPublicationBatchesRequest(): BatchGetPublicationBatchesRequest {
+  return { ids: [], codes: [] };
+}
+
+export const BatchGetPublicationBatchesRequest: MessageFns<BatchGetPublicationBatchesRequest> = {
+  encode(message: BatchGetPublicationBatchesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.codes) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetPublicationBatchesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetPublicationBatchesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.codes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetPublicationBatchesRequest {
+    return {
+      ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
+      codes: globalThis.Array.isArray(object?.codes) ? object.codes.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: BatchGetPublicationBatchesRequest): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    if (message.codes?.length) {
+      obj.codes = message.codes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetPublicationBatchesRequest>, I>>(
+    base?: I,
+  ): BatchGetPublicationBatchesRequest {
+    return BatchGetPublicationBatchesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetPublicationBatchesRequest>, I>>(
+    object: I,
+  ): BatchGetPublicationBatchesRequest {
+    const message = createBaseBatchGetPublicationBatchesRequest();
+    message.ids = object.ids?.map((e) => e) || [];
+    message.codes = object.codes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseBatchGetPublicationBatchesResponse(): BatchGetPublicationBatchesResponse {
+  return { data: [] };
+}
+
+export const BatchGetPublicationBatchesResponse: MessageFns<BatchGetPublicationBatchesResponse> = {
+  encode(message: BatchGetPublicationBatchesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      PublicationBatch.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchGetPublicationBatchesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchGetPublicationBatchesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(PublicationBatch.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchGetPublicationBatchesResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => PublicationBatch.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: BatchGetPublicationBatchesResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => PublicationBatch.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchGetPublicationBatchesResponse>, I>>(
+    base?: I,
+  ): BatchGetPublicationBatchesResponse {
+    return BatchGetPublicationBatchesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchGetPublicationBatchesResponse>, I>>(
+    object: I,
+  ): BatchGetPublicationBatchesResponse {
+    const message = createBaseBatchGetPublicationBatchesResponse();
+    message.data = object.data?.map((e) => PublicationBatch.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Channels (named SalesChannel here: a gRPC client already has a getChannel method): the seven
  * calls of every record service, and readiness.
@@ -4005,6 +5307,188 @@ export const PublicationsServiceClient = makeGenericClientConstructor(
 ) as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): PublicationsServiceClient;
   service: typeof PublicationsServiceService;
+  serviceName: string;
+};
+
+/**
+ * Publication batches (POST /publications/bulk): created, read, listed and deleted; never replaced
+ * or patched. The publisher runs each in the background.
+ */
+export type PublicationBatchesServiceService = typeof PublicationBatchesServiceService;
+export const PublicationBatchesServiceService = {
+  /** Creates a batch pending: the channel must be live and enabled and the filters valid. */
+  createPublicationBatch: {
+    path: "/pim.publisher.v1.PublicationBatchesService/CreatePublicationBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreatePublicationBatchRequest): Buffer =>
+      Buffer.from(CreatePublicationBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreatePublicationBatchRequest => CreatePublicationBatchRequest.decode(value),
+    responseSerialize: (value: CreatePublicationBatchResponse): Buffer =>
+      Buffer.from(CreatePublicationBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreatePublicationBatchResponse =>
+      CreatePublicationBatchResponse.decode(value),
+  },
+  /** Reads one live publication batch. */
+  getPublicationBatch: {
+    path: "/pim.publisher.v1.PublicationBatchesService/GetPublicationBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPublicationBatchRequest): Buffer =>
+      Buffer.from(GetPublicationBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPublicationBatchRequest => GetPublicationBatchRequest.decode(value),
+    responseSerialize: (value: GetPublicationBatchResponse): Buffer =>
+      Buffer.from(GetPublicationBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPublicationBatchResponse => GetPublicationBatchResponse.decode(value),
+  },
+  /** Soft-deletes a publication batch that is not running. */
+  deletePublicationBatch: {
+    path: "/pim.publisher.v1.PublicationBatchesService/DeletePublicationBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeletePublicationBatchRequest): Buffer =>
+      Buffer.from(DeletePublicationBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeletePublicationBatchRequest => DeletePublicationBatchRequest.decode(value),
+    responseSerialize: (value: DeletePublicationBatchResponse): Buffer =>
+      Buffer.from(DeletePublicationBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeletePublicationBatchResponse =>
+      DeletePublicationBatchResponse.decode(value),
+  },
+  /** Lists live publication batches through the shared list query. */
+  listPublicationBatches: {
+    path: "/pim.publisher.v1.PublicationBatchesService/ListPublicationBatches" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPublicationBatchesRequest): Buffer =>
+      Buffer.from(ListPublicationBatchesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPublicationBatchesRequest => ListPublicationBatchesRequest.decode(value),
+    responseSerialize: (value: ListPublicationBatchesResponse): Buffer =>
+      Buffer.from(ListPublicationBatchesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPublicationBatchesResponse =>
+      ListPublicationBatchesResponse.decode(value),
+  },
+  /** Reads live publication batches by ids at once; unknown ones are left out. */
+  batchGetPublicationBatches: {
+    path: "/pim.publisher.v1.PublicationBatchesService/BatchGetPublicationBatches" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BatchGetPublicationBatchesRequest): Buffer =>
+      Buffer.from(BatchGetPublicationBatchesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BatchGetPublicationBatchesRequest =>
+      BatchGetPublicationBatchesRequest.decode(value),
+    responseSerialize: (value: BatchGetPublicationBatchesResponse): Buffer =>
+      Buffer.from(BatchGetPublicationBatchesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BatchGetPublicationBatchesResponse =>
+      BatchGetPublicationBatchesResponse.decode(value),
+  },
+} as const;
+
+export interface PublicationBatchesServiceServer extends UntypedServiceImplementation {
+  /** Creates a batch pending: the channel must be live and enabled and the filters valid. */
+  createPublicationBatch: handleUnaryCall<CreatePublicationBatchRequest, CreatePublicationBatchResponse>;
+  /** Reads one live publication batch. */
+  getPublicationBatch: handleUnaryCall<GetPublicationBatchRequest, GetPublicationBatchResponse>;
+  /** Soft-deletes a publication batch that is not running. */
+  deletePublicationBatch: handleUnaryCall<DeletePublicationBatchRequest, DeletePublicationBatchResponse>;
+  /** Lists live publication batches through the shared list query. */
+  listPublicationBatches: handleUnaryCall<ListPublicationBatchesRequest, ListPublicationBatchesResponse>;
+  /** Reads live publication batches by ids at once; unknown ones are left out. */
+  batchGetPublicationBatches: handleUnaryCall<BatchGetPublicationBatchesRequest, BatchGetPublicationBatchesResponse>;
+}
+
+export interface PublicationBatchesServiceClient extends Client {
+  /** Creates a batch pending: the channel must be live and enabled and the filters valid. */
+  createPublicationBatch(
+    request: CreatePublicationBatchRequest,
+    callback: (error: ServiceError | null, response: CreatePublicationBatchResponse) => void,
+  ): ClientUnaryCall;
+  createPublicationBatch(
+    request: CreatePublicationBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreatePublicationBatchResponse) => void,
+  ): ClientUnaryCall;
+  createPublicationBatch(
+    request: CreatePublicationBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreatePublicationBatchResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads one live publication batch. */
+  getPublicationBatch(
+    request: GetPublicationBatchRequest,
+    callback: (error: ServiceError | null, response: GetPublicationBatchResponse) => void,
+  ): ClientUnaryCall;
+  getPublicationBatch(
+    request: GetPublicationBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPublicationBatchResponse) => void,
+  ): ClientUnaryCall;
+  getPublicationBatch(
+    request: GetPublicationBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPublicationBatchResponse) => void,
+  ): ClientUnaryCall;
+  /** Soft-deletes a publication batch that is not running. */
+  deletePublicationBatch(
+    request: DeletePublicationBatchRequest,
+    callback: (error: ServiceError | null, response: DeletePublicationBatchResponse) => void,
+  ): ClientUnaryCall;
+  deletePublicationBatch(
+    request: DeletePublicationBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeletePublicationBatchResponse) => void,
+  ): ClientUnaryCall;
+  deletePublicationBatch(
+    request: DeletePublicationBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeletePublicationBatchResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists live publication batches through the shared list query. */
+  listPublicationBatches(
+    request: ListPublicationBatchesRequest,
+    callback: (error: ServiceError | null, response: ListPublicationBatchesResponse) => void,
+  ): ClientUnaryCall;
+  listPublicationBatches(
+    request: ListPublicationBatchesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPublicationBatchesResponse) => void,
+  ): ClientUnaryCall;
+  listPublicationBatches(
+    request: ListPublicationBatchesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPublicationBatchesResponse) => void,
+  ): ClientUnaryCall;
+  /** Reads live publication batches by ids at once; unknown ones are left out. */
+  batchGetPublicationBatches(
+    request: BatchGetPublicationBatchesRequest,
+    callback: (error: ServiceError | null, response: BatchGetPublicationBatchesResponse) => void,
+  ): ClientUnaryCall;
+  batchGetPublicationBatches(
+    request: BatchGetPublicationBatchesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BatchGetPublicationBatchesResponse) => void,
+  ): ClientUnaryCall;
+  batchGetPublicationBatches(
+    request: BatchGetPublicationBatchesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BatchGetPublicationBatchesResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const PublicationBatchesServiceClient = makeGenericClientConstructor(
+  PublicationBatchesServiceService,
+  "pim.publisher.v1.PublicationBatchesService",
+) as unknown as {
+  new (
+    address: string,
+    credentials: ChannelCredentials,
+    options?: Partial<ClientOptions>,
+  ): PublicationBatchesServiceClient;
+  service: typeof PublicationBatchesServiceService;
   serviceName: string;
 };
 

@@ -1,0 +1,64 @@
+import { ValidationError, stateConflict } from '@pim/errors';
+import { declaredRecord, requireLive } from '@pim/records';
+import { PublicationBatch, productFiltersQuery, type ProductFilters } from '@pim/resources';
+import { PublicationBatchEntity } from '../entities/publication-batch.entity';
+import { channelsRepository } from '../repositories/channels.repository';
+import type { PublicationBatchesRepository } from '../repositories/publication-batches.repository';
+
+/** Refuses filters the product list does not take, naming each under `filters.`. */
+function checkFilters(filters: ProductFilters): void {
+  try {
+    productFiltersQuery(filters);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    throw new ValidationError(`Invalid product filters: ${err.message}`, {
+      title: 'Invalid filters',
+      solution:
+        'Use the filters GET /products takes: a field of the product list, with an operator suffix where needed',
+      details: (err.details ?? []).map((d) => ({ field: `filters.${d.field}`, message: d.message })),
+    });
+  }
+}
+
+/**
+ * Publication batches on the record engine: created pending for a live, enabled channel and
+ * filters the product list takes (a runner of any replica is woken at commit); moved only by the
+ * runner. Identified by `_id`; never replaced or patched; one running is not deleted.
+ */
+export const publicationBatchRecord = (batches: () => PublicationBatchesRepository) =>
+  declaredRecord(PublicationBatch, {
+    entity: PublicationBatchEntity,
+    handle: '_id',
+    hooks: {
+      async beforeWrite(m, next, prev) {
+        if (prev) return;
+        await requireLive(m, { table: 'channels', collection: 'channels' }, [
+          { field: 'channel_id', id: next.channel_id },
+        ]);
+        const [channel] = await channelsRepository.live(m, [next.channel_id]);
+        if (!channel.enabled)
+          throw new ValidationError(`The channel '${channel.code}' is disabled: nothing is published to it`, {
+            title: 'Channel disabled',
+            solution: 'Enable the channel (PATCH it with enabled: true), then publish again',
+            details: [{ field: 'channel_id', message: `the channel '${channel.code}' is disabled` }],
+          });
+        checkFilters((next.filters ?? {}) as ProductFilters);
+        Object.assign(next, {
+          status: 'pending',
+          products_count: 0,
+          publications_count: 0,
+          refused_count: 0,
+          refusals: [],
+        });
+        await batches().notify(m);
+      },
+      async beforeDelete(_m, record) {
+        if (record.status === 'processing' && record.lease_until !== null && record.lease_until > new Date())
+          throw stateConflict('Publication batch', record, 'a batch being run is not deleted; wait until it ends', [
+            'pending',
+            'completed',
+            'failed',
+          ]);
+      },
+    },
+  });

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { NotifiedLoop } from '@pim/db';
+import { ValidationError } from '@pim/errors';
+import type { Logger } from '@pim/logging';
+import { MAX_REFUSALS, type ProductFilters, type PublicationBatchRefusal } from '@pim/resources';
+import type { PublicationBatchEntity } from '../entities/publication-batch.entity';
+import type { CatalogLink } from '../links/catalog.link';
+import { publishMany } from '../publication/publication.bulk';
+import { channelsRepository } from '../repositories/channels.repository';
+import { BATCHES_CHANNEL, type PublicationBatchesRepository } from '../repositories/publication-batches.repository';
+import type { PublicationsRepository } from '../repositories/publications.repository';
+
+/** How a batch runner runs. */
+export interface BatchRunnerOptions {
+  dataSource: DataSource;
+  batches: PublicationBatchesRepository;
+  publications: PublicationsRepository;
+  catalog: CatalogLink;
+  logger: Logger;
+  /** Products read from the catalog and published per transaction (the list's largest page). */
+  pageSize?: number;
+  /** How long a batch is this runner's without progress. Default 60 s. */
+  leaseMs?: number;
+  pollMs?: number;
+}
+
+/** A batch stopped for a reason that will not pass by itself. */
+class BatchFailed extends Error {}
+
+const RETRY_LATER_MS = 5_000;
+
+/**
+ * Runs publication batches: any replica claims one (a lease), reads the products its filters
+ * select from the catalog page by page in `_id` order, and publishes each page in one transaction
+ * that also advances the batch's cursor and counts — so a runner that stops resumes after the last
+ * page written, and no product is published twice by one batch. A catalog that does not answer
+ * only delays the batch; a channel gone or disabled, or filters the catalog now refuses, fail it.
+ */
+export class BatchRunner extends NotifiedLoop {
+  private readonly token = randomUUID();
+  private readonly pageSize: number;
+  private readonly leaseMs: number;
+
+  constructor(private readonly opts: BatchRunnerOptions) {
+    super({
+      dataSource: opts.dataSource,
+      channel: BATCHES_CHANNEL,
+      name: 'publication batch runner',
+      listenPurpose: 'batches-listen',
+      logger: opts.logger,
+    });
+    this.pageSize = opts.pageSize ?? 100;
+    this.leaseMs = opts.leaseMs ?? 60_000;
+  }
+
+  protected async loop(): Promise<void> {
+    while (!this.stopping) {
+      this.wakeup.reset();
+      let batch: PublicationBatchEntity | null = null;
+      try {
+        batch = await this.opts.batches.claim(this.leaseMs, this.token);
+        if (batch) await this.run(batch);
+      } catch (err) {
+        this.opts.logger.warn(
+          { err, batch_id: batch?._id },
+          'publication batch interrupted; it resumes where it stopped',
+        );
+        if (batch) await this.opts.batches.release(batch._id, this.token, RETRY_LATER_MS).catch(() => undefined);
+      }
+      if (!batch) await this.wakeup.sleep(this.opts.pollMs ?? 5_000);
+    }
+  }
+
+  /** Pages through the batch's products until none is left (or the lease is lost, or it stops). */
+  private async run(claimed: PublicationBatchEntity): Promise<void> {
+    let cursor = claimed.cursor;
+    while (!this.stopping) {
+      let page: Awaited<ReturnType<CatalogLink['productsPage']>>;
+      try {
+        page = await this.opts.catalog.productsPage(claimed.filters as ProductFilters, cursor, this.pageSize);
+      } catch (err) {
+        if (err instanceof ValidationError)
+          return this.fail(claimed, `The catalog refuses the filters: ${err.message}`);
+        throw err;
+      }
+      const outcome = await this.opts.dataSource
+        .transaction(async (m) => {
+          const batch = await this.opts.batches.held(m, claimed._id, this.token);
+          if (!batch) return 'lost' as const;
+          const [channel] = await channelsRepository.live(m, [batch.channel_id]);
+          if (!channel || !channel.enabled)
+            throw new BatchFailed(`The channel was ${channel ? 'disabled' : 'deleted'} while the batch ran`);
+          if (cursor === null) batch.products_count = page.total;
+          const made = await publishMany(m, this.opts.publications, channel, page.products, {
+            batchId: batch._id,
+            createdBy: batch.created_by_name,
+          });
+          batch.publications_count += made.created;
+          batch.refused_count += made.refusals.length;
+          batch.refusals = [...(batch.refusals as PublicationBatchRefusal[]), ...made.refusals].slice(0, MAX_REFUSALS);
+          const done = page.products.length < this.pageSize;
+          if (page.products.length > 0) batch.cursor = String(page.products[page.products.length - 1]._id);
+          batch.lease_until = new Date(Date.now() + this.leaseMs);
+          if (done) {
+            Object.assign(batch, {
+              status: 'completed',
+              finished_at: new Date(),
+              lease_until: null,
+              lease_token: null,
+            });
+          }
+          await this.opts.batches.save(m, batch, done ? 'completed' : 'updated');
+          return done ? ('done' as const) : batch.cursor;
+        })
+        .catch((err: unknown) => {
+          if (err instanceof BatchFailed) return this.fail(claimed, err.message).then(() => 'lost' as const);
+          throw err;
+        });
+      if (outcome === 'lost' || outcome === 'done') return;
+      cursor = outcome;
+    }
+    await this.opts.batches.release(claimed._id, this.token, 0);
+  }
+
+  /** Ends a batch failed, saying why (while this runner still holds it). */
+  private async fail(claimed: PublicationBatchEntity, error: string): Promise<void> {
+    await this.opts.dataSource.transaction(async (m) => {
+      const batch = await this.opts.batches.held(m, claimed._id, this.token);
+      if (!batch) return;
+      Object.assign(batch, { status: 'failed', error, finished_at: new Date(), lease_until: null, lease_token: null });
+      await this.opts.batches.save(m, batch, 'failed');
+    });
+    this.opts.logger.warn({ batch_id: claimed._id, reason: error }, 'publication batch failed');
+  }
+}
