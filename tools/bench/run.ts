@@ -9,8 +9,9 @@
 // the drain's timestamps and the worker's queue metrics; BENCH_WORKER_NODE_OPTIONS is the worker's
 // NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
 // `npm run bench -- catalog` runs the catalog benchmark (tools/bench/catalog.ts) instead,
-// `npm run bench -- orders` the orders benchmark (tools/bench/orders.ts), and
-// `npm run bench -- imports` the imports benchmark (tools/bench/imports.ts).
+// `npm run bench -- orders` the orders benchmark (tools/bench/orders.ts),
+// `npm run bench -- imports` the imports benchmark (tools/bench/imports.ts), and
+// `npm run bench -- publisher` the publisher benchmark (tools/bench/publisher.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, tmpdir, type as osType } from 'node:os';
@@ -33,6 +34,7 @@ import { catalogSectionOf, runCatalogBench } from './catalog';
 import { runExportsBench } from './exports';
 import { runImportsBench } from './imports';
 import { runOrdersBench } from './orders';
+import { runPublisherBench } from './publisher';
 import { sectionOf as benchSectionOf } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
@@ -691,4 +693,5 @@ if (args.has('catalog')) void runCatalogBench({ write: !args.has('--no-write') }
 else if (args.has('orders')) void runOrdersBench({ write: !args.has('--no-write') });
 else if (args.has('imports')) void runImportsBench({ write: !args.has('--no-write') });
 else if (args.has('exports')) void runExportsBench({ write: !args.has('--no-write') });
+else if (args.has('publisher')) void runPublisherBench({ write: !args.has('--no-write') });
 else void main();

@@ -116,6 +116,8 @@ export class PublicationSender extends NotifiedLoop {
   private readonly requests = new Set<Promise<void>>();
   private failures = 0;
   private lastLateSync = 0;
+  /** Catalog syncs run one after another beside the sending, never holding it up. */
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: PublicationSenderOptions) {
     super({
@@ -211,7 +213,8 @@ export class PublicationSender extends NotifiedLoop {
       this.done.push(...batch); // written next round; the leases still hold them
       throw err;
     }
-    await this.sync(written.filter((p) => p.product_sync_due));
+    const ended = written.filter((p) => p.product_sync_due);
+    if (ended.length > 0) this.syncing = this.syncing.then(() => this.sync(ended));
   }
 
   /** Has the catalog record outcomes on their products; what fails is tried again later (syncLate). */
@@ -243,6 +246,7 @@ export class PublicationSender extends NotifiedLoop {
   private async syncLate(): Promise<void> {
     if (Date.now() - this.lastLateSync < SYNC_LATE_MS) return;
     this.lastLateSync = Date.now();
+    await this.syncing;
     await this.sync(await this.opts.publications.syncDue(SYNC_BATCH, new Date(Date.now() - SYNC_LATE_MS)));
   }
 
@@ -256,5 +260,6 @@ export class PublicationSender extends NotifiedLoop {
         'publication outcomes left unwritten at stop; their leases run out and they are sent again',
       ),
     );
+    await this.syncing;
   }
 }
