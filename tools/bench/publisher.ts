@@ -53,6 +53,17 @@ const load = () =>
     .map((x) => x.toFixed(2))
     .join(' / ');
 
+/** Rows of pg_stat_* reach the counters up to PGSTAT_IDLE_INTERVAL (10 s) after a backend goes idle. */
+const STATS_FLUSH_MS = 11_000;
+
+/** JSON with object keys sorted (jsonb stores them in its own order). */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x as Json).sort(([a], [b]) => a.localeCompare(b)))
+      : x,
+  );
+
 /** The payload the channel's mapping makes of a product: title ← name (pt-BR), sku ← code, id ← _id. */
 interface Payload {
   title: string;
@@ -169,6 +180,8 @@ interface PublisherReport {
   retried: number;
   events: { publisher: Record<string, number>; catalog: Record<string, number>; pendingMax: Record<string, number> };
   xacts: { commits: number; inserted: number; updated: number };
+  /** Rows written per table (inserted, updated, deleted), POST → settled, busiest first. */
+  tables: { table: string; ins: number; upd: number; del: number }[];
   payloadChecked: boolean;
   load: { start: string; end: string };
 }
@@ -266,12 +279,22 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
         wallMs: b.at - a.at,
       };
     };
-    const dbStats = async () =>
-      (
+    /** The database's counters: transactions and rows, in all and by table. Backends flush them up to 10 s late once idle, so this waits that long first. */
+    const dbStats = async () => {
+      await sleep(STATS_FLUSH_MS);
+      const totals = (
         await pg.query<{ commits: string; inserted: string; updated: string }>(
           `SELECT xact_commit AS commits, tup_inserted AS inserted, tup_updated AS updated FROM pg_stat_database WHERE datname = current_database()`,
         )
       ).rows[0];
+      const { rows } = await pg.query<{ t: string; ins: string; upd: string; del: string }>(
+        `SELECT schemaname || '.' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_del AS del FROM pg_stat_user_tables`,
+      );
+      return {
+        totals,
+        tables: new Map(rows.map((r) => [r.t, { ins: Number(r.ins), upd: Number(r.upd), del: Number(r.del) }])),
+      };
+    };
 
     // The products: N simple ones through the bulk upsert, 1,000 a call.
     const t = performance.now();
@@ -503,7 +526,7 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
     // One publication's payload as sent, against the raw loop's.
     const sample = pubRows.find((p) => p.published_payload);
     const payloadChecked =
-      !!sample && JSON.stringify(sample.published_payload) === JSON.stringify(byProduct.get(sample.product_id));
+      !!sample && canonical(sample.published_payload) === canonical(byProduct.get(sample.product_id));
     const events = async (schema: 'publisher' | 'catalog') =>
       Object.fromEntries(
         (
@@ -563,10 +586,17 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
       retried: steps.filter((s) => s.attempts > 1).length,
       events: { publisher: await events('publisher'), catalog: await events('catalog'), pendingMax },
       xacts: {
-        commits: Number(stats1.commits) - Number(stats0.commits),
-        inserted: Number(stats1.inserted) - Number(stats0.inserted),
-        updated: Number(stats1.updated) - Number(stats0.updated),
+        commits: Number(stats1.totals.commits) - Number(stats0.totals.commits),
+        inserted: Number(stats1.totals.inserted) - Number(stats0.totals.inserted),
+        updated: Number(stats1.totals.updated) - Number(stats0.totals.updated),
       },
+      tables: [...stats1.tables]
+        .map(([table, b]) => {
+          const a = stats0.tables.get(table) ?? { ins: 0, upd: 0, del: 0 };
+          return { table, ins: b.ins - a.ins, upd: b.upd - a.upd, del: b.del - a.del };
+        })
+        .filter((x) => x.ins + x.upd + x.del > 0)
+        .sort((x, y) => y.ins + y.upd + y.del - (x.ins + x.upd + x.del)),
       payloadChecked,
       load: { start: loadAtStart, end: load() },
     };
@@ -586,7 +616,7 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
       `  steps p50/p99 (ms): queue ${pp(report.steps.queue)}, request ${pp(report.steps.request)}, claim → outcome ${pp(report.steps.outcome)}, outcome → recorded ${pp(report.steps.recorded)}; ${report.steps.rounds} claim rounds of ~${report.steps.roundSize.toFixed(0)}, every ${report.steps.roundGap.toFixed(0)} ms (median)`,
     );
     say(
-      `  statuses ${JSON.stringify(statuses)}; retried ${report.retried}; receiver ${JSON.stringify(report.receiver)}; events ${JSON.stringify(report.events)}; database ${JSON.stringify(report.xacts)}; payload as the raw loop's: ${payloadChecked}`,
+      `  statuses ${JSON.stringify(statuses)}; retried ${report.retried}; receiver ${JSON.stringify(report.receiver)}; events ${JSON.stringify(report.events)}; database ${JSON.stringify(report.xacts)}; tables ${JSON.stringify(report.tables)}; payload as the raw loop's: ${payloadChecked}`,
     );
     const section = renderPublisher(report, quick);
     if (opts.write) {
@@ -658,35 +688,48 @@ function renderPublisher(r: PublisherReport, quick: boolean): string {
   const busy = machineShare(c);
   const creationBound = r.steps.creation.last >= r.send.lastMs * 0.9;
   const bounds: string[] = [];
+  const pgOther = Math.max(0, c.postgresAll - Object.values(c.backends).reduce((a, b) => a + b, 0));
   if (busy >= 85)
     bounds.push(
-      `**The two cores are saturated**: the machine was busy ${busy.toFixed(0)} % of the time the run took (${s1(c.machine)} of ${s1(m.cores * wall)}). A publication cost ${allCost.toFixed(0)} µs of CPU in all (the apps, every Postgres process, NATS, the receiver), a raw request ${rawCost.toFixed(0)} µs (bench client + receiver): with both bound by the same cores, that alone caps the ratio near ${(rawCost / allCost).toFixed(2)}.`,
+      `**CPU: the two cores were saturated** — busy ${busy.toFixed(0)} % of the run (${s1(c.machine)} of ${s1(m.cores * wall)}). A publication cost ${allCost.toFixed(0)} µs of CPU in all (every app, every Postgres process, NATS, the receiver), a raw request ${rawCost.toFixed(0)} µs (bench client + receiver): ${(allCost / rawCost).toFixed(0)} times as much, so on the same cores the ratio cannot pass about ${(rawCost / allCost).toFixed(2)} however the work is scheduled.`,
     );
   else
     bounds.push(
-      `The machine was busy ${busy.toFixed(0)} % of the time the run took (${s1(c.machine)} of ${s1(m.cores * wall)}): the cores were not saturated, so the wait is in the sender's sequence of steps, not in CPU alone. A publication cost ${allCost.toFixed(0)} µs of CPU in all, a raw request ${rawCost.toFixed(0)} µs.`,
-    );
-  if (pubCore >= 0.85)
-    bounds.push(
-      `The publisher process used ${core(c.apps.publisher)} of one core (Node runs its JavaScript on one thread): it is saturated.`,
-    );
-  if (catCore >= 0.5)
-    bounds.push(
-      `The catalog and its database sessions used ${(catCore * 100).toFixed(0)} % of a core, recording the outcomes on the products.`,
+      `The machine was busy ${busy.toFixed(0)} % of the run (${s1(c.machine)} of ${s1(m.cores * wall)}): not saturated, so part of the time is spent waiting between the sender's steps, not computing. A publication cost ${allCost.toFixed(0)} µs of CPU in all, a raw request ${rawCost.toFixed(0)} µs (${(allCost / rawCost).toFixed(0)} times less).`,
     );
   bounds.push(
-    `Per publication the database committed ${(r.xacts.commits / N).toFixed(1)} transactions, inserted ${(r.xacts.inserted / N).toFixed(1)} rows and updated ${(r.xacts.updated / N).toFixed(1)} (POST → every outcome recorded and the outboxes published). The publisher wrote ${(pubEvents / N).toFixed(1)} events a publication to its outbox (${evList(r.events.publisher)}) and the catalog ${(catEvents / N).toFixed(1)} (${evList(r.events.catalog)}) — each product's outcome, recorded through \`RecordPublishments\`, is a write of the product under its row lock, one transaction per product, with a \`products.updated\` event of the whole product; at most ${n0(r.events.pendingMax.publisher)} publisher and ${n0(r.events.pendingMax.catalog)} catalog events waited in the outboxes at once.`,
+    `Where a publication's CPU went: the publisher ${us(c.apps.publisher)} (${core(c.apps.publisher)} of a core${pubCore >= 0.85 ? ': its one JavaScript thread is saturated' : ''}) and its database sessions ${us(c.backends.publisher)}; the catalog ${us(c.apps.catalog)} and its sessions ${us(c.backends.catalog)} (${(catCore * 100).toFixed(0)} % of a core between them), which serve the batch's product pages and record each outcome on its product; the apps that consume every event (webhooks, workflow, orders, io-jobs) and the gateway ${us(others(c))}, their sessions ${us(otherBackends(c))}; Postgres's own processes (WAL writer, checkpointer, other databases) ${us(pgOther)}; NATS ${us(c.nats)}; the receiver ${us(c.receiver)}. A raw request's whole cost, client and receiver (${rawCost.toFixed(0)} µs), is ${((rawCost / allCost) * 100).toFixed(1)} % of a publication's.`,
+  );
+  const tableList = r.tables
+    .slice(0, 8)
+    .map(
+      (x) =>
+        `\`${x.table}\` ${[
+          x.ins ? `${(x.ins / N).toFixed(1)} inserted` : '',
+          x.upd ? `${(x.upd / N).toFixed(1)} updated` : '',
+          x.del ? `${(x.del / N).toFixed(1)} deleted` : '',
+        ]
+          .filter(Boolean)
+          .join(', ')}`,
+    )
+    .join('; ');
+  bounds.push(
+    `**Writes per publication**: ${(r.xacts.commits / N).toFixed(1)} committed transactions, ${(r.xacts.inserted / N).toFixed(1)} rows inserted and ${(r.xacts.updated / N).toFixed(1)} updated (POST → every outcome recorded and both outboxes published) — by table: ${tableList}. The publisher wrote ${(pubEvents / N).toFixed(1)} events a publication to its outbox (${evList(r.events.publisher)}), each carrying the publication as the API shows it, snapshot and tracking included; recording an outcome on the product (\`RecordPublishments\`: the product rewritten under its row lock, one transaction per product) makes the catalog write ${(catEvents / N).toFixed(1)} more (${evList(r.events.catalog)}, the whole product), and every event is then relayed to NATS and read by the consuming apps. The outboxes kept up: at most ${n0(r.events.pendingMax.publisher)} publisher and ${n0(r.events.pendingMax.catalog)} catalog events waited at once (sampled every second).`,
   );
   bounds.push(
-    `The sender works in rounds: it claims up to ${CONCURRENCY} due publications (one transaction), sends them, writes their outcomes (one transaction), and has the catalog record them on the products (\`RecordPublishments\`); it claims again as requests finish. It claimed ${n0(r.steps.rounds)} times, about ${r.steps.roundSize.toFixed(0)} publications each, a round every ${r.steps.roundGap.toFixed(0)} ms (median), while a request took ${pp(r.steps.request)} ms (p50 / p99): ${
-      r.steps.roundGap > 0
-        ? `the requests are about ${((percentile(r.steps.request, 50) / r.steps.roundGap) * 100).toFixed(0)} % of a round`
+    `**The sender's rounds**: it claims up to ${CONCURRENCY} due publications in one transaction (each row updated with its lease and an IN_PROGRESS step, each with its event), sends them, then writes their outcomes in one transaction (each publication, its advertisement, its event) and hands them to the catalog. It claimed ${n0(r.steps.rounds)} times, about ${r.steps.roundSize.toFixed(0)} publications each, a round every ${r.steps.roundGap.toFixed(0)} ms (median). A request took ${pp(r.steps.request)} ms (p50 / p99, the request sent to its answer read; in the raw loop, ${CONCURRENCY} in flight at ${r.rawRate.toFixed(0)}/s, a request takes ${((CONCURRENCY / r.rawRate) * 1000).toFixed(0)} ms on average), but claimed → outcome written took ${pp(r.steps.outcome)} ms: ${
+      percentile(r.steps.outcome, 50) > 0
+        ? `${((1 - percentile(r.steps.request, 50) / percentile(r.steps.outcome, 50)) * 100).toFixed(0)} % of a publication's time in flight is the sender's own database work and waiting for it, not the request`
         : ''
-    }; the rest is the claim, the outcome and the catalog's recording, which ended ${pp(r.steps.recorded)} ms after the outcome.`,
+    }. The catalog recorded an outcome ${pp(r.steps.recorded)} ms after it was written.`,
   );
   if (creationBound)
     bounds.push(
-      `The batch made the last publication ${s1(r.steps.creation.last)} after the POST, close to the last request (${s1(r.send.lastMs)}): creating the publications (pages of 100 products read from the catalog) paces the sending.`,
+      `The batch made the last publication ${s1(r.steps.creation.last)} after the POST, close to the last request (${s1(r.send.lastMs)}): creating the publications (pages of 100 products read from the catalog) paced the sending.`,
+    );
+  else
+    bounds.push(
+      `Creating the publications did not pace the sending: the batch had made all ${n0(N)} ${s1(r.steps.creation.last)} after the POST (completed at ${s1(r.batch.postToFinishedMs)}), while the last request arrived at ${s1(r.send.lastMs)}; from then on the sender alone set the pace.`,
     );
   return `## Publisher
 

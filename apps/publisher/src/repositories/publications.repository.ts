@@ -39,11 +39,11 @@ export class PublicationsRepository {
       c.record.version += 1;
       c.record.updated_at = now;
     }
-    await m.save(
-      PublicationEntity,
-      changes.map((c) => c.record),
-      { reload: false },
-    );
+    // One statement for the whole set (their rows are locked by this transaction): every column as the records hold it.
+    await m.upsert(PublicationEntity, changes.map((c) => c.record) as never, {
+      conflictPaths: ['_id'],
+      skipUpdateIfNoValuesChanged: false,
+    });
     await recordEvents(
       m,
       changes.map((c) => ({
