@@ -1,4 +1,5 @@
 import { ConflictError, ValidationError } from '@pim/errors';
+import { AddressPolicy } from '@pim/outbound';
 import { publisherTestContext, type PublisherTestContext } from '../testing/publisher.context';
 
 const steps = (p: { tracking: { status: string }[] }) => p.tracking.map((t) => t.status);
@@ -163,6 +164,17 @@ describe('publications (real Postgres, real catalog, a local channel)', () => {
     const second = await ctx.publications.create({ product_id: (await ctx.newProduct()).id, channel_id: channel._id });
     const failed = await ctx.waitFor(second._id, (p) => p.status === 'failed');
     expect(failed.tracking.at(-1)!.message).toBe('The channel answered 500: down (gave up after 4 attempts)');
+  });
+
+  it('fails at once, without a request, when the address the channel resolves to is refused when sending', async () => {
+    // The channel was accepted under an allow list; the sender's policy (the operator narrowed it) refuses loopback.
+    const channel = await ctx.newChannel();
+    const created = await ctx.publications.create({ product_id: (await ctx.newProduct()).id, channel_id: channel._id });
+    await ctx.startSender({}, new AddressPolicy([], { subject: 'channels', setting: 'PUBLISHER_ALLOWED_TARGETS' }));
+    const failed = await ctx.waitFor(created._id, (p) => p.status === 'failed');
+    expect(failed.tracking.at(-1)!.message).toMatch(/^The channel's address is refused: .*loopback address/);
+    expect(failed.attempts).toBe(1);
+    expect(ctx.receiver.requests).toHaveLength(0);
   });
 
   it('supersedes an older waiting publication of the same product and channel; the older one cannot be retried', async () => {

@@ -49,7 +49,7 @@ export interface PublisherTestContext extends PublisherRecords {
   /** A channel with a fresh code pointing at the receiver, with the given fields. */
   newChannel(overrides?: Partial<Record<keyof ChannelInput, unknown>>): Promise<ChannelView>;
   /** A sender over this database, sending through a loopback-allowing agent; stopped by close(). */
-  startSender(overrides?: Partial<PublicationSenderOptions>): Promise<PublicationSender>;
+  startSender(overrides?: Partial<PublicationSenderOptions>, policy?: AddressPolicy): Promise<PublicationSender>;
   /** A batch runner over this database; stopped by reset() and close(). */
   startRunner(overrides?: Partial<BatchRunnerOptions>): Promise<BatchRunner>;
   /** Polls a publication until `done` holds (fails after timeoutMs with its last state). */
@@ -132,8 +132,8 @@ export async function publisherTestContext(label: string): Promise<PublisherTest
         ...overrides,
       });
     },
-    async startSender(overrides = {}) {
-      const agent = createGuardedAgent({ policy });
+    async startSender(overrides = {}, senderPolicy = policy) {
+      const agent = createGuardedAgent({ policy: senderPolicy });
       const sender = new PublicationSender({
         dataSource: ds,
         publications: records.repository,
