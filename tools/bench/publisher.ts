@@ -19,6 +19,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
+import { format, resolveConfig } from 'prettier';
 import { Agent, request } from 'undici';
 import { newId } from '@pim/ids';
 import { createTestDatabase, createTestStream } from '@pim/testing';
@@ -165,6 +166,8 @@ interface PublisherReport {
   recordedMs: number;
   cpuPublished: CpuSplit;
   cpuRecorded: CpuSplit;
+  /** From the bench seeing the batch completed to all published: the sending alone. */
+  afterBatch?: { atMs: number; published: number; cpu: CpuSplit };
   steps: {
     queue: number[];
     request: number[];
@@ -178,7 +181,13 @@ interface PublisherReport {
   receiver: { count: number; distinct: number };
   statuses: Record<string, number>;
   retried: number;
-  events: { publisher: Record<string, number>; catalog: Record<string, number>; pendingMax: Record<string, number> };
+  events: {
+    publisher: Record<string, number>;
+    catalog: Record<string, number>;
+    pendingMax: Record<string, number>;
+    /** Average size of an event's envelope as text, bytes. */
+    bytes: Record<'publisher' | 'catalog', number>;
+  };
   xacts: { commits: number; inserted: number; updated: number };
   /** Rows written per table (inserted, updated, deleted), POST → settled, busiest first. */
   tables: { table: string; ins: number; upd: number; del: number }[];
@@ -386,6 +395,8 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
     let movedAt = performance.now();
     let said = performance.now();
     const pendingMax: Record<string, number> = { publisher: 0, catalog: 0 };
+    /** When the bench first saw the batch completed (every publication made), and how many were published then. */
+    let batchDone: { snapshot: CpuSnapshot; published: number } | undefined;
     /** What the database shows of the batch's publications, for a stall's report. */
     const diagnose = async () => {
       const { rows: byStatus } = await pg.query(
@@ -435,6 +446,7 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
       }
       if (received >= N && published >= N) break;
       if (batch.status === 'failed') throw new Error(`the batch failed:\n${await diagnose()}`);
+      if (batch.status === 'completed' && !batchDone) batchDone = { snapshot: await cpuSnapshot(), published };
       const sig = `${received}|${published}|${String(batch.status)}|${String(batch.publications_count)}`;
       if (sig !== progress) {
         progress = sig;
@@ -537,6 +549,16 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
         ).rows.map((r) => [r.type, r.n]),
       );
 
+    const eventBytes = async (schema: 'publisher' | 'catalog') =>
+      Number(
+        (
+          await pg.query<{ b: string | null }>(
+            `SELECT avg(length(envelope::text)) AS b FROM ${schema}.outbox WHERE occurred_at >= to_timestamp($1 / 1000.0)`,
+            [postedAt],
+          )
+        ).rows[0].b ?? 0,
+      );
+
     // 3. The baseline again, after the run (the platform settled).
     raw.push(await rawRound('after'));
     const rawRate = raw.reduce((a, r) => a + r.rate, 0) / raw.length;
@@ -567,6 +589,14 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
       },
       recordedMs: atRecorded.at - t0,
       cpuPublished: cpuSplit(before, atPublished),
+      afterBatch:
+        batchDone && N - batchDone.published > 0
+          ? {
+              atMs: batchDone.snapshot.at - t0,
+              published: N - batchDone.published,
+              cpu: cpuSplit(batchDone.snapshot, atPublished),
+            }
+          : undefined,
       cpuRecorded: cpuSplit(before, atRecorded),
       steps: {
         queue: sorted(steps.map((s) => s.claimed - s.created)),
@@ -584,7 +614,12 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
       receiver: { count: rcvStats.count, distinct: rcvStats.distinct },
       statuses,
       retried: steps.filter((s) => s.attempts > 1).length,
-      events: { publisher: await events('publisher'), catalog: await events('catalog'), pendingMax },
+      events: {
+        publisher: await events('publisher'),
+        catalog: await events('catalog'),
+        pendingMax,
+        bytes: { publisher: await eventBytes('publisher'), catalog: await eventBytes('catalog') },
+      },
       xacts: {
         commits: Number(stats1.totals.commits) - Number(stats0.totals.commits),
         inserted: Number(stats1.totals.inserted) - Number(stats0.totals.inserted),
@@ -621,9 +656,11 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
     const section = renderPublisher(report, quick);
     if (opts.write) {
       const docPath = join(ROOT, 'docs', 'benchmarks.md');
+      // Formatted as `npm run lint` checks it (prettier --check .), tables aligned.
+      const formatted = await format(section, { ...(await resolveConfig(docPath)), filepath: docPath });
       writeFileSync(
         docPath,
-        withSection(existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n', 'Publisher', section),
+        withSection(existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmarks\n', 'Publisher', formatted),
       );
       say('written to docs/benchmarks.md (Publisher section)');
     } else say(section);
@@ -691,7 +728,7 @@ function renderPublisher(r: PublisherReport, quick: boolean): string {
   const pgOther = Math.max(0, c.postgresAll - Object.values(c.backends).reduce((a, b) => a + b, 0));
   if (busy >= 85)
     bounds.push(
-      `**CPU: the two cores were saturated** — busy ${busy.toFixed(0)} % of the run (${s1(c.machine)} of ${s1(m.cores * wall)}). A publication cost ${allCost.toFixed(0)} µs of CPU in all (every app, every Postgres process, NATS, the receiver), a raw request ${rawCost.toFixed(0)} µs (bench client + receiver): ${(allCost / rawCost).toFixed(0)} times as much, so on the same cores the ratio cannot pass about ${(rawCost / allCost).toFixed(2)} however the work is scheduled.`,
+      `**CPU: the two cores were saturated** — busy ${busy.toFixed(0)} % of the run (${s1(c.machine)} of ${s1(m.cores * wall)}). A publication cost ${allCost.toFixed(0)} µs of CPU in all (every app, every Postgres process, NATS, the receiver), a raw request ${rawCost.toFixed(0)} µs (bench client + receiver): ${(allCost / rawCost).toFixed(0)} times as much, so on the same cores the ratio cannot pass about ${(rawCost / allCost).toFixed(2)} however the work is scheduled. To reach ${TARGET} here a publication may cost about ${(rawCost / TARGET).toFixed(0)} µs of CPU in all.`,
     );
   else
     bounds.push(
@@ -701,6 +738,7 @@ function renderPublisher(r: PublisherReport, quick: boolean): string {
     `Where a publication's CPU went: the publisher ${us(c.apps.publisher)} (${core(c.apps.publisher)} of a core${pubCore >= 0.85 ? ': its one JavaScript thread is saturated' : ''}) and its database sessions ${us(c.backends.publisher)}; the catalog ${us(c.apps.catalog)} and its sessions ${us(c.backends.catalog)} (${(catCore * 100).toFixed(0)} % of a core between them), which serve the batch's product pages and record each outcome on its product; the apps that consume every event (webhooks, workflow, orders, io-jobs) and the gateway ${us(others(c))}, their sessions ${us(otherBackends(c))}; Postgres's own processes (WAL writer, checkpointer, other databases) ${us(pgOther)}; NATS ${us(c.nats)}; the receiver ${us(c.receiver)}. A raw request's whole cost, client and receiver (${rawCost.toFixed(0)} µs), is ${((rawCost / allCost) * 100).toFixed(1)} % of a publication's.`,
   );
   const tableList = r.tables
+    .filter((x) => x.ins + x.upd + x.del >= N * 0.05)
     .slice(0, 8)
     .map(
       (x) =>
@@ -714,15 +752,36 @@ function renderPublisher(r: PublisherReport, quick: boolean): string {
     )
     .join('; ');
   bounds.push(
-    `**Writes per publication**: ${(r.xacts.commits / N).toFixed(1)} committed transactions, ${(r.xacts.inserted / N).toFixed(1)} rows inserted and ${(r.xacts.updated / N).toFixed(1)} updated (POST → every outcome recorded and both outboxes published) — by table: ${tableList}. The publisher wrote ${(pubEvents / N).toFixed(1)} events a publication to its outbox (${evList(r.events.publisher)}), each carrying the publication as the API shows it, snapshot and tracking included; recording an outcome on the product (\`RecordPublishments\`: the product rewritten under its row lock, one transaction per product) makes the catalog write ${(catEvents / N).toFixed(1)} more (${evList(r.events.catalog)}, the whole product), and every event is then relayed to NATS and read by the consuming apps. The outboxes kept up: at most ${n0(r.events.pendingMax.publisher)} publisher and ${n0(r.events.pendingMax.catalog)} catalog events waited at once (sampled every second).`,
+    `**Writes per publication**: ${(r.xacts.commits / N).toFixed(1)} committed transactions, ${(r.xacts.inserted / N).toFixed(1)} rows inserted and ${(r.xacts.updated / N).toFixed(1)} updated (POST → every outcome recorded and both outboxes published) — by table: ${tableList}. The publisher wrote ${(pubEvents / N).toFixed(1)} events a publication to its outbox (${evList(r.events.publisher)}), each carrying the publication as the API shows it, snapshot and tracking included (${(r.events.bytes.publisher / 1000).toFixed(1)} KB on average); recording an outcome on the product (\`RecordPublishments\`: the product rewritten under its row lock, one transaction per product) makes the catalog write ${(catEvents / N).toFixed(1)} more (${evList(r.events.catalog)}, the whole product, ${(r.events.bytes.catalog / 1000).toFixed(1)} KB), and every event is then relayed to NATS and read by the consuming apps. The outboxes kept up: at most ${n0(r.events.pendingMax.publisher)} publisher and ${n0(r.events.pendingMax.catalog)} catalog events waited at once (sampled every second).`,
   );
   bounds.push(
     `**The sender's rounds**: it claims up to ${CONCURRENCY} due publications in one transaction (each row updated with its lease and an IN_PROGRESS step, each with its event), sends them, then writes their outcomes in one transaction (each publication, its advertisement, its event) and hands them to the catalog. It claimed ${n0(r.steps.rounds)} times, about ${r.steps.roundSize.toFixed(0)} publications each, a round every ${r.steps.roundGap.toFixed(0)} ms (median). A request took ${pp(r.steps.request)} ms (p50 / p99, the request sent to its answer read; in the raw loop, ${CONCURRENCY} in flight at ${r.rawRate.toFixed(0)}/s, a request takes ${((CONCURRENCY / r.rawRate) * 1000).toFixed(0)} ms on average), but claimed → outcome written took ${pp(r.steps.outcome)} ms: ${
       percentile(r.steps.outcome, 50) > 0
-        ? `${((1 - percentile(r.steps.request, 50) / percentile(r.steps.outcome, 50)) * 100).toFixed(0)} % of a publication's time in flight is the sender's own database work and waiting for it, not the request`
+        ? `${((1 - percentile(r.steps.request, 50) / percentile(r.steps.outcome, 50)) * 100).toFixed(0)} % of a publication's time in flight is spent outside its request: in the sender's claim and outcome transactions, and waiting for its turn on ${busy >= 85 ? 'the saturated' : 'the'} cores`
         : ''
     }. The catalog recorded an outcome ${pp(r.steps.recorded)} ms after it was written.`,
   );
+  const ab = r.afterBatch;
+  if (ab) {
+    const per = (ms: number) => (ms * 1000) / ab.published;
+    const x = ab.cpu;
+    const parts: [string, number][] = [
+      ['the publisher and its sessions', per(x.apps.publisher + x.backends.publisher)],
+      ['the catalog and its sessions', per(x.apps.catalog + x.backends.catalog)],
+      ['the event consumers and the gateway, with their sessions', per(others(x) + otherBackends(x))],
+      ['NATS', per(x.nats)],
+      ['the receiver', per(x.receiver)],
+    ];
+    const total = parts.reduce((a, [, v]) => a + v, 0);
+    const [topName, topUs] = [...parts].sort((a, b) => b[1] - a[1])[0];
+    bounds.push(
+      `**The sending alone**: from ${s1(ab.atMs)} after the POST, when the batch had made every publication, the remaining ${n0(ab.published)} were published at ${(ab.published / (x.wallMs / 1000)).toFixed(0)}/s, with the machine ${machineShare(x).toFixed(0)} % busy. Each cost ${parts.map(([k, v]) => `${k} ${v.toFixed(0)} µs`).join(', ')}: ${total.toFixed(0)} µs, the largest share (${((topUs / total) * 100).toFixed(0)} %) ${topName}${
+        topName.startsWith('the catalog')
+          ? ' — with no product pages left to read, that is recording each outcome on its product (`RecordPublishments`) and the events it makes'
+          : ''
+      }.`,
+    );
+  }
   if (creationBound)
     bounds.push(
       `The batch made the last publication ${s1(r.steps.creation.last)} after the POST, close to the last request (${s1(r.send.lastMs)}): creating the publications (pages of 100 products read from the catalog) paced the sending.`,
@@ -775,8 +834,8 @@ How it is measured:
   its database sessions ${n0(c.backends.publisher)} ms (${us(c.backends.publisher)}); catalog **${n0(c.apps.catalog)} ms** (${us(c.apps.catalog)}, ${core(c.apps.catalog)} of a core), its sessions
   ${n0(c.backends.catalog)} ms (${us(c.backends.catalog)}); the gateway and the other apps ${n0(others(c))} ms, their sessions ${n0(otherBackends(c))} ms;
   every Postgres process ${n0(c.postgresAll)} ms, NATS ${n0(c.nats)} ms, the receiver ${n0(c.receiver)} ms (${us(c.receiver)}), the bench
-  client ${n0(c.bench)} ms (its polling); the machine was busy ${s1(c.machine)} of the ${s1(m.cores * wall)} its cores had (${machineShare(c).toFixed(0)} %; processes
-  outside this run ${n0(Math.max(0, c.machine - ours(c)))} ms). Until every outcome was recorded on the catalog (${s1(r.cpuRecorded.wallMs)}):
+  client ${n0(c.bench)} ms (its polling); the machine was busy ${s1(c.machine)} of the ${s1(m.cores * wall)} its cores had (${machineShare(c).toFixed(0)} %;
+  ${n0(Math.max(0, c.machine - ours(c)))} ms of it not in any of these processes: the kernel's network and interrupt work, anything else running). Until every outcome was recorded on the catalog (${s1(r.cpuRecorded.wallMs)}):
   publisher ${n0(r.cpuRecorded.apps.publisher)} ms, catalog ${n0(r.cpuRecorded.apps.catalog)} ms and its sessions ${n0(r.cpuRecorded.backends.catalog)} ms.
   A raw request cost ${rawCost.toFixed(0)} µs (bench client + receiver); a publication ${pubCost.toFixed(0)} µs in the publisher, the catalog,
   their sessions and the receiver.
