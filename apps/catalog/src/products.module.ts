@@ -5,6 +5,7 @@ import type { ServiceRegistration } from '@pim/rpc';
 import { RecordService } from '@pim/records';
 import { ProductBulkUpsert } from './product/product.bulk';
 import { ProductsDescriber } from './product/product.describe';
+import { ProductPublishments } from './product/product.publishments';
 import { productResource } from './product/product.resource';
 import { productsGrpc as productsServiceGrpc } from './product/product.grpc';
 import { ProductChanges } from './product-changes/product-changes.service';
@@ -19,6 +20,7 @@ export function productServices(ds: DataSource) {
     productBulk: new ProductBulkUpsert(ds, products),
     productsDescriber: new ProductsDescriber(ds, products),
     productChanges: new ProductChanges(ds, products, relations),
+    productPublishments: new ProductPublishments(ds, products),
   };
 }
 
@@ -33,6 +35,7 @@ export function productsGrpc(services: ProductServices, logger: Logger): Service
       services.productBulk,
       services.productsDescriber,
       services.productChanges,
+      services.productPublishments,
       logger,
     ),
   ];

@@ -7,18 +7,13 @@ import { idsIn, idsOut, recordHandlers, viewToMessage, type MessageCodec } from 
 import type { RecordService } from '@pim/records';
 import type { ProductBulkUpsert } from './product.bulk';
 import type { ProductsDescriber } from './product.describe';
-import { checkOutcome, mergePublishment, type PublishmentOutcome } from './product.publishments';
+import type { ProductPublishments, PublishmentOutcome } from './product.publishments';
 
 /** Applies another app's approved change to a product, at most once per change id (the catalog's product-changes folder). */
 export interface ProductChangesApplier {
   apply(req: pb.ApplyProductChangesRequest): Promise<pb.ApplyProductChangesResponse>;
 }
 import type { ProductEntity } from '../entities/product.entity';
-
-/** Most outcomes one RecordPublishments call may carry. */
-const MAX_OUTCOMES = 1_000;
-/** Products whose outcomes are written at once (each in its own transaction). */
-const OUTCOME_WRITERS = 8;
 
 /** Catalogs carry `_id` in REST and `id` in protos; attributes and snapshots travel as Structs. */
 const productCodec: MessageCodec<ProductView, pb.Product, pb.ProductInput> = {
@@ -57,6 +52,7 @@ export function productsGrpc(
   bulk: ProductBulkUpsert,
   describer: ProductsDescriber,
   changes: ProductChangesApplier,
+  publishments: ProductPublishments,
   logger: Logger,
 ): ServiceRegistration {
   const h = recordHandlers(
@@ -97,42 +93,11 @@ export function productsGrpc(
     describeProducts: unary(logger, 'DescribeProducts', (req: pb.DescribeProductsRequest) =>
       describer.describe(fromProtoListQuery(req.query)),
     ),
-    recordPublishments: unary(logger, 'RecordPublishments', async (req: pb.RecordPublishmentsRequest) => {
-      const outcomes = req.outcomes ?? [];
-      if (outcomes.length > MAX_OUTCOMES)
-        throw new ValidationError(`At most ${MAX_OUTCOMES} outcomes per call; got ${outcomes.length}`);
-      outcomes.forEach(checkOutcome);
-      const byProduct = new Map<string, PublishmentOutcome[]>();
-      for (const o of outcomes) {
-        const list = byProduct.get(o.product_id) ?? [];
-        list.push({
-          channel: o.channel,
-          status: o.status as PublishmentOutcome['status'],
-          at: o.at,
-          publication_id: o.publication_id,
-        });
-        byProduct.set(o.product_id, list);
-      }
-      const missing: string[] = [];
-      const ids = [...byProduct.keys()];
-      const writer = async () => {
-        for (let id = ids.shift(); id !== undefined; id = ids.shift()) {
-          const mine = byProduct.get(id)!.sort((a, b) => a.at.localeCompare(b.at));
-          try {
-            // Under the product's row lock: outcomes of several publishers merge, none lost.
-            await service.mutate(id, undefined, (record) => {
-              const changed = mine.map((o) => mergePublishment(record, o));
-              return changed.some(Boolean);
-            });
-          } catch (err) {
-            if ((err as { kind?: string }).kind !== 'not_found') throw err;
-            missing.push(id);
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(OUTCOME_WRITERS, ids.length) }, writer));
-      return { missing_product_ids: missing };
-    }),
+    recordPublishments: unary(logger, 'RecordPublishments', async (req: pb.RecordPublishmentsRequest) => ({
+      missing_product_ids: await publishments.record(
+        (req.outcomes ?? []).map((o) => ({ ...o, status: o.status as PublishmentOutcome['status'] })),
+      ),
+    })),
     updateProductPublication: unary(
       logger,
       'UpdateProductPublication',

@@ -1,4 +1,8 @@
+import type { DataSource } from 'typeorm';
 import { ValidationError } from '@pim/errors';
+import type { RecordService } from '@pim/records';
+import type { ProductInput, ProductView } from '@pim/resources';
+import type { ProductEntity } from '../entities/product.entity';
 
 /** What a product shows of its publications. */
 export interface PublicationFields {
@@ -61,4 +65,64 @@ export function mergePublishment(p: PublicationFields, o: PublishmentOutcome): b
     p.last_publishment_id = o.publication_id;
   }
   return true;
+}
+
+/** Most outcomes one call may carry. */
+export const MAX_OUTCOMES = 1_000;
+const ATTEMPTS = 3;
+const DEADLOCK = '40P01';
+
+/** An outcome as another app sends it. */
+export interface OutcomeInput extends PublishmentOutcome {
+  product_id: string;
+}
+
+/**
+ * Records publication outcomes on their products: all of one call in one transaction, products in
+ * `_id` order, each merged under its row lock with its own `products.updated` event (so a thousand
+ * outcomes cost one commit, not a thousand). Answers the products that are not live.
+ */
+export class ProductPublishments {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly products: RecordService<ProductEntity, ProductView, ProductInput>,
+  ) {}
+
+  async record(outcomes: OutcomeInput[]): Promise<string[]> {
+    if (outcomes.length > MAX_OUTCOMES)
+      throw new ValidationError(`At most ${MAX_OUTCOMES} outcomes per call; got ${outcomes.length}`);
+    outcomes.forEach(checkOutcome);
+    const byProduct = new Map<string, PublishmentOutcome[]>();
+    for (const o of outcomes) {
+      const list = byProduct.get(o.product_id) ?? [];
+      list.push({ channel: o.channel, status: o.status, at: o.at, publication_id: o.publication_id });
+      byProduct.set(o.product_id, list);
+    }
+    const ids = [...byProduct.keys()].sort();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ds.transaction(async (m) => {
+          const products = this.products.inTransaction(m);
+          const missing: string[] = [];
+          for (const id of ids) {
+            const mine = byProduct.get(id)!.sort((a, b) => a.at.localeCompare(b.at));
+            try {
+              await products.mutate(id, undefined, (record) =>
+                mine.map((o) => mergePublishment(record, o)).some(Boolean),
+              );
+            } catch (err) {
+              if ((err as { kind?: string }).kind !== 'not_found') throw err;
+              missing.push(id);
+            }
+          }
+          return missing;
+        });
+      } catch (err) {
+        const code =
+          (err as { driverError?: { code?: string }; code?: string }).driverError?.code ??
+          (err as { code?: string }).code;
+        if (code !== DEADLOCK || attempt >= ATTEMPTS) throw err;
+      }
+    }
+  }
 }

@@ -142,4 +142,60 @@ describe('products internal contract (real gRPC, real Postgres)', () => {
     );
     expect(events).toHaveLength(2);
   });
+
+  it('records outcomes of many publications in one call, merged by channel, naming products that are gone', async () => {
+    const { ctx, products: client } = g;
+    const gone = '6740a1b2c3d4e5f60123ffff';
+    const before = await ctx.services.products.get(ids[1]);
+    const r = await client.recordPublishments({
+      outcomes: [
+        {
+          product_id: ids[1],
+          channel: 'shop',
+          status: 'PUBLISHED',
+          at: '2026-11-02T10:00:00.000Z',
+          publication_id: 'p2',
+        },
+        {
+          product_id: ids[1],
+          channel: 'market',
+          status: 'FAILED',
+          at: '2026-11-02T10:00:01.000Z',
+          publication_id: 'p3',
+        },
+        {
+          product_id: ids[2],
+          channel: 'shop',
+          status: 'PUBLISHED',
+          at: '2026-11-02T10:00:02.000Z',
+          publication_id: 'p4',
+        },
+        {
+          product_id: gone,
+          channel: 'shop',
+          status: 'PUBLISHED',
+          at: '2026-11-02T10:00:03.000Z',
+          publication_id: 'p5',
+        },
+      ],
+    });
+    expect(r.missing_product_ids).toEqual([gone]);
+    expect(await ctx.services.products.get(ids[1])).toMatchObject({
+      published: true,
+      last_publishment_id: 'p2',
+      publishments: [{ channel: 'shop', published_at: '2026-11-02T10:00:00.000Z', status: 'PUBLISHED' }],
+      version: before.version + 1,
+    });
+    expect((await ctx.services.products.get(ids[2])).last_publishment_id).toBe('p4');
+    const bad = await client
+      .recordPublishments({
+        outcomes: [{ product_id: ids[1], channel: 'shop', status: 'DONE', at: 'x', publication_id: 'p' }],
+      })
+      .catch((e) => e);
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect(bad.details.map((d: { message: string }) => d.message)).toEqual([
+      'status must be PUBLISHED or FAILED',
+      'at must be an ISO 8601 date',
+    ]);
+  });
 });
