@@ -41,12 +41,22 @@ export const advertisementsRepository = {
     return new Map(rows.map((r) => [r.product_id, r._id]));
   },
 
-  /** Notes a publication the channel accepted, unless the advertisement already shows a later one. */
-  async recordPublished(m: EntityManager, id: string, publicationId: string, at: Date, hash: string): Promise<void> {
+  /** Notes publications the channels accepted, each unless its advertisement already shows a later one. */
+  async recordPublished(
+    m: EntityManager,
+    accepted: { advertisementId: string; publicationId: string; at: Date; hash: string }[],
+  ): Promise<void> {
+    if (accepted.length === 0) return;
     await m.query(
-      `UPDATE advertisements SET published_publication_id = $2, published_at = $3, published_hash = $4
-       WHERE _id = $1 AND (published_at IS NULL OR published_at <= $3)`,
-      [id, publicationId, at, hash],
+      `UPDATE advertisements a SET published_publication_id = x.publication_id, published_at = x.at, published_hash = x.hash
+       FROM unnest($1::char(24)[], $2::char(24)[], $3::timestamptz[], $4::text[]) AS x(_id, publication_id, at, hash)
+       WHERE a._id = x._id AND (a.published_at IS NULL OR a.published_at <= x.at)`,
+      [
+        accepted.map((x) => x.advertisementId),
+        accepted.map((x) => x.publicationId),
+        accepted.map((x) => x.at.toISOString()),
+        accepted.map((x) => x.hash),
+      ],
     );
   },
 

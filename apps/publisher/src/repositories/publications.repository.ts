@@ -4,6 +4,7 @@ import { recordEvents } from '@pim/events';
 import type { PublicationView } from '@pim/resources';
 import { PublicationEntity } from '../entities/publication.entity';
 import { track } from '../entities/publication.tracking';
+import { advertisementsRepository } from './advertisements.repository';
 
 /** The NOTIFY channel that wakes the senders of every replica when a publication becomes due. */
 export const PUBLICATIONS_CHANNEL = 'pim_publisher_publications';
@@ -195,6 +196,18 @@ export class PublicationsRepository {
         changes.push({ action, record });
       }
       await this.save(m, changes);
+      // The advertisements remember what their channel accepted last (auto_republish compares with it).
+      await advertisementsRepository.recordPublished(
+        m,
+        held
+          .filter((p) => p.status === 'published')
+          .map((p) => ({
+            advertisementId: p.advertisement_id,
+            publicationId: p._id,
+            at: p.outcome_at!,
+            hash: p.content_hash,
+          })),
+      );
       if (held.some((p) => p.status === 'publishing')) await this.notify(m);
       return held;
     });

@@ -76,7 +76,6 @@ function outcome(
         ...data,
         ...(a.url ? [`url=${a.url}`] : []),
       ]);
-      await advertisementsRepository.recordPublished(m, record.advertisement_id, record._id, now, record.content_hash);
       return 'status_changed';
     }
     const delay = a.kind === 'retry' ? nextDelay(schedule, record.attempts, jitter) : null;
