@@ -526,9 +526,9 @@ async function main(): Promise<void> {
       metricsText,
     });
     if (!args.has('--no-write')) {
-      // The catalog and orders benchmarks' sections are kept: each benchmark rewrites only its own part.
-      const kept = `${catalogSectionOf(doc)}${benchSectionOf(doc, 'Orders')}`;
-      writeFileSync(docPath, `${report.trimEnd()}\n${kept}`);
+      // The other benchmarks' sections are kept: each benchmark rewrites only its own part.
+      const others = ['Orders', 'Imports', 'Exports', 'Publisher'].map((t) => benchSectionOf(doc, t)).join('');
+      writeFileSync(docPath, `${report.trimEnd()}\n${catalogSectionOf(doc)}${others}`);
       say('written to docs/benchmarks.md');
     } else {
       say(report);
