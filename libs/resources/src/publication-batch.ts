@@ -16,9 +16,7 @@ export const MAX_REFUSALS = 1_000;
 
 const INT32_MAX = 2_147_483_647;
 const count = (description: string) =>
-  field
-    .computed('number', z.number().int().min(0).max(INT32_MAX).meta({ format: 'int32', description }))
-    .default(0);
+  field.computed('number', z.number().int().min(0).max(INT32_MAX).meta({ format: 'int32', description })).default(0);
 
 const refusalSchema = z
   .strictObject({
@@ -56,7 +54,8 @@ export const PublicationBatch = defineResource({
       .computed(
         'string',
         z.enum(PUBLICATION_BATCH_STATUSES).meta({
-          description: 'pending → processing → completed, or failed (the channel is gone or disabled, the filters no longer hold)',
+          description:
+            'pending → processing → completed, or failed (the channel is gone or disabled, the filters no longer hold)',
         }),
       )
       .shown(),
@@ -66,7 +65,10 @@ export const PublicationBatch = defineResource({
     refusals: field
       .computed(
         'array',
-        z.array(refusalSchema).max(MAX_REFUSALS).meta({ description: `The first ${MAX_REFUSALS} refused products, and why` }),
+        z
+          .array(refusalSchema)
+          .max(MAX_REFUSALS)
+          .meta({ description: `The first ${MAX_REFUSALS} refused products, and why` }),
       )
       .default([])
       .listed(false),
