@@ -1,6 +1,8 @@
 import { startApp } from '@pim/app';
 import { migrate } from '@pim/db';
-import { HealthChecker } from '@pim/rpc';
+import { workflow as pb } from '@pim/contracts';
+import { ValidationError } from '@pim/errors';
+import { HealthChecker, createRpcClient } from '@pim/rpc';
 import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
 import { workflowApp } from './app';
 import { readConfig } from './config';
@@ -38,8 +40,28 @@ describe('workflow app', () => {
       { signals: false, exit: (code) => (exited = code) },
     );
     const health = new HealthChecker(`127.0.0.1:${app.port}`);
+    const groups = createRpcClient(pb.UsersGroupsServiceClient, {
+      service: 'workflow',
+      address: `127.0.0.1:${app.port}`,
+      deadlineMs: 5_000,
+    });
     try {
       expect(await health.check()).toBe('SERVING');
+      // The access a key's user has, over gRPC, as the gateway will ask it; a bad id is a 400.
+      const user = '6740a1b2c3d4e5f601234567';
+      const input = pb.UsersGroupInput.fromPartial({
+        source_id: 'sso',
+        name: 'All',
+        has_full_product_access: true,
+        users: [{ id: user, roles: [] }],
+      });
+      const created = (await groups.createUsersGroup({ input })).data!;
+      expect(await groups.getUserAccess({ user_id: user })).toEqual({
+        group_ids: [created.id],
+        full_product_access: true,
+      });
+      await expect(groups.getUserAccess({ user_id: 'nope' })).rejects.toBeInstanceOf(ValidationError);
+      groups.close();
       await app.shutdown.run('test');
       expect(exited).toBe(0);
       expect(app.context.ds.isInitialized).toBe(false);

@@ -41,7 +41,7 @@ export const workflowApp: AppSpec<WorkflowConfig> = {
         productApprovalsGrpc(productApprovals, new ProductApprovalDecisions(productApprovals, applier), logger),
         workflowApprovalsGrpc(new RecordService(ds, workflowApprovalRecord, WORKFLOW_STORE), logger),
         workflowsGrpc(new RecordService(ds, guardedWorkflowRecord(orders), WORKFLOW_STORE), logger),
-        usersGroupsGrpc(new RecordService(ds, usersGroupRecord, WORKFLOW_STORE), logger),
+        usersGroupsGrpc(new RecordService(ds, usersGroupRecord, WORKFLOW_STORE), ds, logger),
       ],
       loops: [config.PRODUCT_APPROVAL_APPLIER ? applier : undefined],
       close: [() => catalog.close(), () => orders.close()],

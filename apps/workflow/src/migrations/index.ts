@@ -3,6 +3,7 @@ import { CreateUsersGroups1795532488508 } from './1795532488508-create-users-gro
 import { CreateWorkflows1795532501873 } from './1795532501873-create-workflows';
 import { CreateWorkflowApprovals1795532561356 } from './1795532561356-create-workflow-approvals';
 import { CreateProductApprovals1795552141855 } from './1795552141855-create-product-approvals';
+import { UsersGroupsMembersIndex1795627000000 } from './1795627000000-users-groups-members-index';
 
 /** Every migration of the workflow schema, oldest first. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   CreateWorkflows1795532501873,
   CreateWorkflowApprovals1795532561356,
   CreateProductApprovals1795552141855,
+  UsersGroupsMembersIndex1795627000000,
 ];

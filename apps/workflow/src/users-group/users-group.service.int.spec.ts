@@ -1,4 +1,5 @@
 import { ConflictError, ValidationError } from '@pim/errors';
+import { usersGroupsRepository } from '../repositories/users-groups.repository';
 import { useWorkflowContext, type WorkflowTestContext } from '../testing/workflow.context';
 
 const LIST = { page: 1, limit: 50, skip: 0, sort: [], filters: [], expand: [] };
@@ -51,5 +52,29 @@ describe('users groups (real Postgres)', () => {
     expect(twice).toBeInstanceOf(ValidationError);
     expect((twice as ValidationError).details!.map((d) => d.field)).toEqual(['users']);
     expect((await ctx.usersGroups.list(LIST)).total).toBe(0);
+  });
+
+  it("answers a user's access from the live groups that list them, read now", async () => {
+    const BRUNO = '6740a1b2c3d4e5f601234568';
+    const access = (id: string) => usersGroupsRepository.accessOf(ctx.ds.manager, id);
+    expect(await access(ANA)).toEqual({ group_ids: [], full_product_access: false });
+    const buyers = await ctx.usersGroups.create({
+      source_id: 'sso',
+      name: 'Buyers',
+      users: [{ id: ANA }, { id: BRUNO }],
+    });
+    const admins = await ctx.usersGroups.create({
+      source_id: 'sso',
+      name: 'Admins',
+      has_full_product_access: true,
+      users: [{ id: BRUNO, name: 'Bruno', roles: ['admin'] }],
+    });
+    expect(await access(ANA)).toEqual({ group_ids: [buyers._id], full_product_access: false });
+    expect(await access(BRUNO)).toEqual({ group_ids: [buyers._id, admins._id].sort(), full_product_access: true });
+    // A member removed, a group deleted: the next read says so.
+    await ctx.usersGroups.patch(buyers._id, { users: [{ id: BRUNO }] });
+    await ctx.usersGroups.remove(admins._id);
+    expect(await access(ANA)).toEqual({ group_ids: [], full_product_access: false });
+    expect(await access(BRUNO)).toEqual({ group_ids: [buyers._id], full_product_access: false });
   });
 });

@@ -97,6 +97,17 @@ export interface WorkflowApprovalStep {
   approvers: string[];
 }
 
+export interface GetUserAccessRequest {
+  user_id: string;
+}
+
+export interface GetUserAccessResponse {
+  /** The live users groups that list the user, by id, sorted. */
+  group_ids: string[];
+  /** Whether one of them has has_full_product_access. */
+  full_product_access: boolean;
+}
+
 /** A users group as the API shows it. */
 export interface UsersGroup {
   /** The record id (`_id` in the REST API). */
@@ -1532,6 +1543,172 @@ export const WorkflowApprovalStep: MessageFns<WorkflowApprovalStep> = {
     message.name = object.name ?? "";
     message.order = object.order ?? 0;
     message.approvers = object.approvers?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseGetUserAccessRequest(): GetUserAccessRequest {
+  return { user_id: "" };
+}
+
+export const GetUserAccessRequest: MessageFns<GetUserAccessRequest> = {
+  encode(message: GetUserAccessRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.user_id !== "") {
+      writer.uint32(10).string(message.user_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserAccessRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserAccessRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.user_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserAccessRequest {
+    return {
+      user_id: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetUserAccessRequest): unknown {
+    const obj: any = {};
+    if (message.user_id !== "") {
+      obj.userId = message.user_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserAccessRequest>, I>>(base?: I): GetUserAccessRequest {
+    return GetUserAccessRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserAccessRequest>, I>>(object: I): GetUserAccessRequest {
+    const message = createBaseGetUserAccessRequest();
+    message.user_id = object.user_id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetUserAccessResponse(): GetUserAccessResponse {
+  return { group_ids: [], full_product_access: false };
+}
+
+export const GetUserAccessResponse: MessageFns<GetUserAccessResponse> = {
+  encode(message: GetUserAccessResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.group_ids) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.full_product_access !== false) {
+      writer.uint32(16).bool(message.full_product_access);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUserAccessResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUserAccessResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.group_ids.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.full_product_access = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUserAccessResponse {
+    return {
+      group_ids: globalThis.Array.isArray(object?.groupIds)
+        ? object.groupIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.group_ids)
+        ? object.group_ids.map((e: any) => globalThis.String(e))
+        : [],
+      full_product_access: isSet(object.fullProductAccess)
+        ? globalThis.Boolean(object.fullProductAccess)
+        : isSet(object.full_product_access)
+        ? globalThis.Boolean(object.full_product_access)
+        : false,
+    };
+  },
+
+  toJSON(message: GetUserAccessResponse): unknown {
+    const obj: any = {};
+    if (message.group_ids?.length) {
+      obj.groupIds = message.group_ids;
+    }
+    if (message.full_product_access !== false) {
+      obj.fullProductAccess = message.full_product_access;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUserAccessResponse>, I>>(base?: I): GetUserAccessResponse {
+    return GetUserAccessResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUserAccessResponse>, I>>(object: I): GetUserAccessResponse {
+    const message = createBaseGetUserAccessResponse();
+    message.group_ids = object.group_ids?.map((e) => e) || [];
+    message.full_product_access = object.full_product_access ?? false;
     return message;
   },
 };
@@ -9626,6 +9803,20 @@ export const UsersGroupsServiceService = {
       Buffer.from(BatchGetUsersGroupsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): BatchGetUsersGroupsResponse => BatchGetUsersGroupsResponse.decode(value),
   },
+  /**
+   * Internal: what a user's live groups grant — which groups they are in, and whether one of
+   * them sees every product. Read now, so a membership change counts on the next call.
+   */
+  getUserAccess: {
+    path: "/pim.workflow.v1.UsersGroupsService/GetUserAccess" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUserAccessRequest): Buffer => Buffer.from(GetUserAccessRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUserAccessRequest => GetUserAccessRequest.decode(value),
+    responseSerialize: (value: GetUserAccessResponse): Buffer =>
+      Buffer.from(GetUserAccessResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUserAccessResponse => GetUserAccessResponse.decode(value),
+  },
 } as const;
 
 export interface UsersGroupsServiceServer extends UntypedServiceImplementation {
@@ -9643,6 +9834,11 @@ export interface UsersGroupsServiceServer extends UntypedServiceImplementation {
   listUsersGroups: handleUnaryCall<ListUsersGroupsRequest, ListUsersGroupsResponse>;
   /** Reads live users groups by ids and by names at once; unknown ones are left out. */
   batchGetUsersGroups: handleUnaryCall<BatchGetUsersGroupsRequest, BatchGetUsersGroupsResponse>;
+  /**
+   * Internal: what a user's live groups grant — which groups they are in, and whether one of
+   * them sees every product. Read now, so a membership change counts on the next call.
+   */
+  getUserAccess: handleUnaryCall<GetUserAccessRequest, GetUserAccessResponse>;
 }
 
 export interface UsersGroupsServiceClient extends Client {
@@ -9757,6 +9953,25 @@ export interface UsersGroupsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: BatchGetUsersGroupsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal: what a user's live groups grant — which groups they are in, and whether one of
+   * them sees every product. Read now, so a membership change counts on the next call.
+   */
+  getUserAccess(
+    request: GetUserAccessRequest,
+    callback: (error: ServiceError | null, response: GetUserAccessResponse) => void,
+  ): ClientUnaryCall;
+  getUserAccess(
+    request: GetUserAccessRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUserAccessResponse) => void,
+  ): ClientUnaryCall;
+  getUserAccess(
+    request: GetUserAccessRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUserAccessResponse) => void,
   ): ClientUnaryCall;
 }
 
