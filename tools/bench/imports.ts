@@ -24,7 +24,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { cpus, totalmem, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { Client } from 'pg';
@@ -38,7 +38,7 @@ import { catalogLink } from '../../apps/io-jobs/src/links/catalog.link';
 import type { RunningPlatform } from '../start';
 import { nodeArgs } from '../start/platform';
 import { appPid, childRss, cpuByComm, cpuMs, delta, machineBusyMs, memoryOf, resetPeak } from './proc';
-import { startBenchPlatform, withSection } from './shared';
+import { startBenchPlatform, withSection, machineOf } from './shared';
 
 type Json = Record<string, unknown>;
 
@@ -325,14 +325,7 @@ export async function runImportsBench(opts: { write: boolean }): Promise<void> {
     await pg.connect();
     const jsm = await jetstreamManager(stream.nc);
     await jsm.streams.update(stream.name, { max_bytes: STREAM_MAX_BYTES });
-    const postgres = ((await pg.query(`SHOW server_version`)).rows[0] as { server_version: string }).server_version;
-    const machine = {
-      cores: cpus().length,
-      cpu: cpus()[0]?.model ?? 'unknown',
-      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
-      node: process.version,
-      postgres,
-    };
+    const machine = await machineOf(pg);
     say(`machine: ${JSON.stringify(machine)}; rows: ${JSON.stringify(SIZES)}${withMillion ? '' : ' (--no-million)'}`);
     platform = await startBenchPlatform(db, stream, adminKey, logs);
     const running = platform;

@@ -7,7 +7,6 @@
 //   3. Status moves per second through the gateway (POST /orders/{id}/status), against a
 //      one-process baseline: the same row lock, row update and two outbox rows over raw pg.
 // Flags: --no-write (print only). Environment: BENCH_ORDERS (orders in the table for the lists).
-import { cpus, totalmem } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -19,7 +18,7 @@ import { newId } from '@pim/ids';
 import { createTestDatabase, createTestStream } from '@pim/testing';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 import type { RunningPlatform } from '../start';
-import { percentile, pool, startBenchPlatform, withSection } from './shared';
+import { percentile, pool, startBenchPlatform, withSection, machineOf } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -83,14 +82,7 @@ export async function runOrdersBench(opts: { write: boolean }): Promise<void> {
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   try {
     await pg.connect();
-    const postgres = ((await pg.query(`SHOW server_version`)).rows[0] as { server_version: string }).server_version;
-    const machine = {
-      cores: cpus().length,
-      cpu: cpus()[0]?.model ?? 'unknown',
-      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
-      node: process.version,
-      postgres,
-    };
+    const machine = await machineOf(pg);
     say(`machine: ${JSON.stringify(machine)}; orders: ${ORDERS}`);
     platform = await startBenchPlatform(db, stream, adminKey, logs);
     const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');

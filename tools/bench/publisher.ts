@@ -15,7 +15,7 @@
 // Flags: --quick (1,000 products), --no-write (print only); BENCH_PUBLISH_PRODUCTS=<n> sets the size.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
@@ -27,7 +27,7 @@ import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 import type { RunningPlatform } from '../start';
 import { nodeArgs } from '../start/platform';
 import { appPid, cpuByComm, cpuMs, delta, machineBusyMs } from './proc';
-import { percentile, pool, startBenchPlatform, withSection } from './shared';
+import { percentile, pool, startBenchPlatform, withSection, machineOf } from './shared';
 
 type Json = Record<string, unknown>;
 
@@ -211,14 +211,7 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4_000 });
   try {
     await pg.connect();
-    const postgres = ((await pg.query(`SHOW server_version`)).rows[0] as { server_version: string }).server_version;
-    const machine = {
-      cores: cpus().length,
-      cpu: cpus()[0]?.model ?? 'unknown',
-      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
-      node: process.version,
-      postgres,
-    };
+    const machine = await machineOf(pg);
     say(`machine: ${JSON.stringify(machine)}; products: ${N}; load average ${loadAtStart}`);
     receiver = await startReceiver();
     const rcv = receiver;

@@ -1,3 +1,4 @@
+import { cpus, totalmem } from 'node:os';
 import { startPlatform, type RunningPlatform } from '../start';
 
 // What the benchmarks share: percentiles, a bounded pool of calls, and their sections of
@@ -74,4 +75,16 @@ export function startBenchPlatform(
     },
     log: (line) => logs.push(line),
   });
+}
+
+/** What a benchmark ran on: cores, CPU model, memory, Node and the Postgres server it measured. */
+export async function machineOf(pg: { query(sql: string): Promise<{ rows: unknown[] }> }) {
+  const postgres = ((await pg.query(`SHOW server_version`)).rows[0] as { server_version: string }).server_version;
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    node: process.version,
+    postgres,
+  };
 }

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, PimError, ValidationError } from '@pim/errors';
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 
 /** Names of unique constraints/indexes, mapped to the message a caller should read. */
 export type UniqueMessages = Record<string, { message: string; field?: string }>;
@@ -33,5 +33,29 @@ export function translatePgError(err: unknown, unique: UniqueMessages = {}): unk
       return new ValidationError('A value has the wrong form or size for its field', { cause: err });
     default:
       return err;
+  }
+}
+
+/** SQLSTATE of a transaction Postgres failed to break a deadlock. */
+const DEADLOCK = '40P01';
+
+/** Whether Postgres broke a deadlock by failing this transaction: running it again may succeed. */
+export function isDeadlock(err: unknown): boolean {
+  const e = err as { driverError?: { code?: string }; code?: string } | undefined;
+  return (e?.driverError?.code ?? e?.code) === DEADLOCK;
+}
+
+/** Runs `work` in a transaction, again (up to `attempts` times in all) when Postgres breaks a deadlock with it. */
+export async function transactionRetryingDeadlocks<T>(
+  ds: DataSource,
+  work: (m: EntityManager) => Promise<T>,
+  attempts = 3,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ds.transaction(work);
+    } catch (err) {
+      if (!isDeadlock(err) || attempt >= attempts) throw err;
+    }
   }
 }

@@ -11,7 +11,7 @@ import {
 import { isId, newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { recordEvent } from '@pim/events';
-import { quoteIdent, translatePgError } from '@pim/db';
+import { isDeadlock, quoteIdent, translatePgError } from '@pim/db';
 import {
   applyListQuery,
   validateListQuery,
@@ -61,11 +61,6 @@ export class RetryWrite extends Error {
 }
 
 const ATTEMPTS = 3;
-const DEADLOCK = '40P01';
-
-const isDeadlock = (err: unknown): boolean =>
-  (err as { driverError?: { code?: string } })?.driverError?.code === DEADLOCK ||
-  (err as { code?: string })?.code === DEADLOCK;
 
 /** A copy of a query without its order and window: the conditions alone, for a count or an aggregate. */
 function unwindowed<E extends RecordEntity>(qb: SelectQueryBuilder<E>): SelectQueryBuilder<E> {

@@ -1,3 +1,4 @@
+import { isDeadlock } from '@pim/db';
 import type { DataSource, EntityManager } from 'typeorm';
 import { NotFoundError, PimError, ValidationError, withLinks, type ErrorDetail } from '@pim/errors';
 import { isId } from '@pim/ids';
@@ -30,7 +31,6 @@ type ChangeType = (typeof CHANGE_TYPES)[number];
 
 const KITS: readonly string[] = ['kit_products', 'kit_services'];
 const ATTEMPTS = 3;
-const DEADLOCK = '40P01';
 
 /** What an application answers: whether this call wrote the change, when it was written, and the product's version after it. */
 export interface AppliedResult {
@@ -135,10 +135,7 @@ export class ProductChanges {
       try {
         return await this.ds.transaction((m) => this.applyIn(m, req));
       } catch (err) {
-        const retry =
-          err instanceof RetryWrite ||
-          (err as { driverError?: { code?: string } }).driverError?.code === DEADLOCK ||
-          (err as { code?: string }).code === DEADLOCK;
+        const retry = err instanceof RetryWrite || isDeadlock(err);
         if (!retry || attempt >= ATTEMPTS || err instanceof PimError) throw err;
       }
     }

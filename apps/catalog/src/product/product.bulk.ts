@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ValidationError, fromZodError, type WireErrorObject } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
-import { lockStrings } from '@pim/db';
+import { lockStrings, transactionRetryingDeadlocks } from '@pim/db';
 import { recordEvents } from '@pim/events';
 import {
   BULK_MAX_ITEMS,
@@ -23,7 +23,6 @@ import { batchResults, forgetBatches, recordBatch, takeBatch } from '../reposito
 import { CODE_LOCK, productColumns, productProblemsError } from './product.resource';
 
 const ATTEMPTS = 3;
-const DEADLOCK = '40P01';
 /** How long a batch id is remembered: far longer than any import takes to resume after a crash. */
 export const BATCH_RETENTION_MS = 7 * 24 * 3_600_000;
 /** Every this many batches, a replica forgets expired ones (a bounded delete, never a scan of all). */
@@ -185,18 +184,8 @@ export class ProductBulkUpsert {
     return isDeepStrictEqual(shown(prev), shown(draft));
   }
 
-  private async write<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.ds.transaction(work);
-      } catch (err) {
-        const code =
-          (err as { driverError?: { code?: string }; code?: string })?.driverError?.code ??
-          (err as { code?: string })?.code;
-        if (code === DEADLOCK && attempt < ATTEMPTS) continue;
-        throw err;
-      }
-    }
+  private write<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return transactionRetryingDeadlocks(this.ds, work, ATTEMPTS);
   }
 
   private async writeIn(m: EntityManager, pending: Pending[]): Promise<BulkItemResult[]> {

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { transactionRetryingDeadlocks } from '@pim/db';
 import { ValidationError } from '@pim/errors';
 import type { RecordService } from '@pim/records';
 import type { ProductInput, ProductView } from '@pim/resources';
@@ -69,8 +70,6 @@ export function mergePublishment(p: PublicationFields, o: PublishmentOutcome): b
 
 /** Most outcomes one call may carry. */
 export const MAX_OUTCOMES = 1_000;
-const ATTEMPTS = 3;
-const DEADLOCK = '40P01';
 
 /** An outcome as another app sends it. */
 export interface OutcomeInput extends PublishmentOutcome {
@@ -99,30 +98,19 @@ export class ProductPublishments {
       byProduct.set(o.product_id, list);
     }
     const ids = [...byProduct.keys()].sort();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.ds.transaction(async (m) => {
-          const products = this.products.inTransaction(m);
-          const missing: string[] = [];
-          for (const id of ids) {
-            const mine = byProduct.get(id)!.sort((a, b) => a.at.localeCompare(b.at));
-            try {
-              await products.mutate(id, undefined, (record) =>
-                mine.map((o) => mergePublishment(record, o)).some(Boolean),
-              );
-            } catch (err) {
-              if ((err as { kind?: string }).kind !== 'not_found') throw err;
-              missing.push(id);
-            }
-          }
-          return missing;
-        });
-      } catch (err) {
-        const code =
-          (err as { driverError?: { code?: string }; code?: string }).driverError?.code ??
-          (err as { code?: string }).code;
-        if (code !== DEADLOCK || attempt >= ATTEMPTS) throw err;
+    return transactionRetryingDeadlocks(this.ds, async (m) => {
+      const products = this.products.inTransaction(m);
+      const missing: string[] = [];
+      for (const id of ids) {
+        const mine = byProduct.get(id)!.sort((a, b) => a.at.localeCompare(b.at));
+        try {
+          await products.mutate(id, undefined, (record) => mine.map((o) => mergePublishment(record, o)).some(Boolean));
+        } catch (err) {
+          if ((err as { kind?: string }).kind !== 'not_found') throw err;
+          missing.push(id);
+        }
       }
-    }
+      return missing;
+    });
   }
 }
