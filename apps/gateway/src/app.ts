@@ -19,6 +19,8 @@ import type { CatalogClients } from './routes/catalog/catalog.clients';
 import { collectionRoutes } from './routes/collections';
 import { apiKeyRoutes } from './routes/api-keys';
 import { gate } from './auth/gate';
+import type { UserAccessLookup } from './auth/access';
+import { userAccessFrom } from './routes/workflow.routes';
 import { API_BASE } from './openapi/links';
 import { OWNER_ROUTES } from './routes/owners';
 import type { ApiKeyService } from './auth/api-key.service';
@@ -41,6 +43,11 @@ export interface GatewayDeps {
   keys: ApiKeyService;
   idempotency: IdempotencyService;
   rateLimits: { perKey: RateLimiter; perIp: RateLimiter };
+  /**
+   * Reads a user's product access on each request of a key bound to a user; the workflow app's
+   * answer through `owners.workflow` when not given.
+   */
+  userAccess?: UserAccessLookup;
   /** gRPC health of each app behind the gateway, for /readyz. */
   dependencies: Record<string, HealthChecker>;
   jsonBodyLimit: string;
@@ -219,7 +226,12 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
   app.use(
     API_BASE,
     requestTimeout(deps.requestTimeoutMs),
-    gate({ keys: deps.keys, perKey: deps.rateLimits.perKey, perIp: deps.rateLimits.perIp }),
+    gate({
+      keys: deps.keys,
+      perKey: deps.rateLimits.perKey,
+      perIp: deps.rateLimits.perIp,
+      access: deps.userAccess ?? userAccessFrom(() => deps.owners?.workflow),
+    }),
     requireJson((req) => api.takesUpload(req.method, req.path)),
     jsonBody(deps.jsonBodyLimit, deps.bulkBodyLimit ?? '16mb'),
     api.router,

@@ -1,9 +1,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+/**
+ * What a caller bound to a user may see of the products, read from the users groups on each
+ * request: `groups` are the live users groups listing the user, `all_products` whether one of
+ * them sees every product. A caller without it (an admin key, a key bound to no user, the
+ * platform's own background work) is not restricted (docs/decisions/access.md).
+ */
+export interface ProductAccess {
+  user_id: string;
+  all_products: boolean;
+  groups: string[];
+}
+
 /** Who made a call: filled from the API key at the gateway, carried in gRPC metadata. */
 export interface Actor {
   user_id?: string;
   user_name?: string;
+  /** Set when the caller is restricted by users groups; absent means unrestricted. */
+  access?: ProductAccess;
 }
 
 /** What travels with one request through every log line and downstream call. */
@@ -22,4 +36,9 @@ export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
 /** The context of the request being served, if any. */
 export function currentContext(): RequestContext | undefined {
   return storage.getStore();
+}
+
+/** The current caller's product access, when restricted by users groups (absent: unrestricted). */
+export function currentAccess(): ProductAccess | undefined {
+  return storage.getStore()?.actor?.access;
 }

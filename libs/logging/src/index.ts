@@ -1,2 +1,9 @@
-export { currentContext, runWithContext, type Actor, type RequestContext } from './context';
+export {
+  currentAccess,
+  currentContext,
+  runWithContext,
+  type Actor,
+  type ProductAccess,
+  type RequestContext,
+} from './context';
 export { createLogger, REDACT_PATHS, type Logger, type LoggerSettings } from './logger';

@@ -24,6 +24,7 @@ export {
   SEARCH_FIELD,
   searchTextOf,
   storageDecl,
+  type Audience,
   type Emit,
   type LockRequest,
   type NestedFilter,

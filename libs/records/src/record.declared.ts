@@ -1,11 +1,12 @@
+import type { EntityManager } from 'typeorm';
 import type { z } from 'zod';
 import type { Fields, Resource } from '@pim/resources';
 import { SearchableRecordEntity, type RecordEntity } from './record.entity';
 import { searchTextOf } from './record.resource';
-import type { NestedFilter, RecordHooks, RecordResource, RecordView } from './record.resource';
+import type { Audience, NestedFilter, RecordHooks, RecordResource, RecordView } from './record.resource';
 
 /** What the owner adds to a declared resource: its table, handle, derived columns and rules. */
-export interface RecordStorage<E extends RecordEntity, I> {
+export interface RecordStorage<E extends RecordEntity, I, V extends RecordView = RecordView> {
   entity: new () => E;
   /** The field (and column) unique among live records: `code`, `key`, `collection`. */
   handle: keyof E & string;
@@ -27,6 +28,8 @@ export interface RecordStorage<E extends RecordEntity, I> {
   rendered?: boolean;
   /** Filters the declaration cannot run (`attributes.<key>`, `catalog_id`), applied by the owner, by prefix. */
   nestedFilters?: NestedFilter<E>[];
+  /** What the current caller may see, when restricted (undefined: everything). */
+  audience?(m: EntityManager): Promise<Audience<E, V> | undefined>;
 }
 
 /**
@@ -36,7 +39,11 @@ export interface RecordStorage<E extends RecordEntity, I> {
  */
 export function declaredRecord<F extends Fields, E extends RecordEntity>(
   declaration: Resource<F>,
-  storage: RecordStorage<E, z.infer<Resource<F>['schemas']['input']>>,
+  storage: RecordStorage<
+    E,
+    z.infer<Resource<F>['schemas']['input']>,
+    z.infer<Resource<F>['schemas']['view']> & RecordView
+  >,
 ): RecordResource<E, z.infer<Resource<F>['schemas']['view']> & RecordView, z.infer<Resource<F>['schemas']['input']>> {
   type I = z.infer<Resource<F>['schemas']['input']>;
   type V = z.infer<Resource<F>['schemas']['view']> & RecordView;
@@ -59,6 +66,7 @@ export function declaredRecord<F extends Fields, E extends RecordEntity>(
     rendered: storage.rendered,
     nestedFilters: storage.nestedFilters,
     hooks: storage.hooks,
+    audience: storage.audience,
     columns: (input, prev) =>
       ({
         ...declaration.columns(input as Record<string, unknown>),

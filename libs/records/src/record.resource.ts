@@ -44,6 +44,21 @@ export interface RecordHooks<E extends RecordEntity> {
 }
 
 /**
+ * What the current caller may see of a resource's records, when not all of it (read from the
+ * request context by `RecordResource.audience`). The service applies it to every read and write:
+ * a record out of sight is absent from lists and their totals and is a 404 by id, a write that
+ * would leave it out of sight is refused, and views are shown through `shown`.
+ */
+export interface Audience<E extends RecordEntity, V extends RecordView> {
+  /** The condition on alias `t` keeping the records the caller may see (`false` for none), with its parameters. */
+  where?: { sql: string; params: Record<string, unknown> };
+  /** The refusal of a write whose record the caller could no longer see. */
+  outOfSight?(record: E): Error;
+  /** The view as the caller is shown it (values hidden from them left out). */
+  shown?(view: V): V;
+}
+
+/**
  * One resource of an owner app, declared once: its table, its public schemas and list fields, how
  * its fields map to columns and back, and its database rules. The service and the gRPC handlers
  * are derived from declarations like this one; its names and labels come from its collection
@@ -84,6 +99,8 @@ export interface RecordResource<E extends RecordEntity, V extends RecordView, I>
    * write, NULL once deleted), so a read by id returns it as stored (RecordService.getJson).
    */
   rendered?: boolean;
+  /** What the current caller may see, when restricted (undefined: everything). */
+  audience?(m: EntityManager): Promise<Audience<E, V> | undefined>;
 }
 
 /**

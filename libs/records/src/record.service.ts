@@ -26,6 +26,7 @@ import { SearchableRecordEntity, type RecordEntity } from './record.entity';
 import {
   SEARCH_FIELD,
   storageDecl,
+  type Audience,
   type Emit,
   type LockRequest,
   type RecordResource,
@@ -147,7 +148,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   /** Creates a record; its handle must be free among live records (of its parent). */
   async create(raw: unknown): Promise<V> {
-    return (await this.createRecord(raw)).view;
+    const { view } = await this.createRecord(raw);
+    return this.shownTo(view, await this.audience());
   }
 
   /**
@@ -174,11 +176,17 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const handle = this.resource.handle;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.transaction(given, async (m) => {
-          const current = await m.findOne(this.resource.entity, {
-            where: { [handle]: given[handle], deleted: false, ...this.scope } as never,
-            lock: { mode: 'pessimistic_write' },
-          });
+        const upserted = await this.transaction(given, async (m) => {
+          const current = await this.inSight(
+            this.scoped(
+              m
+                .createQueryBuilder(this.resource.entity, 't')
+                .where(`t.deleted = false AND t.${handle} = :handle`, { handle: given[handle] }),
+            ),
+            await this.audience(m),
+          )
+            .setLock('pessimistic_write')
+            .getOne();
           if (!current) {
             if (expectedVersion !== undefined) {
               throw new PreconditionFailedError(`No ${this.label} has the ${handle} '${String(given[handle])}' yet`, {
@@ -192,6 +200,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
           );
           return { ...written, created: false };
         });
+        return { ...upserted, view: this.shownTo(upserted.view, await this.audience()) };
       } catch (err) {
         // Inside a caller's transaction the failed insert has aborted it: the caller runs it again.
         if (attempt === 0 && err instanceof ConflictError && !this.outer) continue;
@@ -229,6 +238,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       await this.resource.hooks?.beforeWrite?.(m, record, null, this.emitter(m));
       const view = this.render(record);
       await m.insert(this.resource.entity, record as never);
+      await this.refuseOutOfSight(m, record);
       await this.emit(m, 'created', view);
       return { view, record };
     }
@@ -237,9 +247,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /** One live record. */
   async get(id: string): Promise<V> {
     this.checkId(id);
-    const record = await this.manager.findOne(this.resource.entity, { where: this.where(id) });
+    const audience = await this.audience();
+    const record = await this.live(this.manager, id, audience).getOne();
     if (!record) throw this.notFound(id);
-    return this.toView(record);
+    return this.shownTo(this.toView(record), audience);
   }
 
   /**
@@ -248,7 +259,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
    */
   async getJson(id: string): Promise<{ id: string; version: number; json: string }> {
     this.checkId(id);
-    if (this.resource.rendered) {
+    // A restricted caller reads through `get`: the condition and what they are shown apply.
+    if (this.resource.rendered && (await this.audience()) === undefined) {
       const scope = Object.entries(this.scope);
       const rows: { version: number; rendered: string | null }[] = await this.manager.query(
         `SELECT "version", "rendered" FROM ${quoteIdent(this.tableName())} WHERE "_id" = $1 AND "deleted" = false${scope.map(([column], i) => ` AND ${quoteIdent(column)} = $${i + 2}`).join('')}`,
@@ -322,7 +334,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       const view = this.toView(record);
       await this.emit(m, 'deleted', view);
       await this.resource.hooks?.afterDelete?.(m, record);
-      return view;
+      return this.shownTo(view, await this.audience(m));
     });
   }
 
@@ -369,6 +381,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     opts: { omit?: readonly string[] } = {},
   ): AsyncGenerator<V[]> {
     const columns = this.columnsWithout(opts.omit ?? []);
+    const audience = await this.audience();
     let after: string | undefined;
     for (;;) {
       const filters: Filter[] = [
@@ -376,10 +389,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
         ...(after === undefined ? [] : [{ field: '_id', op: 'gt' as const, values: [after] }]),
       ];
       const batch = keysetWindow({ filters, search: query.search }, batchSize);
-      const page = await this.pageQuery(batch, batchSize);
+      const page = await this.pageQuery(batch, batchSize, audience);
       if (columns) page.select(columns);
       const rows = await page.getMany();
-      if (rows.length > 0) yield rows.map((r) => this.toView(r));
+      if (rows.length > 0) yield this.shownAll(rows, audience);
       if (rows.length < batchSize) return;
       after = rows[rows.length - 1]._id;
     }
@@ -416,10 +429,11 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   /** A page of live records (of the scope) and the exact total that match (`count(*)` of the same conditions). */
   async list(query: ListQuery): Promise<{ data: V[]; total: number }> {
-    const page = await this.pageQuery(query);
+    const audience = await this.audience();
+    const page = await this.pageQuery(query, undefined, audience);
     // Two connections at once: the request waits for the slower query, not for both in turn.
     const [rows, total] = await Promise.all([page.getMany(), this.countOf(page)]);
-    return { data: rows.map((r) => this.toView(r)), total };
+    return { data: this.shownAll(rows, audience), total };
   }
 
   /**
@@ -431,7 +445,12 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       const r = await this.list(query);
       return { json: JSON.stringify(r.data), total: r.total };
     }
-    const page = await this.pageQuery(query);
+    const audience = await this.audience();
+    if (audience?.shown) {
+      const r = await this.list(query);
+      return { json: JSON.stringify(r.data), total: r.total };
+    }
+    const page = await this.pageQuery(query, undefined, audience);
     const [rows, total] = await Promise.all([
       page.clone().select(['t._id', 't.rendered']).getMany(),
       this.countOf(page),
@@ -463,7 +482,11 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
    * the first `nestedFilters` entry whose prefix its field starts with, the other filters
    * (validated, the page size up to `maxLimit`) with the search, sort and window by the declaration.
    */
-  private async pageQuery(query: ListQuery, maxLimit?: number): Promise<SelectQueryBuilder<E>> {
+  private async pageQuery(
+    query: ListQuery,
+    maxLimit?: number,
+    audience?: Audience<E, V>,
+  ): Promise<SelectQueryBuilder<E>> {
     const nested = this.resource.nestedFilters ?? [];
     const filters = query.filters ?? [];
     const owner = (f: Filter) => nested.find((n) => f.field.startsWith(n.prefix));
@@ -472,7 +495,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       { ...query, filters: filters.filter((f) => owner(f) === undefined) },
       { maxLimit },
     );
-    const qb = this.scoped(this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'));
+    const qb = this.inSight(
+      this.scoped(this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false')),
+      audience ?? (await this.audience()),
+    );
     for (const n of nested) {
       const own = filters.filter((f) => owner(f) === n);
       if (own.length > 0) await n.apply(this.manager, qb, own);
@@ -503,8 +529,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     if (bad.length > 0)
       throw new ValidationError(`${bad.length} id(s) are malformed`, { title: 'Invalid id', details: bad });
     if (ids.length === 0 && handles.length === 0) return [];
-    const rows = await this.scoped(
-      this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false'),
+    const audience = await this.audience();
+    const rows = await this.inSight(
+      this.scoped(this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false')),
+      audience,
     )
       .andWhere(`(t._id = ANY(:ids) OR t.${this.resource.handle} = ANY(:handles))`, {
         ids: [...new Set(ids)],
@@ -512,7 +540,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       })
       .orderBy('t._id', 'ASC')
       .getMany();
-    return rows.map((r) => this.toView(r));
+    return this.shownAll(rows, audience);
   }
 
   private scoped<Q extends { andWhere(where: string, params: Record<string, unknown>): Q }>(qb: Q): Q {
@@ -522,8 +550,45 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     );
   }
 
-  private where(id: string): never {
-    return { _id: id, deleted: false, ...this.scope } as never;
+  /** The query of one live record (of the scope) by id, within the caller's sight. */
+  private live(m: EntityManager, id: string, audience: Audience<E, V> | undefined): SelectQueryBuilder<E> {
+    return this.inSight(
+      this.scoped(m.createQueryBuilder(this.resource.entity, 't').where('t._id = :id AND t.deleted = false', { id })),
+      audience,
+    );
+  }
+
+  /** What the current caller may see, when the resource restricts it (undefined: everything). */
+  private audience(m: EntityManager = this.manager): Promise<Audience<E, V> | undefined> {
+    return this.resource.audience?.(m) ?? Promise.resolve(undefined);
+  }
+
+  /** A query kept to the records the caller may see. */
+  private inSight<Q extends SelectQueryBuilder<E>>(qb: Q, audience: Audience<E, V> | undefined): Q {
+    return audience?.where ? (qb.andWhere(`(${audience.where.sql})`, audience.where.params) as Q) : qb;
+  }
+
+  /** A view as the caller is shown it. */
+  private shownTo(view: V, audience: Audience<E, V> | undefined): V {
+    return audience?.shown ? audience.shown(view) : view;
+  }
+
+  private shownAll(rows: E[], audience: Audience<E, V> | undefined): V[] {
+    return rows.map((r) => this.shownTo(this.toView(r), audience));
+  }
+
+  /** Refuses, inside the write's transaction, a write whose record the caller could no longer see. */
+  private async refuseOutOfSight(m: EntityManager, record: E): Promise<void> {
+    const audience = await this.audience(m);
+    if (!audience?.where) return;
+    if ((await this.live(m, record._id, audience).getCount()) > 0) return;
+    throw (
+      audience.outOfSight?.(record) ??
+      new NotFoundError(`The ${this.label} would be out of your sight after this write`, {
+        title: 'Write refused',
+        solution: 'Leave the record where your key can still see it',
+      })
+    );
   }
 
   private async update(
@@ -532,7 +597,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     expectedVersion: number | undefined,
     inputFor: (current: E) => I,
   ): Promise<V> {
-    return (await this.transaction(given, (m) => this.write(m, id, given, expectedVersion, inputFor))).view;
+    const { view } = await this.transaction(given, (m) => this.write(m, id, given, expectedVersion, inputFor));
+    return this.shownTo(view, await this.audience());
   }
 
   /** Writes the input `inputFor` makes of the locked record, with the resource's rules and the event. */
@@ -548,6 +614,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const next: E = Object.assign(new this.resource.entity(), prev, this.resource.columns(input, prev));
     await this.resource.hooks?.beforeWrite?.(m, next, prev, this.emitter(m));
     const written = await this.saveChange(m, next, 'updated');
+    await this.refuseOutOfSight(m, next);
     await this.resource.hooks?.afterWrite?.(m, next, prev, this.emitter(m));
     return written;
   }
@@ -569,10 +636,9 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     expectedVersion: number | undefined,
   ): Promise<E> {
     await this.resource.hooks?.lock?.(m, request);
-    const record = await m.findOne(this.resource.entity, {
-      where: this.where(request.id),
-      lock: { mode: 'pessimistic_write' },
-    });
+    const record = await this.live(m, request.id, await this.audience(m))
+      .setLock('pessimistic_write')
+      .getOne();
     if (!record) throw this.notFound(request.id);
     if (expectedVersion !== undefined && expectedVersion !== record.version) {
       throw new PreconditionFailedError(`The ${this.label} is at version ${record.version}, not ${expectedVersion}`, {

@@ -1,5 +1,5 @@
 import { Metadata } from '@grpc/grpc-js';
-import type { Actor, RequestContext } from '@pim/logging';
+import type { Actor, ProductAccess, RequestContext } from '@pim/logging';
 
 /** Metadata key of the request id that started a chain of calls. */
 export const REQUEST_ID_KEY = 'x-request-id';
@@ -14,6 +14,25 @@ export function contextToMetadata(ctx: RequestContext | undefined, md = new Meta
   return md;
 }
 
+/** Most users groups one access may list (the users groups' own bound). */
+const MAX_GROUPS = 1_000;
+
+/**
+ * A caller's product access as sent, or undefined when there is none. Malformed access is never
+ * read as none — that would widen it — but as access to no product.
+ */
+function accessOf(raw: unknown): ProductAccess | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const a = raw as Partial<ProductAccess>;
+  const groups = Array.isArray(a.groups) ? a.groups.filter((g): g is string => typeof g === 'string') : [];
+  const wellFormed = typeof a.user_id === 'string' && Array.isArray(a.groups) && groups.length === a.groups.length;
+  return {
+    user_id: typeof a.user_id === 'string' ? a.user_id : '',
+    all_products: wellFormed && a.all_products === true,
+    groups: wellFormed ? groups.slice(0, MAX_GROUPS) : [],
+  };
+}
+
 /** Reads the request context a caller sent; a missing request id gets a fresh one. */
 export function metadataToContext(md: Metadata, newRequestId: () => string): RequestContext {
   const rid = md.get(REQUEST_ID_KEY)[0];
@@ -23,9 +42,11 @@ export function metadataToContext(md: Metadata, newRequestId: () => string): Req
   if (raw !== undefined) {
     try {
       const parsed = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw)) as Actor;
+      const access = accessOf(parsed.access);
       actor = {
         user_id: parsed.user_id ? String(parsed.user_id) : undefined,
         user_name: parsed.user_name ? String(parsed.user_name) : undefined,
+        ...(access ? { access } : {}),
       };
     } catch {
       actor = undefined;

@@ -7,6 +7,7 @@ import { ProductEntity } from '../entities/product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
 import { loadWorld, type ProductWorld } from './product.world';
 import { ATTRIBUTE_FILTER_PREFIX, applyAttributeFilters, applyCatalogFilters } from './product.filters';
+import { keepHiddenValues, productAudience, refuseHiddenAttributes } from './product.access';
 import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
 import { productCodeOf, variationsOf } from '../repositories/products.repository';
 
@@ -49,6 +50,8 @@ export function applyRules(next: ProductEntity, world: ProductWorld, claims?: Ba
 }
 
 async function lockCodes(m: EntityManager, request: LockRequest): Promise<void> {
+  if (request.kind !== 'delete')
+    await refuseHiddenAttributes(m, request.kind === 'create' ? request.input.attributes : request.given.attributes);
   const codes: string[] = [];
   if (request.kind === 'create') codes.push(String(request.input.code));
   else {
@@ -64,7 +67,9 @@ async function lockCodes(m: EntityManager, request: LockRequest): Promise<void> 
  * references and the attribute values against the attributes that apply (see product.rules)
  * and stores the snapshots and completeness; a product that live variations name as their
  * parent, or that live relations name, cannot be deleted. Lists also filter on attribute values
- * (`attributes.<key>`) and catalog membership (`catalog_id`), see product.filters.
+ * (`attributes.<key>`) and catalog membership (`catalog_id`), see product.filters. A caller bound
+ * to a user sees only the products of their catalogs and not the attributes hidden from them
+ * (product.access).
  */
 export const productResource = declaredRecord(Product, {
   entity: ProductEntity,
@@ -74,9 +79,11 @@ export const productResource = declaredRecord(Product, {
     { prefix: CATALOG_ID_FILTER, apply: applyCatalogFilters },
   ],
   rendered: true,
+  audience: productAudience,
   hooks: {
     lock: lockCodes,
-    async beforeWrite(m, next) {
+    async beforeWrite(m, next, prev) {
+      await keepHiddenValues(m, next, prev);
       applyRules(next, await loadWorld(m, [next]));
     },
     async beforeDelete(m, product) {

@@ -85,3 +85,13 @@ export function attributesInCategory(m: EntityManager, categoryId: string): Prom
     .andWhere('a.category_ids @> ARRAY[:id]::text[]', { id: categoryId })
     .getCount();
 }
+
+/** The keys of the live attributes linked to one of the groups (GIN over `group_ids`), sorted. */
+export async function attributeKeysInGroups(m: EntityManager, groupIds: string[]): Promise<string[]> {
+  if (groupIds.length === 0) return [];
+  const rows: { key: string }[] = await m.query(
+    `SELECT "key" FROM "attributes" WHERE "deleted" = false AND "group_ids" && $1::text[] ORDER BY "key"`,
+    [groupIds],
+  );
+  return rows.map((r) => r.key);
+}

@@ -3,6 +3,7 @@ import { toPimError, type PimError } from '@pim/errors';
 import { currentContext } from '@pim/logging';
 import type { ApiKeyService } from './api-key.service';
 import type { Principal } from './scopes';
+import { productAccessOf, type UserAccessLookup } from './access';
 import type { RateLimiter, RateLimitState } from '../rate-limit/rate-limit';
 
 function bearer(req: Request): string | undefined {
@@ -23,9 +24,10 @@ function setRateLimitHeaders(res: Response, s: RateLimitState): void {
  * The door of /api/v1: identifies the caller by API key, counts the request against the
  * caller's rate limit (per key; per IP when there is no valid key, so guessing keys is limited
  * too), then lets it through or answers 401/429. The caller's identity joins the request
- * context, so gRPC calls carry it to the owning app.
+ * context, so gRPC calls carry it to the owning app — with, for a key bound to a user, the
+ * user's product access read now from the users groups (docs/decisions/access.md).
  */
-export function gate(deps: { keys: ApiKeyService; perKey: RateLimiter; perIp: RateLimiter }) {
+export function gate(deps: { keys: ApiKeyService; perKey: RateLimiter; perIp: RateLimiter; access: UserAccessLookup }) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     let principal: Principal | undefined;
     let authError: PimError | undefined;
@@ -48,7 +50,14 @@ export function gate(deps: { keys: ApiKeyService; perKey: RateLimiter; perIp: Ra
     if (authError) return next(authError);
     res.locals.principal = principal;
     const ctx = currentContext();
-    if (ctx && principal) ctx.actor = { user_id: principal.user_id, user_name: principal.user_name };
+    if (ctx && principal) {
+      try {
+        const access = await productAccessOf(principal, deps.access);
+        ctx.actor = { user_id: principal.user_id, user_name: principal.user_name, ...(access ? { access } : {}) };
+      } catch (err) {
+        return next(err);
+      }
+    }
     next();
   };
 }

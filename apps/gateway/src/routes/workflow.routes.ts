@@ -18,12 +18,14 @@ import {
   type ProductApprovalView,
 } from '@pim/resources';
 import { requireId } from '@pim/ids';
+import { UnavailableError } from '@pim/errors';
 import type { Api } from '../http/route';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader } from '../http/conditional';
 import { createRpcClient, recordClient, type PromiseClient, type RecordClient } from '@pim/rpc';
 import { declaredCodec } from '../http/declared.codec';
 import { recordRoutes, type RecordCodec } from '../http/resource.routes';
 import type { OwnerRoutes } from './owners';
+import type { UserAccessLookup } from '../auth/access';
 
 /** The workflow app's services as the gateway calls them. */
 interface WorkflowClients {
@@ -33,6 +35,8 @@ interface WorkflowClients {
   productApprovals: RecordClient<pb.ProductApproval, pb.ProductApprovalInput>;
   /** The decisions on product approvals, beside their record calls. */
   decisions: Pick<PromiseClient<pb.ProductApprovalsServiceClient>, 'approveProductApproval' | 'rejectProductApproval'>;
+  /** A user's live groups and whether one sees every product, read on each request of a key bound to a user. */
+  access: Pick<PromiseClient<pb.UsersGroupsServiceClient>, 'getUserAccess'>;
   // generator:client-types
   close(): void;
 }
@@ -94,6 +98,19 @@ function decisionRoutes(
 }
 
 /** The workflow app's routes: its declared resources through the route factory. */
+/** A user's product access as the workflow app answers it now, through the workflow clients. */
+export function userAccessFrom(clients: () => unknown): UserAccessLookup {
+  return async (user_id) => {
+    const c = clients() as WorkflowClients | undefined;
+    if (!c)
+      throw new UnavailableError("The user's groups cannot be read: this gateway has no workflow app to ask", {
+        solution: 'Set WORKFLOW_GRPC_URL to the address of the workflow app and restart the gateway',
+      });
+    const r = await c.access.getUserAccess({ user_id });
+    return { groups: r.group_ids ?? [], all_products: r.full_product_access === true };
+  };
+}
+
 export const workflowRoutes: OwnerRoutes = {
   app: 'workflow',
   addressEnv: 'WORKFLOW_GRPC_URL',
@@ -128,6 +145,7 @@ export const workflowRoutes: OwnerRoutes = {
         handles: 'handles',
       }),
       decisions: productApprovals,
+      access: usersGroups,
       // generator:client-entries
       close: () => {
         usersGroups.close();

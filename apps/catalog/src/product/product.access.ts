@@ -1,0 +1,120 @@
+import type { EntityManager } from 'typeorm';
+import { AuthorizationError } from '@pim/errors';
+import { currentAccess, type ProductAccess } from '@pim/logging';
+import type { ProductView } from '@pim/resources';
+import type { Audience, RecordView } from '@pim/records';
+import type { ProductEntity } from '../entities/product.entity';
+import { catalogsSeenBy } from '../repositories/catalogs.repository';
+import { groupsHiddenFrom } from '../repositories/attribute-groups.repository';
+import { attributeKeysInGroups } from '../repositories/attributes.repository';
+
+type View = ProductView & RecordView;
+
+/**
+ * What a restricted caller sees of the products: for a caller who does not see them all, their
+ * users groups and the live catalogs whose `user_groups` name one of them; and the attribute keys
+ * hidden from them.
+ */
+export interface ProductSight {
+  restricted?: { groups: string[]; catalogs: string[] };
+  hidden: string[];
+}
+
+// One reading per call: the access object is the call's own, so a new request reads the groups again.
+const sights = new WeakMap<ProductAccess, Promise<ProductSight>>();
+
+/** What the current caller sees of the products, or undefined when unrestricted (docs/decisions/access.md). */
+export function currentSight(m: EntityManager): Promise<ProductSight> | undefined {
+  const access = currentAccess();
+  if (!access) return undefined;
+  let sight = sights.get(access);
+  if (!sight) {
+    sight = readSight(m, access);
+    sights.set(access, sight);
+  }
+  return sight;
+}
+
+async function readSight(m: EntityManager, access: ProductAccess): Promise<ProductSight> {
+  const restricted = access.all_products
+    ? undefined
+    : { groups: access.groups, catalogs: await catalogsSeenBy(m, access.groups) };
+  const hidden = await attributeKeysInGroups(m, await groupsHiddenFrom(m, access.user_id));
+  return { restricted, hidden };
+}
+
+/**
+ * The condition on alias `t` keeping the products a restricted caller sees: those with an entry
+ * in `catalogs` naming one of the caller's catalogs, or whose own `user_groups` name one of the
+ * caller's groups (jsonb containment; none of either: no product).
+ */
+export function inSight(sight: { groups: string[]; catalogs: string[] }): {
+  sql: string;
+  params: Record<string, unknown>;
+} {
+  const patterns = [
+    ...sight.catalogs.map((_id) => JSON.stringify([{ _id }])),
+    ...sight.groups.map((g) => JSON.stringify([{ user_groups: [g] }])),
+  ];
+  if (patterns.length === 0) return { sql: 'false', params: {} };
+  return { sql: 't.catalogs @> ANY(CAST(:sight_patterns AS jsonb[]))', params: { sight_patterns: patterns } };
+}
+
+const SNAPSHOTS = ['attributes', 'attributes_schema_snapshot', 'attributes_options_snapshot'] as const;
+
+/** A product view without the hidden attributes' values and snapshots. */
+export function withoutHidden<T extends Partial<Pick<View, (typeof SNAPSHOTS)[number]>>>(view: T, hidden: string[]): T {
+  if (hidden.length === 0) return view;
+  const out = { ...view };
+  for (const field of SNAPSHOTS) {
+    const values = view[field];
+    if (values === undefined || values === null) continue;
+    out[field] = Object.fromEntries(Object.entries(values).filter(([k]) => !hidden.includes(k))) as T[typeof field];
+  }
+  return out;
+}
+
+/** The products' audience: the caller's catalogs in SQL, hidden attributes left out of what they are shown. */
+export async function productAudience(m: EntityManager): Promise<Audience<ProductEntity, View> | undefined> {
+  const sight = await currentSight(m);
+  if (!sight) return undefined;
+  return {
+    ...(sight.restricted ? { where: inSight(sight.restricted) } : {}),
+    outOfSight: (p) =>
+      new AuthorizationError(`Product '${p.code}' would be in no catalog you can see`, {
+        title: 'Product out of your catalogs',
+        solution:
+          "Keep the product in at least one catalog your users groups can see (the catalog's user_groups, or the entry's own user_groups in the product's catalogs, naming one of your groups)",
+        details: [{ field: 'catalogs', message: 'must include a catalog your users groups can see' }],
+      }),
+    ...(sight.hidden.length > 0 ? { shown: (view: View) => withoutHidden(view, sight.hidden) } : {}),
+  };
+}
+
+/** Refuses a write that names attributes hidden from the caller (403 naming them); `attributes` as given. */
+export async function refuseHiddenAttributes(m: EntityManager, attributes: unknown): Promise<void> {
+  if (attributes === null || typeof attributes !== 'object') return;
+  const sight = await currentSight(m);
+  if (!sight || sight.hidden.length === 0) return;
+  const named = Object.keys(attributes).filter((k) => sight.hidden.includes(k));
+  if (named.length === 0) return;
+  throw new AuthorizationError(`You may not write the attributes ${named.map((k) => `'${k}'`).join(', ')}`, {
+    title: 'Attributes not allowed',
+    solution:
+      'Leave these attributes out of the write: an attribute group holding them lists your user among its not_allowed_users',
+    details: named.map((k) => ({ field: `attributes.${k}`, message: 'is hidden from your user' })),
+  });
+}
+
+/** Keeps on a product being written the stored values of the attributes hidden from the caller, which they neither see nor send. */
+export async function keepHiddenValues(
+  m: EntityManager,
+  next: ProductEntity,
+  prev: ProductEntity | null,
+): Promise<void> {
+  if (!prev) return;
+  const sight = await currentSight(m);
+  if (!sight || sight.hidden.length === 0) return;
+  const kept = Object.entries(prev.attributes ?? {}).filter(([k]) => sight.hidden.includes(k));
+  if (kept.length > 0) next.attributes = { ...next.attributes, ...Object.fromEntries(kept) };
+}
