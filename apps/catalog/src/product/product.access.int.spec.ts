@@ -118,6 +118,34 @@ describe('product access by users groups', () => {
     expect((await byCode('in_c1')).catalogs).toEqual([{ _id: c1._id, user_groups: [] }]);
   });
 
+  it('refuses, per item of a bulk upsert, products out of sight and writes that would leave sight', async () => {
+    const { c1, c2 } = await world();
+    const item = (code: string, catalog: string) => ({
+      code,
+      type: 'simple',
+      name: { en: code },
+      catalogs: [{ _id: catalog, user_groups: [] }],
+    });
+    const results = await as({ groups: [g.g1] }, () =>
+      ctx.services.productBulk.upsert([
+        item('in_c1', c1._id), // visible: updated
+        item('in_c2', c2._id), // a product they cannot see: refused, untouched
+        item('fresh_c2', c2._id), // would be created out of sight
+        item('fresh_c1', c1._id),
+        { ...item('in_both', c1._id), tags: ['moved'] }, // visible; stays in sight
+      ]),
+    );
+    expect(results.map((r) => [r.code, r.status, r.error?.code])).toEqual([
+      ['in_c1', 'updated', undefined],
+      ['in_c2', 'failed', 409],
+      ['fresh_c2', 'failed', 403],
+      ['fresh_c1', 'created', undefined],
+      ['in_both', 'updated', undefined],
+    ]);
+    const stored = await ctx.services.products.batchGet([], ['in_c2', 'fresh_c2']);
+    expect(stored.map((p) => [p.code, p.name])).toEqual([['in_c2', { en: 'Blue mug' }]]);
+  });
+
   it('hides the attributes of groups that list the user as not allowed, and refuses writing them', async () => {
     const ug = await ctx.newUsersGroup();
     const secret = await ctx.newAttributeGroup({ users_groups: [{ _id: ug, not_allowed_users: ['u'] }] });

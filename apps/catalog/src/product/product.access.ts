@@ -60,6 +60,16 @@ export function inSight(sight: { groups: string[]; catalogs: string[] }): {
   return { sql: 't.catalogs @> ANY(CAST(:sight_patterns AS jsonb[]))', params: { sight_patterns: patterns } };
 }
 
+/** Whether a restricted caller sees a product with these `catalogs` entries: the same rule as `inSight`, in memory. */
+export function seesCatalogs(
+  sight: { groups: string[]; catalogs: string[] },
+  catalogs: readonly { _id: string; user_groups?: readonly string[] }[],
+): boolean {
+  return catalogs.some(
+    (c) => sight.catalogs.includes(c._id) || (c.user_groups ?? []).some((g) => sight.groups.includes(g)),
+  );
+}
+
 const SNAPSHOTS = ['attributes', 'attributes_schema_snapshot', 'attributes_options_snapshot'] as const;
 
 /** A product view without the hidden attributes' values and snapshots. */
@@ -80,25 +90,34 @@ export async function productAudience(m: EntityManager): Promise<Audience<Produc
   if (!sight) return undefined;
   return {
     ...(sight.restricted ? { where: inSight(sight.restricted) } : {}),
-    outOfSight: (p) =>
-      new AuthorizationError(`Product '${p.code}' would be in no catalog you can see`, {
-        title: 'Product out of your catalogs',
-        solution:
-          "Keep the product in at least one catalog your users groups can see (the catalog's user_groups, or the entry's own user_groups in the product's catalogs, naming one of your groups)",
-        details: [{ field: 'catalogs', message: 'must include a catalog your users groups can see' }],
-      }),
+    outOfSight: (p) => outOfSight(p.code),
     ...(sight.hidden.length > 0 ? { shown: (view: View) => withoutHidden(view, sight.hidden) } : {}),
   };
 }
 
+/** The refusal of a write that would leave a product in no catalog the caller sees. */
+export function outOfSight(code: string): AuthorizationError {
+  return new AuthorizationError(`Product '${code}' would be in no catalog you can see`, {
+    title: 'Product out of your catalogs',
+    solution:
+      "Keep the product in at least one catalog your users groups can see (the catalog's user_groups, or the entry's own user_groups in the product's catalogs, naming one of your groups)",
+    details: [{ field: 'catalogs', message: 'must include a catalog your users groups can see' }],
+  });
+}
+
 /** Refuses a write that names attributes hidden from the caller (403 naming them); `attributes` as given. */
 export async function refuseHiddenAttributes(m: EntityManager, attributes: unknown): Promise<void> {
-  if (attributes === null || typeof attributes !== 'object') return;
   const sight = await currentSight(m);
-  if (!sight || sight.hidden.length === 0) return;
+  const refused = sight ? hiddenNamed(sight, attributes) : undefined;
+  if (refused) throw refused;
+}
+
+/** The 403 of a write naming attributes hidden from the caller, or undefined when it names none. */
+export function hiddenNamed(sight: ProductSight, attributes: unknown): AuthorizationError | undefined {
+  if (attributes === null || typeof attributes !== 'object' || sight.hidden.length === 0) return undefined;
   const named = Object.keys(attributes).filter((k) => sight.hidden.includes(k));
-  if (named.length === 0) return;
-  throw new AuthorizationError(`You may not write the attributes ${named.map((k) => `'${k}'`).join(', ')}`, {
+  if (named.length === 0) return undefined;
+  return new AuthorizationError(`You may not write the attributes ${named.map((k) => `'${k}'`).join(', ')}`, {
     title: 'Attributes not allowed',
     solution:
       'Leave these attributes out of the write: an attribute group holding them lists your user among its not_allowed_users',
@@ -112,9 +131,13 @@ export async function keepHiddenValues(
   next: ProductEntity,
   prev: ProductEntity | null,
 ): Promise<void> {
-  if (!prev) return;
   const sight = await currentSight(m);
-  if (!sight || sight.hidden.length === 0) return;
+  if (sight) keepHidden(sight, next, prev);
+}
+
+/** `keepHiddenValues` with the caller's sight at hand. */
+export function keepHidden(sight: ProductSight, next: ProductEntity, prev: ProductEntity | null | undefined): void {
+  if (!prev || sight.hidden.length === 0) return;
   const kept = Object.entries(prev.attributes ?? {}).filter(([k]) => sight.hidden.includes(k));
   if (kept.length > 0) next.attributes = { ...next.attributes, ...Object.fromEntries(kept) };
 }

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DataSource, EntityManager } from 'typeorm';
 import { z } from 'zod';
-import { ValidationError, fromZodError, type WireErrorObject } from '@pim/errors';
+import { ConflictError, ValidationError, fromZodError, type WireErrorObject } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { lockStrings, transactionRetryingDeadlocks } from '@pim/db';
@@ -21,6 +21,7 @@ import { loadWorld } from './product.world';
 import { liveProductsByCodeForUpdate, writeProductBatch } from '../repositories/products.repository';
 import { batchResults, forgetBatches, recordBatch, takeBatch } from '../repositories/applied-batches.repository';
 import { CODE_LOCK, productColumns, productProblemsError } from './product.resource';
+import { currentSight, hiddenNamed, keepHidden, outOfSight, seesCatalogs } from './product.access';
 
 const ATTEMPTS = 3;
 /** How long a batch id is remembered: far longer than any import takes to resume after a crash. */
@@ -197,14 +198,38 @@ export class ProductBulkUpsert {
     const now = new Date();
     const actor = currentContext()?.actor?.user_name ?? null;
     const merged: BulkItemResult[] = [];
+    // A caller bound to a user: items may not name attributes hidden from them nor touch products they cannot see.
+    const sight = await currentSight(m);
+    const refusal = (
+      given: ProductInput,
+      raw: Record<string, unknown> | undefined,
+      prev: ProductEntity | undefined,
+    ) => {
+      if (!sight) return undefined;
+      const hidden = hiddenNamed(sight, (raw ?? given).attributes);
+      if (hidden) return hidden;
+      if (prev && sight.restricted && !seesCatalogs(sight.restricted, prev.catalogs))
+        return new ConflictError(`The code '${given.code}' is taken by a product outside your catalogs`, {
+          title: 'Product outside your catalogs',
+          solution: 'Use another code, or ask an administrator for access to the catalogs of that product',
+          details: [{ field: 'code', message: 'names a product your users groups cannot see' }],
+        });
+      return undefined;
+    };
     const drafts = pending.flatMap(({ index, input: given, raw }) => {
       const prev = prevByCode.get(given.code);
+      const refused = refusal(given, raw, prev);
+      if (refused) {
+        merged.push({ index, code: given.code, status: 'failed', error: itemError(refused) });
+        return [];
+      }
       const input = raw ? this.mergeOnto(prev, raw) : { ok: true as const, input: given };
       if (!input.ok) {
         merged.push({ index, code: given.code, status: 'failed', error: itemError(input.error) });
         return [];
       }
       const next = Object.assign(new ProductEntity(), prev ?? {}, productColumns(input.input));
+      if (sight) keepHidden(sight, next, prev);
       if (prev) {
         next.version = prev.version + 1;
       } else {
@@ -241,6 +266,10 @@ export class ProductBulkUpsert {
         return;
       }
       Object.assign(draft, check.derived);
+      if (sight?.restricted && !seesCatalogs(sight.restricted, draft.catalogs)) {
+        results.push({ index, code: draft.code, status: 'failed', error: itemError(outOfSight(draft.code)) });
+        return;
+      }
       const prev = prevByCode.get(draft.code);
       // An item that holds what is stored writes nothing: no new version, no event (an export imported back).
       if (prev && this.sameProduct(prev, draft)) {
