@@ -201,6 +201,14 @@ describe('workflow resources through the whole platform', () => {
       e2e.newKey(scopes),
     ]);
     const by = (key: string) => ({ authorization: `Bearer ${key}` });
+    // Keys bound to users see the products their users groups give them: these three see every product.
+    const team = await e2e.api('POST', '/api/v1/users-groups', {
+      source_id: 'sso',
+      name: 'Kit team',
+      users: [ANA, BIA, CAIO].map((id) => ({ id, name: id })),
+      has_full_product_access: true,
+    });
+    expect(team.status).toBe(201);
     const product = async (code: string, type: string) =>
       (await e2e.api('POST', '/api/v1/products', { code, name: { en: code }, type })).json._id as string;
     const [kit, part1, part2, other] = await Promise.all([

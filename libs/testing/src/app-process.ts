@@ -17,7 +17,7 @@ export interface AppProcess {
 const ROOT = join(__dirname, '..', '..', '..');
 
 /** A port nobody listens on now. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -27,6 +27,22 @@ describe('gateway: API keys and scopes', () => {
     }
   });
 
+  it("answers 503, never an unrestricted answer, when a user-bound key's groups cannot be read", async () => {
+    // This gateway has no workflow app to ask: a key bound to a user cannot be served.
+    const user = await ctx.newKey(['webhooks:read'], { user_id: '6740a1b2c3d4e5f601234567', user_name: 'Ana' });
+    const r = await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${user}` });
+    expect(r.status).toBe(503);
+    expect(r.json).toMatchObject({ code: 503, kind: 'unavailable' });
+    expect(r.json.solution).toContain('WORKFLOW_GRPC_URL');
+    // Keys bound to no user, and admin keys (even bound to a user), need no groups.
+    const integration = await ctx.newKey(['webhooks:read']);
+    const admin = await ctx.newKey(['admin'], { user_id: '6740a1b2c3d4e5f601234567', user_name: 'Ana' });
+    for (const key of [integration, admin])
+      expect(
+        (await ctx.request('GET', '/api/v1/collections', undefined, { authorization: `Bearer ${key}` })).status,
+      ).toBe(200);
+  });
+
   it('lets a read key list but answers 403 naming the scope on a write', async () => {
     const reader = await ctx.newKey(['webhooks:read']);
     const list = await ctx.request('GET', '/api/v1/webhooks', undefined, { authorization: `Bearer ${reader}` });

@@ -1,10 +1,11 @@
 import { Column, Entity, Index } from 'typeorm';
 import { SearchableRecordEntity, declaredEntity } from '@pim/records';
 import { Import } from '@pim/resources';
+import type { RunAs } from '@pim/logging';
 
 /**
  * An import: the declared fields (`Import` in @pim/resources) and the common record columns, plus
- * the worker's checkpoint, which the API never shows.
+ * what the API never shows: the worker's checkpoint and who it runs as (the user who started it).
  */
 @Entity({ name: 'imports' })
 @Index('IDX_imports_created_at', ['created_at', '_id'])
@@ -17,4 +18,12 @@ export class ImportEntity extends declaredEntity(Import, SearchableRecordEntity)
   /** Rows per batch, fixed when the import starts, so a resumed import sends the same batches (same ids) again. */
   @Column({ type: 'integer', nullable: true })
   batch_size!: number | null;
+
+  /**
+   * The caller who started it (`{ user_id?, user_name?, access? }` from the start request's
+   * context): its worker looks up and writes products as them, so a row naming a product out of
+   * their sight is refused. NULL: unrestricted (no caller, or started before the column).
+   */
+  @Column({ type: 'jsonb', nullable: true })
+  run_as!: RunAs | null;
 }

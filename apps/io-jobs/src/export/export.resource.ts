@@ -9,6 +9,7 @@ import {
 } from '@pim/resources';
 import { ExportEntity } from '../entities/export.entity';
 import type { JobQueue, QueueSpec } from '../jobs/job.queue';
+import { currentRunAs } from '@pim/logging';
 import type { CatalogLink } from '../links/catalog.link';
 import { buildReport, headerAttributeKeys } from './export.report';
 
@@ -71,9 +72,10 @@ async function checkColumns(catalog: CatalogLink, next: ExportEntity): Promise<v
 
 /**
  * Exports on the record engine. Created `pending` with their job queued in the same transaction
- * (so a worker of any replica takes it), then moved only by the worker (in_progress, completed,
- * failed) and by retry. Identified by `_id` alone; never replaced or patched. One being written is
- * not deleted.
+ * (so a worker of any replica takes it) and their creator kept as who the job runs as (`run_as`:
+ * the file holds the products the creator's users groups see), then moved only by the worker
+ * (in_progress, completed, failed) and by retry (which keeps the creator). Identified by `_id`
+ * alone; never replaced or patched. One being written is not deleted.
  */
 export const exportRecord = (deps: { queue: JobQueue; spec: QueueSpec; catalog: CatalogLink }) =>
   declaredRecord(Export, {
@@ -91,6 +93,7 @@ export const exportRecord = (deps: { queue: JobQueue; spec: QueueSpec; catalog: 
           rows_count: 0,
           products: [],
           downloaded_by: [],
+          run_as: currentRunAs(),
         });
         logExport(next, 'Queued');
         await deps.queue.enqueue(m, deps.spec, { export_id: next._id } satisfies ExportJob);

@@ -14,6 +14,7 @@ import {
 import { createSheetWriter, type SheetFormat } from '@pim/sheets';
 import type { FileStorage } from '@pim/storage';
 import type { ExportEntity } from '../entities/export.entity';
+import { runJobAs } from '@pim/logging';
 import type { CatalogLink, ImportAttribute } from '../links/catalog.link';
 import type { WorkflowLink } from '../links/workflow.link';
 import { recordProgress, type ExportProgress } from '../repositories/exports.repository';
@@ -49,28 +50,35 @@ const count = (n: number) => n.toLocaleString('en-US');
  * report's columns, reads the products its filters select from the catalog's keyset scan a batch
  * at a time, writes their rows through a streaming CSV or XLSX writer straight into file storage
  * (memory stays at a batch, whatever the size), and ends `completed` with its counts, size and
- * expiry — or `failed`, with the reason in its log, once no retry can mend it.
+ * expiry — or `failed`, with the reason in its log, once no retry can mend it. The job runs as
+ * the export's creator: what the catalog shows them is what the file holds.
  */
 export class ExportRunner {
   constructor(private readonly deps: ExportRunnerDeps) {}
 
-  /** Runs the export's job; a failure on the last try (or one no retry can mend) marks the export failed. */
+  /**
+   * Runs the export's job as its creator (`run_as`: every catalog and workflow call carries them, so
+   * the file holds the products their users groups see); a failure on the last try (or one no
+   * retry can mend) marks the export failed.
+   */
   async run(exportId: string, lastTry: boolean): Promise<void> {
     const record = await this.claim(exportId);
     if (!record) return;
-    try {
-      await this.write(record);
-    } catch (err) {
-      // A refusal no retry can mend: a column gone, a file over the size limit.
-      const permanent =
-        err instanceof ValidationError || err instanceof NotFoundError || err instanceof PayloadTooLargeError;
-      this.deps.logger.warn({ err, export_id: exportId, lastTry }, 'an export failed');
-      if (!lastTry && !permanent) {
-        await this.note(exportId, `This try failed (${toPimError(err).message}); it is tried again`);
-        throw err;
+    await runJobAs('export', exportId, record.run_as ?? null, async () => {
+      try {
+        await this.write(record);
+      } catch (err) {
+        // A refusal no retry can mend: a column gone, a file over the size limit.
+        const permanent =
+          err instanceof ValidationError || err instanceof NotFoundError || err instanceof PayloadTooLargeError;
+        this.deps.logger.warn({ err, export_id: exportId, lastTry }, 'an export failed');
+        if (!lastTry && !permanent) {
+          await this.note(exportId, `This try failed (${toPimError(err).message}); it is tried again`);
+          throw err;
+        }
+        await this.fail(exportId, err);
       }
-      await this.fail(exportId, err);
-    }
+    });
   }
 
   /** `pending` → `in_progress`; a running export (its worker crashed) starts again. */

@@ -2,6 +2,7 @@ import type { RecordService } from '@pim/records';
 import { FINAL_IMPORT_STATUSES, type ImportInput, type ImportStatus, type ImportView } from '@pim/resources';
 import type { ImportEntity } from '../entities/import.entity';
 import type { JobQueue, QueueSpec } from '../jobs/job.queue';
+import { currentRunAs } from '@pim/logging';
 import { notNow } from './import.resource';
 
 /** What an import's job carries. */
@@ -24,7 +25,10 @@ export class ImportMoves {
     private readonly spec: QueueSpec,
   ) {}
 
-  /** `mapped` → `queued`, its job queued in the same transaction. */
+  /**
+   * `mapped` → `queued`, its job queued in the same transaction; the caller who starts it is who
+   * its job runs as (`run_as`: its lookups and writes are theirs).
+   */
   async start(id: string, expectedVersion?: number): Promise<ImportView> {
     const { view } = await this.imports.mutate(id, expectedVersion, async (record, m) => {
       if (record.status !== 'mapped')
@@ -35,6 +39,7 @@ export class ImportMoves {
           'queued',
         );
       record.status = 'queued';
+      record.run_as = currentRunAs();
       log(record, 'Queued');
       await this.queue.enqueue(m, this.spec, { import_id: record._id } satisfies ImportJob);
     });

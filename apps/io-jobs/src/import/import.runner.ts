@@ -6,6 +6,7 @@ import type { BulkItemResult, ImportHeader, ImportInput, ImportView } from '@pim
 import { readRows, type SheetRow } from '@pim/sheets';
 import type { FileStorage } from '@pim/storage';
 import type { ImportEntity } from '../entities/import.entity';
+import { runJobAs } from '@pim/logging';
 import type { CatalogLink } from '../links/catalog.link';
 import { keepRefusedRows, type RefusedRow } from '../repositories/import-errors.repository';
 import { recordBatch } from '../repositories/imports.repository';
@@ -62,18 +63,24 @@ function refusal(result: BulkItemResult, converter: RowConverter): string[] {
 export class ImportRunner {
   constructor(private readonly deps: ImportRunnerDeps) {}
 
-  /** Runs the import's job; a failure on the last try (or one no retry can mend) marks the import failed. */
+  /**
+   * Runs the import's job as the user who started it (`run_as`: the catalog's lookups and bulk
+   * upserts carry them, so a row naming a product out of their sight is refused); a failure on the
+   * last try (or one no retry can mend) marks the import failed.
+   */
   async run(importId: string, lastTry: boolean): Promise<void> {
     const record = await this.claim(importId);
     if (!record) return;
-    try {
-      await this.process(record);
-    } catch (err) {
-      const permanent = err instanceof ValidationError || err instanceof NotFoundError;
-      this.deps.logger.warn({ err, import_id: importId, lastTry }, 'an import batch failed');
-      if (!lastTry && !permanent) throw err;
-      await this.fail(importId, err);
-    }
+    await runJobAs('import', importId, record.run_as ?? null, async () => {
+      try {
+        await this.process(record);
+      } catch (err) {
+        const permanent = err instanceof ValidationError || err instanceof NotFoundError;
+        this.deps.logger.warn({ err, import_id: importId, lastTry }, 'an import batch failed');
+        if (!lastTry && !permanent) throw err;
+        await this.fail(importId, err);
+      }
+    });
   }
 
   /** `queued` → `processing`, its checkpoint set below the header row; a running import resumes as it is. */

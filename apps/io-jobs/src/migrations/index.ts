@@ -1,6 +1,12 @@
 import { CreateIoJobsSchema1795565720746 } from './1795565720746-create-io-jobs-schema';
 import { CreateImports1795570100000 } from './1795570100000-create-imports';
 import { CreateExports1795620000000 } from './1795620000000-create-exports';
+import { AddRunAs1795700000000 } from './1795700000000-add-run-as';
 
 /** Every migration of the io_jobs schema, oldest first. */
-export const migrations = [CreateIoJobsSchema1795565720746, CreateImports1795570100000, CreateExports1795620000000];
+export const migrations = [
+  CreateIoJobsSchema1795565720746,
+  CreateImports1795570100000,
+  CreateExports1795620000000,
+  AddRunAs1795700000000,
+];

@@ -1,6 +1,7 @@
 import { Column, Entity, Index } from 'typeorm';
 import { RecordEntity, declaredEntity } from '@pim/records';
 import { PublicationBatch } from '@pim/resources';
+import type { RunAs } from '@pim/logging';
 
 /**
  * A publication batch: the declared fields (`PublicationBatch` in @pim/resources) and the common
@@ -22,4 +23,8 @@ export class PublicationBatchEntity extends declaredEntity(PublicationBatch, Rec
 
   @Column({ type: 'text', nullable: true })
   lease_token!: string | null;
+
+  /** Who the batch runs as: its creator, so it publishes only the products they see (NULL: unrestricted). */
+  @Column({ type: 'jsonb', nullable: true })
+  run_as!: RunAs | null;
 }

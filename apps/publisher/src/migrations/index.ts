@@ -1,10 +1,12 @@
 import { CreatePublisherSchema1795624061885 } from './1795624061885-create-publisher-schema';
 import { CreateChannelsAndPublications1795624157686 } from './1795624157686-create-channels-and-publications';
 import { CreatePublicationBatches1795625601358 } from './1795625601358-create-publication-batches';
+import { AddBatchRunAs1795701000000 } from './1795701000000-add-batch-run-as';
 
 /** Every migration of the publisher schema, oldest first. */
 export const migrations = [
   CreatePublisherSchema1795624061885,
   CreateChannelsAndPublications1795624157686,
   CreatePublicationBatches1795625601358,
+  AddBatchRunAs1795701000000,
 ];

@@ -1,3 +1,4 @@
+import { currentRunAs } from '@pim/logging';
 import { ValidationError, stateConflict } from '@pim/errors';
 import { declaredRecord, requireLive } from '@pim/records';
 import { PublicationBatch, productFiltersQuery, type ProductFilters } from '@pim/resources';
@@ -23,7 +24,8 @@ function checkFilters(filters: ProductFilters): void {
 /**
  * Publication batches on the record engine: created pending for a live, enabled channel and
  * filters the product list takes (a runner of any replica is woken at commit); moved only by the
- * runner. Identified by `_id`; never replaced or patched; one running is not deleted.
+ * runner. Identified by `_id`; never replaced or patched; one running is not deleted. A batch
+ * runs as its creator (`run_as`): it publishes only the products their users groups see.
  */
 export const publicationBatchRecord = (batches: () => PublicationBatchesRepository) =>
   declaredRecord(PublicationBatch, {
@@ -49,6 +51,7 @@ export const publicationBatchRecord = (batches: () => PublicationBatchesReposito
           publications_count: 0,
           refused_count: 0,
           refusals: [],
+          run_as: currentRunAs(),
         });
         await batches().notify(m);
       },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { NotifiedLoop } from '@pim/db';
 import { ValidationError } from '@pim/errors';
-import type { Logger } from '@pim/logging';
+import { runJobAs, type Logger } from '@pim/logging';
 import { MAX_REFUSALS, type ProductFilters, type PublicationBatchRefusal } from '@pim/resources';
 import type { PublicationBatchEntity } from '../entities/publication-batch.entity';
 import type { CatalogLink } from '../links/catalog.link';
@@ -60,7 +60,9 @@ export class BatchRunner extends NotifiedLoop {
       let batch: PublicationBatchEntity | null = null;
       try {
         batch = await this.opts.batches.claim(this.leaseMs, this.token);
-        if (batch) await this.run(batch);
+        const held = batch;
+        // As its creator: the catalog pages only the products their users groups see.
+        if (held) await runJobAs('publication-batch', held._id, held.run_as, () => this.run(held));
       } catch (err) {
         this.opts.logger.warn(
           { err, batch_id: batch?._id },

@@ -1,0 +1,338 @@
+import { Readable } from 'node:stream';
+import { readRows, type Cell } from '@pim/sheets';
+import { startAppProcess, freePort, type AppProcess } from '@pim/testing';
+import { eventually, startE2E, type E2E } from './platform';
+
+type Json = Record<string, unknown>;
+
+// Who sees which products, through the whole platform over HTTP (docs/decisions/access.md): a
+// census of 3 users × 3 users groups × 3 catalogs × products in zero, one or two catalogs —
+// for each user GET, list with totals, search, expand, export and bulk match the rule exactly;
+// attribute-group denial; and a membership change seen on the next request by a second gateway.
+describe('access by users groups through the whole platform', () => {
+  let e2e: E2E;
+  let second: AppProcess;
+  let secondBase: string;
+
+  const USERS = {
+    ana: '6740a1b2c3d4e5f6000000a1',
+    bruno: '6740a1b2c3d4e5f6000000b2',
+    carla: '6740a1b2c3d4e5f6000000c3',
+  };
+  type User = keyof typeof USERS;
+  const keys = {} as Record<User, string>;
+  const groups = {} as Record<'g1' | 'g2' | 'g3', string>;
+  const catalogs = {} as Record<'c1' | 'c2' | 'c3', string>;
+  /** Product code → the catalogs it is in (an entry may carry its own user_groups). */
+  const placements: Record<string, { catalog: keyof typeof catalogs; user_groups?: (keyof typeof groups)[] }[]> = {
+    none: [],
+    c1: [{ catalog: 'c1' }],
+    c2: [{ catalog: 'c2' }],
+    c3: [{ catalog: 'c3' }],
+    c1_c2: [{ catalog: 'c1' }, { catalog: 'c2' }],
+    c1_c3: [{ catalog: 'c1' }, { catalog: 'c3' }],
+    c2_c3: [{ catalog: 'c2' }, { catalog: 'c3' }],
+    c3_for_g2: [{ catalog: 'c3', user_groups: ['g2'] }],
+  };
+  const ids: Record<string, string> = {};
+  /** Group membership now: G1 = Ana and Bruno, G2 = Bruno, G3 = Carla (every product). */
+  const members: Record<keyof typeof groups, User[]> = { g1: ['ana', 'bruno'], g2: ['bruno'], g3: ['carla'] };
+  const catalogGroups: Record<keyof typeof catalogs, (keyof typeof groups)[]> = { c1: ['g1'], c2: ['g2'], c3: [] };
+
+  /** The rule, written independently of the code: which product codes a user sees now. */
+  const expected = (user: User): string[] => {
+    const mine = (Object.keys(members) as (keyof typeof groups)[]).filter((g) => members[g].includes(user));
+    if (mine.includes('g3')) return Object.keys(placements).sort();
+    return Object.entries(placements)
+      .filter(([, entries]) =>
+        entries.some(
+          (e) =>
+            catalogGroups[e.catalog].some((g) => mine.includes(g)) ||
+            (e.user_groups ?? []).some((g) => mine.includes(g)),
+        ),
+      )
+      .map(([code]) => code)
+      .sort();
+  };
+
+  const as = (user: User, method: string, path: string, body?: unknown, at?: string) =>
+    at
+      ? fetch(`${at}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${keys[user]}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        }).then(async (r) => ({ status: r.status, json: (await r.json()) as Json }))
+      : e2e.api(method, path, body, { authorization: `Bearer ${keys[user]}` });
+  const codesOf = (data: unknown) => (data as { code: string }[]).map((p) => p.code).sort();
+  const census = Object.keys(placements);
+
+  beforeAll(async () => {
+    e2e = await startE2E('e2eaccess', { EXPORT_ATTEMPTS: '1', PUBLISHER_ALLOWED_TARGETS: '127.0.0.0/8' });
+    const p = e2e.platform.ports;
+    const port = await freePort();
+    second = await startAppProcess(
+      'gateway',
+      e2e.platform.databaseUrl,
+      {
+        PORT: String(port),
+        PIM_BOOTSTRAP_API_KEY: e2e.adminKey,
+        ...Object.fromEntries(
+          ['catalog', 'webhooks', 'workflow', 'orders', 'io-jobs', 'publisher'].map((app) => [
+            `${app.toUpperCase().replace(/-/g, '_')}_GRPC_URL`,
+            `127.0.0.1:${p[app]}`,
+          ]),
+        ),
+      },
+      { port, migrate: false },
+    );
+    secondBase = `http://127.0.0.1:${port}`;
+
+    for (const g of Object.keys(members) as (keyof typeof groups)[]) {
+      const r = await e2e.api('POST', '/api/v1/users-groups', {
+        source_id: 'sso',
+        name: g,
+        users: members[g].map((u) => ({ id: USERS[u], name: u })),
+        has_full_product_access: g === 'g3',
+      });
+      expect(r.status).toBe(201);
+      groups[g] = r.json._id as string;
+    }
+    for (const c of Object.keys(catalogGroups) as (keyof typeof catalogs)[]) {
+      const r = await e2e.api('POST', '/api/v1/catalogs', {
+        code: c,
+        name: { en: c },
+        user_groups: catalogGroups[c].map((g) => groups[g]),
+      });
+      expect(r.status).toBe(201);
+      catalogs[c] = r.json._id as string;
+    }
+    const scopes = ['products:write', 'exports:write', 'product_approvals:write', 'publications:write'];
+    for (const u of Object.keys(USERS) as User[])
+      keys[u] = await e2e.newKey(scopes, { user_id: USERS[u], user_name: u });
+
+    for (const [code, entries] of Object.entries(placements)) {
+      const r = await e2e.api('POST', '/api/v1/products', {
+        code,
+        type: 'simple',
+        name: { en: `Census lamp ${code}` },
+        catalogs: entries.map((e) => ({
+          _id: catalogs[e.catalog],
+          user_groups: (e.user_groups ?? []).map((g) => groups[g]),
+        })),
+      });
+      expect(r.status).toBe(201);
+      ids[code] = r.json._id as string;
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await second?.stop();
+    await e2e?.close();
+  });
+
+  it('shows each user exactly the products the rule gives: GET, list totals and pages, search, expand', async () => {
+    expect(expected('ana')).toEqual(['c1', 'c1_c2', 'c1_c3']);
+    expect(expected('bruno')).toEqual(['c1', 'c1_c2', 'c1_c3', 'c2', 'c2_c3', 'c3_for_g2']);
+    for (const user of Object.keys(USERS) as User[]) {
+      const sees = expected(user);
+      for (const code of census) {
+        const r = await as(user, 'GET', `/api/v1/products/${ids[code]}`);
+        expect([user, code, r.status]).toEqual([user, code, sees.includes(code) ? 200 : 404]);
+        if (r.status === 404) expect(r.json).toMatchObject({ code: 404, kind: 'not_found' });
+      }
+      const page = await as(user, 'GET', '/api/v1/products?limit=2&sort=code');
+      expect([user, page.json.total, page.json.pages]).toEqual([user, sees.length, Math.ceil(sees.length / 2)]);
+      const all = await as(user, 'GET', '/api/v1/products?limit=100');
+      expect([user, codesOf(all.json.data)]).toEqual([user, sees]);
+      const search = await as(user, 'GET', '/api/v1/products?_search=lamp&limit=100');
+      expect([user, search.json.total, codesOf(search.json.data)]).toEqual([user, sees.length, sees]);
+      const filtered = await as(user, 'GET', `/api/v1/products?catalog_id=${catalogs.c3}&limit=100`);
+      expect([user, codesOf(filtered.json.data)]).toEqual([
+        user,
+        sees.filter((c) => placements[c].some((e) => e.catalog === 'c3')),
+      ]);
+    }
+  });
+
+  it('expands a related product only for a user who sees it', async () => {
+    const child = await e2e.api('POST', '/api/v1/products', {
+      code: 'c1_variation_of_c2',
+      type: 'variation',
+      name: { en: 'Variation' },
+      product_id: ids.c2,
+      catalogs: [{ _id: catalogs.c1, user_groups: [] }],
+    });
+    expect(child.status).toBe(201);
+    const expanded = async (user: User) =>
+      ((await as(user, 'GET', `/api/v1/products?code=c1_variation_of_c2&expand=product`)).json.data as Json[])[0];
+    expect((await expanded('ana')).product).toBeNull();
+    expect((await expanded('bruno')).product).toMatchObject({ _id: ids.c2, code: 'c2' });
+    await e2e.api('DELETE', `/api/v1/products/${child.json._id as string}`);
+  });
+
+  it('exports as its creator: each user’s file holds the products they see', async () => {
+    for (const user of Object.keys(USERS) as User[]) {
+      const made = await as(user, 'POST', '/api/v1/exports', { file_type: 'csv', report_type: 'general' });
+      expect(made.status).toBe(201);
+      let done: Json = {};
+      await eventually(async () => {
+        done = (await as(user, 'GET', `/api/v1/exports/${made.json._id as string}`)).json;
+        return ['completed', 'failed'].includes(done.status as string);
+      }, 60_000);
+      expect(done.status).toBe('completed');
+      const res = await fetch(`${e2e.platform.gatewayUrl}/exports/${made.json._id as string}/download`, {
+        headers: { authorization: `Bearer ${keys[user]}` },
+      });
+      const rows: Cell[][] = [];
+      const bytes = Buffer.from(await res.arrayBuffer());
+      for await (const r of readRows({ format: 'csv', open: async () => Readable.from([bytes]) }, undefined))
+        rows.push(r.cells);
+      const at = rows[0].indexOf('code');
+      expect([
+        user,
+        rows
+          .slice(1)
+          .map((r) => String(r[at]))
+          .sort(),
+      ]).toEqual([user, expected(user)]);
+    }
+  });
+
+  it('bulk upserts refuse, per item, the products a user does not see', async () => {
+    for (const user of Object.keys(USERS) as User[]) {
+      const sees = expected(user);
+      // Each item keeps the product where it is: only the tags change.
+      const items = census.map((code) => ({
+        code,
+        type: 'simple',
+        name: { en: `Census lamp ${code}` },
+        tags: [user],
+        catalogs: placements[code].map((e) => ({
+          _id: catalogs[e.catalog],
+          user_groups: (e.user_groups ?? []).map((g) => groups[g]),
+        })),
+      }));
+      const r = await as(user, 'POST', '/api/v1/products/bulk', { items });
+      expect(r.status).toBe(200);
+      const outcome = (r.json.data as { code: string; status: string; error?: { code: number } }[]).map((x) => [
+        x.code,
+        x.status === 'failed' ? x.error?.code : 'written',
+      ]);
+      expect([user, outcome]).toEqual([user, census.map((code) => [code, sees.includes(code) ? 'written' : 409])]);
+    }
+    const tags = await e2e.api('GET', `/api/v1/products/${ids.c2}`);
+    expect(tags.json.tags).toEqual(['carla']); // Ana's item for c2 was refused; Bruno's and then Carla's wrote
+  });
+
+  it('refuses product approvals of a product the user does not see', async () => {
+    const flow = await e2e.api('POST', '/api/v1/workflow-approvals', {
+      code: 'census',
+      name: 'Census',
+      enabled: true,
+      steps: [{ name: 'Review', order: 1, approvers: [USERS.carla] }],
+    });
+    expect(flow.status).toBe(201);
+    const specs = await e2e.api('POST', '/api/v1/attribute-groups', { key: 'approval_specs', name: { en: 'Specs' } });
+    const proposal = (product_id: string) => ({ product_id, attribute_groups: [specs.json._id] });
+    const allowed = await as('ana', 'POST', '/api/v1/product-approvals', proposal(ids.c1));
+    expect([allowed.status, allowed.json.message]).toEqual([201, undefined]);
+    const refused = await as('ana', 'POST', '/api/v1/product-approvals', proposal(ids.c2));
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    expect(JSON.stringify(refused.json)).toContain(ids.c2);
+  });
+
+  it('refuses publications of a product the user does not see; a bulk publication publishes what its creator sees', async () => {
+    const channel = await e2e.api('POST', '/api/v1/channels', {
+      code: 'census_shop',
+      name: 'Census shop',
+      // Nothing listens there: sending fails and is retried later, which this test does not wait for.
+      endpoint: { url: 'http://127.0.0.1:9/listings', timeout_ms: 1_000 },
+    });
+    expect(channel.status).toBe(201);
+    const publish = (user: User, code: string) =>
+      as(user, 'POST', '/api/v1/publications', { product_id: ids[code], channel_id: channel.json._id });
+    expect((await publish('ana', 'c1')).status).toBe(201);
+    const refused = await publish('ana', 'c2');
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    expect(JSON.stringify(refused.json)).toContain(ids.c2);
+
+    const bulk = await as('ana', 'POST', '/api/v1/publications/bulk', {
+      channel_id: channel.json._id,
+      filters: { _search: 'lamp' },
+    });
+    expect(bulk.status).toBe(202);
+    let batch: Json = {};
+    await eventually(async () => {
+      batch = (await e2e.api('GET', `/api/v1/publication-batches/${bulk.json._id as string}`)).json;
+      return batch.status === 'completed';
+    }, 30_000);
+    expect(batch).toMatchObject({ products_count: expected('ana').length, publications_count: expected('ana').length });
+    const made = await e2e.api('GET', `/api/v1/publications?batch_id=${bulk.json._id as string}&limit=100`);
+    expect(
+      (made.json.data as { product_id: string }[])
+        .map((p) => Object.keys(ids).find((code) => ids[code] === p.product_id))
+        .sort(),
+    ).toEqual(expected('ana'));
+  });
+
+  it('hides and refuses the attributes of a group that lists the user as not allowed', async () => {
+    const hidden = await e2e.api('POST', '/api/v1/attribute-groups', {
+      key: 'costs',
+      name: { en: 'Costs' },
+      users_groups: [{ _id: groups.g1, not_allowed_users: [USERS.ana] }],
+    });
+    expect(hidden.status).toBe(201);
+    const attr = await e2e.api('POST', '/api/v1/attributes', {
+      key: 'unit_cost',
+      name: { en: 'Unit cost' },
+      type: 'number',
+      association: 'product',
+      protected_by_lgpd: false,
+      groups: [{ _id: hidden.json._id, required: false }],
+    });
+    expect(attr.status).toBe(201);
+    const set = await e2e.api('PATCH', `/api/v1/products/${ids.c1}`, {
+      attribute_groups: [hidden.json._id],
+      attributes: { unit_cost: 12.5 },
+    });
+    expect(set.status).toBe(200);
+    const anaSees = await as('ana', 'GET', `/api/v1/products/${ids.c1}`);
+    expect(anaSees.status).toBe(200);
+    expect(anaSees.json.attributes).toEqual({});
+    expect(JSON.stringify(anaSees.json)).not.toContain('unit_cost');
+    const listed = await as('ana', 'GET', `/api/v1/products?code=c1`);
+    expect(JSON.stringify(listed.json)).not.toContain('unit_cost');
+    expect((await as('bruno', 'GET', `/api/v1/products/${ids.c1}`)).json.attributes).toEqual({ unit_cost: 12.5 });
+
+    const write = await as('ana', 'PATCH', `/api/v1/products/${ids.c1}`, { attributes: { unit_cost: 1 } });
+    expect(write.status).toBe(403);
+    expect(write.json).toMatchObject({ kind: 'authorization', details: [{ field: 'attributes.unit_cost' }] });
+    const other = await as('ana', 'PATCH', `/api/v1/products/${ids.c1}`, { tags: ['ana-was-here'] });
+    expect(other.status).toBe(200);
+    expect((await e2e.api('GET', `/api/v1/products/${ids.c1}`)).json).toMatchObject({
+      tags: ['ana-was-here'],
+      attributes: { unit_cost: 12.5 },
+    });
+  });
+
+  it('takes a membership change into account on the next request, on either gateway', async () => {
+    const before = await as('bruno', 'GET', '/api/v1/products?limit=100', undefined, secondBase);
+    expect(before.json.total).toBe(expected('bruno').length);
+    const removed = await e2e.api('PATCH', `/api/v1/users-groups/${groups.g2}`, { users: [] });
+    expect(removed.status).toBe(200);
+    members.g2 = [];
+    for (const at of [secondBase, undefined]) {
+      const after = await as('bruno', 'GET', '/api/v1/products?limit=100', undefined, at);
+      expect(codesOf(after.json.data)).toEqual(expected('bruno'));
+      expect((await as('bruno', 'GET', `/api/v1/products/${ids.c2}`, undefined, at)).status).toBe(404);
+    }
+    expect(expected('bruno')).toEqual(['c1', 'c1_c2', 'c1_c3']);
+    const full = await e2e.api('PATCH', `/api/v1/users-groups/${groups.g1}`, { has_full_product_access: true });
+    expect(full.status).toBe(200);
+    expect((await as('ana', 'GET', '/api/v1/products?limit=100', undefined, secondBase)).json.total).toBe(
+      census.length,
+    );
+  });
+});
