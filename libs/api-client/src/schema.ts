@@ -833,7 +833,7 @@ export interface paths {
         put?: never;
         /**
          * Upsert up to 1,000 products by code
-         * @description Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated`, `unchanged` when the item holds exactly what is stored — nothing is written — or `failed` with its error object), and one bad item never fails the others. One event per product written.
+         * @description Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated`, `unchanged` when the item holds exactly what is stored — nothing is written — or `failed` with its error object), and one bad item never fails the others. With a key bound to a user, an item naming a product outside the user's catalogs fails with a 409 and one that would leave the product outside them with a 403. One event per product written.
          *
          *     Needs scope `products:write` (or `admin`).
          */
@@ -9036,7 +9036,7 @@ export interface components {
              */
             scopes: ("admin" | "attribute_groups:read" | "attribute_groups:write" | "attribute_options:read" | "attribute_options:write" | "attributes:read" | "attributes:write" | "brands:read" | "brands:write" | "catalogs:read" | "catalogs:write" | "categories:read" | "categories:write" | "category_trees:read" | "category_trees:write" | "channels:read" | "channels:write" | "exports:read" | "exports:write" | "families:read" | "families:write" | "import_templates:read" | "import_templates:write" | "imports:read" | "imports:write" | "orders:read" | "orders:write" | "product_approvals:read" | "product_approvals:write" | "product_relations:read" | "product_relations:write" | "products:read" | "products:write" | "publication_batches:read" | "publication_batches:write" | "publications:read" | "publications:write" | "users_groups:read" | "users_groups:write" | "webhooks:read" | "webhooks:write" | "workflow_approvals:read" | "workflow_approvals:write" | "workflows:read" | "workflows:write")[];
             /**
-             * @description The user the key acts for (fills created_by_name, deleted_by, last_interaction)
+             * @description The user the key acts for (fills created_by_name, deleted_by, last_interaction). A key bound to a user without the admin scope sees only the products the user's users groups may see
              * @example 6740a1b2c3d4e5f601234567
              */
             user_id?: string;

@@ -26,9 +26,10 @@ export const apiKeyInputSchema = z
         description: 'Scopes granted: admin, or <collection>:read / <collection>:write (write includes read)',
         example: ['webhooks:read', 'products:write'],
       }),
-    user_id: objectIdSchema
-      .optional()
-      .meta({ description: 'The user the key acts for (fills created_by_name, deleted_by, last_interaction)' }),
+    user_id: objectIdSchema.optional().meta({
+      description:
+        "The user the key acts for (fills created_by_name, deleted_by, last_interaction). A key bound to a user without the admin scope sees only the products the user's users groups may see",
+    }),
     user_name: z.string().trim().min(1).max(200).optional().meta({ example: 'Ana Souza' }),
     expires_at: dateTimeSchema
       .max(MAX_EXPIRY_LENGTH)

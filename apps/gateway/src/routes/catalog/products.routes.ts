@@ -9,7 +9,7 @@ import { productCodec } from './products.codecs';
 /** Descriptions of the OpenAPI tags the product routes use. */
 export const PRODUCT_TAG_DESCRIPTIONS: Record<string, string> = {
   Products:
-    'Products with typed attribute values checked against the attributes that apply (groups, categories, family), snapshots and completeness',
+    "Products with typed attribute values checked against the attributes that apply (groups, categories, family), snapshots and completeness. An API key bound to a user sees only the products of the catalogs the user's users groups may see (every product in a group with has_full_product_access): others are absent from lists and totals and answer 404 by id; a write that would leave a product in no catalog the user sees is a 403. Attributes of an attribute group that lists the user in not_allowed_users are not shown to them and writing them is a 403.",
 };
 
 type Declare = <V extends { _id: string; version: number }, M, In, I>(spec: RecordRouteSpec<V, M, In, I>) => void;
@@ -39,7 +39,7 @@ export function productRoutes(api: Api, declare: Declare, clients: CatalogClient
     scope: 'products:write',
     summary: 'Upsert up to 1,000 products by code',
     description:
-      'Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated`, `unchanged` when the item holds exactly what is stored — nothing is written — or `failed` with its error object), and one bad item never fails the others. One event per product written.',
+      "Each item is a product input, created when no live product has its code and replaced otherwise. Every item is checked on its own: the answer has one result per item (`created`, `updated`, `unchanged` when the item holds exactly what is stored — nothing is written — or `failed` with its error object), and one bad item never fails the others. With a key bound to a user, an item naming a product outside the user's catalogs fails with a 409 and one that would leave the product outside them with a 403. One event per product written.",
     tags: ['Products'],
     body: productBulkSchemas.body,
     responses: { 200: { description: 'One result per item, in the order given', schema: productBulkSchemas.result } },
