@@ -21,7 +21,7 @@ import { loadWorld } from './product.world';
 import { liveProductsByCodeForUpdate, writeProductBatch } from '../repositories/products.repository';
 import { batchResults, forgetBatches, recordBatch, takeBatch } from '../repositories/applied-batches.repository';
 import { CODE_LOCK, productColumns, productProblemsError } from './product.resource';
-import { currentSight, hiddenNamed, keepHidden, outOfSight, seesCatalogs } from './product.access';
+import { currentSight, hiddenNamed, keepHidden, outOfSight, seesCatalogs } from '../access/product-sight';
 
 const ATTEMPTS = 3;
 /** How long a batch id is remembered: far longer than any import takes to resume after a crash. */

@@ -7,7 +7,7 @@ import { ProductEntity } from '../entities/product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
 import { loadWorld, type ProductWorld } from './product.world';
 import { ATTRIBUTE_FILTER_PREFIX, applyAttributeFilters, applyCatalogFilters } from './product.filters';
-import { keepHiddenValues, productAudience, refuseHiddenAttributes } from './product.access';
+import { keepHiddenValues, productAudience, refuseHiddenAttributes } from '../access/product-sight';
 import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
 import { productCodeOf, variationsOf } from '../repositories/products.repository';
 

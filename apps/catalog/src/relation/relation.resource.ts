@@ -11,6 +11,7 @@ import { ProductRelationEntity } from '../entities/relation.entity';
 import { liveCategoryTrees } from '../repositories/categories.repository';
 import { otherRelationWithKey } from '../repositories/product-relations.repository';
 import { liveProductTypes } from '../repositories/products.repository';
+import { relationAudience } from '../access/product-sight';
 
 /** The handle of a relation: one live relation per product and type. */
 export const relationKey = (productId: string, type: string): string => `${productId}:${type}`;
@@ -103,6 +104,7 @@ export const productRelationResource = declaredRecord(ProductRelation, {
     items: (input[input.type] ?? []) as ProductRelationItem[],
   }),
   derivedView: (r) => ({ [r.type]: r.items }),
+  audience: relationAudience,
   hooks: {
     async beforeWrite(m, next) {
       await checkReferences(m, next);

@@ -374,3 +374,11 @@ export async function writeCompleteness(
   );
   return new Set(written.map((r) => r._id));
 }
+
+/**
+ * The condition, for another table's query, that the product its column names is live and its
+ * `catalogs` contain one of the patterns in the named parameter (a restricted caller's sight).
+ */
+export function productSeenWhere(productIdColumn: string, patternsParam: string): string {
+  return `EXISTS (SELECT 1 FROM "products" p WHERE p."_id" = ${productIdColumn} AND p."deleted" = false AND p."catalogs" @> ANY(CAST(:${patternsParam} AS jsonb[])))`;
+}

@@ -1,9 +1,11 @@
 import type { EntityManager } from 'typeorm';
-import { AuthorizationError } from '@pim/errors';
+import { AuthorizationError, NotFoundError } from '@pim/errors';
 import { currentAccess, type ProductAccess } from '@pim/logging';
 import type { ProductView } from '@pim/resources';
 import type { Audience, RecordView } from '@pim/records';
 import type { ProductEntity } from '../entities/product.entity';
+import type { ProductRelationEntity } from '../entities/relation.entity';
+import { productSeenWhere } from '../repositories/products.repository';
 import { catalogsSeenBy } from '../repositories/catalogs.repository';
 import { groupsHiddenFrom } from '../repositories/attribute-groups.repository';
 import { attributeKeysInGroups } from '../repositories/attributes.repository';
@@ -44,20 +46,50 @@ async function readSight(m: EntityManager, access: ProductAccess): Promise<Produ
 }
 
 /**
- * The condition on alias `t` keeping the products a restricted caller sees: those with an entry
- * in `catalogs` naming one of the caller's catalogs, or whose own `user_groups` name one of the
- * caller's groups (jsonb containment; none of either: no product).
+ * The jsonb patterns a product's `catalogs` must contain one of for a restricted caller to see it:
+ * an entry naming one of the caller's catalogs, or an entry whose own `user_groups` name one of
+ * the caller's groups.
  */
+export function sightPatterns(sight: { groups: string[]; catalogs: string[] }): string[] {
+  return [
+    ...sight.catalogs.map((_id) => JSON.stringify([{ _id }])),
+    ...sight.groups.map((g) => JSON.stringify([{ user_groups: [g] }])),
+  ];
+}
+
+/** The condition on alias `t` keeping the products a restricted caller sees (no pattern: no product). */
 export function inSight(sight: { groups: string[]; catalogs: string[] }): {
   sql: string;
   params: Record<string, unknown>;
 } {
-  const patterns = [
-    ...sight.catalogs.map((_id) => JSON.stringify([{ _id }])),
-    ...sight.groups.map((g) => JSON.stringify([{ user_groups: [g] }])),
-  ];
+  const patterns = sightPatterns(sight);
   if (patterns.length === 0) return { sql: 'false', params: {} };
   return { sql: 't.catalogs @> ANY(CAST(:sight_patterns AS jsonb[]))', params: { sight_patterns: patterns } };
+}
+
+/**
+ * Product relations as a restricted caller sees them: those of a product they see (the items a
+ * relation lists are shown as they are; expanding one they cannot see gives null). Creating a
+ * relation for a product they cannot see is refused like an unknown product.
+ */
+export async function relationAudience<V extends RecordView>(
+  m: EntityManager,
+): Promise<Audience<ProductRelationEntity, V> | undefined> {
+  const sight = await currentSight(m);
+  if (!sight?.restricted) return undefined;
+  const patterns = sightPatterns(sight.restricted);
+  return {
+    where:
+      patterns.length === 0
+        ? { sql: 'false', params: {} }
+        : { sql: productSeenWhere('t.product_id', 'sight_patterns'), params: { sight_patterns: patterns } },
+    outOfSight: (r) =>
+      new NotFoundError(`No product with _id '${r.product_id}'`, {
+        title: 'Product not found',
+        solution: 'Name a product you can see: list the products to find its _id',
+        details: [{ field: 'product_id', message: 'names no product you can see' }],
+      }),
+  };
 }
 
 /** Whether a restricted caller sees a product with these `catalogs` entries: the same rule as `inSight`, in memory. */

@@ -118,6 +118,32 @@ describe('product access by users groups', () => {
     expect((await byCode('in_c1')).catalogs).toEqual([{ _id: c1._id, user_groups: [] }]);
   });
 
+  it("keeps product relations to those of the caller's products", async () => {
+    await world();
+    const products = ctx.services.products;
+    const [inC1, inC2] = await products
+      .batchGet([], ['in_c1', 'in_c2'])
+      .then((ps) => ps.sort((x, y) => x.code.localeCompare(y.code)));
+    const relations = ctx.services.productRelations;
+    const relationOf = (product: ProductView, part: ProductView) =>
+      relations.create({ type: 'association', product_id: product._id, association: [{ id: part._id }] });
+    const mine = await relationOf(inC1, inC2);
+    const theirs = await relationOf(inC2, inC1);
+    const query = { page: 1, limit: 10, skip: 0, filters: [], sort: [], expand: [] };
+    const seen = await as({ groups: [g.g1] }, () => relations.list(query));
+    expect([seen.total, seen.data.map((r) => r._id)]).toEqual([1, [mine._id]]);
+    await expect(as({ groups: [g.g1] }, () => relations.get(theirs._id))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(as({ groups: [g.g1] }, () => relations.remove(theirs._id))).rejects.toBeInstanceOf(NotFoundError);
+    await relations.remove(theirs._id);
+    await expect(
+      as({ groups: [g.g1] }, () =>
+        relations.create({ type: 'association', product_id: inC2._id, association: [{ id: inC1._id }] }),
+      ),
+    ).rejects.toMatchObject({ status: 404, details: [{ field: 'product_id' }] });
+    expect((await as({ groups: [g.g2] }, () => relations.list(query))).total).toBe(0);
+    expect((await as({ groups: [g.g1] }, () => relations.list(query))).total).toBe(1);
+  });
+
   it('refuses, per item of a bulk upsert, products out of sight and writes that would leave sight', async () => {
     const { c1, c2 } = await world();
     const item = (code: string, catalog: string) => ({
