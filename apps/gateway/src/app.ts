@@ -4,12 +4,14 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { UnavailableError } from '@pim/errors';
+import type { Registry } from 'prom-client';
 import type { Logger } from '@pim/logging';
 import { currentContext } from '@pim/logging';
 import type { HealthChecker } from '@pim/rpc';
 import { Api } from './http/route';
 import { errorHandler, notFoundHandler, requireJson, sendError } from './http/errors';
 import { requestContext } from './http/request-context';
+import { HttpMetrics, routeLabel } from './http/metrics';
 import { buildDocument, createRegistry, type ApiDocument } from './document';
 import { UPLOAD_MAX_BYTES, gatewayConfigSchema } from './config';
 import { webhookRoutes, type WebhooksClient } from './routes/webhooks';
@@ -61,6 +63,8 @@ export interface GatewayDeps {
   trustProxyHops: number;
   /** The largest upload in bytes (an import's file). */
   uploadMaxBytes?: number;
+  /** The gateway's Prometheus registry: requests are counted and timed on it (`pim_http_*`). */
+  metrics?: Registry;
 }
 
 /** What the routes use: clients and services (called only when a request arrives) and list limits. */
@@ -160,12 +164,13 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.trustProxyHops);
+  if (deps.metrics) app.use(new HttpMetrics(deps.metrics).middleware());
   app.use(helmet());
 
-  app.get('/healthz', (_req, res) => {
+  app.get('/healthz', routeLabel('/healthz'), (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  app.get('/readyz', routeLabel('/readyz'), async (_req, res) => {
     const checks = Object.fromEntries(
       await Promise.all(
         Object.entries(deps.dependencies).map(async ([name, h]) => [name, await h.check('', 500)] as const),
@@ -211,11 +216,12 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
   const document = buildDocument(registry, deps.publicUrl);
   app.api = api;
 
-  app.get(`${API_BASE}/openapi.json`, (_req, res) => {
+  app.get(`${API_BASE}/openapi.json`, routeLabel(`${API_BASE}/openapi.json`), (_req, res) => {
     res.json(document);
   });
   app.use(
     '/docs',
+    routeLabel('/docs'),
     swaggerUi.serve,
     swaggerUi.setup(undefined, {
       swaggerOptions: { url: `${API_BASE}/openapi.json` },
@@ -223,6 +229,7 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
     }),
   );
 
+  app.use(API_BASE, api.labels);
   app.use(
     API_BASE,
     requestTimeout(deps.requestTimeoutMs),

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { Shutdown, packageVersion, serveMetrics } from '@pim/app';
 import { webhooks as pb } from '@pim/contracts';
-import { createDataSource } from '@pim/db';
+import { createDataSource, pgPoolOf, watchPools } from '@pim/db';
 import { createLogger } from '@pim/logging';
 import { HealthChecker, createRpcClient } from '@pim/rpc';
 import { createApp } from './app';
@@ -32,6 +32,10 @@ async function main(): Promise<void> {
   });
   // An idle connection the server drops (restart, failover) must not crash the process; the pool replaces it.
   limiterPool.on('error', (err) => logger.warn({ err: err.message }, 'rate-limit pool connection lost'));
+  watchPools(metrics, [
+    { name: 'main', pool: () => pgPoolOf(ds) },
+    { name: 'rate_limit', pool: () => limiterPool },
+  ]);
 
   const keys = new ApiKeyService(ds, { logger, cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
   await keys.start();
@@ -87,6 +91,7 @@ async function main(): Promise<void> {
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     uploadMaxBytes: config.UPLOAD_MAX_BYTES,
     trustProxyHops: config.TRUST_PROXY_HOPS,
+    metrics,
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     app.setReady(true);

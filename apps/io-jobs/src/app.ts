@@ -36,7 +36,7 @@ export const ioJobsApp: AppSpec<IoJobsConfig> = {
   dataSource: dataSourceOptions,
   grpc: { port: (c) => c.IO_JOBS_GRPC_PORT, protoFiles: [PROTO_FILES.ioJobs] },
   metricsPort: (c) => c.IO_JOBS_METRICS_PORT,
-  wire: ({ ds, logger, config }) => {
+  wire: ({ ds, logger, config, metrics }) => {
     const storage = new LocalFileStorage(resolve(config.FILES_DIR));
     const catalog = catalogLink(config.CATALOG_GRPC_URL);
     const workflow = workflowLink(config.WORKFLOW_GRPC_URL);
@@ -58,6 +58,7 @@ export const ioJobsApp: AppSpec<IoJobsConfig> = {
       catalog,
       batchSize: config.IMPORT_BATCH_SIZE,
       logger,
+      metrics,
     });
     const exportRunner = new ExportRunner({
       ds,
@@ -70,6 +71,7 @@ export const ioJobsApp: AppSpec<IoJobsConfig> = {
       retentionMs: config.EXPORT_RETENTION_HOURS * 3_600_000,
       progressMs: config.EXPORT_PROGRESS_MS,
       logger,
+      metrics,
     });
     return {
       services: [

@@ -27,7 +27,7 @@ export const publisherApp: AppSpec<PublisherConfig> = {
   // The relay and auto-republish talk to NATS; an API-only replica without them starts without it.
   needsNats: (c) => c.PUBLISHER_AUTO_REPUBLISH,
   metricsPort: (c) => c.PUBLISHER_METRICS_PORT,
-  wire: ({ ds, logger, config, nats }) => {
+  wire: ({ ds, logger, config, nats, metrics }) => {
     const policy = new AddressPolicy(config.PUBLISHER_ALLOWED_TARGETS, {
       subject: 'channels',
       setting: 'PUBLISHER_ALLOWED_TARGETS',
@@ -53,6 +53,7 @@ export const publisherApp: AppSpec<PublisherConfig> = {
           schedule: config.PUBLISHER_RETRY_SCHEDULE,
           jitter: config.PUBLISHER_RETRY_JITTER,
           stopGraceMs: config.SHUTDOWN_GRACE_MS,
+          metrics,
         })
       : undefined;
     // Batches are run by the replicas that send.
@@ -81,6 +82,7 @@ export const publisherApp: AppSpec<PublisherConfig> = {
             // A product event that keeps failing (a bug, not an outage) must not hold back the others.
             maxDeliver: 20,
             handle: (events) => republisher.handle(events),
+            metrics,
           })
         : undefined;
     return {

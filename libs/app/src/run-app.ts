@@ -3,8 +3,8 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { PROTO_ROOT } from '@pim/contracts';
-import { createDataSource, type AppDataSourceOptions } from '@pim/db';
-import { OutboxRelay, ensureStream } from '@pim/events';
+import { createDataSource, pgPoolOf, watchPools, type AppDataSourceOptions } from '@pim/db';
+import { OutboxEvent, OutboxMetrics, OutboxRelay, ensureStream } from '@pim/events';
 import { createLogger, type Logger } from '@pim/logging';
 import { GrpcApp, type ServiceRegistration } from '@pim/rpc';
 import { serveMetrics } from './metrics';
@@ -37,7 +37,10 @@ export interface AppContext<C extends OwnerConfig> {
   ds: DataSource;
   /** The NATS connection, when this replica needs one (`needsNats`, or the relay runs). */
   nats?: NatsConnection;
-  /** The app's Prometheus registry (default metrics included); register the app's own metrics on it. */
+  /**
+   * The app's Prometheus registry; register the app's own metrics on it. The bootstrap puts on it
+   * the default process metrics, gRPC calls, the database pool and the outbox (docs/metrics.md).
+   */
   metrics: Registry;
 }
 
@@ -121,6 +124,10 @@ export async function startApp<C extends OwnerConfig>(
     ...(spec.poolSize ? { poolSize: spec.poolSize } : {}),
   });
   await ds.initialize();
+  watchPools(metrics, [{ name: 'main', pool: () => pgPoolOf(ds) }]);
+  const outboxMetrics = ds.hasMetadata(OutboxEvent)
+    ? new OutboxMetrics({ registry: metrics, dataSource: ds, logger })
+    : undefined;
 
   let nats: NatsConnection | undefined;
   if (config.OUTBOX_RELAY || spec.needsNats?.(config)) {
@@ -141,6 +148,7 @@ export async function startApp<C extends OwnerConfig>(
           subjectPrefix: config.PIM_SUBJECT_PREFIX,
           logger,
           maxBackoffMs: config.OUTBOX_MAX_BACKOFF_MS,
+          metrics: outboxMetrics,
         })
       : undefined;
   await relay?.start();
@@ -159,6 +167,7 @@ export async function startApp<C extends OwnerConfig>(
     protoRoot: PROTO_ROOT,
     protoFiles: spec.grpc.protoFiles,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+    metrics,
   });
   const port = await grpc.listen(spec.grpc.port(config));
 

@@ -14,3 +14,4 @@ export { Wakeup } from './wakeup';
 export { RawJson, stringifyWithRaw } from './raw-json';
 export { NotifiedLoop, type LoopLogger, type NotifiedLoopOptions } from './notified-loop';
 export { lockStrings } from './advisory';
+export { pgPoolOf, watchPools, type PoolLike, type WatchedPool } from './pool.metrics';

@@ -8,7 +8,9 @@ import {
   type ConsumerMessages,
   type JsMsg,
 } from '@nats-io/jetstream';
+import type { Registry } from 'prom-client';
 import type { Logger } from '@pim/logging';
+import { ConsumerLagMetrics } from './consumer.metrics';
 import { isEnvelope, type EventEnvelope } from './event.envelope';
 import { coveringFilter, subjectMatches } from './subject.filter';
 
@@ -53,6 +55,8 @@ export interface EventConsumerOptions {
   nakDelayMs?: number;
   /** Longest redelivery delay. Default 30 s. */
   maxNakDelayMs?: number;
+  /** The app's Prometheus registry: the consumer's lag is shown on it while it runs (`pim_nats_consumer_*{durable}`). */
+  metrics?: Registry;
 }
 
 const CONSUMER_NOT_FOUND = 10014;
@@ -89,6 +93,7 @@ export class EventConsumer {
   private draining: Promise<void> | null = null;
   private stopping = false;
   private wakeRetry: (() => void) | null = null;
+  private unwatch: (() => void) | null = null;
   private readonly batchSize: number;
   private readonly filters: string[];
   private readonly isPermanent: (err: unknown) => boolean;
@@ -110,6 +115,10 @@ export class EventConsumer {
   start(): void {
     if (this.running) return;
     this.stopping = false;
+    if (this.opts.metrics) {
+      const { nc, stream, durable, logger } = this.opts;
+      this.unwatch = ConsumerLagMetrics.on(this.opts.metrics).watch({ nc, stream, durable, logger });
+    }
     this.running = this.loop().catch((err) =>
       this.opts.logger.error({ err, durable: this.opts.durable }, `${this.opts.name} loop ended unexpectedly`),
     );
@@ -119,6 +128,8 @@ export class EventConsumer {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.stopping = true;
+    this.unwatch?.();
+    this.unwatch = null;
     this.messages?.stop();
     this.wakeRetry?.();
     await this.running;

@@ -25,6 +25,8 @@ export {
 } from './outbox.record';
 export { ensureStream, EVENTS_STREAM, EVENTS_SUBJECTS, type EnsureStreamOptions } from './stream.setup';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox.relay';
+export { OutboxMetrics, type OutboxMetricsOptions } from './outbox.metrics';
+export { ConsumerLagMetrics } from './consumer.metrics';
 export {
   EventConsumer,
   isPostgresDataError,

@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { NotifiedLoop, quoteIdent } from '@pim/db';
 import type { Logger } from '@pim/logging';
+import type { OutboxMetrics } from './outbox.metrics';
 import { outboxChannel, schemaOf } from './outbox.record';
 
 /** How an app runs its outbox relay. */
@@ -28,6 +29,8 @@ export interface OutboxRelayOptions {
   retentionDays?: number;
   /** How often the old-row cleanup runs. Default 1 hour. */
   cleanupEveryMs?: number;
+  /** Counters of published and failed events (the app's OutboxMetrics). */
+  metrics?: OutboxMetrics;
   /** Test hook: rows are locked, nothing is published yet. */
   onClaimed?: (ids: string[]) => Promise<void> | void;
   /** Test hook: PubAcks received, rows not yet marked published (nor committed). */
@@ -100,6 +103,8 @@ export class OutboxRelay extends NotifiedLoop {
       let result: BatchResult | null = null;
       try {
         result = await this.runBatch();
+        if (result.published > 0) this.opts.metrics?.published.inc(result.published);
+        if (result.failed > 0) this.opts.metrics?.failed.inc(result.failed);
       } catch (err) {
         this.opts.logger.error({ err }, 'outbox relay batch failed');
       }

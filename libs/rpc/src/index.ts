@@ -10,6 +10,7 @@ export {
   type GrpcAppOptions,
   type ServiceRegistration,
 } from './server';
+export { GrpcServerMetrics, grpcCodeName } from './metrics';
 export { createRpcClient, type ClientCtor, type PromiseClient, type RpcClientOptions } from './client';
 export { openClientStream, readServerStream, type ClientStreamCall } from './streams';
 export { HealthChecker } from './health';

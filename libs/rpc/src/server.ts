@@ -16,9 +16,11 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
+import type { Registry } from 'prom-client';
 import { toGrpcError, toPimError } from '@pim/errors';
 import { runWithContext, type Logger, type RequestContext } from '@pim/logging';
 import { metadataToContext } from './metadata';
+import { GrpcServerMetrics } from './metrics';
 
 /** What a handler knows about the call beyond its request message. */
 export interface CallContext extends RequestContext {
@@ -134,15 +136,21 @@ export interface GrpcAppOptions {
   protoRoot: string;
   protoFiles: string[];
   shutdownGraceMs?: number;
+  /** The app's Prometheus registry: every call is counted and timed on it (`pim_grpc_server_*`). */
+  metrics?: Registry;
 }
 
-/** A grpc-js server with health, reflection and graceful shutdown. */
+/** A grpc-js server with health, reflection, call metrics and graceful shutdown. */
 export class GrpcApp {
-  private readonly server = new Server({ 'grpc.max_receive_message_length': 32 * 1024 * 1024 });
+  private readonly server: Server;
   private readonly health: HealthImplementation;
   private port = 0;
 
   constructor(private readonly opts: GrpcAppOptions) {
+    this.server = new Server({
+      'grpc.max_receive_message_length': 32 * 1024 * 1024,
+      interceptors: opts.metrics ? [new GrpcServerMetrics(opts.metrics).interceptor()] : [],
+    });
     const statuses = Object.fromEntries([['', 'NOT_SERVING'], ...opts.services.map((s) => [s.name, 'NOT_SERVING'])]);
     this.health = new HealthImplementation(statuses);
     this.health.addToServer(this.server);

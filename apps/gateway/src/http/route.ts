@@ -13,6 +13,7 @@ import {
 } from '../openapi/headers';
 import { authorize, type Principal, type Scope } from '../auth/scopes';
 import { requestHash, type IdempotencyService } from '../idempotency/idempotency.service';
+import { setRoute } from './metrics';
 
 /** What a route handler returns; the route writes it. */
 export interface RouteResult {
@@ -179,6 +180,11 @@ export const SECURITY_SCHEME = 'apiKey';
 /** A router whose every route is also registered in the OpenAPI document. */
 export class Api {
   readonly router = Router();
+  /**
+   * Names the declared route a request is for (`res.locals.route`, for the metrics) and passes it
+   * on; mounted before authentication, so a refused request is still counted under its route.
+   */
+  readonly labels = Router();
   readonly declared: DeclaredRoute[] = [];
   /** `POST /imports`: the routes that take multipart/form-data. */
   private readonly uploads = new Set<string>();
@@ -193,7 +199,13 @@ export class Api {
   /** Declares a route once: express handler + OpenAPI operation. */
   route<B extends ZodType | undefined = undefined>(spec: RouteSpec<B>): void {
     this.registry.registerPath(this.describe(spec));
-    this.declared.push({ method: spec.method, path: `${this.base}${spec.path}`, scope: spec.scope });
+    const route = `${this.base}${spec.path}`;
+    this.declared.push({ method: spec.method, path: route, scope: spec.scope });
+    // The first declared route that matches names it, as the router below picks it.
+    this.labels[spec.method](spec.path, (_req: Request, res: Response, next: (to: 'router') => void) => {
+      setRoute(res, route);
+      next('router');
+    });
     if (spec.upload) this.uploads.add(`${spec.method.toUpperCase()} ${spec.path}`);
     this.router[spec.method](spec.path, async (req: Request, res: Response) => {
       const principal = res.locals.principal as Principal | undefined;

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Pool } from 'pg';
+import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { webhooks as pb } from '@pim/contracts';
 import { createDataSource, migrate } from '@pim/db';
@@ -25,6 +26,8 @@ export interface GatewayTestOptions {
   anonymousRatePerMinute?: number;
   jsonBodyLimit?: string;
   requestTimeoutMs?: number;
+  /** A Prometheus registry the first replica counts its requests on. */
+  metrics?: Registry;
 }
 
 /** A response as tests read it. */
@@ -98,6 +101,7 @@ export async function gatewayTestContext(opts: GatewayTestOptions = {}): Promise
       corsOrigins: ['https://app.example.com'],
       requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
       trustProxyHops: 0,
+      metrics: apps.length === 0 ? opts.metrics : undefined,
     });
     app.setReady(true);
     apps.push(app);

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { NotFoundError, PayloadTooLargeError, ValidationError, toPimError } from '@pim/errors';
 import type { Logger } from '@pim/logging';
@@ -17,6 +18,7 @@ import type { ExportEntity } from '../entities/export.entity';
 import { runJobAs } from '@pim/logging';
 import type { CatalogLink, ImportAttribute } from '../links/catalog.link';
 import type { WorkflowLink } from '../links/workflow.link';
+import { jobOutcomes, type JobOutcome } from '../jobs/job.metrics';
 import { recordProgress, type ExportProgress } from '../repositories/exports.repository';
 import { fitCells, type Failures } from './export.cells';
 import { NameCache } from './export.names';
@@ -40,6 +42,8 @@ export interface ExportRunnerDeps {
   /** How often a running export shows its counts. */
   progressMs: number;
   logger: Logger;
+  /** The app's Prometheus registry: runs are counted on `pim_io_jobs_jobs_total{kind="export"}`. */
+  metrics?: Registry;
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -54,7 +58,15 @@ const count = (n: number) => n.toLocaleString('en-US');
  * the export's creator: what the catalog shows them is what the file holds.
  */
 export class ExportRunner {
-  constructor(private readonly deps: ExportRunnerDeps) {}
+  private readonly outcomes?: ReturnType<typeof jobOutcomes>;
+
+  constructor(private readonly deps: ExportRunnerDeps) {
+    this.outcomes = deps.metrics && jobOutcomes(deps.metrics);
+  }
+
+  private counted(outcome: JobOutcome): void {
+    this.outcomes?.inc({ kind: 'export', outcome });
+  }
 
   /**
    * Runs the export's job as its creator (`run_as`: every catalog and workflow call carries them, so
@@ -74,6 +86,7 @@ export class ExportRunner {
         this.deps.logger.warn({ err, export_id: exportId, lastTry }, 'an export failed');
         if (!lastTry && !permanent) {
           await this.note(exportId, `This try failed (${toPimError(err).message}); it is tried again`);
+          this.counted('retried');
           throw err;
         }
         await this.fail(exportId, err);
@@ -209,7 +222,7 @@ export class ExportRunner {
 
   /** `completed`: the counts, the file's size and when it expires. */
   private async complete(exportId: string, p: ExportProgress, bytes: number, products: string[]): Promise<void> {
-    await this.deps.exports.mutate(exportId, undefined, (r) => {
+    const { changed } = await this.deps.exports.mutate(exportId, undefined, (r) => {
       if (r.status !== 'in_progress') return false;
       const now = new Date();
       Object.assign(r, {
@@ -234,6 +247,7 @@ export class ExportRunner {
       );
       return { event: 'completed' };
     });
+    if (changed) this.counted('completed');
   }
 
   /** A line in a running export's log. */
@@ -257,6 +271,7 @@ export class ExportRunner {
         logExport(r, `Failed: ${reason}`);
         return { event: 'failed' };
       })
+      .then(({ changed }) => changed && this.counted('failed'))
       .catch((e: unknown) => {
         if (!(e instanceof NotFoundError)) throw e;
       });

@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError, toPimError } from '@pim/errors';
 import type { Logger } from '@pim/logging';
@@ -8,6 +9,7 @@ import type { FileStorage } from '@pim/storage';
 import type { ImportEntity } from '../entities/import.entity';
 import { runJobAs } from '@pim/logging';
 import type { CatalogLink } from '../links/catalog.link';
+import { jobOutcomes, type JobOutcome } from '../jobs/job.metrics';
 import { keepRefusedRows, type RefusedRow } from '../repositories/import-errors.repository';
 import { recordBatch } from '../repositories/imports.repository';
 import { mappedAttributeKeys, type Mapping } from './import.mapping';
@@ -23,6 +25,8 @@ export interface ImportRunnerDeps {
   catalog: CatalogLink;
   batchSize: number;
   logger: Logger;
+  /** The app's Prometheus registry: runs are counted on `pim_io_jobs_jobs_total{kind="import"}`. */
+  metrics?: Registry;
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -61,7 +65,15 @@ function refusal(result: BulkItemResult, converter: RowConverter): string[] {
  * `completed_with_errors`.
  */
 export class ImportRunner {
-  constructor(private readonly deps: ImportRunnerDeps) {}
+  private readonly outcomes?: ReturnType<typeof jobOutcomes>;
+
+  constructor(private readonly deps: ImportRunnerDeps) {
+    this.outcomes = deps.metrics && jobOutcomes(deps.metrics);
+  }
+
+  private counted(outcome: JobOutcome): void {
+    this.outcomes?.inc({ kind: 'import', outcome });
+  }
 
   /**
    * Runs the import's job as the user who started it (`run_as`: the catalog's lookups and bulk
@@ -77,7 +89,10 @@ export class ImportRunner {
       } catch (err) {
         const permanent = err instanceof ValidationError || err instanceof NotFoundError;
         this.deps.logger.warn({ err, import_id: importId, lastTry }, 'an import batch failed');
-        if (!lastTry && !permanent) throw err;
+        if (!lastTry && !permanent) {
+          this.counted('retried');
+          throw err;
+        }
         await this.fail(importId, err);
       }
     });
@@ -151,11 +166,11 @@ export class ImportRunner {
       if (row.number < record.next_row!) continue;
       batch.push(row);
       if (batch.length < size) continue;
-      if (!(await step(batch))) return;
+      if (!(await step(batch))) return this.counted('stopped');
       batch = [];
     }
-    if (batch.length > 0 && !(await step(batch))) return;
-    if (ahead && !(await this.settle(record._id, ahead))) return;
+    if (batch.length > 0 && !(await step(batch))) return this.counted('stopped');
+    if (ahead && !(await this.settle(record._id, ahead))) return this.counted('stopped');
     await this.finish(record._id);
   }
 
@@ -223,7 +238,7 @@ export class ImportRunner {
 
   /** The last batch is in: `completed`, or `completed_with_errors` when rows were refused. */
   private async finish(importId: string): Promise<void> {
-    await this.deps.imports.mutate(importId, undefined, (r) => {
+    const { record, changed } = await this.deps.imports.mutate(importId, undefined, (r) => {
       if (r.status !== 'processing') return false;
       r.status = r.errors_count > 0 ? 'completed_with_errors' : 'completed';
       r.finished_at = new Date();
@@ -233,6 +248,7 @@ export class ImportRunner {
       );
       return { event: 'completed' };
     });
+    if (changed) this.counted(record.status === 'completed_with_errors' ? 'completed_with_errors' : 'completed');
   }
 
   /** `failed`, with the reason in the log. */
@@ -246,6 +262,7 @@ export class ImportRunner {
         log(r, `Failed: ${reason}`);
         return { event: 'failed' };
       })
+      .then(({ changed }) => changed && this.counted('failed'))
       .catch((e: unknown) => {
         if (!(e instanceof NotFoundError)) throw e;
       });

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { attributes as apb, products as ppb, taxonomy as tpb } from '@pim/contracts';
 import { createDataSource, migrate } from '@pim/db';
@@ -64,6 +65,17 @@ describe('jobs run as who set them to work (real Postgres, real catalog)', () =>
   const exportSpec: QueueSpec = { name: 'exports', attempts: 1 };
   const importSpec: QueueSpec = { name: 'imports', attempts: 1 };
   const closers: (() => void)[] = [];
+  const metrics = new Registry();
+  /** Runs counted so far by `kind/outcome`. */
+  const outcomes = async (): Promise<Record<string, number>> => {
+    const text = await metrics.metrics();
+    return Object.fromEntries(
+      [...text.matchAll(/^pim_io_jobs_jobs_total\{kind="(\w+)",outcome="(\w+)"\} (\d+)$/gm)].map((m) => [
+        `${m[1]}/${m[2]}`,
+        Number(m[3]),
+      ]),
+    );
+  };
 
   /** What the row holds as who the job runs as. */
   const runAsOf = async (table: 'exports' | 'imports', id: string): Promise<Actor | null> =>
@@ -187,8 +199,9 @@ describe('jobs run as who set them to work (real Postgres, real catalog)', () =>
       retentionMs: 3_600_000,
       progressMs: 60_000,
       logger,
+      metrics,
     });
-    importRunner = new ImportRunner({ ds, imports, storage, catalog, batchSize: 10, logger });
+    importRunner = new ImportRunner({ ds, imports, storage, catalog, batchSize: 10, logger, metrics });
   });
 
   afterAll(async () => {
@@ -251,6 +264,7 @@ describe('jobs run as who set them to work (real Postgres, real catalog)', () =>
     const seesAll: Actor = { user_id: ANA, user_name: 'Ana', access: { user_id: ANA, all_products: true, groups: [] } };
     const byAll = await as(seesAll, () => exports.create({ file_type: 'csv' }));
     expect((await written(byAll._id)).codes).toEqual(['in_c1', 'in_c2', 'in_none']);
+    expect((await outcomes())['export/completed']).toBe(4);
   });
 
   it('writes an import as the user who started it: rows naming products out of their catalogs are refused with the catalog’s error', async () => {
@@ -292,6 +306,7 @@ describe('jobs run as who set them to work (real Postgres, real catalog)', () =>
     expect(await runAsOf('imports', again._id)).toBeNull();
     await importRunner.run(again._id, true);
     expect(await imports.get(again._id)).toMatchObject({ status: 'completed', commit_count: 2, errors_count: 0 });
+    expect(await outcomes()).toMatchObject({ 'import/completed_with_errors': 1, 'import/completed': 1 });
     expect(await names('in_c1', 'in_c2')).toEqual({ in_c1: 'Kettle by all', in_c2: 'Mug by all' });
   });
 });

@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import { ConflictError, ValidationError } from '@pim/errors';
 import { AddressPolicy } from '@pim/outbound';
 import { publisherTestContext, type PublisherTestContext } from '../testing/publisher.context';
@@ -142,7 +143,8 @@ describe('publications (real Postgres, real catalog, a local channel)', () => {
     const channel = await ctx.newChannel({ endpoint: { url: ctx.receiver.url, timeout_ms: 300 } });
     const product = await ctx.newProduct();
     const created = await ctx.publications.create({ product_id: product.id, channel_id: channel._id });
-    await ctx.startSender({ schedule: [200, 400, 800] });
+    const metrics = new Registry();
+    await ctx.startSender({ schedule: [200, 400, 800], metrics });
     const done = await ctx.waitFor(created._id, (p) => p.status === 'published');
     expect(steps(done)).toEqual([
       'PENDING',
@@ -164,6 +166,24 @@ describe('publications (real Postgres, real catalog, a local channel)', () => {
     const second = await ctx.publications.create({ product_id: (await ctx.newProduct()).id, channel_id: channel._id });
     const failed = await ctx.waitFor(second._id, (p) => p.status === 'failed');
     expect(failed.tracking.at(-1)!.message).toBe('The channel answered 500: down (gave up after 4 attempts)');
+    // Each outcome the sender wrote: 2 + 3 retries, one published, one failed for good.
+    const counted = (outcome: string) =>
+      metrics
+        .metrics()
+        .then((t) =>
+          Number(
+            t.match(new RegExp(`^pim_publisher_publications_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm'))?.[1] ?? 0,
+          ),
+        );
+    expect({
+      published: await counted('published'),
+      retried: await counted('retried'),
+      failed: await counted('failed'),
+    }).toEqual({
+      published: 1,
+      retried: 5,
+      failed: 1,
+    });
   });
 
   it('fails at once, without a request, when the address the channel resolves to is refused when sending', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Dispatcher } from 'undici';
 import { NotifiedLoop } from '@pim/db';
@@ -14,6 +15,7 @@ import { advertisementsRepository } from '../repositories/advertisements.reposit
 import { channelsRepository } from '../repositories/channels.repository';
 import { PUBLICATIONS_CHANNEL, type PublicationsRepository } from '../repositories/publications.repository';
 import { sendToChannel, type ChannelAnswer } from './channel.request';
+import { publicationOutcomes } from './publication.metrics';
 
 /** How a sender runs. */
 export interface PublicationSenderOptions {
@@ -32,6 +34,8 @@ export interface PublicationSenderOptions {
   jitter: number;
   /** Time in-flight requests get to finish on stop(). Default 10 s. */
   stopGraceMs?: number;
+  /** The app's Prometheus registry: outcomes are counted on `pim_publisher_publications_total{outcome}`. */
+  metrics?: Registry;
 }
 
 /** What one request ended with, waiting to be written. */
@@ -117,6 +121,7 @@ export class PublicationSender extends NotifiedLoop {
   private lastLateSync = 0;
   /** Catalog syncs run one after another beside the sending, never holding it up. */
   private syncing: Promise<void> = Promise.resolve();
+  private readonly outcomes?: ReturnType<typeof publicationOutcomes>;
 
   constructor(private readonly opts: PublicationSenderOptions) {
     super({
@@ -126,6 +131,7 @@ export class PublicationSender extends NotifiedLoop {
       listenPurpose: 'publications-listen',
       logger: opts.logger,
     });
+    this.outcomes = opts.metrics && publicationOutcomes(opts.metrics);
   }
 
   protected async loop(): Promise<void> {
@@ -211,6 +217,11 @@ export class PublicationSender extends NotifiedLoop {
     } catch (err) {
       this.done.push(...batch); // written next round; the leases still hold them
       throw err;
+    }
+    for (const p of written) {
+      this.outcomes?.inc({
+        outcome: p.status === 'published' ? 'published' : p.status === 'failed' ? 'failed' : 'retried',
+      });
     }
     const ended = written.filter((p) => p.product_sync_due);
     if (ended.length > 0) this.syncing = this.syncing.then(() => this.sync(ended));

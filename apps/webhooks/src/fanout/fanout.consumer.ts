@@ -44,6 +44,7 @@ export class FanoutConsumer {
       name: 'fan-out',
       batchSize: opts.batchSize,
       ackWaitMs: opts.ackWaitMs,
+      metrics: metrics?.registry,
       handle: async (events) => {
         const r = await recorder.record(events);
         metrics?.events.inc({ result: 'recorded' }, r.recorded);
