@@ -24,6 +24,7 @@ const shared: SharedSettings = {
   subjectPrefix: '',
   logLevel: 'info',
   filesDir: '/data/files',
+  metrics: false,
 };
 
 describe('assignPorts', () => {
@@ -90,6 +91,23 @@ describe('appEnvironment', () => {
     expect(env.CATALOG_GRPC_PORT).toBeUndefined();
     expect(env.PORT).toBeUndefined();
     expect(env.CATALOG_GRPC_URL).toBe('127.0.0.1:50051');
+  });
+});
+
+describe('metrics ports', () => {
+  const ports = { webhooks: 50057, catalog: 50051, gateway: 8080 };
+  const withMetrics = apps.map((a, i) => ({ ...a, metrics: { env: `M${i}_METRICS_PORT`, port: 9464 + i } }));
+
+  it('gives each app its default metrics port under npm start, none on free ports, and keeps a set one', () => {
+    expect(appEnvironment(withMetrics[1], withMetrics, ports, { ...shared, metrics: true }, {}).M1_METRICS_PORT).toBe(
+      '9465',
+    );
+    expect(appEnvironment(withMetrics[1], withMetrics, ports, shared, {}).M1_METRICS_PORT).toBe('0');
+    expect(
+      appEnvironment(withMetrics[1], withMetrics, ports, { ...shared, metrics: true }, { M1_METRICS_PORT: '9999' })
+        .M1_METRICS_PORT,
+    ).toBe('9999');
+    expect(appEnvironment(withMetrics[1], withMetrics, ports, shared, {}).M0_METRICS_PORT).toBeUndefined();
   });
 });
 

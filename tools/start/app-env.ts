@@ -10,6 +10,11 @@ export interface SharedSettings {
   logLevel: string;
   /** Where apps keep files (imports' uploads, exports): `<dataDir>/files` unless FILES_DIR is set. */
   filesDir: string;
+  /**
+   * Whether apps serve metrics on their default ports (`npm start`); off when the platform runs on
+   * free ports (tests), where fixed metrics ports would clash. `<APP>_METRICS_PORT` set wins.
+   */
+  metrics: boolean;
 }
 
 /** Entry and migration files of an app, absolute. */
@@ -54,7 +59,7 @@ export async function assignPorts(
 
 /**
  * The environment of one app: the launcher's own, the shared settings, every gRPC app's
- * address (so the gateway finds them), its own port, then its own extras.
+ * address (so the gateway finds them), its own port and metrics port, then its own extras.
  */
 export function appEnvironment(
   app: AppSpec,
@@ -76,5 +81,6 @@ export function appEnvironment(
     if (other.kind === 'grpc' && other.addressEnv) env[other.addressEnv] = `127.0.0.1:${ports[other.name]}`;
   }
   env[app.portEnv] = String(ports[app.name]);
+  if (app.metrics) env[app.metrics.env] = base[app.metrics.env] ?? (shared.metrics ? String(app.metrics.port) : '0');
   return { ...env, ...app.env };
 }

@@ -16,6 +16,8 @@ export interface AppSpec {
   entry?: string;
   /** Migration script; default `apps/<name>/src/migrate.ts`. */
   migrateEntry?: string;
+  /** Variable the app reads its Prometheus metrics port from, and the port `npm start` gives it. */
+  metrics?: { env: string; port: number };
   /** Variables only this app receives. */
   env?: Record<string, string>;
 }

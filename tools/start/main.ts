@@ -92,6 +92,9 @@ async function main(): Promise<void> {
         .map(([name, port]) => `${name} :${port}`)
         .join(', ')}`,
     );
+    const metrics = Object.entries(up.metricsPorts);
+    if (metrics.length > 0)
+      say(`  metrics   ${metrics.map(([name, port]) => `${name} :${port}`).join(', ')} (GET /metrics)`);
     if (admin.isNew) say(`  admin API key (shown once; kept in ${admin.file}): ${admin.key}`);
     else if (admin.file) say(`  admin API key: in ${admin.file}`);
     else say('  admin API key: PIM_BOOTSTRAP_API_KEY');

@@ -51,6 +51,8 @@ export interface RunningPlatform {
   natsUrl: string;
   /** Port of each app by name. */
   ports: Record<string, number>;
+  /** Prometheus metrics port of each app that serves them, by name. */
+  metricsPorts: Record<string, number>;
   /** Stops apps (SIGTERM, SIGKILL after the grace period), then NATS, then Postgres. Idempotent. */
   stop(): Promise<void>;
   /** Sends a signal (default SIGTERM) to one app, e.g. to test a crash. */
@@ -147,6 +149,7 @@ export class Platform {
       subjectPrefix: this.baseEnv.PIM_SUBJECT_PREFIX ?? '',
       logLevel: this.baseEnv.LOG_LEVEL || 'info',
       filesDir: join(dataDir, 'files'),
+      metrics: this.opts.portBase !== 'free',
     };
     this.shared = shared;
 
@@ -168,6 +171,12 @@ export class Platform {
       databaseUrl: shared.databaseUrl,
       natsUrl: shared.natsUrl,
       ports: { ...this.ports },
+      metricsPorts: Object.fromEntries(
+        this.apps.flatMap((a) => {
+          const port = a.metrics ? Number(this.appEnv(a)[a.metrics.env]) : 0;
+          return port > 0 ? [[a.name, port] as const] : [];
+        }),
+      ),
       stop: () => this.stop(),
       kill: (app, sig = 'SIGTERM') => this.kill(app, sig),
       restart: (app) => this.restart(app),
