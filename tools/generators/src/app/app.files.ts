@@ -191,68 +191,208 @@ package pim.${a.proto}.v1;
 `;
 
 /** deploy/k8s/base/<name>.yaml */
-export const k8sYaml = (a: AppFacts) => `apiVersion: batch/v1
+export const k8sYaml = (
+  a: AppFacts,
+) => `# The ${a.name} app: gRPC on ${a.port} (${a.env}_GRPC_PORT), metrics on 9464 (${a.env}_METRICS_PORT).
+# Called by the gateway (its ${a.env}_GRPC_URL); add each app that calls it here and in the NetworkPolicy.
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: ${a.name}
+automountServiceAccountToken: false
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${a.name}-config
+data:
+  # Background work any replica may take; turn off on replicas that should only serve.
+  OUTBOX_RELAY: 'true'
+---
+# Migrations of the schema \`${a.schema}\`: run and complete before the Deployment rolls (docs/deploy.md).
+apiVersion: batch/v1
 kind: Job
 metadata:
   name: ${a.name}-migrate
+  labels: { app.kubernetes.io/name: ${a.name}-migrate, app.kubernetes.io/component: migrate }
 spec:
   backoffLimit: 3
+  activeDeadlineSeconds: 900
   template:
+    metadata:
+      labels: { app.kubernetes.io/name: ${a.name}-migrate, app.kubernetes.io/component: migrate }
     spec:
       restartPolicy: Never
+      serviceAccountName: ${a.name}
+      automountServiceAccountToken: false
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 1000
+        runAsGroup: 1000
+        seccompProfile: { type: RuntimeDefault }
       containers:
         - name: migrate
           image: pim-platform
           args: ['migrate']
           env:
             - { name: APP, value: ${a.name} }
+            - name: DATABASE_URL
+              valueFrom: { secretKeyRef: { name: pim-db-app, key: uri } }
           envFrom:
             - configMapRef: { name: pim-platform }
-            - secretRef: { name: pim-platform }
+            - configMapRef: { name: ${a.name}-config }
+          resources:
+            requests: { cpu: 50m, memory: 128Mi }
+            limits: { memory: 384Mi }
+          securityContext:
+            allowPrivilegeEscalation: false
+            readOnlyRootFilesystem: true
+            capabilities: { drop: [ALL] }
+          volumeMounts:
+            - { name: tmp, mountPath: /tmp }
+      volumes:
+        - name: tmp
+          emptyDir: { sizeLimit: 64Mi }
 ---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: ${a.name}
+  labels: { app.kubernetes.io/name: ${a.name}, app.kubernetes.io/component: server }
 spec:
-  replicas: 2
+  # No replicas: the HorizontalPodAutoscaler \`${a.name}\` owns the count (overlays set its bounds).
+  revisionHistoryLimit: 5
+  strategy:
+    rollingUpdate: { maxSurge: 1, maxUnavailable: 0 }
   selector:
     matchLabels: { app.kubernetes.io/name: ${a.name} }
   template:
     metadata:
-      labels: { app.kubernetes.io/name: ${a.name} }
+      labels: { app.kubernetes.io/name: ${a.name}, app.kubernetes.io/component: server }
+      annotations:
+        prometheus.io/scrape: 'true'
+        prometheus.io/port: '9464'
+        prometheus.io/path: /metrics
     spec:
-      terminationGracePeriodSeconds: 20
+      serviceAccountName: ${a.name}
+      automountServiceAccountToken: false
+      # preStop sleep (endpoints drop the pod first) + the app's ordered shutdown (SHUTDOWN_GRACE_MS
+      # for calls in flight, then loops, relay, NATS, database).
+      terminationGracePeriodSeconds: 40
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 1000
+        runAsGroup: 1000
+        seccompProfile: { type: RuntimeDefault }
+      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: kubernetes.io/hostname
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels: { app.kubernetes.io/name: ${a.name} }
       containers:
         - name: ${a.name}
           image: pim-platform
           env:
             - { name: APP, value: ${a.name} }
             - { name: ${a.env}_GRPC_PORT, value: '${a.port}' }
+            - { name: ${a.env}_METRICS_PORT, value: '9464' }
+            - name: DATABASE_URL
+              valueFrom: { secretKeyRef: { name: pim-db-app, key: uri } }
+            - name: NATS_URL
+              valueFrom: { secretKeyRef: { name: pim-platform, key: NATS_URL } }
           envFrom:
             - configMapRef: { name: pim-platform }
-            - secretRef: { name: pim-platform }
+            - configMapRef: { name: ${a.name}-config }
           ports:
-            - { name: grpc, containerPort: ${a.port} }
+            - { name: grpc, containerPort: ${a.port}, protocol: TCP }
+            - { name: metrics, containerPort: 9464, protocol: TCP }
+          # gRPC only listens once the database, NATS (with retries) and the loops are up.
+          startupProbe:
+            grpc: { port: ${a.port} }
+            periodSeconds: 5
+            failureThreshold: 60
           readinessProbe:
             grpc: { port: ${a.port} }
             periodSeconds: 5
+            failureThreshold: 2
           livenessProbe:
             grpc: { port: ${a.port} }
             periodSeconds: 10
+            timeoutSeconds: 3
             failureThreshold: 6
+          lifecycle:
+            preStop:
+              sleep: { seconds: 5 }
           resources:
             requests: { cpu: 100m, memory: 128Mi }
             limits: { memory: 384Mi }
+          securityContext:
+            allowPrivilegeEscalation: false
+            readOnlyRootFilesystem: true
+            capabilities: { drop: [ALL] }
+          volumeMounts:
+            # @swc-node/register keeps its compile cache in the temporary directory.
+            - { name: tmp, mountPath: /tmp }
+      volumes:
+        - name: tmp
+          emptyDir: { sizeLimit: 256Mi }
 ---
 apiVersion: v1
 kind: Service
 metadata:
   name: ${a.name}
+  labels: { app.kubernetes.io/name: ${a.name} }
 spec:
   selector: { app.kubernetes.io/name: ${a.name} }
   ports:
-    - { name: grpc, port: ${a.port}, targetPort: grpc, appProtocol: grpc }
+    - { name: grpc, port: ${a.port}, targetPort: grpc, protocol: TCP, appProtocol: grpc }
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: ${a.name}
+spec:
+  maxUnavailable: 1
+  unhealthyPodEvictionPolicy: AlwaysAllow
+  selector:
+    matchLabels: { app.kubernetes.io/name: ${a.name} }
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: ${a.name}
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: ${a.name} }
+  minReplicas: 2
+  maxReplicas: 4
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target: { type: Utilization, averageUtilization: 70 }
+  behavior:
+    scaleDown:
+      stabilizationWindowSeconds: 300
+---
+# Who may reach ${a.name}: its callers on gRPC, the monitoring namespace on metrics. Nothing else.
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: ${a.name}
+spec:
+  podSelector:
+    matchLabels: { app.kubernetes.io/name: ${a.name} }
+  policyTypes: [Ingress]
+  ingress:
+    - from:
+        - podSelector: { matchLabels: { app.kubernetes.io/name: gateway } }
+      ports:
+        - { port: grpc, protocol: TCP }
+    - from:
+        - namespaceSelector: { matchLabels: { kubernetes.io/metadata.name: monitoring } }
+      ports:
+        - { port: metrics, protocol: TCP }
 `;
 
 /** docs/apps/<name>.md */

@@ -76,11 +76,13 @@ export default async function appGenerator(tree: Tree, options: AppGeneratorOpti
     `export * as ${a.camel} from './gen/pim/${a.proto}/v1/${a.proto}';\n`,
   );
   // gRPC apps start before the gateway; the new one goes last among them.
+  // Its metrics port under npm start: the next after every app's (9464 and up).
+  const metricsPort = 9464 + (tree.read(START_APPS, 'utf-8') ?? '').split('metrics: { env:').length - 1;
   insertBefore(
     tree,
     START_APPS,
-    /\n\s*\{ name: 'gateway'/,
-    `\n  {\n    name: '${a.name}',\n    kind: 'grpc',\n    port: ${a.port},\n    addressEnv: '${a.env}_GRPC_URL',\n    portEnv: '${a.env}_GRPC_PORT',\n    migrate: true,\n  },`,
+    /\n\s*\{\s*name: 'gateway'/,
+    `\n  {\n    name: '${a.name}',\n    kind: 'grpc',\n    port: ${a.port},\n    addressEnv: '${a.env}_GRPC_URL',\n    portEnv: '${a.env}_GRPC_PORT',\n    metrics: { env: '${a.env}_METRICS_PORT', port: ${metricsPort} },\n    migrate: true,\n  },`,
   );
   insertBefore(
     tree,
