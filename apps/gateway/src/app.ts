@@ -12,6 +12,7 @@ import { Api } from './http/route';
 import { errorHandler, notFoundHandler, requireJson, sendError } from './http/errors';
 import { requestContext } from './http/request-context';
 import { HttpMetrics, routeLabel } from './http/metrics';
+import { httpSpans } from './http/tracing';
 import { buildDocument, createRegistry, type ApiDocument } from './document';
 import { UPLOAD_MAX_BYTES, gatewayConfigSchema } from './config';
 import { webhookRoutes, type WebhooksClient } from './routes/webhooks';
@@ -179,6 +180,7 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', dependencies: checks });
   });
 
+  app.use(httpSpans());
   app.use(requestContext);
   app.use(
     pinoHttp({

@@ -5,7 +5,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { Shutdown, packageVersion, serveMetrics } from '@pim/app';
 import { webhooks as pb } from '@pim/contracts';
 import { createDataSource, pgPoolOf, watchPools } from '@pim/db';
-import { createLogger } from '@pim/logging';
+import { createLogger, startTracing } from '@pim/logging';
 import { HealthChecker, createRpcClient } from '@pim/rpc';
 import { createApp } from './app';
 import { OWNER_ROUTES } from './routes/owners';
@@ -18,7 +18,10 @@ import { RateLimiter } from './rate-limit/rate-limit';
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = createLogger({ service: 'gateway', version: packageVersion(__dirname), level: config.LOG_LEVEL });
+  const version = packageVersion(__dirname);
+  const logger = createLogger({ service: 'gateway', version, level: config.LOG_LEVEL });
+  // Off unless the standard OTEL_* variables ask for it (docs/observability.md).
+  const tracing = await startTracing({ serviceName: 'gateway', version, logger });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'pim_gateway_' });
   const metricsServer =
@@ -95,7 +98,7 @@ async function main(): Promise<void> {
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     app.setReady(true);
-    logger.info({ port: config.PORT }, `gateway listening on ${publicUrl}`);
+    logger.info({ port: config.PORT, tracing: Boolean(tracing) }, `gateway listening on ${publicUrl}`);
   });
   server.headersTimeout = 15_000;
   // Receiving a whole request may take as long as an upload of the largest file on a slow link;
@@ -119,6 +122,7 @@ async function main(): Promise<void> {
       metricsServer && { name: 'metrics', run: () => new Promise((r) => metricsServer.close(() => r(undefined))) },
     )
     .stage({ name: 'database', run: () => ds.destroy() }, { name: 'rate-limit pool', run: () => limiterPool.end() })
+    .stage(tracing && { name: 'tracing', run: () => tracing.shutdown() })
     .onSignals();
 }
 

@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { PROTO_ROOT } from '@pim/contracts';
 import { createDataSource, pgPoolOf, watchPools, type AppDataSourceOptions } from '@pim/db';
 import { OutboxEvent, OutboxMetrics, OutboxRelay, ensureStream } from '@pim/events';
-import { createLogger, type Logger } from '@pim/logging';
+import { createLogger, startTracing, type Logger } from '@pim/logging';
 import { GrpcApp, type ServiceRegistration } from '@pim/rpc';
 import { serveMetrics } from './metrics';
 import { withRetries } from './retry';
@@ -86,12 +86,13 @@ export interface RunningApp<C extends OwnerConfig> {
 
 /**
  * Starts a gRPC app in this order: config (validated first), logger with the app's version,
- * database, NATS with retries (and the events stream) when this replica needs it, the outbox
- * relay, the app's wiring and loops, metrics, then the gRPC server with health and reflection —
+ * tracing (when the OTEL_* variables ask for it), database, NATS with retries (and the events
+ * stream) when this replica needs it, the outbox relay, the app's wiring and loops, metrics, then
+ * the gRPC server with health and reflection —
  * reporting SERVING only once all of that is up. On SIGTERM/SIGINT it reports NOT_SERVING and lets
  * calls in flight finish while the loops stop, then stops the relay, closes what the app asked,
- * drains NATS, closes metrics and the database, and exits 0. A failure during start-up is one
- * fatal log line and exit code 1.
+ * drains NATS, closes metrics and the database, flushes the spans left (tracing on), and exits 0.
+ * A failure during start-up is one fatal log line and exit code 1.
  */
 export function runApp<C extends OwnerConfig>(spec: AppSpec<C>): Promise<RunningApp<C> | undefined> {
   return startApp(spec).catch((err: unknown) => {
@@ -116,6 +117,8 @@ export async function startApp<C extends OwnerConfig>(
   const config = spec.config();
   const version = packageVersion(spec.dir);
   const logger = createLogger({ service: spec.name, version, level: config.LOG_LEVEL });
+  // Off unless the standard OTEL_* variables ask for it (docs/observability.md).
+  const tracing = await startTracing({ serviceName: spec.name, version, logger });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: `pim_${spec.name.replace(/-/g, '_')}_` });
 
@@ -182,8 +185,12 @@ export async function startApp<C extends OwnerConfig>(
       nats && { name: 'NATS', run: () => nats.drain() },
       metricsServer && { name: 'metrics', run: () => new Promise((r) => metricsServer.close(() => r(undefined))) },
     )
-    .stage({ name: 'database', run: () => ds.destroy() });
+    .stage({ name: 'database', run: () => ds.destroy() })
+    .stage(tracing && { name: 'tracing', run: () => tracing.shutdown() });
   if (opts.signals !== false) shutdown.onSignals();
-  logger.info({ port, version, relay: Boolean(relay), ...wiring.started }, `${spec.name} app started`);
+  logger.info(
+    { port, version, relay: Boolean(relay), tracing: Boolean(tracing), ...wiring.started },
+    `${spec.name} app started`,
+  );
   return { port, context, shutdown };
 }

@@ -1,4 +1,4 @@
-import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import { nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -9,7 +9,19 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import type { Registry } from 'prom-client';
-import type { Logger } from '@pim/logging';
+import {
+  contextFromTraceparent,
+  extractTraceContext,
+  failSpan,
+  SpanKind,
+  startSpan,
+  traceContextOf,
+  tracingEnabled,
+  withSpan,
+  type Context,
+  type Logger,
+  type Span,
+} from '@pim/logging';
 import { ConsumerLagMetrics } from './consumer.metrics';
 import { isEnvelope, type EventEnvelope } from './event.envelope';
 import { coveringFilter, subjectMatches } from './subject.filter';
@@ -37,6 +49,8 @@ export interface EventConsumerOptions {
   /**
    * Handles a batch of events (once per batch, then once per event when the batch fails). The
    * messages are acknowledged only after it resolves; it must tolerate an event handed out again.
+   * While tracing is on, each event's `traceparent` is its consumer span's (keep it with what the
+   * event causes), and a batch of one event runs inside that span.
    */
   handle(events: EventEnvelope[]): Promise<void>;
   /** Errors no retry can fix: the event is dropped (terminated) with an error log. Default: Postgres data errors (SQLSTATE class 22). */
@@ -63,6 +77,11 @@ const CONSUMER_NOT_FOUND = 10014;
 const RETRY_MS = 1_000;
 const MAX_RETRY_MS = 15_000;
 const PULL_MAX_MESSAGES = 1_000;
+
+const headerGetter = {
+  get: (h: MsgHdrs, key: string) => (h.has(key) ? h.get(key) : undefined),
+  keys: (h: MsgHdrs) => h.keys(),
+};
 
 /** Whether Postgres refused the data itself (SQLSTATE class 22), which no retry can fix. */
 export function isPostgresDataError(err: unknown): boolean {
@@ -240,9 +259,58 @@ export class EventConsumer {
     }
   }
 
-  private async handleAndAck(events: EventEnvelope[], messages: JsMsg[]): Promise<void> {
-    await this.opts.handle(events);
+  private async handleAndAck(events: EventEnvelope[], messages: JsMsg[], parents?: Context[]): Promise<void> {
+    if (!parents) {
+      await this.opts.handle(events);
+      for (const m of messages) m.ack();
+      return;
+    }
+    // One consumer span per event, each continuing its own message's trace; the handler sees the
+    // span's context in the event (and runs inside it when it handles one event), so what it
+    // records — a webhook delivery — joins that trace.
+    const spans = events.map((e, i) => this.processSpan(e, messages[i], parents[i]));
+    try {
+      if (spans.length === 1) await withSpan(spans[0], () => this.opts.handle(events));
+      else await this.opts.handle(events);
+    } catch (err) {
+      for (const span of spans) {
+        failSpan(span, err);
+        span.end();
+      }
+      throw err;
+    }
+    for (const span of spans) span.end();
     for (const m of messages) m.ack();
+  }
+
+  /** The consumer span of one event; the event's `traceparent` becomes the span's. */
+  private processSpan(event: EventEnvelope, m: JsMsg, parent: Context): Span {
+    const span = startSpan(`process ${m.subject}`, {
+      kind: SpanKind.CONSUMER,
+      parent,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.operation.type': 'process',
+        'messaging.destination.name': m.subject,
+        'messaging.consumer.group.name': this.opts.durable,
+        'messaging.message.id': event.id,
+        'pim.event.type': event.type,
+        'pim.event.deliveries': m.info.deliveryCount,
+      },
+    });
+    const own = traceContextOf(span);
+    if (own) {
+      event.traceparent = own.traceparent;
+      if (own.tracestate) event.tracestate = own.tracestate;
+      else delete event.tracestate;
+    }
+    return span;
+  }
+
+  /** The context an event's message continues: its NATS headers (the relay's publish), else the envelope's own. */
+  private parentOf(m: JsMsg, event: EventEnvelope): Context {
+    if (m.headers?.has('traceparent')) return extractTraceContext(m.headers, headerGetter);
+    return contextFromTraceparent(event.traceparent, event.tracestate);
   }
 
   // The handler may fail for now (try again later) or for good (drop the event).
@@ -284,6 +352,7 @@ export class EventConsumer {
       const batch = this.buffer.splice(0, this.batchSize);
       const events: EventEnvelope[] = [];
       const good: JsMsg[] = [];
+      const parents: Context[] | undefined = tracingEnabled() ? [] : undefined;
       for (const m of batch) {
         if (!this.filters.some((f) => subjectMatches(f, m.subject))) {
           // Under a covering filter (or a durable made with other filters), but not asked for.
@@ -299,6 +368,7 @@ export class EventConsumer {
         if (isEnvelope(parsed)) {
           events.push(parsed);
           good.push(m);
+          parents?.push(this.parentOf(m, parsed));
         } else {
           // Not an event of ours: keeping it would only bring it back forever.
           this.opts.logger.warn(
@@ -310,7 +380,7 @@ export class EventConsumer {
       }
       if (events.length === 0) continue;
       try {
-        await this.handleAndAck(events, good);
+        await this.handleAndAck(events, good, parents);
       } catch (err) {
         if (good.length === 1) {
           this.giveBack(good[0], events[0], err);
@@ -322,7 +392,9 @@ export class EventConsumer {
           `${this.opts.name}: handling a batch of events failed; retrying them one by one`,
         );
         for (let i = 0; i < events.length; i++) {
-          await this.handleAndAck([events[i]], [good[i]]).catch((e: unknown) => this.giveBack(good[i], events[i], e));
+          await this.handleAndAck([events[i]], [good[i]], parents && [parents[i]]).catch((e: unknown) =>
+            this.giveBack(good[i], events[i], e),
+          );
         }
       }
     }

@@ -17,6 +17,13 @@ export interface EventEnvelope<T = unknown> {
   data: T;
   schema_version: 1;
   request_id?: string;
+  /**
+   * The W3C trace context of the span that recorded the event (tracing on only; absent otherwise).
+   * A consumer of the stream sees its own consumer span's here (`EventConsumer` replaces it), so
+   * what it causes joins the same trace. Never part of what webhooks deliver.
+   */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** Whether a parsed message has what a consumer needs of an envelope (the data itself is not checked). */
@@ -70,6 +77,8 @@ export interface EnvelopeInput<T = unknown> {
   occurredAt: Date;
   actor?: EventActor | null;
   requestId?: string;
+  /** The trace context to store with the event (docs/observability.md). */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 /** Builds the envelope; keeps only known actor fields so nothing private rides along. */
@@ -91,5 +100,7 @@ export function buildEnvelope<T>(input: EnvelopeInput<T>): EventEnvelope<T> {
     data: input.data,
     schema_version: 1,
     ...(input.requestId ? { request_id: input.requestId } : {}),
+    ...(input.trace ? { traceparent: input.trace.traceparent } : {}),
+    ...(input.trace?.tracestate ? { tracestate: input.trace.tracestate } : {}),
   };
 }

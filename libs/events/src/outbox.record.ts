@@ -3,7 +3,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { RawJson, copyColumnsOf, copyInto, stringifyWithRaw } from '@pim/db';
 import { InternalError } from '@pim/errors';
 import { newId } from '@pim/ids';
-import { currentContext } from '@pim/logging';
+import { currentContext, traceContextOf, type StoredTraceContext } from '@pim/logging';
 import { buildEnvelope, subjectFor, type EventActor, type EventEnvelope } from './event.envelope';
 import { OutboxEvent } from './outbox.entity';
 
@@ -51,7 +51,7 @@ export function envelopeJsonWith(envelope: EventEnvelope, dataJson: string): str
 export async function recordEvent<T>(manager: EntityManager, e: RecordEventInput<T>): Promise<EventEnvelope<T>> {
   checkOutbox(manager, 'recordEvent');
   const occurredAt = new Date();
-  const envelope = envelopeOf(e, occurredAt);
+  const envelope = envelopeOf(e, occurredAt, traceContextOf());
   await manager.insert(OutboxEvent, {
     id: envelope.id,
     type: envelope.type,
@@ -78,7 +78,8 @@ export async function recordEvents<T>(
   checkOutbox(manager, 'recordEvents');
   if (events.length === 0) return [];
   const occurredAt = new Date();
-  const envelopes = events.map((e) => envelopeOf(e, occurredAt));
+  const trace = traceContextOf();
+  const envelopes = events.map((e) => envelopeOf(e, occurredAt, trace));
   const columns = copyColumnsOf(manager.connection.getMetadata(OutboxEvent), OUTBOX_COPY_COLUMNS);
   await copyInto(
     manager,
@@ -109,7 +110,11 @@ function checkOutbox(manager: EntityManager, caller: string): void {
   }
 }
 
-function envelopeOf<T>(e: RecordEventInput<T>, occurredAt: Date): EventEnvelope<T> {
+function envelopeOf<T>(
+  e: RecordEventInput<T>,
+  occurredAt: Date,
+  trace: StoredTraceContext | undefined,
+): EventEnvelope<T> {
   const ctx = currentContext();
   return buildEnvelope({
     id: newId(),
@@ -120,6 +125,8 @@ function envelopeOf<T>(e: RecordEventInput<T>, occurredAt: Date): EventEnvelope<
     occurredAt,
     actor: e.actor !== undefined ? e.actor : (ctx?.actor ?? null),
     requestId: e.requestId ?? ctx?.requestId,
+    // The active span's trace context: the relay's publish and every consumer continue it.
+    trace,
   });
 }
 

@@ -1,8 +1,17 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { NotifiedLoop, quoteIdent } from '@pim/db';
-import type { Logger } from '@pim/logging';
+import {
+  contextFromTraceparent,
+  failSpan,
+  injectTraceContext,
+  SpanKind,
+  startSpan,
+  tracingEnabled,
+  type Logger,
+  type Span,
+} from '@pim/logging';
 import type { OutboxMetrics } from './outbox.metrics';
 import { outboxChannel, schemaOf } from './outbox.record';
 
@@ -41,7 +50,12 @@ interface PendingRow {
   id: string;
   subject: string;
   payload: string;
+  /** The envelope's trace context (read only while tracing is on). */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
+
+const headerSetter = { set: (h: MsgHdrs, key: string, value: string) => h.set(key, value) };
 
 /** What one pass over the outbox did. */
 interface BatchResult {
@@ -62,7 +76,9 @@ function errorText(err: unknown): string {
  * Moves events from the app's outbox table to JetStream: claims a batch with
  * FOR UPDATE SKIP LOCKED (replicas share the work), publishes each with Nats-Msg-Id = event id
  * (a re-publish after a crash is dropped as a duplicate), then marks them published in the same
- * transaction. Wakes on NOTIFY, polls as a fallback, backs off on failure, never throws.
+ * transaction. Wakes on NOTIFY, polls as a fallback, backs off on failure, never throws. While
+ * tracing is on, each publish is a producer span continuing the trace stored in the envelope,
+ * and its message carries that span's `traceparent` (and `tracestate`) as NATS headers.
  */
 export class OutboxRelay extends NotifiedLoop {
   private readonly ds: DataSource;
@@ -127,9 +143,12 @@ export class OutboxRelay extends NotifiedLoop {
 
   private async runBatch(): Promise<BatchResult> {
     this.wakeup.reset();
+    const traced = tracingEnabled();
     return this.ds.transaction(async (manager) => {
+      // While tracing is on, the envelope's trace context too: each publish is a span of its trace.
       const rows: PendingRow[] = await manager.query(
-        `SELECT "id", "subject", "envelope"::text AS "payload" FROM ${this.table}
+        `SELECT "id", "subject", "envelope"::text AS "payload"${traced ? `, "envelope"->>'traceparent' AS "traceparent", "envelope"->>'tracestate' AS "tracestate"` : ''}
+           FROM ${this.table}
           WHERE "published_at" IS NULL ORDER BY "occurred_at", "id" LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.batchSize],
       );
@@ -139,13 +158,25 @@ export class OutboxRelay extends NotifiedLoop {
 
       // Publishes are pipelined on one connection, so they reach the stream in claim order.
       const outcomes = await Promise.allSettled(
-        rows.map((r, i) =>
-          this.js.publish(this.opts.subjectPrefix + r.subject, r.payload, {
+        rows.map((r, i) => {
+          const subject = this.opts.subjectPrefix + r.subject;
+          const span = traced ? this.publishSpan(r, ids[i], subject) : undefined;
+          const published = this.js.publish(subject, r.payload, {
             msgID: ids[i],
             timeout: this.publishTimeoutMs,
             expect: { streamName: this.opts.stream },
-          }),
-        ),
+            ...(span ? { headers: this.traceHeaders(span) } : {}),
+          });
+          if (span)
+            published.then(
+              () => span.end(),
+              (err: unknown) => {
+                failSpan(span, err);
+                span.end();
+              },
+            );
+          return published;
+        }),
       );
       const published: string[] = [];
       const failed: { id: string; error: string }[] = [];
@@ -161,6 +192,27 @@ export class OutboxRelay extends NotifiedLoop {
       if (failed.length > 0) await this.recordFailures(manager, failed);
       return { claimed: rows.length, published: published.length, failed: failed.length };
     });
+  }
+
+  /** The producer span of one publish: a child of the context the event was recorded in. */
+  private publishSpan(row: PendingRow, id: string, subject: string): Span {
+    return startSpan(`publish ${row.subject}`, {
+      kind: SpanKind.PRODUCER,
+      parent: contextFromTraceparent(row.traceparent, row.tracestate ?? undefined),
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.operation.type': 'send',
+        'messaging.destination.name': subject,
+        'messaging.message.id': id,
+      },
+    });
+  }
+
+  /** NATS headers carrying the producer span's trace context to every consumer. */
+  private traceHeaders(span: Span): MsgHdrs {
+    const h = headers();
+    injectTraceContext(h, headerSetter, span);
+    return h;
   }
 
   private async recordFailures(manager: EntityManager, failed: { id: string; error: string }[]): Promise<void> {

@@ -1,5 +1,6 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { currentContext } from './context';
+import { activeTraceIds } from './tracing';
 
 export type { Logger } from 'pino';
 
@@ -33,7 +34,10 @@ export interface LoggerSettings {
   destination?: pino.DestinationStream;
 }
 
-/** A JSON logger that redacts secrets and stamps the current request id on every line. */
+/**
+ * A JSON logger that redacts secrets and stamps the current request id on every line, and the
+ * active span's `trace_id` and `span_id` while tracing is on.
+ */
 export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
     level: settings.level ?? 'info',
@@ -43,7 +47,9 @@ export function createLogger(settings: LoggerSettings): Logger {
     formatters: { level: (label) => ({ level: label }) },
     mixin() {
       const ctx = currentContext();
-      return ctx ? { request_id: ctx.requestId } : {};
+      const ids = activeTraceIds();
+      if (!ids) return ctx ? { request_id: ctx.requestId } : {};
+      return ctx ? { request_id: ctx.requestId, ...ids } : ids;
     },
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);

@@ -9,7 +9,7 @@ import {
   withLinks,
 } from '@pim/errors';
 import { isId, newId, requireId } from '@pim/ids';
-import { currentContext } from '@pim/logging';
+import { currentContext, inSpan } from '@pim/logging';
 import { recordEvent } from '@pim/events';
 import { isDeadlock, quoteIdent, translatePgError } from '@pim/db';
 import {
@@ -162,7 +162,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     opts: { id?: string; fill?: (record: E) => void } = {},
   ): Promise<{ view: V; record: E }> {
     const input = this.parseInput(raw);
-    return this.transaction(input as Record<string, unknown>, (m) => this.insert(m, input, opts));
+    return this.transaction('create', input as Record<string, unknown>, (m) => this.insert(m, input, opts));
   }
 
   /**
@@ -176,7 +176,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const handle = this.resource.handle;
     for (let attempt = 0; ; attempt++) {
       try {
-        const upserted = await this.transaction(given, async (m) => {
+        const upserted = await this.transaction('upsert', given, async (m) => {
           const current = await this.inSight(
             this.scoped(
               m
@@ -303,7 +303,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     change: (record: E, m: EntityManager) => Mutation | Promise<Mutation>,
   ): Promise<{ view: V; record: E; changed: boolean }> {
     this.checkId(id);
-    return this.transaction(null, async (m) => {
+    return this.transaction('mutate', null, async (m) => {
       const record = await this.lockRecord(m, { kind: 'update', id, given: {}, scope: this.scope }, expectedVersion);
       const outcome = await change(record, m);
       if (outcome === false) return { view: this.toView(record), record, changed: false };
@@ -320,7 +320,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /** Soft-deletes a record; its handle becomes free. The event carries its last state. */
   async remove(id: string, expectedVersion?: number): Promise<V> {
     this.checkId(id);
-    return this.transaction(null, async (m) => {
+    return this.transaction('delete', null, async (m) => {
       const record = await this.lockRecord(m, { kind: 'delete', id, scope: this.scope }, expectedVersion);
       await this.resource.hooks?.beforeDelete?.(m, record);
       const now = new Date();
@@ -597,7 +597,9 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     expectedVersion: number | undefined,
     inputFor: (current: E) => I,
   ): Promise<V> {
-    const { view } = await this.transaction(given, (m) => this.write(m, id, given, expectedVersion, inputFor));
+    const { view } = await this.transaction('update', given, (m) =>
+      this.write(m, id, given, expectedVersion, inputFor),
+    );
     return this.shownTo(view, await this.audience());
   }
 
@@ -648,26 +650,45 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     return record;
   }
 
-  /** Runs a write in a transaction, again when a hook asks for it or Postgres broke a deadlock. */
-  private async transaction<T>(
+  /**
+   * Runs a write in a transaction, again when a hook asks for it or Postgres broke a deadlock; the
+   * whole write is one span (`<collection>.<op>`), the span the write's event is recorded under.
+   */
+  private transaction<T>(
+    op: string,
     given: Record<string, unknown> | null,
     work: (m: EntityManager) => Promise<T>,
   ): Promise<T> {
-    if (this.outer) {
-      try {
-        return await work(this.outer);
-      } catch (err) {
-        throw err instanceof RetryWrite ? err : this.translate(err, given?.[this.resource.handle]);
-      }
-    }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.ds.transaction(work);
-      } catch (err) {
-        if ((err instanceof RetryWrite || isDeadlock(err)) && attempt < ATTEMPTS) continue;
-        throw this.translate(err, given?.[this.resource.handle]);
-      }
-    }
+    return inSpan(
+      `${this.resource.collection}.${op}`,
+      {
+        attributes: {
+          'db.system.name': 'postgresql',
+          'pim.collection': this.resource.collection,
+          'pim.record.operation': op,
+        },
+      },
+      async (span) => {
+        if (this.outer) {
+          try {
+            return await work(this.outer);
+          } catch (err) {
+            throw err instanceof RetryWrite ? err : this.translate(err, given?.[this.resource.handle]);
+          }
+        }
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await this.ds.transaction(work);
+          } catch (err) {
+            if ((err instanceof RetryWrite || isDeadlock(err)) && attempt < ATTEMPTS) {
+              span.setAttribute('pim.record.attempts', attempt + 1);
+              continue;
+            }
+            throw this.translate(err, given?.[this.resource.handle]);
+          }
+        }
+      },
+    );
   }
 
   private translate(err: unknown, taken: unknown): unknown {

@@ -1,7 +1,6 @@
 import { credentials, type Client, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
 import { fromGrpcError } from '@pim/errors';
-import { currentContext } from '@pim/logging';
-import { contextToMetadata } from './metadata';
+import { callMetadata, endClientSpan, startClientSpan } from './tracing';
 
 /** A generated client constructor (ts-proto `makeGenericClientConstructor` output). */
 export type ClientCtor<C extends Client> = new (
@@ -36,8 +35,9 @@ export interface RpcClientOptions {
 }
 
 /**
- * A promise-based client: every call carries a deadline and the current request id and caller,
- * and failures come back as domain errors (a transport failure is an UnavailableError).
+ * A promise-based client: every call carries a deadline, the current request id and caller and
+ * (tracing on) its client span's trace context, and failures come back as domain errors (a
+ * transport failure is an UnavailableError).
  */
 export function createRpcClient<C extends Client>(
   Ctor: ClientCtor<C>,
@@ -51,17 +51,22 @@ export function createRpcClient<C extends Client>(
     'grpc.initial_reconnect_backoff_ms': 200,
     'grpc.max_reconnect_backoff_ms': 2_000,
   });
+  // The full RPC name of each method (`/pim.webhooks.v1.WebhooksService/GetWebhook`), for its span.
+  const service = (Ctor as unknown as { service?: Record<string, { path?: string }> }).service ?? {};
   const proxy = new Proxy({} as Record<string | symbol, unknown>, {
     get(_t, prop) {
       if (prop === 'close') return () => raw.close();
       if (prop === 'raw') return raw;
       const method = (raw as unknown as Record<string | symbol, unknown>)[prop];
       if (typeof method !== 'function') return undefined;
+      const path = service[String(prop)]?.path ?? `${opts.service}/${String(prop)}`;
       return (req: unknown, callOpts: { deadlineMs?: number } = {}) =>
         new Promise((resolve, reject) => {
-          const md = contextToMetadata(currentContext());
+          const span = startClientSpan(path, () => opts.address);
+          const md = callMetadata(span);
           const deadline = new Date(Date.now() + (callOpts.deadlineMs ?? opts.deadlineMs));
           (method as UnaryMethod<unknown, unknown>).call(raw, req, md, { deadline }, (err, res) => {
+            endClientSpan(span, err);
             if (err) reject(fromGrpcError(err, opts.service));
             else resolve(res);
           });

@@ -18,9 +18,10 @@ import { HealthImplementation } from 'grpc-health-check';
 import { ReflectionService } from '@grpc/reflection';
 import type { Registry } from 'prom-client';
 import { toGrpcError, toPimError } from '@pim/errors';
-import { runWithContext, type Logger, type RequestContext } from '@pim/logging';
+import { runWithContext, withSpan, type Logger, type RequestContext } from '@pim/logging';
 import { metadataToContext } from './metadata';
 import { GrpcServerMetrics } from './metrics';
+import { endServerSpan, startServerSpan } from './tracing';
 
 /** What a handler knows about the call beyond its request message. */
 export interface CallContext extends RequestContext {
@@ -45,17 +46,25 @@ export function unary<Req, Res>(
       deadline:
         deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline as number) : undefined,
     };
-    runWithContext(ctx, () => {
-      fn(call.request, callCtx).then(
-        (res) => callback(null, res),
-        (err: unknown) => {
-          const pim = toPimError(err);
-          const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
-          logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
-          callback(toGrpcError(pim) as never, null);
-        },
-      );
-    });
+    const span = startServerSpan(call);
+    runWithContext(ctx, () =>
+      withSpan(span, () => {
+        fn(call.request, callCtx).then(
+          (res) => {
+            callback(null, res);
+            endServerSpan(span, status.OK);
+          },
+          (err: unknown) => {
+            const pim = toPimError(err);
+            const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
+            logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
+            const grpcError = toGrpcError(pim);
+            callback(grpcError as never, null);
+            endServerSpan(span, grpcError.code ?? status.UNKNOWN, pim.message);
+          },
+        );
+      }),
+    );
   };
 }
 
@@ -102,21 +111,30 @@ export function serverStream<Req, Res>(
       }
       if (call.cancelled) throw new StreamCancelledError(method);
     };
-    runWithContext(ctx, () => {
-      fn(call.request, send, callContext(ctx, call.getDeadline())).then(
-        () => call.end(),
-        (err: unknown) => {
-          if (err instanceof StreamCancelledError || call.cancelled) {
-            logger.info({ method }, `${method}: cancelled by the caller`);
-            return;
-          }
-          const pim = toPimError(err);
-          const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
-          logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
-          call.emit('error', toGrpcError(pim));
-        },
-      );
-    });
+    const span = startServerSpan(call);
+    runWithContext(ctx, () =>
+      withSpan(span, () => {
+        fn(call.request, send, callContext(ctx, call.getDeadline())).then(
+          () => {
+            call.end();
+            endServerSpan(span, status.OK);
+          },
+          (err: unknown) => {
+            if (err instanceof StreamCancelledError || call.cancelled) {
+              logger.info({ method }, `${method}: cancelled by the caller`);
+              endServerSpan(span, status.CANCELLED);
+              return;
+            }
+            const pim = toPimError(err);
+            const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
+            logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
+            const grpcError = toGrpcError(pim);
+            call.emit('error', grpcError);
+            endServerSpan(span, grpcError.code ?? status.UNKNOWN, pim.message);
+          },
+        );
+      }),
+    );
   };
 }
 
@@ -221,20 +239,29 @@ export function clientStream<Req, Res>(
 ): handleClientStreamingCall<Req, Res> {
   return (call: ServerReadableStream<Req, Res>, callback: sendUnaryData<Res>) => {
     const ctx = metadataToContext(call.metadata, randomUUID);
-    runWithContext(ctx, () => {
-      fn(call as AsyncIterable<Req>, callContext(ctx, call.getDeadline())).then(
-        (res) => callback(null, res),
-        (err: unknown) => {
-          if (call.cancelled) {
-            logger.info({ method }, `${method}: cancelled by the caller`);
-            return;
-          }
-          const pim = toPimError(err);
-          const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
-          logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
-          callback(toGrpcError(pim) as never, null);
-        },
-      );
-    });
+    const span = startServerSpan(call);
+    runWithContext(ctx, () =>
+      withSpan(span, () => {
+        fn(call as AsyncIterable<Req>, callContext(ctx, call.getDeadline())).then(
+          (res) => {
+            callback(null, res);
+            endServerSpan(span, status.OK);
+          },
+          (err: unknown) => {
+            if (call.cancelled) {
+              logger.info({ method }, `${method}: cancelled by the caller`);
+              endServerSpan(span, status.CANCELLED);
+              return;
+            }
+            const pim = toPimError(err);
+            const line = { method, err: pim.logLevel === 'error' ? err : undefined, code: pim.status, kind: pim.kind };
+            logger[pim.logLevel](line, pim.logLevel === 'error' ? `${method} failed` : `${method}: ${pim.message}`);
+            const grpcError = toGrpcError(pim);
+            callback(grpcError as never, null);
+            endServerSpan(span, grpcError.code ?? status.UNKNOWN, pim.message);
+          },
+        );
+      }),
+    );
   };
 }

@@ -1,13 +1,31 @@
 import {
   Metadata,
+  status,
   type Client,
   type ClientReadableStream,
   type ClientWritableStream,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { fromGrpcError } from '@pim/errors';
-import { currentContext } from '@pim/logging';
-import { contextToMetadata } from './metadata';
+import { callMetadata, endClientSpan, startClientSpan } from './tracing';
+
+/** The full RPC name of a generated client's method, for its span. */
+function pathOf(client: Client, method: string, service: string): string {
+  const def = (client.constructor as { service?: Record<string, { path?: string }> }).service;
+  return def?.[method]?.path ?? `${service}/${method}`;
+}
+
+/** Where a client connects (`host:port`), for its spans. */
+function clientAddress(client: Client): string {
+  try {
+    return client
+      .getChannel()
+      .getTarget()
+      .replace(/^dns:(\/\/\/)?/, '');
+  } catch {
+    return '';
+  }
+}
 
 /** An open client-streaming call: messages written with backpressure, then the answer. */
 export interface ClientStreamCall<Req, Res> {
@@ -41,20 +59,17 @@ export function openClientStream<Req, Res>(
   let settled = false;
   let failure: unknown;
   let call!: ClientWritableStream<Req>;
+  const span = startClientSpan(pathOf(client, method, opts.service), () => clientAddress(client));
   const done = new Promise<Res>((resolve, reject) => {
     const fn = (client as unknown as Record<string, ClientStreamMethod<Req, Res>>)[method];
-    call = fn.call(
-      client,
-      contextToMetadata(currentContext()),
-      { deadline: new Date(Date.now() + opts.deadlineMs) },
-      (err, res) => {
-        settled = true;
-        if (err) {
-          failure = fromGrpcError(err, opts.service);
-          reject(failure);
-        } else resolve(res as Res);
-      },
-    );
+    call = fn.call(client, callMetadata(span), { deadline: new Date(Date.now() + opts.deadlineMs) }, (err, res) => {
+      settled = true;
+      endClientSpan(span, err);
+      if (err) {
+        failure = fromGrpcError(err, opts.service);
+        reject(failure);
+      } else resolve(res as Res);
+    });
   });
   done.catch(() => undefined); // observed through write/end; never an unhandled rejection
   return {
@@ -91,17 +106,24 @@ export async function* readServerStream<Req, Res>(
   opts: { service: string; deadlineMs: number },
 ): AsyncGenerator<Res> {
   const fn = (client as unknown as Record<string, ServerStreamMethod<Req, Res>>)[method];
-  const call = fn.call(client, request, contextToMetadata(currentContext()), {
+  const span = startClientSpan(pathOf(client, method, opts.service), () => clientAddress(client));
+  const call = fn.call(client, request, callMetadata(span), {
     deadline: new Date(Date.now() + opts.deadlineMs),
   });
   let finished = false;
   try {
     for await (const message of call as AsyncIterable<Res>) yield message;
     finished = true;
+    endClientSpan(span, null);
   } catch (err) {
     finished = true;
-    throw (err as ServiceError).code !== undefined ? fromGrpcError(err as ServiceError, opts.service) : err;
+    const grpcError = (err as ServiceError).code !== undefined ? (err as ServiceError) : null;
+    endClientSpan(span, grpcError ?? { code: status.UNKNOWN, details: String((err as Error)?.message ?? err) });
+    throw grpcError ? fromGrpcError(grpcError, opts.service) : err;
   } finally {
-    if (!finished) call.cancel();
+    if (!finished) {
+      call.cancel();
+      endClientSpan(span, { code: status.CANCELLED, details: 'left early by the caller' });
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { PgBoss, type Job } from 'pg-boss';
 import type { EntityManager } from 'typeorm';
 import type { BackgroundLoop } from '@pim/app';
-import type { Logger } from '@pim/logging';
+import { contextFromTraceparent, inSpan, SpanKind, traceContextOf, tracingEnabled, type Logger } from '@pim/logging';
 
 /** A queue of jobs of one kind: its name and how many times a job is tried before it fails for good. */
 export interface QueueSpec {
@@ -68,9 +68,13 @@ export class JobQueue {
       });
   }
 
-  /** Queues a job inside the caller's transaction. */
+  /**
+   * Queues a job inside the caller's transaction; while tracing is on, the job keeps the trace
+   * context of the request that queued it (`traceparent` in its data), which its run continues.
+   */
   async enqueue(m: EntityManager, queue: QueueSpec, data: object): Promise<void> {
-    await this.boss.send(queue.name, data, {
+    const trace = traceContextOf();
+    await this.boss.send(queue.name, trace ? { ...data, ...trace } : data, {
       db: { executeSql: async (text, values) => ({ rows: await m.query(text, values as unknown[]) }) },
     });
   }
@@ -84,7 +88,21 @@ export class JobQueue {
     await this.boss.work<T>(
       queue.name,
       { batchSize: 1, localConcurrency: concurrency, pollingIntervalSeconds: 2 },
-      async ([job]) => handle(job, job.retryCount >= queue.attempts - 1),
+      async ([job]) => {
+        const lastTry = job.retryCount >= queue.attempts - 1;
+        if (!tracingEnabled()) return handle(job, lastTry);
+        // Each try is a consumer span in the trace of the request that queued the job.
+        const stored = job.data as { traceparent?: unknown; tracestate?: unknown };
+        return inSpan(
+          `run ${queue.name}`,
+          {
+            kind: SpanKind.CONSUMER,
+            parent: contextFromTraceparent(stored.traceparent, stored.tracestate),
+            attributes: { 'pim.job.queue': queue.name, 'pim.job.id': job.id, 'pim.job.retry': job.retryCount },
+          },
+          () => handle(job, lastTry),
+        );
+      },
     );
   }
 

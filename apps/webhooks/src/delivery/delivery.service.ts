@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ConflictError, NotFoundError, ValidationError, withLinks } from '@pim/errors';
 import { buildEnvelope } from '@pim/events';
 import { newId, requireId } from '@pim/ids';
-import { currentContext } from '@pim/logging';
+import { currentContext, traceContextOf } from '@pim/logging';
 import { validateListQuery, type ListQuery } from '@pim/query';
 import { deliveryListDecl, TEST_EVENT_TYPE, type DeliveryAttemptView, type DeliveryView } from '@pim/resources';
 import type { WebhookEntity } from '../webhook/webhook.entity';
@@ -174,6 +174,8 @@ export class DeliveryService {
         occurredAt: new Date(),
         actor: ctx?.actor ?? null,
         requestId: ctx?.requestId,
+        // The test's attempt joins the trace of the request that asked for it.
+        trace: traceContextOf(),
       });
       if (envelope.type !== TEST_EVENT_TYPE) throw new Error(`unexpected test event type ${envelope.type}`);
       await this.recorder.recordIn(m, [envelope], 1, w._id);

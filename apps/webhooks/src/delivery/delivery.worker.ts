@@ -1,6 +1,16 @@
 import type { DataSource } from 'typeorm';
 import { NotifiedLoop } from '@pim/db';
-import { runWithContext, type Logger } from '@pim/logging';
+import {
+  contextFromTraceparent,
+  failSpan,
+  runWithContext,
+  SpanKind,
+  startSpan,
+  tracingEnabled,
+  withSpan,
+  type Logger,
+  type Span,
+} from '@pim/logging';
 import type { WebhookMetrics } from '../metrics/metrics';
 import { DELIVERIES_CHANNEL, DeliveryQueue, nextState, type Completion } from './deliveries.repository';
 import type { AttemptResult, ClaimedDelivery, DeliverySender } from './delivery.sender';
@@ -230,7 +240,9 @@ export class DeliveryWorker extends NotifiedLoop {
           error: 'not sent: the lease was about to run out before the request started',
         };
       } else {
-        result = await this.opts.sender.send(d, entry.abort.signal);
+        const span = attemptSpan(d);
+        result = await withSpan(span, () => this.opts.sender.send(d, entry.abort.signal));
+        endAttemptSpan(span, result);
       }
       this.finish(d, result);
     }).catch((err) => this.opts.logger.error({ err, delivery_id: d.id }, 'delivery attempt crashed'));
@@ -340,4 +352,45 @@ export class DeliveryWorker extends NotifiedLoop {
       this.opts.logger.warn({ err }, 'purging old deliveries failed; will retry later');
     }
   }
+}
+
+/**
+ * The span of one attempt (tracing on): a client span in the trace of the event's fan-out, whose
+ * context the inbox keeps in the event's envelope — so the POST sits in the trace of the request
+ * that caused the event. A redelivery or a retry is another attempt span in that same trace.
+ */
+function attemptSpan(d: ClaimedDelivery): Span {
+  if (!tracingEnabled()) return startSpan('');
+  let host: { address: string; port?: number } = { address: '' };
+  try {
+    const u = new URL(d.url);
+    host = {
+      address: u.hostname,
+      port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80,
+    };
+  } catch {
+    // A stored URL always parses; the span just goes without it otherwise.
+  }
+  return startSpan(`deliver ${d.eventType}`, {
+    kind: SpanKind.CLIENT,
+    parent: contextFromTraceparent(d.envelope.traceparent, d.envelope.tracestate),
+    attributes: {
+      'http.request.method': 'POST',
+      'server.address': host.address,
+      ...(host.port !== undefined ? { 'server.port': host.port } : {}),
+      'pim.webhook.id': d.webhookId,
+      'pim.delivery.id': d.id,
+      'pim.delivery.attempt': d.attempt,
+      'pim.event.id': d.eventId,
+      'pim.event.type': d.eventType,
+    },
+  });
+}
+
+function endAttemptSpan(span: Span, result: AttemptResult): void {
+  if (!span.isRecording()) return span.end();
+  span.setAttribute('pim.delivery.outcome', result.outcome);
+  if (result.statusCode !== undefined) span.setAttribute('http.response.status_code', result.statusCode);
+  if (result.outcome !== 'success') failSpan(span, { message: result.error ?? result.outcome }, result.outcome);
+  span.end();
 }

@@ -1,0 +1,99 @@
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import {
+  currentContext,
+  extractTraceContext,
+  failSpan,
+  injectTraceContext,
+  SpanKind,
+  startSpan,
+  tracingEnabled,
+  type Span,
+} from '@pim/logging';
+import { grpcCodeName } from './metrics';
+import { contextToMetadata } from './metadata';
+
+// Spans of gRPC calls (client and server), the W3C trace context carried in the call's metadata
+// as `traceparent` / `tracestate` beside the request id and the caller. Every helper is a no-op
+// (one boolean test) while tracing is off.
+
+const metadataSetter = { set: (md: Metadata, key: string, value: string) => md.set(key, value) };
+const metadataGetter = {
+  get: (md: Metadata, key: string) => {
+    const v = md.get(key)[0];
+    return typeof v === 'string' ? v : undefined;
+  },
+  keys: (md: Metadata) => Object.keys(md.getMap()),
+};
+
+/** `pim.catalog.v1.ProductsService/GetProduct` split as the rpc.* attributes want it. */
+function rpcAttributes(path: string): Record<string, string> {
+  const full = path.replace(/^\//, '');
+  const slash = full.lastIndexOf('/');
+  return {
+    'rpc.system': 'grpc',
+    'rpc.service': slash > 0 ? full.slice(0, slash) : full,
+    'rpc.method': slash > 0 ? full.slice(slash + 1) : full,
+  };
+}
+
+/** Starts the client span of a call to `path` (`/pkg.Service/Method`) on `address`, a child of the active span. */
+export function startClientSpan(path: string, addressOf: () => string): Span {
+  if (!tracingEnabled()) return startSpan(path);
+  const name = path.replace(/^\//, '');
+  const address = addressOf();
+  const colon = address.lastIndexOf(':');
+  const port = Number(address.slice(colon + 1));
+  return startSpan(name, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      ...rpcAttributes(name),
+      'server.address': colon > 0 ? address.slice(0, colon) : address,
+      ...(colon > 0 && Number.isInteger(port) ? { 'server.port': port } : {}),
+    },
+  });
+}
+
+/** The metadata of an outgoing call: the request id and caller, and the client span's trace context. */
+export function callMetadata(span: Span): Metadata {
+  const md = contextToMetadata(currentContext());
+  injectTraceContext(md, metadataSetter, span);
+  return md;
+}
+
+/** Ends a client span with the call's status (any status but OK is an error for the caller). */
+export function endClientSpan(span: Span, err: Pick<ServiceError, 'code' | 'details'> | null): void {
+  if (!span.isRecording()) return span.end();
+  const code = err ? err.code : status.OK;
+  span.setAttribute('rpc.grpc.status_code', code);
+  if (err) failSpan(span, { name: grpcCodeName(code), message: err.details }, grpcCodeName(code));
+  span.end();
+}
+
+/** Statuses a server reports as its own failure (the OpenTelemetry gRPC conventions); the rest are the caller's. */
+const SERVER_ERRORS = new Set<number>([
+  status.UNKNOWN,
+  status.DEADLINE_EXCEEDED,
+  status.UNIMPLEMENTED,
+  status.INTERNAL,
+  status.UNAVAILABLE,
+  status.DATA_LOSS,
+]);
+
+/** Starts the server span of a call, continuing the trace context its caller sent in the metadata. */
+export function startServerSpan(call: { metadata: Metadata; getPath(): string }): Span {
+  if (!tracingEnabled()) return startSpan('');
+  const path = call.getPath();
+  return startSpan(path.replace(/^\//, ''), {
+    kind: SpanKind.SERVER,
+    attributes: rpcAttributes(path),
+    parent: extractTraceContext(call.metadata, metadataGetter),
+  });
+}
+
+/** Ends a server span with the status sent (`message` for a failure). */
+export function endServerSpan(span: Span, code: number, message?: string): void {
+  if (!span.isRecording()) return span.end();
+  span.setAttribute('rpc.grpc.status_code', code);
+  if (SERVER_ERRORS.has(code)) failSpan(span, { name: grpcCodeName(code), message }, grpcCodeName(code));
+  span.end();
+}
