@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { answerClientErrors } from './http/client-errors';
 import type { Server } from 'node:http';
 import { Pool } from 'pg';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -100,6 +101,7 @@ async function main(): Promise<void> {
     app.setReady(true);
     logger.info({ port: config.PORT, tracing: Boolean(tracing) }, `gateway listening on ${publicUrl}`);
   });
+  answerClientErrors(server, logger);
   server.headersTimeout = 15_000;
   // Receiving a whole request may take as long as an upload of the largest file on a slow link;
   // ordinary routes are still answered within REQUEST_TIMEOUT_MS by the gateway's own timeout.

@@ -2047,7 +2047,7 @@ export interface components {
              */
             code: number;
             /** @enum {string} */
-            kind: "validation" | "authentication" | "authorization" | "not_found" | "conflict" | "precondition" | "gone" | "payload_too_large" | "unsupported_media_type" | "rate_limit" | "internal" | "unavailable";
+            kind: "validation" | "authentication" | "authorization" | "not_found" | "conflict" | "precondition" | "gone" | "payload_too_large" | "headers_too_large" | "request_timeout" | "unsupported_media_type" | "rate_limit" | "internal" | "unavailable";
             /** @example ValidationError */
             name: string;
             /** @example Invalid webhook */

@@ -28,6 +28,8 @@ export type ErrorKind =
   | 'precondition'
   | 'gone'
   | 'payload_too_large'
+  | 'headers_too_large'
+  | 'request_timeout'
   | 'unsupported_media_type'
   | 'rate_limit'
   | 'internal'
@@ -198,6 +200,27 @@ export class PayloadTooLargeError extends PimError {
   protected readonly defaultSolution = 'Send a smaller body, or split the work into several requests';
 }
 
+/** 431: the request line or headers are larger than the server reads (refused before any route). */
+export class HeadersTooLargeError extends PimError {
+  override readonly name = 'HeadersTooLargeError';
+  readonly status = 431;
+  readonly kind = 'headers_too_large' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Request headers too large';
+  protected readonly defaultSolution =
+    'Send a shorter URL and fewer or smaller headers (at most 16 KiB for the request line and headers together)';
+}
+
+/** 408: the request did not arrive in time (its headers or body came too slowly). */
+export class RequestTimeoutError extends PimError {
+  override readonly name = 'RequestTimeoutError';
+  readonly status = 408;
+  readonly kind = 'request_timeout' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Request timeout';
+  protected readonly defaultSolution = 'Send the whole request without pauses, then retry';
+}
+
 /** 415: not JSON. */
 export class UnsupportedMediaTypeError extends PimError {
   override readonly name = 'UnsupportedMediaTypeError';
@@ -248,6 +271,8 @@ export const errorClasses = {
   PreconditionFailedError,
   GoneError,
   PayloadTooLargeError,
+  HeadersTooLargeError,
+  RequestTimeoutError,
   UnsupportedMediaTypeError,
   RateLimitError,
   InternalError,

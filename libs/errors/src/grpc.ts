@@ -29,8 +29,11 @@ function grpcCodeFor(kind: ErrorKind): GrpcStatus {
     case 'precondition':
       return GrpcStatus.FAILED_PRECONDITION;
     case 'payload_too_large':
+    case 'headers_too_large':
     case 'rate_limit':
       return GrpcStatus.RESOURCE_EXHAUSTED;
+    case 'request_timeout':
+      return GrpcStatus.DEADLINE_EXCEEDED;
     case 'unsupported_media_type':
       return GrpcStatus.INVALID_ARGUMENT;
     case 'internal':

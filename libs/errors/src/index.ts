@@ -5,6 +5,8 @@ export {
   InternalError,
   NotFoundError,
   PayloadTooLargeError,
+  HeadersTooLargeError,
+  RequestTimeoutError,
   PimError,
   PreconditionFailedError,
   GoneError,

@@ -42,6 +42,8 @@ export const errorObjectSchema = z
       'precondition',
       'gone',
       'payload_too_large',
+      'headers_too_large',
+      'request_timeout',
       'unsupported_media_type',
       'rate_limit',
       'internal',

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { answerClientErrors } from '../http/client-errors';
 import type { Server } from 'node:http';
 import { Pool } from 'pg';
 import type { Registry } from 'prom-client';
@@ -106,6 +107,7 @@ export async function gatewayTestContext(opts: GatewayTestOptions = {}): Promise
     app.setReady(true);
     apps.push(app);
     const server: Server = app.listen(0, '127.0.0.1');
+    answerClientErrors(server, createLogger({ service: 'gateway-test', level: 'silent' }));
     await new Promise((r) => server.once('listening', r));
     closers.push(async () => {
       webhooks.close();
