@@ -1,14 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HeadersTooLargeError, RequestTimeoutError, ValidationError, type PimError } from '@pim/errors';
 import type { Logger } from '@pim/logging';
-
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
 
 /** What Node's HTTP parser refused, as the error the caller gets (undefined: nothing to answer). */
 export function clientErrorOf(err: NodeJS.ErrnoException): PimError | undefined {
@@ -50,7 +44,7 @@ export function answerClientErrors(server: Server, logger: Logger): void {
     logger.info({ request_id: requestId, code: err.code, status: error.status }, 'request refused by the HTTP parser');
     const body = JSON.stringify(error.toObject(requestId));
     socket.end(
-      `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? 'Error'}\r\n` +
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\n` +
