@@ -128,7 +128,13 @@ export async function* xlsxRows(
     for await (const sheet of workbook) {
       facts.worksheets = (workbook.model?.sheets ?? []).map((s) => ({ id: String(s.id), name: s.name }));
       const id = String(sheet.id);
-      if (worksheetId !== undefined && id !== worksheetId) continue; // skipped unread
+      if (worksheetId !== undefined && id !== worksheetId) {
+        // Read through, nothing yielded: exceljs spools some sheets to temporary files and deletes
+        // each as soon as the next is asked for, so a sheet left unread would open its file after
+        // it is gone (ENOENT, at random under load).
+        for await (const skipped of sheet) void skipped;
+        continue;
+      }
       const merges: MergedRange[] = [];
       sheet.iterator = noteMerges(sheet.iterator, merges);
       let any = false;
