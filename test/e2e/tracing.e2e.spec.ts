@@ -90,17 +90,21 @@ const CONSUMER = 5;
 
 // Every app started as `npm start` starts it, with tracing turned on by the standard variables
 // only, exporting to a collector in the test: one HTTP call's trace, followed across processes to
-// the webhook delivery it caused.
-describe('tracing: one trace from an HTTP request to the webhook delivery it caused', () => {
+// the webhook delivery it caused, to the job it queued, to the channel request of the publication
+// it created.
+describe('tracing: one trace from an HTTP request to what it caused, across processes', () => {
   let e2e: E2E;
   let collector: Awaited<ReturnType<typeof startCollector>>;
   let receiver: TestReceiver;
+  let shop: TestReceiver;
 
   beforeAll(async () => {
     collector = await startCollector();
     receiver = await startReceiver();
+    shop = await startReceiver('/listings');
     e2e = await startE2E('e2etracing', {
       WEBHOOKS_ALLOWED_TARGETS: '127.0.0.0/8,::1/128',
+      PUBLISHER_ALLOWED_TARGETS: '127.0.0.0/8,::1/128',
       OTEL_TRACES_EXPORTER: 'otlp',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -111,6 +115,7 @@ describe('tracing: one trace from an HTTP request to the webhook delivery it cau
   afterAll(async () => {
     await e2e?.close();
     await receiver?.close();
+    await shop?.close();
     await collector?.close();
   });
 
@@ -198,5 +203,70 @@ describe('tracing: one trace from an HTTP request to the webhook delivery it cau
         collector.spans.some((s) => s.service === 'io-jobs' && s.kind === CLIENT && s.parentSpanId === run!.spanId),
       30_000,
     );
+  });
+
+  it('a publication created over HTTP is sent to its channel in the trace of the POST', async () => {
+    const channel = await e2e.api('POST', '/api/v1/channels', {
+      code: 'traced_shop',
+      name: 'Traced shop',
+      endpoint: { url: `${shop.url}?key=s3cret-key`, headers: [{ key: 'Authorization', value: 'Bearer s3cret' }] },
+      mapping: [{ field: 'sku', source: 'code' }],
+    });
+    expect(channel.status).toBe(201);
+    const product = await e2e.api('POST', '/api/v1/products', {
+      code: 'traced-product',
+      name: { en: 'Traced' },
+      type: 'simple',
+    });
+    expect(product.status).toBe(201);
+    const created = await e2e.api(
+      'POST',
+      '/api/v1/publications',
+      { product_id: product.json._id, channel_id: channel.json._id },
+      { 'x-request-id': 'req-e2e-publication' },
+    );
+    expect(created.status).toBe(201);
+    await shop.waitFor(1, 30_000);
+
+    let http: ExportedSpan | undefined;
+    let send: ExportedSpan | undefined;
+    await eventually(async () => {
+      http = collector.spans.find((s) => s.kind === SERVER && s.attributes['pim.request_id'] === 'req-e2e-publication');
+      send = http && collector.spans.find((s) => s.traceId === http!.traceId && s.name === 'send traced_shop');
+      return send !== undefined;
+    }, 30_000);
+    expect(http!.name).toBe('POST /api/v1/publications');
+    const spans = collector.spans.filter((s) => s.traceId === http!.traceId);
+    const one = (service: string, kind: number, name: string): ExportedSpan => {
+      const found = spans.filter((s) => s.service === service && s.kind === kind && s.name === name);
+      expect({ service, kind, name, found: found.length }).toEqual({ service, kind, name, found: 1 });
+      return found[0];
+    };
+    const rpc = 'pim.publisher.v1.PublicationsService/CreatePublication';
+    const chain = [
+      http!,
+      one('gateway', CLIENT, rpc),
+      one('publisher', SERVER, rpc),
+      spans.find((s) => s.service === 'publisher' && s.name === 'publications.create')!,
+      one('publisher', CLIENT, 'send traced_shop'),
+    ];
+    for (let i = 1; i < chain.length; i++)
+      expect({ span: chain[i].name, parent: chain[i].parentSpanId }).toEqual({
+        span: chain[i].name,
+        parent: chain[i - 1].spanId,
+      });
+    expect(send!.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.full': `${shop.url}?key=REDACTED`,
+      'server.address': '127.0.0.1',
+      'server.port': shop.port,
+      'http.response.status_code': 200,
+      'pim.publication.id': created.json._id,
+      'pim.publication.outcome': 'published',
+    });
+    // The channel got the publication, without anything of the trace.
+    const got = shop.requests[0];
+    expect(got.headers.traceparent).toBeUndefined();
+    expect(got.body).not.toContain(http!.traceId);
   });
 });

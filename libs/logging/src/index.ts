@@ -6,6 +6,13 @@ export {
   type ProductAccess,
   type RequestContext,
 } from './context';
+export {
+  endHttpClientSpan,
+  redactUrl,
+  startHttpClientSpan,
+  type HttpClientOutcome,
+  type HttpClientSpanOptions,
+} from './http-client.span';
 export { createLogger, REDACT_PATHS, type Logger, type LoggerSettings } from './logger';
 export { currentRunAs, runJobAs, type RunAs } from './run-as';
 export {

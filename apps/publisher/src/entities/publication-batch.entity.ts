@@ -1,7 +1,7 @@
 import { Column, Entity, Index } from 'typeorm';
 import { RecordEntity, declaredEntity } from '@pim/records';
 import { PublicationBatch } from '@pim/resources';
-import type { RunAs } from '@pim/logging';
+import type { RunAs, StoredTraceContext } from '@pim/logging';
 
 /**
  * A publication batch: the declared fields (`PublicationBatch` in @pim/resources) and the common
@@ -27,4 +27,8 @@ export class PublicationBatchEntity extends declaredEntity(PublicationBatch, Rec
   /** Who the batch runs as: its creator, so it publishes only the products they see (NULL: unrestricted). */
   @Column({ type: 'jsonb', nullable: true })
   run_as!: RunAs | null;
+
+  /** The trace context of the request that created it (tracing on only): each run of the batch continues it. */
+  @Column({ type: 'jsonb', nullable: true })
+  trace_context!: StoredTraceContext | null;
 }

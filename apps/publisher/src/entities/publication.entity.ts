@@ -1,5 +1,6 @@
 import { Column, Entity, Index } from 'typeorm';
 import { RecordEntity, declaredEntity } from '@pim/records';
+import type { StoredTraceContext } from '@pim/logging';
 import { Publication } from '@pim/resources';
 
 /**
@@ -49,4 +50,11 @@ export class PublicationEntity extends declaredEntity(Publication, RecordEntity)
   /** The products.updated event that made it (auto_republish). */
   @Column({ type: 'text', nullable: true })
   source_event_id!: string | null;
+
+  /**
+   * The trace context of what set it to be sent (tracing on only; NULL otherwise): the creating
+   * write, the batch run or a retry. Each attempt's span continues it.
+   */
+  @Column({ type: 'jsonb', nullable: true })
+  trace_context!: StoredTraceContext | null;
 }

@@ -2,6 +2,7 @@ import { CreatePublisherSchema1795624061885 } from './1795624061885-create-publi
 import { CreateChannelsAndPublications1795624157686 } from './1795624157686-create-channels-and-publications';
 import { CreatePublicationBatches1795625601358 } from './1795625601358-create-publication-batches';
 import { AddBatchRunAs1795701000000 } from './1795701000000-add-batch-run-as';
+import { AddTraceContext1795702000000 } from './1795702000000-add-trace-context';
 
 /** Every migration of the publisher schema, oldest first. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   CreateChannelsAndPublications1795624157686,
   CreatePublicationBatches1795625601358,
   AddBatchRunAs1795701000000,
+  AddTraceContext1795702000000,
 ];

@@ -1,4 +1,4 @@
-import { currentRunAs } from '@pim/logging';
+import { currentRunAs, traceContextOf } from '@pim/logging';
 import { ValidationError, stateConflict } from '@pim/errors';
 import { declaredRecord, requireLive } from '@pim/records';
 import { PublicationBatch, productFiltersQuery, type ProductFilters } from '@pim/resources';
@@ -52,6 +52,8 @@ export const publicationBatchRecord = (batches: () => PublicationBatchesReposito
           refused_count: 0,
           refusals: [],
           run_as: currentRunAs(),
+          // Each run of the batch continues the trace of the request that created it.
+          trace_context: traceContextOf() ?? null,
         });
         await batches().notify(m);
       },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { NotifiedLoop } from '@pim/db';
 import { ValidationError } from '@pim/errors';
-import { runJobAs, type Logger } from '@pim/logging';
+import { contextFromTraceparent, failSpan, inSpan, runJobAs, SpanKind, type Logger, type Span } from '@pim/logging';
 import { MAX_REFUSALS, type ProductFilters, type PublicationBatchRefusal } from '@pim/resources';
 import type { PublicationBatchEntity } from '../entities/publication-batch.entity';
 import type { CatalogLink } from '../links/catalog.link';
@@ -29,6 +29,8 @@ export interface BatchRunnerOptions {
 class BatchFailed extends Error {}
 
 const RETRY_LATER_MS = 5_000;
+/** The run span's `pim.job.queue`, as io-jobs names its queues. */
+const QUEUE = 'publication-batches';
 
 /**
  * Runs publication batches: any replica claims one (a lease), reads the products its filters
@@ -61,8 +63,20 @@ export class BatchRunner extends NotifiedLoop {
       try {
         batch = await this.opts.batches.claim(this.leaseMs, this.token);
         const held = batch;
-        // As its creator: the catalog pages only the products their users groups see.
-        if (held) await runJobAs('publication-batch', held._id, held.run_as, () => this.run(held));
+        // As its creator: the catalog pages only the products their users groups see; in the trace
+        // of the request that created it (each run a consumer span, as an io-jobs job's try).
+        if (held)
+          await runJobAs('publication-batch', held._id, held.run_as, () =>
+            inSpan(
+              `run ${QUEUE}`,
+              {
+                kind: SpanKind.CONSUMER,
+                parent: contextFromTraceparent(held.trace_context?.traceparent, held.trace_context?.tracestate),
+                attributes: { 'pim.job.queue': QUEUE, 'pim.job.id': held._id, 'pim.channel.id': held.channel_id },
+              },
+              (span) => this.run(held, span),
+            ),
+          );
       } catch (err) {
         this.opts.logger.warn(
           { err, batch_id: batch?._id },
@@ -75,7 +89,7 @@ export class BatchRunner extends NotifiedLoop {
   }
 
   /** Pages through the batch's products until none is left (or the lease is lost, or it stops). */
-  private async run(claimed: PublicationBatchEntity): Promise<void> {
+  private async run(claimed: PublicationBatchEntity, span: Span): Promise<void> {
     let cursor = claimed.cursor;
     while (!this.stopping) {
       let page: Awaited<ReturnType<CatalogLink['productsPage']>>;
@@ -83,7 +97,7 @@ export class BatchRunner extends NotifiedLoop {
         page = await this.opts.catalog.productsPage(claimed.filters as ProductFilters, cursor, this.pageSize);
       } catch (err) {
         if (err instanceof ValidationError)
-          return this.fail(claimed, `The catalog refuses the filters: ${err.message}`);
+          return this.fail(claimed, `The catalog refuses the filters: ${err.message}`, span);
         throw err;
       }
       const outcome = await this.opts.dataSource
@@ -116,7 +130,7 @@ export class BatchRunner extends NotifiedLoop {
           return done ? ('done' as const) : batch.cursor;
         })
         .catch((err: unknown) => {
-          if (err instanceof BatchFailed) return this.fail(claimed, err.message).then(() => 'lost' as const);
+          if (err instanceof BatchFailed) return this.fail(claimed, err.message, span).then(() => 'lost' as const);
           throw err;
         });
       if (outcome === 'lost' || outcome === 'done') return;
@@ -125,8 +139,9 @@ export class BatchRunner extends NotifiedLoop {
     await this.opts.batches.release(claimed._id, this.token, 0);
   }
 
-  /** Ends a batch failed, saying why (while this runner still holds it). */
-  private async fail(claimed: PublicationBatchEntity, error: string): Promise<void> {
+  /** Ends a batch failed, saying why (while this runner still holds it); its run span too. */
+  private async fail(claimed: PublicationBatchEntity, error: string, span: Span): Promise<void> {
+    failSpan(span, { message: error }, 'BatchFailed');
     await this.opts.dataSource.transaction(async (m) => {
       const batch = await this.opts.batches.held(m, claimed._id, this.token);
       if (!batch) return;

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { newId } from '@pim/ids';
+import { traceContextOf } from '@pim/logging';
 import type { PublicationBatchRefusal } from '@pim/resources';
 import type { ChannelEntity } from '../entities/channel.entity';
 import { PublicationEntity } from '../entities/publication.entity';
@@ -43,6 +44,8 @@ export async function publishMany(
   }
   if (ready.length === 0) return { created: 0, refusals };
   const now = new Date();
+  // The batch run's span: the sends of its publications continue its trace.
+  const trace = traceContextOf() ?? null;
   const records = ready.map((product) =>
     m.create(PublicationEntity, {
       _id: newId(),
@@ -71,6 +74,7 @@ export async function publishMany(
       outcome_at: null,
       product_sync_due: false,
       source_event_id: null,
+      trace_context: trace,
     } as unknown as PublicationEntity),
   );
   const ads = await advertisementsRepository.makeLatestMany(

@@ -1,6 +1,6 @@
 import type { PublicationInput, PublicationView } from '@pim/resources';
 import type { RecordService } from '@pim/records';
-import { currentContext } from '@pim/logging';
+import { currentContext, traceContextOf } from '@pim/logging';
 import type { PublicationEntity } from '../entities/publication.entity';
 import type { PublicationsRepository } from '../repositories/publications.repository';
 import { publicationNotNow } from './publication.resource';
@@ -36,6 +36,8 @@ export class PublicationMoves {
         next_attempt_at: new Date(),
         outcome_at: null,
         product_sync_due: false,
+        // Its next attempts are in the trace of the retry that asked for them.
+        trace_context: traceContextOf() ?? null,
       });
       track(
         record,

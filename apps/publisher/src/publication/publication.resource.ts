@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { ConflictError, ValidationError, stateConflict, withLinks } from '@pim/errors';
+import { traceContextOf } from '@pim/logging';
 import { declaredRecord, requireLive } from '@pim/records';
 import { Publication, type PublicationStatus } from '@pim/resources';
 import type { ChannelEntity } from '../entities/channel.entity';
@@ -78,6 +79,8 @@ async function prepare(deps: PublicationDeps, m: EntityManager, next: Publicatio
     attempts: 0,
     next_attempt_at: now,
     product_sync_due: false,
+    // The write's span: each attempt to send it continues this trace.
+    trace_context: traceContextOf() ?? null,
   });
   track(next, 'PENDING', `Waiting to be sent to the channel '${channel.code}'`, [], now);
   next.advertisement_id = await advertisementsRepository.makeLatest(m, next.product_id, next.channel_id, next._id);

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { ConflictError, ValidationError } from '@pim/errors';
 import type { EventEnvelope } from '@pim/events';
-import type { Logger } from '@pim/logging';
+import { contextFromTraceparent, withContext, type Logger } from '@pim/logging';
 import type { PublisherRecords } from '../publisher.records';
 import { contentHash, type ProductSnapshot } from '../products/product.payload';
 import { advertisementsRepository } from '../repositories/advertisements.repository';
@@ -43,7 +43,11 @@ export class AutoRepublisher {
       ads.map((a) => a.channel_id),
     );
     const listed = new Set(ads.filter((a) => channels.some((c) => c._id === a.channel_id)).map((a) => a.product_id));
-    for (const e of updates) if (listed.has(String((e.data as ProductSnapshot)._id))) await this.republish(e);
+    // Each event's publications are made in its consumer span's trace (a batch of several events
+    // runs outside them), so their sends continue it.
+    for (const e of updates)
+      if (listed.has(String((e.data as ProductSnapshot)._id)))
+        await withContext(contextFromTraceparent(e.traceparent, e.tracestate), () => this.republish(e));
   }
 
   /** The publications one event makes, by channel. */

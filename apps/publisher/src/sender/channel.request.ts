@@ -1,12 +1,22 @@
 import { request, type Dispatcher } from 'undici';
-import { isBlockedError, parseRetryAfter } from '@pim/outbound';
+import { BLOCKED_CODE, isBlockedError, parseRetryAfter } from '@pim/outbound';
 import type { ChannelEndpoint } from '@pim/resources';
 
-/** How one request to a channel ended. */
+/**
+ * How one request to a channel ended. `error` names, in a word, why a request got no answer
+ * (`timeout`, a network error's code, the guard's refusal): its span's `error.type`.
+ */
 export type ChannelAnswer =
   | { kind: 'published'; status: number; url: string | null; durationMs: number }
-  | { kind: 'retry'; status?: number; message: string; retryAfterMs: number | null; durationMs: number }
-  | { kind: 'failed'; status?: number; message: string; durationMs: number };
+  | {
+      kind: 'retry';
+      status?: number;
+      error?: string;
+      message: string;
+      retryAfterMs: number | null;
+      durationMs: number;
+    }
+  | { kind: 'failed'; status?: number; error?: string; message: string; durationMs: number };
 
 /** Bytes of a channel's answer read (for its URL or its message); the rest is dropped. */
 const BODY_MAX = 64 * 1024;
@@ -65,17 +75,21 @@ function channelMessage(status: number, text: string): string {
   return `The channel answered ${status}${words ? `: ${words}` : ''}`.slice(0, MESSAGE_MAX);
 }
 
-/** Why a request got no answer, in words. */
-function failureText(err: unknown, timeoutMs: number): string {
+/** Why a request got no answer: in a word (`timeout`, the network error's code), and in words. */
+function failure(err: unknown, timeoutMs: number): { error: string; message: string } {
   const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
   if (e?.name === 'TimeoutError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT')
-    return `The channel did not answer within ${timeoutMs} ms`;
+    return { error: 'timeout', message: `The channel did not answer within ${timeoutMs} ms` };
   const cause = e?.cause as { code?: string; message?: string } | undefined;
   const code = cause?.code ?? e?.code;
-  return `The channel could not be reached${code ? ` (${code})` : ''}: ${cause?.message ?? e?.message ?? String(err)}`.slice(
-    0,
-    MESSAGE_MAX,
-  );
+  return {
+    error: code ?? e?.name ?? 'Error',
+    message:
+      `The channel could not be reached${code ? ` (${code})` : ''}: ${cause?.message ?? e?.message ?? String(err)}`.slice(
+        0,
+        MESSAGE_MAX,
+      ),
+  };
 }
 
 /**
@@ -125,9 +139,10 @@ export async function sendToChannel(
     if (isBlockedError(err))
       return {
         kind: 'failed',
+        error: BLOCKED_CODE,
         message: `The channel's address is refused: ${(err as Error).message}`.slice(0, MESSAGE_MAX),
         durationMs: took(),
       };
-    return { kind: 'retry', message: failureText(err, endpoint.timeout_ms), retryAfterMs: null, durationMs: took() };
+    return { kind: 'retry', ...failure(err, endpoint.timeout_ms), retryAfterMs: null, durationMs: took() };
   }
 }

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Dispatcher } from 'undici';
 import { NotifiedLoop } from '@pim/db';
-import type { Logger } from '@pim/logging';
+import { withSpan, type Logger } from '@pim/logging';
 import { nextDelay } from '@pim/outbound';
 import type { ChannelEndpoint, ChannelMapping } from '@pim/resources';
 import type { ChannelEntity } from '../entities/channel.entity';
@@ -14,6 +14,7 @@ import { track } from '../entities/publication.tracking';
 import { advertisementsRepository } from '../repositories/advertisements.repository';
 import { channelsRepository } from '../repositories/channels.repository';
 import { PUBLICATIONS_CHANNEL, type PublicationsRepository } from '../repositories/publications.repository';
+import { attemptSpan, endAttemptSpan } from './attempt.span';
 import { sendToChannel, type ChannelAnswer } from './channel.request';
 import { publicationOutcomes } from './publication.metrics';
 
@@ -190,11 +191,12 @@ export class PublicationSender extends NotifiedLoop {
         p.product_snapshot as ProductSnapshot,
       );
       this.inflight += 1;
-      const request = sendToChannel(this.opts.agent, channel!.endpoint as ChannelEndpoint, payload, p._id).then(
-        (answer) => {
-          this.done.push({ id: p._id, answer, payload });
-        },
-      );
+      const endpoint = channel!.endpoint as ChannelEndpoint;
+      const span = attemptSpan(p, endpoint);
+      const request = withSpan(span, () => sendToChannel(this.opts.agent, endpoint, payload, p._id)).then((answer) => {
+        endAttemptSpan(span, answer);
+        this.done.push({ id: p._id, answer, payload });
+      });
       const tracked = request.finally(() => {
         this.inflight -= 1;
         this.requests.delete(tracked);
