@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TRACING_VARIABLES, readTracingEnv } from '@pim/logging';
 import { ROOT } from './render';
 
 /** What the manifests must agree with about one app, read from the app's own code. */
@@ -54,19 +55,35 @@ function defaultOf(schema: ObjectSchema, key: string): unknown {
 }
 
 /**
- * Variables an app reads outside its config schema. The gateway reads the address of each owner
- * app whose routes it serves through the route factory from `addressEnv` (apps/gateway/src/main.ts).
+ * Variables an app reads outside its config schema. Every app reads the tracing variables
+ * (`startTracing` of @pim/logging, called by runApp and by the gateway's main.ts). The gateway
+ * also reads the address of each owner app whose routes it serves through the route factory from
+ * `addressEnv` (apps/gateway/src/main.ts).
  */
-async function readsBesideSchema(app: string): Promise<string[]> {
-  if (app !== 'gateway') return [];
+async function readsBesideSchema(app: string, tracingVariables: readonly string[]): Promise<string[]> {
+  if (app !== 'gateway') return [...tracingVariables];
   const owners = (await import(join(ROOT, 'apps', 'gateway', 'src', 'routes', 'owners.ts'))) as {
     OWNER_ROUTES: { addressEnv: string }[];
   };
-  return owners.OWNER_ROUTES.map((o) => o.addressEnv);
+  return [...tracingVariables, ...owners.OWNER_ROUTES.map((o) => o.addressEnv)];
 }
 
-/** The apps of the repository (every apps/<name>/src/config.ts), with what their code says. */
-export async function loadAppFacts(): Promise<AppFacts[]> {
+/** What tracing would refuse at start-up in these settings (`VAR: message`), as the apps read them. */
+function tracingIssues(env: Record<string, string>): string[] {
+  try {
+    readTracingEnv(env);
+    return [];
+  } catch (err) {
+    return [(err as Error).message.replace(/^Invalid configuration: /, '')];
+  }
+}
+
+/**
+ * The apps of the repository (every apps/<name>/src/config.ts), with what their code says.
+ * `tracingVariables`: the OTEL_* variables every app reads (tests pass a longer list to see that a
+ * variable added to @pim/logging's list must be considered in the manifests).
+ */
+export async function loadAppFacts(tracingVariables: readonly string[] = TRACING_VARIABLES): Promise<AppFacts[]> {
   const names = readdirSync(join(ROOT, 'apps'), { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(ROOT, 'apps', d.name, 'src', 'config.ts')))
     .map((d) => d.name)
@@ -75,7 +92,8 @@ export async function loadAppFacts(): Promise<AppFacts[]> {
     names.map(async (name) => {
       const src = join(ROOT, 'apps', name, 'src');
       const schema = configSchemaOf(name, (await import(join(src, 'config.ts'))) as Record<string, unknown>);
-      const reads = [...new Set([...Object.keys(schema.shape), ...(await readsBesideSchema(name))])].sort();
+      const beside = await readsBesideSchema(name, tracingVariables);
+      const reads = [...new Set([...Object.keys(schema.shape), ...beside])].sort();
       return { name, src, schema, reads };
     }),
   );
@@ -107,7 +125,10 @@ export async function loadAppFacts(): Promise<AppFacts[]> {
       calls,
       validate: (env: Record<string, string>) => {
         const result = schema.safeParse(env);
-        return result.success ? [] : (result.error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`);
+        const issues = result.success
+          ? []
+          : (result.error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`);
+        return [...issues, ...tracingIssues(env)];
       },
       hasMain: existsSync(join(src, 'main.ts')),
       hasMigrate: existsSync(join(src, 'migrate.ts')),

@@ -1,6 +1,7 @@
 // The checks of the rendered manifests against the apps' own code. Every function here is pure:
 // objects and facts in, problems out (an empty list: nothing wrong), so tests can feed them
 // mutated copies. Rendering (kustomize) and schema validation run elsewhere (render.ts, schemas.ts).
+import { readTracingEnv } from '@pim/logging';
 import type { AppFacts } from './apps';
 import {
   type ConfigMap,
@@ -54,6 +55,24 @@ export const DEFAULTED: Record<string, Record<string, string>> = {
   '*': {
     PIM_SUBJECT_PREFIX: 'empty: one platform per NATS account; a prefix is for tests sharing one server',
     OUTBOX_MAX_BACKOFF_MS: 'the relay backs off up to 30 s while NATS is away; events wait in Postgres',
+    // Tracing: OTEL_TRACES_EXPORTER (on or off) and the collector are set in ConfigMap pim-platform.
+    OTEL_SDK_DISABLED: 'OTEL_TRACES_EXPORTER says whether tracing is on (otlp) or off (none)',
+    OTEL_SERVICE_NAME: 'each app names its spans after itself (gateway, catalog…), as its logs and metrics do',
+    OTEL_TRACES_SAMPLER: 'parentbased_always_on: every trace is kept; sample in the collector (tail sampling)',
+    OTEL_TRACES_SAMPLER_ARG: 'no ratio: the sampler keeps every trace',
+    OTEL_BSP_SCHEDULE_DELAY: 'the SDK’s batch processor: a batch every 5 s',
+    OTEL_BSP_MAX_QUEUE_SIZE: 'the SDK’s batch processor: 2,048 spans waiting at most, then dropped',
+    OTEL_BSP_MAX_EXPORT_BATCH_SIZE: 'the SDK’s batch processor: 512 spans a request',
+    OTEL_BSP_EXPORT_TIMEOUT: 'the SDK’s batch processor: 30 s an export',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'OTEL_EXPORTER_OTLP_ENDPOINT names the collector; spans go to its /v1/traces',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf, which every collector’s OTLP/HTTP receiver takes',
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'OTEL_EXPORTER_OTLP_PROTOCOL’s default',
+    OTEL_EXPORTER_OTLP_HEADERS: 'the collector is in the cluster and asks for no credentials',
+    OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'the collector is in the cluster and asks for no credentials',
+    OTEL_EXPORTER_OTLP_TIMEOUT: 'the exporter’s 10 s',
+    OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: 'the exporter’s 10 s',
+    OTEL_EXPORTER_OTLP_COMPRESSION: 'none: the collector is in the cluster',
+    OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'none: the collector is in the cluster',
   },
   gateway: {
     HOST: '0.0.0.0: every interface of the pod',
@@ -773,6 +792,57 @@ export function checkJobs(objects: K8sObject[], apps: AppFacts[]): Problem[] {
   return problems;
 }
 
+/** Where spans go when tracing is on: the standard variables, the traces-only one first. */
+const TRACES_ENDPOINT_VARS = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
+
+/**
+ * Tracing is stated, not implied: every app's Deployment sets OTEL_TRACES_EXPORTER (otlp or none);
+ * it is on in every app or in none (a trace through an app with tracing off breaks there and starts
+ * again after it); and where it is on, the spans go to a collector named in the settings, not to the
+ * exporter's default of localhost inside the pod. Values the apps would refuse are checkEnv's.
+ */
+export function checkTracing(objects: K8sObject[], apps: AppFacts[]): Problem[] {
+  const problems: Problem[] = [];
+  const configMaps = ofKind<ConfigMap>(objects, 'ConfigMap');
+  const state = new Map<string, boolean>();
+  for (const app of apps) {
+    const { deployment } = workloadsOf(objects, app);
+    if (!deployment?.container) continue;
+    const where = ref(deployment.obj);
+    const { vars } = resolveEnv(deployment.container, configMaps, where);
+    const env = Object.fromEntries(
+      [...vars.keys()].flatMap((k) => (literal(vars, k) === undefined ? [] : [[k, literal(vars, k) as string]])),
+    );
+    if (!vars.has('OTEL_TRACES_EXPORTER')) {
+      problems.push({ where, message: 'OTEL_TRACES_EXPORTER is not set: state tracing, otlp (on) or none (off)' });
+    }
+    let on: boolean;
+    try {
+      on = readTracingEnv(env).enabled;
+    } catch {
+      continue; // a value the app refuses: checkEnv names it
+    }
+    state.set(app.name, on);
+    const endpoint = TRACES_ENDPOINT_VARS.map((v) => env[v]?.trim()).find(Boolean);
+    if (on && !endpoint) {
+      problems.push({ where, message: `tracing is on but no collector is set (${TRACES_ENDPOINT_VARS.join(' or ')})` });
+    } else if (on && /^\w+:\/\/(localhost|127\.|\[::1\])/.test(endpoint ?? '')) {
+      problems.push({ where, message: `tracing is on and sends spans to ${endpoint}, inside the pod` });
+    }
+  }
+  const onIn = [...state].filter(([, on]) => on).map(([name]) => name);
+  const offIn = [...state].filter(([, on]) => !on).map(([name]) => name);
+  if (onIn.length > 0 && offIn.length > 0) {
+    for (const name of offIn) {
+      problems.push({
+        where: `Deployment/${name}`,
+        message: `tracing is off, but on in ${onIn.join(', ')}: traces would break at ${name}`,
+      });
+    }
+  }
+  return problems;
+}
+
 /** Every check of the rendered manifests (schemas aside). */
 export function checkManifests(objects: K8sObject[], apps: AppFacts[]): Problem[] {
   return [
@@ -785,6 +855,7 @@ export function checkManifests(objects: K8sObject[], apps: AppFacts[]): Problem[
     ...checkScaling(objects, apps),
     ...checkNetworkPolicies(objects, apps),
     ...checkJobs(objects, apps),
+    ...checkTracing(objects, apps),
   ];
 }
 

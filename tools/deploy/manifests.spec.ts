@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVENTS_STREAM, EVENTS_SUBJECTS } from '@pim/events';
+import { TRACING_VARIABLES } from '@pim/logging';
 import { type AppFacts, extensionsInMigrations, loadAppFacts } from './apps';
 import {
   EXTERNAL_SECRETS,
@@ -13,6 +14,7 @@ import {
   checkProbes,
   checkScaling,
   checkSecurity,
+  checkTracing,
   format,
 } from './checks';
 import { checkNatsNetworkPolicy, checkNatsValues, checkPostgresCluster, connectionBudget } from './examples';
@@ -237,6 +239,51 @@ describe('a broken manifest fails the check', () => {
       ),
       'Service/gateway: schema: spec.type must be one of ClusterIP, ExternalName, LoadBalancer, NodePort',
     ]);
+  });
+});
+
+describe('tracing', () => {
+  const platform = (objects: K8sObject[]) => named<ConfigMap>(objects, 'ConfigMap', 'pim-platform').data!;
+
+  it('every app reads the OTEL_* variables of @pim/logging, and the overlays state them: off in dev, on in prod', () => {
+    for (const app of apps) expect(app.reads).toEqual(expect.arrayContaining([...TRACING_VARIABLES]));
+    expect(platform(rendered.dev).OTEL_TRACES_EXPORTER).toBe('none');
+    expect(platform(rendered.prod).OTEL_TRACES_EXPORTER).toBe('otlp');
+    expect(platform(rendered.prod).OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector.monitoring.svc:4318');
+  });
+
+  it('a tracing variable added to @pim/logging that the manifests never considered fails the check', async () => {
+    const facts = await loadAppFacts([...TRACING_VARIABLES, 'OTEL_TRACES_NEW_SETTING']);
+    expect(format(checkEnv(rendered.prod, facts))).toEqual(
+      facts.map(
+        (a) =>
+          `Deployment/${a.name}: ${a.name} reads OTEL_TRACES_NEW_SETTING: set it, or add it to DEFAULTED with the reason`,
+      ),
+    );
+  });
+
+  it('an exporter the apps refuse, and tracing left implied by the endpoint', () => {
+    const objects = copy('dev');
+    platform(objects).OTEL_TRACES_EXPORTER = 'jaeger';
+    expect(format(checkEnv(objects, apps))).toContain(
+      'Deployment/catalog: catalog would refuse OTEL_TRACES_EXPORTER: "jaeger" is not supported (otlp or none)',
+    );
+    delete platform(objects).OTEL_TRACES_EXPORTER;
+    expect(format(checkTracing(objects, apps))).toContain(
+      'Deployment/catalog: OTEL_TRACES_EXPORTER is not set: state tracing, otlp (on) or none (off)',
+    );
+  });
+
+  it('tracing off in one app only, and spans sent inside the pod', () => {
+    const objects = copy();
+    named<ConfigMap>(objects, 'ConfigMap', 'orders-config').data!.OTEL_SDK_DISABLED = 'true';
+    expect(format(checkTracing(objects, apps))).toEqual([
+      'Deployment/orders: tracing is off, but on in catalog, gateway, io-jobs, publisher, webhooks, workflow: traces would break at orders',
+    ]);
+    platform(objects).OTEL_EXPORTER_OTLP_ENDPOINT = 'http://localhost:4318';
+    expect(format(checkTracing(objects, apps))).toContain(
+      'Deployment/gateway: tracing is on and sends spans to http://localhost:4318, inside the pod',
+    );
   });
 });
 

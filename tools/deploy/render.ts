@@ -35,19 +35,24 @@ export function readYamlFile(path: string): K8sObject[] {
   return parseYamlDocuments(readFileSync(join(ROOT, path), 'utf8'), path);
 }
 
-/** `kustomize build deploy/k8s/overlays/<overlay>`, parsed. */
-export function renderOverlay(overlay: Overlay): Promise<K8sObject[]> {
-  const dir = join(ROOT, 'deploy', 'k8s', 'overlays', overlay);
+/** `kustomize build <dir>` (a path from the repository's root), parsed. */
+export function renderKustomization(path: string): Promise<K8sObject[]> {
+  const dir = join(ROOT, path);
   return new Promise((resolve, reject) => {
     execFile(kustomizeBinary(), ['build', dir], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`kustomize build ${dir} failed: ${stderr || err.message}`));
       else {
         try {
-          resolve(parseYamlDocuments(stdout, `kustomize build overlays/${overlay}`));
+          resolve(parseYamlDocuments(stdout, `kustomize build ${path}`));
         } catch (parseErr) {
           reject(parseErr as Error);
         }
       }
     });
   });
+}
+
+/** `kustomize build deploy/k8s/overlays/<overlay>`, parsed. */
+export function renderOverlay(overlay: Overlay): Promise<K8sObject[]> {
+  return renderKustomization(join('deploy', 'k8s', 'overlays', overlay));
 }
