@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPimClient, type PimClient, type Schema } from '@pim/api-client';
 import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
-import { startPlatform, type RunningPlatform } from '../../tools/start';
+import { startPlatform, type RunningPlatform, type StartPlatformOptions } from '../../tools/start';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 
 /** The whole platform as `npm start` runs it, on a fresh database and its own stream, for one test file. */
@@ -32,7 +32,11 @@ export interface E2E {
 }
 
 /** Starts every app on free ports against the machine's Postgres (fresh database) and NATS (own stream). */
-export async function startE2E(label: string, env: Record<string, string> = {}): Promise<E2E> {
+export async function startE2E(
+  label: string,
+  env: Record<string, string> = {},
+  opts: Pick<StartPlatformOptions, 'replicas' | 'startTimeoutMs'> = {},
+): Promise<E2E> {
   const adminKey = newToken().token;
   const db = await createTestDatabase(label);
   const stream = await createTestStream(label);
@@ -54,6 +58,7 @@ export async function startE2E(label: string, env: Record<string, string> = {}):
         ...env,
       },
       log: (line) => logs.push(line),
+      ...opts,
     });
   } catch (err) {
     await stream.destroy();

@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import type { AppSpec } from './app-spec';
-import { appEnvironment, appFiles, assignPorts, type SharedSettings } from './app-env';
+import {
+  appEnvironment,
+  appFiles,
+  assignPorts,
+  assignReplicaPorts,
+  grpcTarget,
+  replicaName,
+  type SharedSettings,
+} from './app-env';
 import { firstNatsServer } from './nats';
 import { redactUrl } from './postgres';
 
@@ -135,5 +143,38 @@ describe('small parsers', () => {
       'postgres://postgres:***@127.0.0.1:5433/pim',
     );
     expect(redactUrl('postgres://postgres@127.0.0.1:5432/pim')).toBe('postgres://postgres@127.0.0.1:5432/pim');
+  });
+});
+
+describe('replicas', () => {
+  it('gives extra replicas free ports that no app uses, and keeps the first replica’s port', async () => {
+    const offered = [8080, 50100, 50051, 50101, 50102];
+    const ports = await assignReplicaPorts(
+      apps,
+      (a) => (a.name === 'webhooks' ? 1 : 2),
+      { webhooks: 50057, catalog: 50051, gateway: 8080 },
+      async () => offered.shift()!,
+    );
+    expect(ports).toEqual({ webhooks: [50057], catalog: [50051, 50100], gateway: [8080, 50101] });
+  });
+
+  it('names replicas after their app and reaches all of them in one gRPC target', () => {
+    expect([0, 1, 2].map((i) => replicaName('catalog', i))).toEqual(['catalog', 'catalog-2', 'catalog-3']);
+    expect(grpcTarget(50051)).toBe('127.0.0.1:50051');
+    expect(grpcTarget([50051])).toBe('127.0.0.1:50051');
+    expect(grpcTarget([50051, 50100])).toBe('ipv4:127.0.0.1:50051,127.0.0.1:50100');
+  });
+
+  it('gives each replica its own port, every caller all replicas, and metrics to the first replica only', () => {
+    const ports = { webhooks: [50057, 50200], catalog: [50051, 50201], gateway: [8080, 50202] };
+    const withMetrics = apps.map((a, i) => ({ ...a, metrics: { env: `M${i}_METRICS_PORT`, port: 9464 + i } }));
+    const second = appEnvironment(withMetrics[1], withMetrics, ports, { ...shared, metrics: true }, {}, 1);
+    expect(second.CATALOG_GRPC_PORT).toBe('50201');
+    expect(second.CATALOG_GRPC_URL).toBe('ipv4:127.0.0.1:50051,127.0.0.1:50201');
+    expect(second.M1_METRICS_PORT).toBe('0');
+    const first = appEnvironment(withMetrics[2], withMetrics, ports, { ...shared, metrics: true }, {}, 0);
+    expect(first.PORT).toBe('8080');
+    expect(first.M2_METRICS_PORT).toBe('9466');
+    expect(first.WEBHOOKS_GRPC_URL).toBe('ipv4:127.0.0.1:50057,127.0.0.1:50200');
   });
 });

@@ -58,15 +58,52 @@ export async function assignPorts(
 }
 
 /**
- * The environment of one app: the launcher's own, the shared settings, every gRPC app's
- * address (so the gateway finds them), its own port and metrics port, then its own extras.
+ * Ports of the extra replicas of each app (`replicas` > 1): free ones, never one already taken.
+ * The first replica keeps the port `assignPorts` gave the app.
+ */
+export async function assignReplicaPorts(
+  apps: AppSpec[],
+  replicas: (app: AppSpec) => number,
+  taken: Record<string, number>,
+  pickFree: () => Promise<number>,
+): Promise<Record<string, number[]>> {
+  const used = new Set(Object.values(taken));
+  const ports: Record<string, number[]> = {};
+  for (const app of apps) {
+    ports[app.name] = [taken[app.name]];
+    for (let i = 1; i < replicas(app); i++) {
+      let port = await pickFree();
+      while (used.has(port)) port = await pickFree();
+      used.add(port);
+      ports[app.name].push(port);
+    }
+  }
+  return ports;
+}
+
+/** The name of one replica of an app: `catalog` for the first, `catalog-2`, `catalog-3`… for the others. */
+export function replicaName(app: string, index: number): string {
+  return index === 0 ? app : `${app}-${index + 1}`;
+}
+
+/** How callers reach an app: `127.0.0.1:<port>`, or every replica in one gRPC target (`ipv4:…,…`). */
+export function grpcTarget(ports: number | readonly number[]): string {
+  const list = typeof ports === 'number' ? [ports] : ports;
+  return list.length === 1 ? `127.0.0.1:${list[0]}` : `ipv4:${list.map((p) => `127.0.0.1:${p}`).join(',')}`;
+}
+
+/**
+ * The environment of one replica of an app: the launcher's own, the shared settings, every gRPC
+ * app's address (all its replicas, so callers spread their calls), its own port and metrics port,
+ * then its own extras. `ports` holds each app's port, or the ports of its replicas.
  */
 export function appEnvironment(
   app: AppSpec,
   apps: AppSpec[],
-  ports: Record<string, number>,
+  ports: Record<string, number | readonly number[]>,
   shared: SharedSettings,
   base: NodeJS.ProcessEnv,
+  replica = 0,
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...base,
@@ -78,9 +115,13 @@ export function appEnvironment(
     FILES_DIR: base.FILES_DIR || shared.filesDir,
   };
   for (const other of apps) {
-    if (other.kind === 'grpc' && other.addressEnv) env[other.addressEnv] = `127.0.0.1:${ports[other.name]}`;
+    if (other.kind === 'grpc' && other.addressEnv) env[other.addressEnv] = grpcTarget(ports[other.name]);
   }
-  env[app.portEnv] = String(ports[app.name]);
-  if (app.metrics) env[app.metrics.env] = base[app.metrics.env] ?? (shared.metrics ? String(app.metrics.port) : '0');
+  const own = ports[app.name];
+  env[app.portEnv] = String(typeof own === 'number' ? own : own[replica]);
+  // Extra replicas serve no metrics: the port configured or given is the first replica's.
+  if (app.metrics)
+    env[app.metrics.env] =
+      replica > 0 ? '0' : (base[app.metrics.env] ?? (shared.metrics ? String(app.metrics.port) : '0'));
   return { ...env, ...app.env };
 }

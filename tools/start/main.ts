@@ -41,8 +41,26 @@ function bootstrapKey(dataDir: string): { key: string; file?: string; isNew: boo
   return { key: token, file, isNew: true };
 }
 
+/**
+ * Replicas of every app: `npm start -- --replicas N` or PIM_REPLICAS=N (default 1), to try the
+ * platform as it runs in production, where nothing may live in one process's memory.
+ */
+function replicas(args: string[]): number | undefined {
+  const at = args.findIndex((a) => a === '--replicas' || a.startsWith('--replicas='));
+  if (at < 0) return intFromEnv('PIM_REPLICAS', 8);
+  const raw = args[at].includes('=') ? args[at].slice('--replicas='.length) : args[at + 1];
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 8) fail(`--replicas ${raw ?? ''} is not a number from 1 to 8`);
+  return value;
+}
+
 async function main(): Promise<void> {
   const env = process.env;
+  const unknown = process.argv.slice(2).filter((a, i, all) => {
+    if (a.startsWith('--replicas')) return false;
+    return !(all[i - 1] === '--replicas' && !a.startsWith('--'));
+  });
+  if (unknown.length > 0) fail(`unknown option ${unknown[0]} (known: --replicas N)`);
   const dataDir = resolve(ROOT, env.PIM_DATA_DIR || '.data');
   const admin = bootstrapKey(dataDir);
   const platform = new Platform({
@@ -54,6 +72,7 @@ async function main(): Promise<void> {
     natsPort: intFromEnv('PIM_NATS_PORT', 65535),
     startTimeoutMs: intFromEnv('PIM_START_TIMEOUT_MS'),
     stopGraceMs: intFromEnv('PIM_STOP_GRACE_MS'),
+    replicas: replicas(process.argv.slice(2)),
   });
 
   let firstSignalAt = 0;
@@ -83,13 +102,14 @@ async function main(): Promise<void> {
     const where = (url: string, own: boolean, dir: string): string =>
       own ? `${url} (started here, data in ${dir})` : url;
     say('the platform is up');
-    say(`  API       ${up.gatewayUrl}`);
+    say(`  API       ${up.gatewayUrls.join(', ')}`);
     say(`  docs      ${up.docsUrl}`);
     say(`  Postgres  ${where(redactUrl(up.databaseUrl), !env.DATABASE_URL, resolve(dataDir, 'postgres'))}`);
     say(`  NATS      ${where(up.natsUrl, !env.NATS_URL, resolve(dataDir, 'nats'))}`);
     say(
-      `  apps      ${Object.entries(up.ports)
-        .map(([name, port]) => `${name} :${port}`)
+      `  apps      ${Object.values(up.replicas)
+        .flat()
+        .map(({ name, port }) => `${name} :${port}`)
         .join(', ')}`,
     );
     const metrics = Object.entries(up.metricsPorts);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { AppSpec } from './app-spec';
 import { apps as defaultApps } from './apps';
-import { appEnvironment, appFiles, assignPorts, type SharedSettings } from './app-env';
+import { appEnvironment, appFiles, assignPorts, assignReplicaPorts, replicaName, type SharedSettings } from './app-env';
 import { probeApp } from './health';
 import { ManagedProcess, describeExit } from './managed-process';
 import { NATS_MISSING, checkNats, findNatsServer, startLocalNats } from './nats';
@@ -39,6 +39,18 @@ export interface StartPlatformOptions {
   stopGraceMs?: number;
   /** Colour the prefixes; default: when standard output is a terminal and no `log` is given. */
   color?: boolean;
+  /**
+   * Processes per app (default 1), for all apps or by app name. Extra replicas get free ports;
+   * callers reach every replica of a gRPC app through one target and spread their calls.
+   */
+  replicas?: number | Record<string, number>;
+}
+
+/** One running process of an app. */
+export interface Replica {
+  /** `catalog` for the first replica, `catalog-2`… for the others (also its log prefix). */
+  name: string;
+  port: number;
 }
 
 /** A started platform and what a test or the launcher can do with it. */
@@ -49,15 +61,19 @@ export interface RunningPlatform {
   docsUrl: string;
   databaseUrl: string;
   natsUrl: string;
-  /** Port of each app by name. */
+  /** Port of each app by name (of its first replica). */
   ports: Record<string, number>;
+  /** Every replica of each app by app name, the first first. */
+  replicas: Record<string, Replica[]>;
+  /** http://127.0.0.1:<port>/api/v1 of each replica of the gateway ([] without an HTTP app). */
+  gatewayUrls: string[];
   /** Prometheus metrics port of each app that serves them, by name. */
   metricsPorts: Record<string, number>;
   /** Stops apps (SIGTERM, SIGKILL after the grace period), then NATS, then Postgres. Idempotent. */
   stop(): Promise<void>;
-  /** Sends a signal (default SIGTERM) to one app, e.g. to test a crash. */
+  /** Sends a signal (default SIGTERM) to every replica of an app, or to one replica by its name. */
   kill(app: string, signal?: NodeJS.Signals): void;
-  /** Stops one app if it runs, starts it again and waits until it is healthy. */
+  /** Stops an app's replicas (or one replica by its name) if they run, starts them again and waits until healthy. */
   restart(app: string): Promise<void>;
 }
 
@@ -84,6 +100,7 @@ export class Platform {
   private readonly running = new Map<string, ManagedProcess>();
   private migrating: ManagedProcess | undefined;
   private ports: Record<string, number> = {};
+  private replicaPorts: Record<string, number[]> = {};
   private shared: SharedSettings | undefined;
   private starting: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
@@ -140,6 +157,7 @@ export class Platform {
       throw new StartError(err.message);
     });
     if (this.opts.portBase !== 'free') await this.checkPortsFree();
+    this.replicaPorts = await assignReplicaPorts(this.apps, (a) => this.replicaCount(a), this.ports, freePort);
 
     const dataDir = this.opts.dataDir ?? join(ROOT, '.data');
     const shared: SharedSettings = {
@@ -158,19 +176,28 @@ export class Platform {
     // gRPC apps first: the gateway's readiness may depend on reaching them.
     for (const kind of ['grpc', 'http'] as const) {
       const wave = this.apps.filter((a) => a.kind === kind);
-      for (const app of wave) this.spawn(app);
-      await Promise.all(wave.map((app) => this.waitHealthy(app)));
+      const replicas = wave.flatMap((app) => this.replicaPorts[app.name].map((_, i) => [app, i] as const));
+      for (const [app, i] of replicas) this.spawn(app, i);
+      await Promise.all(replicas.map(([app, i]) => this.waitHealthy(app, i)));
     }
     if (signal.aborted) throw new StartAborted();
 
     const front = this.apps.find((a) => a.name === 'gateway') ?? this.apps.find((a) => a.kind === 'http');
-    const base = front ? `http://127.0.0.1:${this.ports[front.name]}` : '';
+    const bases = front ? this.replicaPorts[front.name].map((port) => `http://127.0.0.1:${port}`) : [];
+    const base = bases[0] ?? '';
     return {
       gatewayUrl: base && `${base}/api/v1`,
+      gatewayUrls: bases.map((b) => `${b}/api/v1`),
       docsUrl: base && `${base}/docs`,
       databaseUrl: shared.databaseUrl,
       natsUrl: shared.natsUrl,
       ports: { ...this.ports },
+      replicas: Object.fromEntries(
+        this.apps.map((a) => [
+          a.name,
+          this.replicaPorts[a.name].map((port, i) => ({ name: replicaName(a.name, i), port })),
+        ]),
+      ),
       metricsPorts: Object.fromEntries(
         this.apps.flatMap((a) => {
           const port = a.metrics ? Number(this.appEnv(a)[a.metrics.env]) : 0;
@@ -251,9 +278,16 @@ export class Platform {
     };
   }
 
-  private appEnv(app: AppSpec): NodeJS.ProcessEnv {
+  private appEnv(app: AppSpec, replica = 0): NodeJS.ProcessEnv {
     if (!this.shared) throw new Error('shared services are not up yet');
-    return appEnvironment(app, this.apps, this.ports, this.shared, this.baseEnv);
+    return appEnvironment(app, this.apps, this.replicaPorts, this.shared, this.baseEnv, replica);
+  }
+
+  private replicaCount(app: AppSpec): number {
+    const wanted = this.opts.replicas;
+    const count = typeof wanted === 'number' ? wanted : (wanted?.[app.name] ?? 1);
+    if (!Number.isInteger(count) || count < 1) throw new StartError(`replicas of ${app.name} must be 1 or more`);
+    return count;
   }
 
   private async migrate(app: AppSpec): Promise<void> {
@@ -276,56 +310,63 @@ export class Platform {
       );
   }
 
-  private spawn(app: AppSpec): ManagedProcess {
+  private spawn(app: AppSpec, replica: number): ManagedProcess {
     if (this.abort.signal.aborted) throw new StartAborted();
+    const name = replicaName(app.name, replica);
     const proc = new ManagedProcess({
-      name: app.name,
+      name,
       command: process.execPath,
       args: [...nodeArgs(), appFiles(app, ROOT).entry],
-      env: this.appEnv(app),
+      env: this.appEnv(app, replica),
       cwd: ROOT,
       log: this.log,
       color: this.color,
     });
-    this.running.set(app.name, proc);
+    this.running.set(name, proc);
     void proc.exited.then((status) => {
-      if (!this.abort.signal.aborted) this.say(`${app.name} exited (${describeExit(status)})`);
+      if (!this.abort.signal.aborted) this.say(`${name} exited (${describeExit(status)})`);
     });
     return proc;
   }
 
-  private async waitHealthy(app: AppSpec): Promise<void> {
-    const proc = this.running.get(app.name);
-    if (!proc) throw new Error(`${app.name} is not running`);
-    const port = this.ports[app.name];
+  private async waitHealthy(app: AppSpec, replica: number): Promise<void> {
+    const name = replicaName(app.name, replica);
+    const proc = this.running.get(name);
+    if (!proc) throw new Error(`${name} is not running`);
+    const port = this.replicaPorts[app.name][replica];
     await waitUntil({
-      what: app.name,
+      what: name,
       timeoutMs: this.startTimeoutMs,
       signal: this.abort.signal,
       exited: proc.exited,
-      exitMessage: (s) => `${app.name} exited during start-up (${describeExit(s)}); see the [${app.name}] lines above`,
+      exitMessage: (s) => `${name} exited during start-up (${describeExit(s)}); see the [${name}] lines above`,
       check: () => probeApp(app, port),
     });
-    this.say(`${app.name} is healthy on 127.0.0.1:${port}`);
+    this.say(`${name} is healthy on 127.0.0.1:${port}`);
   }
 
-  private spec(name: string): AppSpec {
-    const app = this.apps.find((a) => a.name === name);
-    if (!app) throw new Error(`no app named ${name} (apps: ${this.apps.map((a) => a.name).join(', ')})`);
-    return app;
+  /** The replicas a name means: every replica of an app, or the one replica so named. */
+  private targets(name: string): { app: AppSpec; replica: number }[] {
+    for (const app of this.apps) {
+      const count = this.replicaPorts[app.name]?.length ?? 1;
+      if (name === app.name) return Array.from({ length: count }, (_, replica) => ({ app, replica }));
+      for (let replica = 1; replica < count; replica++)
+        if (name === replicaName(app.name, replica)) return [{ app, replica }];
+    }
+    throw new Error(`no app or replica named ${name} (apps: ${this.apps.map((a) => a.name).join(', ')})`);
   }
 
   private kill(name: string, signal: NodeJS.Signals): void {
-    this.spec(name);
-    this.running.get(name)?.signal(signal);
+    for (const { app, replica } of this.targets(name)) this.running.get(replicaName(app.name, replica))?.signal(signal);
   }
 
   private async restart(name: string): Promise<void> {
-    const app = this.spec(name);
-    if (this.abort.signal.aborted) throw new StartAborted();
-    await this.running.get(name)?.stop(this.stopGraceMs);
-    this.spawn(app);
-    await this.waitHealthy(app);
+    for (const { app, replica } of this.targets(name)) {
+      if (this.abort.signal.aborted) throw new StartAborted();
+      await this.running.get(replicaName(app.name, replica))?.stop(this.stopGraceMs);
+      this.spawn(app, replica);
+      await this.waitHealthy(app, replica);
+    }
   }
 
   private async shutdown(): Promise<void> {

@@ -1,5 +1,6 @@
 import { credentials, type Client, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
 import { fromGrpcError } from '@pim/errors';
+import { CHANNEL_OPTIONS } from './channel';
 import { callMetadata, endClientSpan, startClientSpan } from './tracing';
 
 /** A generated client constructor (ts-proto `makeGenericClientConstructor` output). */
@@ -46,10 +47,7 @@ export function createRpcClient<C extends Client>(
   const raw = new Ctor(opts.address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.max_receive_message_length': 32 * 1024 * 1024,
-    // A restarted app must be reachable again within a second or two, not after grpc-js's
-    // default back-off (up to two minutes) has run out.
-    'grpc.initial_reconnect_backoff_ms': 200,
-    'grpc.max_reconnect_backoff_ms': 2_000,
+    ...CHANNEL_OPTIONS,
   });
   // The full RPC name of each method (`/pim.webhooks.v1.WebhooksService/GetWebhook`), for its span.
   const service = (Ctor as unknown as { service?: Record<string, { path?: string }> }).service ?? {};

@@ -1,5 +1,6 @@
 import { credentials, makeGenericClientConstructor, type Client, type ServiceError } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
+import { CHANNEL_OPTIONS } from './channel';
 
 const HealthClient = makeGenericClientConstructor(healthService, 'grpc.health.v1.Health');
 
@@ -14,10 +15,7 @@ export class HealthChecker {
   private readonly client: Client;
 
   constructor(address: string) {
-    this.client = new HealthClient(address, credentials.createInsecure(), {
-      'grpc.initial_reconnect_backoff_ms': 200,
-      'grpc.max_reconnect_backoff_ms': 2_000,
-    });
+    this.client = new HealthClient(address, credentials.createInsecure(), { ...CHANNEL_OPTIONS });
   }
 
   /** 'SERVING', 'NOT_SERVING', 'UNKNOWN' or 'UNREACHABLE' (no answer before the deadline). */

@@ -16,3 +16,4 @@ export { openClientStream, readServerStream, type ClientStreamCall } from './str
 export { HealthChecker } from './health';
 export { fromProtoListQuery, toProtoListQuery } from './list-query';
 export { recordClient, type RecordClient, type RecordServiceNames, type ServiceDefinitionLike } from './record.client';
+export { CHANNEL_OPTIONS, targetHostPort } from './channel';

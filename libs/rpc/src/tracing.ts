@@ -10,6 +10,7 @@ import {
   type Span,
 } from '@pim/logging';
 import { grpcCodeName } from './metrics';
+import { targetHostPort } from './channel';
 import { contextToMetadata } from './metadata';
 
 // Spans of gRPC calls (client and server), the W3C trace context carried in the call's metadata
@@ -40,16 +41,10 @@ function rpcAttributes(path: string): Record<string, string> {
 export function startClientSpan(path: string, addressOf: () => string): Span {
   if (!tracingEnabled()) return startSpan(path);
   const name = path.replace(/^\//, '');
-  const address = addressOf();
-  const colon = address.lastIndexOf(':');
-  const port = Number(address.slice(colon + 1));
+  const { host, port } = targetHostPort(addressOf());
   return startSpan(name, {
     kind: SpanKind.CLIENT,
-    attributes: {
-      ...rpcAttributes(name),
-      'server.address': colon > 0 ? address.slice(0, colon) : address,
-      ...(colon > 0 && Number.isInteger(port) ? { 'server.port': port } : {}),
-    },
+    attributes: { ...rpcAttributes(name), 'server.address': host, ...(port ? { 'server.port': port } : {}) },
   });
 }
 
