@@ -297,6 +297,13 @@ export function checkPorts(objects: K8sObject[], apps: AppFacts[]): Problem[] {
     }
     const service = find<Service>(objects, 'Service', app.name);
     if (service) {
+      // Callers spread their calls over every address the name resolves to (round_robin): a
+      // headless Service resolves to each ready pod, a ClusterIP to one address and one pod per caller.
+      if (app.kind === 'grpc' && service.spec.clusterIP !== 'None')
+        problems.push({
+          where: ref(service),
+          message: `is not headless (clusterIP: None): each caller of ${app.name} would send all its calls to one pod`,
+        });
       if (!selects(service.spec.selector, deployment.pod.metadata?.labels)) {
         problems.push({ where: ref(service), message: `selector does not select the pods of Deployment/${app.name}` });
       }

@@ -105,6 +105,14 @@ describe('a broken manifest fails the check', () => {
     expect(problems).toContain('Deployment/orders: readinessProbe checks port 50059, the app serves gRPC on 6000');
   });
 
+  it('a gRPC app behind a ClusterIP Service, which pins each caller to one pod', () => {
+    const objects = copy();
+    delete named<Service>(objects, 'Service', 'orders').spec!.clusterIP;
+    expect(format(checkPorts(objects, apps))).toEqual([
+      'Service/orders: is not headless (clusterIP: None): each caller of orders would send all its calls to one pod',
+    ]);
+  });
+
   it('a caller pointed at the wrong port', () => {
     const objects = copy();
     named<ConfigMap>(objects, 'ConfigMap', 'pim-platform').data!.WORKFLOW_GRPC_URL = 'workflow:50051';

@@ -114,6 +114,7 @@ export interface Service extends K8sObject {
   kind: 'Service';
   spec: {
     selector?: Labels;
+    clusterIP?: string;
     ports: { name?: string; port: number; targetPort?: number | string; protocol?: string; appProtocol?: string }[];
   };
 }

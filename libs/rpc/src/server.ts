@@ -158,6 +158,11 @@ export interface GrpcAppOptions {
   metrics?: Registry;
 }
 
+/** How long a caller's connection lives before the server asks it to reconnect (grpc-js adds jitter). */
+export const MAX_CONNECTION_AGE_MS = 5 * 60_000;
+/** How long calls in flight (an export's download) may go on on a connection asked to close. */
+export const MAX_CONNECTION_AGE_GRACE_MS = 30 * 60_000;
+
 /** A grpc-js server with health, reflection, call metrics and graceful shutdown. */
 export class GrpcApp {
   private readonly server: Server;
@@ -167,6 +172,10 @@ export class GrpcApp {
   constructor(private readonly opts: GrpcAppOptions) {
     this.server = new Server({
       'grpc.max_receive_message_length': 32 * 1024 * 1024,
+      // Callers reconnect every few minutes (calls in flight finish on the old connection), and
+      // resolve the name again then: replicas added since take their share of the calls.
+      'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
+      'grpc.max_connection_age_grace_ms': MAX_CONNECTION_AGE_GRACE_MS,
       interceptors: opts.metrics ? [new GrpcServerMetrics(opts.metrics).interceptor()] : [],
     });
     const statuses = Object.fromEntries([['', 'NOT_SERVING'], ...opts.services.map((s) => [s.name, 'NOT_SERVING'])]);
