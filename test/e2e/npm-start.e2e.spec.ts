@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { apps } from '../../tools/start';
 
 // The README's quick start, as a newcomer runs it: `npm start` with no DATABASE_URL and no
 // NATS_URL (embedded Postgres, local nats-server under the data folder), Ctrl-C, and a second
@@ -77,13 +78,24 @@ describe('npm start (embedded Postgres, local nats-server)', () => {
     delete env.PIM_EVENTS_STREAM;
     delete env.PIM_SUBJECT_PREFIX;
     delete env.PIM_BOOTSTRAP_API_KEY;
-    env.PORT = String(await freePort());
-    env.WEBHOOKS_GRPC_PORT = String(await freePort());
-    env.PIM_PG_PORT = String(await freePort());
-    env.PIM_NATS_PORT = String(await freePort());
+    // Every port of its own, so the test passes beside a platform the developer runs (`npm start`
+    // on the default ports): each app's, each app's metrics, the embedded Postgres's and NATS's.
+    const variables = [
+      ...apps.flatMap((app) => [app.portEnv, ...(app.metrics ? [app.metrics.env] : [])]),
+      'PIM_PG_PORT',
+      'PIM_NATS_PORT',
+    ];
+    const taken = new Set<number>();
+    for (const variable of variables) {
+      let port = await freePort();
+      while (taken.has(port)) port = await freePort();
+      taken.add(port);
+      env[variable] = String(port);
+    }
+    ports = [...taken];
   });
 
-  const ports = () => [env.PORT, env.WEBHOOKS_GRPC_PORT, env.PIM_PG_PORT, env.PIM_NATS_PORT].map(Number);
+  let ports: number[] = [];
 
   afterAll(() => {
     rmSync(dataDir, { recursive: true, force: true });
@@ -104,7 +116,7 @@ describe('npm start (embedded Postgres, local nats-server)', () => {
       expect(put.status).toBe(200);
       expect((await fetch(first.docsUrl + '/')).status).toBe(200);
     } finally {
-      await ctrlC(first, ports());
+      await ctrlC(first, ports);
     }
 
     const second = await npmStart(env);
@@ -119,7 +131,7 @@ describe('npm start (embedded Postgres, local nats-server)', () => {
       expect(list.total).toBe(1);
       expect(list.data[0].collection).toBe('products');
     } finally {
-      await ctrlC(second, ports());
+      await ctrlC(second, ports);
     }
     // Two whole starts of every app (six of them, each migrating first) on the embedded Postgres.
   }, 240_000);

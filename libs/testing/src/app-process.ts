@@ -57,6 +57,8 @@ export async function startAppProcess(
     OUTBOX_RELAY: 'false',
     LOG_LEVEL: 'warn',
     [`${app.toUpperCase().replace(/-/g, '_')}_GRPC_PORT`]: String(port),
+    // No metrics port unless asked: a fixed one would clash with a platform running beside the tests.
+    [`${app.toUpperCase().replace(/-/g, '_')}_METRICS_PORT`]: '0',
     ...extraEnv,
   };
   const run = (file: string) =>
