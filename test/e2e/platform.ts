@@ -35,7 +35,7 @@ export interface E2E {
 export async function startE2E(
   label: string,
   env: Record<string, string> = {},
-  opts: Pick<StartPlatformOptions, 'replicas' | 'startTimeoutMs'> = {},
+  opts: Pick<StartPlatformOptions, 'replicas' | 'startTimeoutMs' | 'restart'> = {},
 ): Promise<E2E> {
   const adminKey = newToken().token;
   const db = await createTestDatabase(label);

@@ -73,6 +73,12 @@ async function main(): Promise<void> {
     startTimeoutMs: intFromEnv('PIM_START_TIMEOUT_MS'),
     stopGraceMs: intFromEnv('PIM_STOP_GRACE_MS'),
     replicas: replicas(process.argv.slice(2)),
+    // Heal like a `restart: unless-stopped` service; a crash loop stops everything, loudly.
+    restart: 'on-crash',
+    onGiveUp: () => {
+      say('error: the platform stopped because an app keeps crashing (see above)');
+      process.exit(1);
+    },
   });
 
   let firstSignalAt = 0;

@@ -23,6 +23,9 @@ export interface ChildSpec {
   onLine?: (line: string) => void;
 }
 
+/** Output lines each process keeps for a crash report. */
+const RECENT_LINES = 20;
+
 const COLORS = [36, 33, 35, 32, 34, 96, 93, 95, 92, 94];
 let nextColor = 0;
 
@@ -37,8 +40,11 @@ export function describeExit(status: ExitStatus): string {
  */
 export class ManagedProcess {
   readonly exited: Promise<ExitStatus>;
+  /** When it was started (ms since the epoch). */
+  readonly startedAt = Date.now();
   private readonly child: ChildProcess;
   private status: ExitStatus | undefined;
+  private readonly recent: string[] = [];
 
   constructor(readonly spec: ChildSpec) {
     const color = spec.color ? COLORS[nextColor++ % COLORS.length] : undefined;
@@ -53,6 +59,8 @@ export class ManagedProcess {
       if (stream)
         createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
           spec.log(prefix + line);
+          this.recent.push(line);
+          if (this.recent.length > RECENT_LINES) this.recent.shift();
           spec.onLine?.(line);
         });
     }
@@ -68,6 +76,11 @@ export class ManagedProcess {
         resolve(this.status);
       });
     });
+  }
+
+  /** Its last output lines (up to 20), unprefixed: what to show when it keeps crashing. */
+  get lastLines(): readonly string[] {
+    return this.recent;
   }
 
   /** Process id (also the id of its process group). */

@@ -44,6 +44,26 @@ export interface StartPlatformOptions {
    * callers reach every replica of a gRPC app through one target and spread their calls.
    */
   replicas?: number | Record<string, number>;
+  /**
+   * What happens when an app exits on its own once the platform is up: 'never' (default: it stays
+   * down, as tests that kill apps expect) or 'on-crash' (`npm start`: restarted after a growing,
+   * jittered delay; after `CRASH_LOOP_LIMIT` crashes in a row, each within `STABLE_MS` of its
+   * start, the platform stops and `onGiveUp` gets the reason with the app's last lines).
+   */
+  restart?: 'never' | 'on-crash';
+  /** Called once when supervision gives up on an app and stops the platform. */
+  onGiveUp?: (message: string) => void;
+}
+
+/** Crashes in a row (each soon after its start) after which supervision gives up. */
+export const CRASH_LOOP_LIMIT = 5;
+/** A process that ran this long was stable: its next crash starts the count again. */
+export const STABLE_MS = 30_000;
+
+/** The delay before the n-th restart in a row (1-based): 0.5 s doubling up to 15 s, ±25 % jitter. */
+export function restartDelayMs(n: number, random: () => number = Math.random): number {
+  const base = Math.min(500 * 2 ** (n - 1), 15_000);
+  return Math.round(base * (0.75 + random() * 0.5));
 }
 
 /** One running process of an app. */
@@ -75,6 +95,8 @@ export interface RunningPlatform {
   kill(app: string, signal?: NodeJS.Signals): void;
   /** Stops an app's replicas (or one replica by its name) if they run, starts them again and waits until healthy. */
   restart(app: string): Promise<void>;
+  /** How many times supervision restarted each replica (by replica name). */
+  restarts(): Record<string, number>;
 }
 
 /** Node arguments of every child: the orphan guard (see orphan-guard.cjs). */
@@ -101,6 +123,13 @@ export class Platform {
   private migrating: ManagedProcess | undefined;
   private ports: Record<string, number> = {};
   private replicaPorts: Record<string, number[]> = {};
+  /** Replicas being stopped on purpose (restart()), which supervision must leave alone. */
+  private readonly intended = new Set<string>();
+  private readonly pendingRestarts = new Map<string, NodeJS.Timeout>();
+  /** Crashes in a row of each replica, and restarts in all. */
+  private readonly crashes = new Map<string, number>();
+  private readonly restartCount = new Map<string, number>();
+  private up = false;
   private shared: SharedSettings | undefined;
   private starting: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
@@ -181,6 +210,7 @@ export class Platform {
       await Promise.all(replicas.map(([app, i]) => this.waitHealthy(app, i)));
     }
     if (signal.aborted) throw new StartAborted();
+    this.up = true;
 
     const front = this.apps.find((a) => a.name === 'gateway') ?? this.apps.find((a) => a.kind === 'http');
     const bases = front ? this.replicaPorts[front.name].map((port) => `http://127.0.0.1:${port}`) : [];
@@ -207,6 +237,7 @@ export class Platform {
       stop: () => this.stop(),
       kill: (app, sig = 'SIGTERM') => this.kill(app, sig),
       restart: (app) => this.restart(app),
+      restarts: () => Object.fromEntries(this.restartCount),
     };
   }
 
@@ -324,9 +355,40 @@ export class Platform {
     });
     this.running.set(name, proc);
     void proc.exited.then((status) => {
-      if (!this.abort.signal.aborted) this.say(`${name} exited (${describeExit(status)})`);
+      if (this.abort.signal.aborted || this.intended.has(name)) return;
+      this.say(`${name} exited (${describeExit(status)})`);
+      if (this.up && this.opts.restart === 'on-crash') this.supervise(app, replica, proc);
     });
     return proc;
+  }
+
+  /** After a crash: restart later, or give up on a crash loop and stop everything. */
+  private supervise(app: AppSpec, replica: number, proc: ManagedProcess): void {
+    const name = replicaName(app.name, replica);
+    const stable = Date.now() - proc.startedAt >= STABLE_MS;
+    const inARow = stable ? 1 : (this.crashes.get(name) ?? 0) + 1;
+    this.crashes.set(name, inARow);
+    if (inARow >= CRASH_LOOP_LIMIT) {
+      const seconds = Math.round((Date.now() - proc.startedAt) / 100) / 10;
+      const lines = proc.lastLines.length > 0 ? proc.lastLines.map((l) => `  ${l}`).join('\n') : '  (no output)';
+      const message =
+        `${name} crashed ${inARow} times in a row, the last ${seconds} s after its start; ` +
+        `stopping the platform. Its last lines:\n${lines}`;
+      this.say(message);
+      void this.stop().then(() => this.opts.onGiveUp?.(message));
+      return;
+    }
+    const delay = restartDelayMs(inARow);
+    this.say(`restarting ${name} in ${(delay / 1000).toFixed(1)} s (crash ${inARow} in a row)`);
+    const timer = setTimeout(() => {
+      this.pendingRestarts.delete(name);
+      if (this.abort.signal.aborted || this.intended.has(name)) return;
+      this.restartCount.set(name, (this.restartCount.get(name) ?? 0) + 1);
+      this.spawn(app, replica);
+      // A replica that dies again before it is healthy is supervised by its exit handler.
+      this.waitHealthy(app, replica).catch(() => undefined);
+    }, delay);
+    this.pendingRestarts.set(name, timer);
   }
 
   private async waitHealthy(app: AppSpec, replica: number): Promise<void> {
@@ -363,7 +425,15 @@ export class Platform {
   private async restart(name: string): Promise<void> {
     for (const { app, replica } of this.targets(name)) {
       if (this.abort.signal.aborted) throw new StartAborted();
-      await this.running.get(replicaName(app.name, replica))?.stop(this.stopGraceMs);
+      const replicaNamed = replicaName(app.name, replica);
+      this.intended.add(replicaNamed);
+      clearTimeout(this.pendingRestarts.get(replicaNamed));
+      this.pendingRestarts.delete(replicaNamed);
+      try {
+        await this.running.get(replicaNamed)?.stop(this.stopGraceMs);
+      } finally {
+        this.intended.delete(replicaNamed);
+      }
       this.spawn(app, replica);
       await this.waitHealthy(app, replica);
     }
@@ -371,6 +441,8 @@ export class Platform {
 
   private async shutdown(): Promise<void> {
     this.abort.abort();
+    for (const timer of this.pendingRestarts.values()) clearTimeout(timer);
+    this.pendingRestarts.clear();
     // Let a start in progress notice and return, so every process it made is known here.
     await this.starting;
     const grace = this.stopGraceMs;
