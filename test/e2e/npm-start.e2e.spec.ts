@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -115,9 +115,17 @@ describe('npm start (embedded Postgres, local nats-server)', () => {
       });
       expect(put.status).toBe(200);
       expect((await fetch(first.docsUrl + '/')).status).toBe(200);
+      // `npm run status` finds it through the data folder: every app healthy, with its memory.
+      const status = spawnSync('npm', ['run', '--silent', 'status'], { cwd: root, env, encoding: 'utf8' });
+      expect(status.status).toBe(0);
+      for (const app of apps) expect(status.stdout).toMatch(new RegExp(`^${app.name} +\\d+ +healthy +0 +\\d+ MB`, 'm'));
+      expect(status.stdout).toContain(`API       ${first.apiUrl}`);
     } finally {
       await ctrlC(first, ports);
     }
+    const stopped = spawnSync('npm', ['run', '--silent', 'status'], { cwd: root, env, encoding: 'utf8' });
+    expect(stopped.status).toBe(3);
+    expect(stopped.stdout).toContain('The platform is not running');
 
     const second = await npmStart(env);
     try {

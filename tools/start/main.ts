@@ -2,6 +2,7 @@
 // the README's configuration table). A thin wrapper over Platform in platform.ts.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { newSecretsKey } from '@pim/secrets';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 import { Platform, ROOT } from './platform';
 import { redactUrl } from './postgres';
@@ -42,6 +43,22 @@ function bootstrapKey(dataDir: string): { key: string; file?: string; isNew: boo
 }
 
 /**
+ * The operator keys that seal webhook secrets and channel credentials (PIM_SECRETS_KEYS): the
+ * variable when set; otherwise generated on the first start and kept in <data>/secrets-keys (mode
+ * 600) beside the data they open. Rotate by editing the file: `new:…,old:…` (docs/decisions/secrets.md).
+ */
+function secretsKeys(dataDir: string): { keys: string; file?: string; isNew: boolean } {
+  if (process.env.PIM_SECRETS_KEYS) return { keys: process.env.PIM_SECRETS_KEYS, isNew: false };
+  const file = resolve(dataDir, 'secrets-keys');
+  if (existsSync(file)) return { keys: readFileSync(file, 'utf8').trim(), file, isNew: false };
+  mkdirSync(dataDir, { recursive: true });
+  const keys = newSecretsKey(`local-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`);
+  writeFileSync(file, `${keys}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { keys, file, isNew: true };
+}
+
+/**
  * Replicas of every app: `npm start -- --replicas N` or PIM_REPLICAS=N (default 1), to try the
  * platform as it runs in production, where nothing may live in one process's memory.
  */
@@ -63,8 +80,9 @@ async function main(): Promise<void> {
   if (unknown.length > 0) fail(`unknown option ${unknown[0]} (known: --replicas N)`);
   const dataDir = resolve(ROOT, env.PIM_DATA_DIR || '.data');
   const admin = bootstrapKey(dataDir);
+  const secrets = secretsKeys(dataDir);
   const platform = new Platform({
-    env: { PIM_BOOTSTRAP_API_KEY: admin.key },
+    env: { PIM_BOOTSTRAP_API_KEY: admin.key, PIM_SECRETS_KEYS: secrets.keys },
     databaseUrl: env.DATABASE_URL || undefined,
     natsUrl: env.NATS_URL || undefined,
     dataDir,
@@ -73,6 +91,7 @@ async function main(): Promise<void> {
     startTimeoutMs: intFromEnv('PIM_START_TIMEOUT_MS'),
     stopGraceMs: intFromEnv('PIM_STOP_GRACE_MS'),
     replicas: replicas(process.argv.slice(2)),
+    stateFile: resolve(dataDir, 'platform.json'),
     // Heal like a `restart: unless-stopped` service; a crash loop stops everything, loudly.
     restart: 'on-crash',
     onGiveUp: () => {
@@ -124,7 +143,12 @@ async function main(): Promise<void> {
     if (admin.isNew) say(`  admin API key (shown once; kept in ${admin.file}): ${admin.key}`);
     else if (admin.file) say(`  admin API key: in ${admin.file}`);
     else say('  admin API key: PIM_BOOTSTRAP_API_KEY');
-    say('Ctrl-C stops everything.');
+    if (secrets.file)
+      say(
+        `  secrets   sealed at rest with the operator key in ${secrets.file}${secrets.isNew ? ' (new; keep it with the data)' : ''}`,
+      );
+    else say('  secrets   sealed at rest with PIM_SECRETS_KEYS');
+    say('`npm run status` shows every app, its health, restarts and memory. Ctrl-C stops everything.');
   } catch (err) {
     if (err instanceof StartAborted) return; // a signal arrived; onSignal finishes the stop and exits
     fail(err instanceof StartError ? err.message : String((err as Error).stack ?? err));

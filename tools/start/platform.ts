@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import type { AppSpec } from './app-spec';
 import { apps as defaultApps } from './apps';
 import { appEnvironment, appFiles, assignPorts, assignReplicaPorts, replicaName, type SharedSettings } from './app-env';
@@ -7,7 +7,7 @@ import { probeApp } from './health';
 import { ManagedProcess, describeExit } from './managed-process';
 import { NATS_MISSING, checkNats, findNatsServer, startLocalNats } from './nats';
 import { freePort, isPortFree } from './ports';
-import { ensureDatabase, startEmbeddedPostgres } from './postgres';
+import { ensureDatabase, redactUrl, startEmbeddedPostgres } from './postgres';
 import { StartAborted, StartError, waitForExit, waitUntil } from './wait';
 
 /** Repository root (tools/start/..). */
@@ -53,6 +53,29 @@ export interface StartPlatformOptions {
   restart?: 'never' | 'on-crash';
   /** Called once when supervision gives up on an app and stops the platform. */
   onGiveUp?: (message: string) => void;
+  /** Where to keep what runs (for `npm run status`), rewritten on every start, restart and exit. */
+  stateFile?: string;
+}
+
+/** What `npm start` keeps in `<data dir>/platform.json` for `npm run status`. */
+export interface PlatformState {
+  launcher_pid: number;
+  updated_at: string;
+  /** Every app was healthy once and the platform is not stopping. */
+  up: boolean;
+  database_url: string;
+  nats_url: string;
+  replicas: {
+    app: string;
+    name: string;
+    kind: 'grpc' | 'http';
+    port: number;
+    metrics_port?: number;
+    /** Absent while the replica is down (crashed, waiting for its restart). */
+    pid?: number;
+    started_at?: string;
+    restarts: number;
+  }[];
 }
 
 /** Crashes in a row (each soon after its start) after which supervision gives up. */
@@ -211,6 +234,7 @@ export class Platform {
     }
     if (signal.aborted) throw new StartAborted();
     this.up = true;
+    this.saveState();
 
     const front = this.apps.find((a) => a.name === 'gateway') ?? this.apps.find((a) => a.kind === 'http');
     const bases = front ? this.replicaPorts[front.name].map((port) => `http://127.0.0.1:${port}`) : [];
@@ -354,12 +378,51 @@ export class Platform {
       color: this.color,
     });
     this.running.set(name, proc);
+    this.saveState();
     void proc.exited.then((status) => {
+      this.saveState();
       if (this.abort.signal.aborted || this.intended.has(name)) return;
       this.say(`${name} exited (${describeExit(status)})`);
       if (this.up && this.opts.restart === 'on-crash') this.supervise(app, replica, proc);
     });
     return proc;
+  }
+
+  /** Writes what runs where to `stateFile` (see PlatformState), if one was given. */
+  private saveState(): void {
+    const file = this.opts.stateFile;
+    if (!file || !this.shared) return;
+    const state: PlatformState = {
+      launcher_pid: process.pid,
+      updated_at: new Date().toISOString(),
+      up: this.up && !this.abort.signal.aborted,
+      database_url: redactUrl(this.shared.databaseUrl),
+      nats_url: this.shared.natsUrl,
+      replicas: this.apps.flatMap((app) =>
+        (this.replicaPorts[app.name] ?? []).map((port, i) => {
+          const name = replicaName(app.name, i);
+          const proc = this.running.get(name);
+          const metrics = app.metrics ? Number(this.appEnv(app, i)[app.metrics.env]) : 0;
+          return {
+            app: app.name,
+            name,
+            kind: app.kind,
+            port,
+            ...(metrics > 0 ? { metrics_port: metrics } : {}),
+            pid: proc?.running ? proc.pid : undefined,
+            started_at: proc?.running ? new Date(proc.startedAt).toISOString() : undefined,
+            restarts: this.restartCount.get(name) ?? 0,
+          };
+        }),
+      ),
+    };
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(`${file}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+      renameSync(`${file}.tmp`, file);
+    } catch (err) {
+      this.say(`cannot write ${file}: ${(err as Error).message}`);
+    }
   }
 
   /** After a crash: restart later, or give up on a crash loop and stop everything. */
@@ -450,6 +513,7 @@ export class Platform {
     const apps = [...this.running.values()].filter((p) => p.running);
     if (apps.length > 0) this.say(`stopping ${apps.map((p) => p.spec.name).join(', ')}`);
     await Promise.all([...this.running.values()].map((p) => p.stop(grace)));
+    this.saveState();
     // Reverse start order: NATS before Postgres.
     for (const proc of [...this.infra].reverse()) {
       this.say(`stopping ${proc.spec.name}`);

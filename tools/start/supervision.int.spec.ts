@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { probeHttp } from './health';
-import { CRASH_LOOP_LIMIT, restartDelayMs, startPlatform, type RunningPlatform } from './platform';
+import { CRASH_LOOP_LIMIT, restartDelayMs, startPlatform, type PlatformState, type RunningPlatform } from './platform';
+import { duration, formatStatus, replicaStatuses } from './status';
 import { fixtureApps } from './fixtures/fixture.apps';
 import { descendants, type ProcessInfo } from './fixtures/process-tree';
 
@@ -17,6 +18,12 @@ async function eventually(check: () => Promise<boolean>, timeoutMs: number): Pro
     await sleep(100);
   }
 }
+
+describe('duration', () => {
+  it('reads as a person would say it', () => {
+    expect([12_000, 245_000, 3_600_000 * 3 + 12 * 60_000].map(duration)).toEqual(['12s', '4m 05s', '3h 12m']);
+  });
+});
 
 describe('restartDelayMs', () => {
   it('doubles from half a second up to 15 s, within a quarter either way', () => {
@@ -45,8 +52,14 @@ describe('a platform that restarts what crashes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const start = (lines: string[], http: Record<string, string> = {}, onGiveUp?: (m: string) => void) =>
+  const start = (
+    lines: string[],
+    http: Record<string, string> = {},
+    onGiveUp?: (m: string) => void,
+    stateFile?: string,
+  ) =>
     startPlatform({
+      stateFile,
       apps: fixtureApps({ http }),
       databaseUrl: db.url,
       natsUrl: NATS_URL,
@@ -56,19 +69,36 @@ describe('a platform that restarts what crashes', () => {
       log: (l) => lines.push(l),
     });
 
-  it('brings a killed app back by itself, and says so', async () => {
+  it('brings a killed app back by itself, says so, and keeps the state `npm run status` shows', async () => {
     const lines: string[] = [];
     let platform: RunningPlatform | undefined;
+    const stateFile = join(dir, 'platform.json');
+    const status = async () => {
+      const state = JSON.parse(readFileSync(stateFile, 'utf8')) as PlatformState;
+      return { state, rows: await replicaStatuses(state) };
+    };
     try {
-      platform = await start(lines);
+      platform = await start(lines, {}, undefined, stateFile);
+      const up = await status();
+      expect(up.state).toMatchObject({ launcher_pid: process.pid, up: true });
+      expect(up.rows.map((r) => [r.name, r.health, r.restarts])).toEqual([
+        ['fixture-grpc', 'healthy', 0],
+        ['fixture-http', 'healthy', 0],
+      ]);
+      expect(up.rows.every((r) => (r.rssMb ?? 0) > 0)).toBe(true);
+      expect(formatStatus(up.state, up.rows)).toContain(`API       ${platform.gatewayUrl}`);
+
       const url = `http://127.0.0.1:${platform.ports['fixture-http']}`;
       platform.kill('fixture-http', 'SIGKILL');
       await eventually(async () => lines.includes('[start] fixture-http exited (signal SIGKILL)'), 5_000);
+      expect((await status()).rows[1].health).toBe('down (restarting)');
       await eventually(async () => (await probeHttp(url)).ok, 15_000);
       expect(lines.some((l) => /^\[start\] restarting fixture-http in \d\.\d s \(crash 1 in a row\)$/.test(l))).toBe(
         true,
       );
       expect(platform.restarts()).toEqual({ 'fixture-http': 1 });
+      await eventually(async () => (await status()).rows[1].health === 'healthy', 5_000);
+      expect((await status()).rows[1].restarts).toBe(1);
     } finally {
       await platform?.stop();
     }
