@@ -32,7 +32,7 @@ export const IMAGE_VARS = ['APP'];
 /** The label of the namespace Prometheus scrapes from (NetworkPolicies let only it reach metrics). */
 export const MONITORING_NAMESPACE: Labels = { 'kubernetes.io/metadata.name': 'monitoring' };
 
-/** The image's user (node:24-bookworm-slim's `node`, uid 1000): runAsNonRoot needs it numeric. */
+/** The image's user (`pim`, uid and gid 1000, deploy/Dockerfile): runAsNonRoot needs it numeric. */
 export const IMAGE_UID = 1000;
 
 /**
@@ -43,7 +43,7 @@ export const EXTERNAL_SECRETS: Record<string, string[]> = {
   // Written by CloudNativePG for the Cluster `pim-db` (deploy/k8s/examples/postgres-cluster.yaml);
   // for another Postgres, a Secret of that name with the URL under `uri`.
   'pim-db-app': ['uri'],
-  'pim-platform': ['NATS_URL', 'PIM_BOOTSTRAP_API_KEY'],
+  'pim-platform': ['NATS_URL', 'PIM_BOOTSTRAP_API_KEY', 'PIM_SECRETS_KEYS'],
 };
 
 /**
@@ -55,6 +55,10 @@ export const DEFAULTED: Record<string, Record<string, string>> = {
   '*': {
     PIM_SUBJECT_PREFIX: 'empty: one platform per NATS account; a prefix is for tests sharing one server',
     OUTBOX_MAX_BACKOFF_MS: 'the relay backs off up to 30 s while NATS is away; events wait in Postgres',
+    OUTBOX_MAX_ATTEMPTS:
+      'an event is set aside as a dead letter after 10 failed publishes (one to two and a half minutes of retries)',
+    CONSUMER_MAX_DELIVER:
+      'a consumer sets an event aside as a dead letter after 20 failed deliveries (about six minutes of retries)',
     // Tracing: OTEL_TRACES_EXPORTER (on or off) and the collector are set in ConfigMap pim-platform.
     OTEL_SDK_DISABLED: 'OTEL_TRACES_EXPORTER says whether tracing is on (otlp) or off (none)',
     OTEL_SERVICE_NAME: 'each app names its spans after itself (gateway, catalog…), as its logs and metrics do',
