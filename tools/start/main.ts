@@ -1,7 +1,9 @@
 // `npm start`: the whole platform on this machine, configured by environment variables (see
 // the README's configuration table). A thin wrapper over Platform in platform.ts.
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { newSecretsKey } from '@pim/secrets';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 import { Platform, ROOT } from './platform';
@@ -71,13 +73,35 @@ function replicas(args: string[]): number | undefined {
   return value;
 }
 
+/**
+ * `npm start -- --demo`: the demo catalog (tools/demo, what `npm run demo` loads) through the API
+ * once the platform is up, its output prefixed; without its webhook receiver, which would end
+ * with it (`npm run demo` in another terminal keeps one and prints the deliveries).
+ */
+async function loadDemo(apiUrl: string, key: string): Promise<void> {
+  say('loading the demo catalog (npm run demo)');
+  const child = spawn(
+    process.execPath,
+    ['-r', '@swc-node/register', resolve(ROOT, 'tools/demo/main.ts'), '--no-receiver', '--exit'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, PIM_API_URL: apiUrl, PIM_API_KEY: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  for (const stream of [child.stdout, child.stderr])
+    createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[demo] ${line}\n`));
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  if (code !== 0) say(`the demo catalog did not load (exit code ${code}); the platform keeps running`);
+}
+
 async function main(): Promise<void> {
   const env = process.env;
   const unknown = process.argv.slice(2).filter((a, i, all) => {
-    if (a.startsWith('--replicas')) return false;
+    if (a.startsWith('--replicas') || a === '--demo') return false;
     return !(all[i - 1] === '--replicas' && !a.startsWith('--'));
   });
-  if (unknown.length > 0) fail(`unknown option ${unknown[0]} (known: --replicas N)`);
+  if (unknown.length > 0) fail(`unknown option ${unknown[0]} (known: --replicas N, --demo)`);
   const dataDir = resolve(ROOT, env.PIM_DATA_DIR || '.data');
   const admin = bootstrapKey(dataDir);
   const secrets = secretsKeys(dataDir);
@@ -148,6 +172,7 @@ async function main(): Promise<void> {
         `  secrets   sealed at rest with the operator key in ${secrets.file}${secrets.isNew ? ' (new; keep it with the data)' : ''}`,
       );
     else say('  secrets   sealed at rest with PIM_SECRETS_KEYS');
+    if (process.argv.includes('--demo')) await loadDemo(up.gatewayUrl, admin.key);
     say('`npm run status` shows every app, its health, restarts and memory. Ctrl-C stops everything.');
   } catch (err) {
     if (err instanceof StartAborted) return; // a signal arrived; onSignal finishes the stop and exits
