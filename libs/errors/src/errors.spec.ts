@@ -33,6 +33,20 @@ describe('error objects', () => {
     });
   });
 
+  it('cuts what quotes the caller to the documented lengths, so a huge input keeps the shape', () => {
+    const long = 'x'.repeat(5000);
+    const obj = new ValidationError(`'${long}' is not a valid id`, {
+      title: long,
+      solution: long,
+      details: Array.from({ length: 1200 }, () => ({ field: long, message: long })),
+    }).toObject('req-1');
+    expect([obj.title.length, obj.message.length, obj.solution.length]).toEqual([200, 4000, 1000]);
+    expect(obj.message.endsWith('…')).toBe(true);
+    expect(obj.details).toHaveLength(1000);
+    expect([obj.details![0].field.length, obj.details![0].message.length]).toEqual([200, 1000]);
+    expect(new ValidationError('short').toObject().message).toBe('short');
+  });
+
   it('turns unknown throwables into an InternalError without leaking their message', () => {
     const pim = toPimError(new Error('relation "x" does not exist'));
     expect(pim).toBeInstanceOf(InternalError);

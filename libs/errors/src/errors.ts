@@ -55,10 +55,41 @@ export interface WireErrorObject extends ErrorObject {
   links?: ApiLink[];
 }
 
+/**
+ * The longest each member of the error object may be (the OpenAPI `Error` schema declares them):
+ * messages that quote what the caller sent (a 5,000-character id, an unknown field's name) are
+ * cut to fit, so every error object keeps the documented shape.
+ */
+export const ERROR_OBJECT_LIMITS = {
+  title: 200,
+  message: 4000,
+  solution: 1000,
+  details: 1000,
+  detailField: 200,
+  detailMessage: 1000,
+} as const;
+
+/** A string cut to `max` characters (the last one an ellipsis) when longer. */
+function fit(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /** The error object a wire object stands for, its links written by `write` (the gateway's paths, else plain names). */
 export function writtenErrorObject(wire: WireErrorObject, write: LinkWriter = plainLinkWriter): ErrorObject {
   const { links, ...obj } = wire;
-  return { ...obj, message: writeLinks(obj.message, links, write), solution: writeLinks(obj.solution, links, write) };
+  const L = ERROR_OBJECT_LIMITS;
+  const out: ErrorObject = {
+    ...obj,
+    title: fit(obj.title, L.title),
+    message: fit(writeLinks(obj.message, links, write), L.message),
+    solution: fit(writeLinks(obj.solution, links, write), L.solution),
+  };
+  if (obj.details)
+    out.details = obj.details.slice(0, L.details).map((d) => ({
+      field: fit(d.field, L.detailField),
+      message: fit(d.message, L.detailMessage),
+    }));
+  return out;
 }
 
 /** Base of the closed set of errors that domain code throws. */

@@ -18,6 +18,7 @@ export {
   fromErrorObject,
   toPimError,
   writtenErrorObject,
+  ERROR_OBJECT_LIMITS,
   type ErrorDetail,
   type ErrorKind,
   type ErrorLogLevel,

@@ -140,6 +140,14 @@ describe('product access by users groups', () => {
         relations.create({ type: 'association', product_id: inC2._id, association: [{ id: inC1._id }] }),
       ),
     ).rejects.toMatchObject({ status: 404, details: [{ field: 'product_id' }] });
+    // The product out of sight already has an association: still a 404, not the 409 that would tell so.
+    const again = await relationOf(inC2, inC1);
+    await expect(
+      as({ groups: [g.g1] }, () =>
+        relations.create({ type: 'association', product_id: inC2._id, association: [{ id: inC1._id }] }),
+      ),
+    ).rejects.toMatchObject({ status: 404, details: [{ field: 'product_id' }] });
+    await relations.remove(again._id);
     expect((await as({ groups: [g.g2] }, () => relations.list(query))).total).toBe(0);
     expect((await as({ groups: [g.g1] }, () => relations.list(query))).total).toBe(1);
   });

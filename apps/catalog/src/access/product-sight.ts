@@ -5,7 +5,7 @@ import type { ProductView } from '@pim/resources';
 import type { Audience, RecordView } from '@pim/records';
 import type { ProductEntity } from '../entities/product.entity';
 import type { ProductRelationEntity } from '../entities/relation.entity';
-import { productSeenWhere } from '../repositories/products.repository';
+import { liveProductSeen, productSeenWhere } from '../repositories/products.repository';
 import { catalogsSeenBy } from '../repositories/catalogs.repository';
 import { groupsHiddenFrom } from '../repositories/attribute-groups.repository';
 import { attributeKeysInGroups } from '../repositories/attributes.repository';
@@ -67,6 +67,14 @@ export function inSight(sight: { groups: string[]; catalogs: string[] }): {
   return { sql: 't.catalogs @> ANY(CAST(:sight_patterns AS jsonb[]))', params: { sight_patterns: patterns } };
 }
 
+/** The 404 of a relation whose product the caller cannot see. */
+const productOutOfSight = (productId: string) =>
+  new NotFoundError(`No product with _id '${productId}'`, {
+    title: 'Product not found',
+    solution: 'Name a product you can see: list the products to find its _id',
+    details: [{ field: 'product_id', message: 'names no product you can see' }],
+  });
+
 /**
  * Product relations as a restricted caller sees them: those of a product they see (the items a
  * relation lists are shown as they are; expanding one they cannot see gives null). Creating a
@@ -83,13 +91,20 @@ export async function relationAudience<V extends RecordView>(
       patterns.length === 0
         ? { sql: 'false', params: {} }
         : { sql: productSeenWhere('t.product_id', 'sight_patterns'), params: { sight_patterns: patterns } },
-    outOfSight: (r) =>
-      new NotFoundError(`No product with _id '${r.product_id}'`, {
-        title: 'Product not found',
-        solution: 'Name a product you can see: list the products to find its _id',
-        details: [{ field: 'product_id', message: 'names no product you can see' }],
-      }),
+    outOfSight: (r) => productOutOfSight(r.product_id),
   };
+}
+
+/**
+ * Refuses a relation write for a live product the caller cannot see before any other check
+ * answers: the record engine's own check runs after the write's rules, so a rule's answer (a 409
+ * for a relation the product already has) would otherwise tell the caller about that product.
+ */
+export async function refuseRelationOutOfSight(m: EntityManager, productId: string): Promise<void> {
+  const sight = await currentSight(m);
+  if (!sight?.restricted) return;
+  if ((await liveProductSeen(m, productId, sightPatterns(sight.restricted))) === false)
+    throw productOutOfSight(productId);
 }
 
 /** Whether a restricted caller sees a product with these `catalogs` entries: the same rule as `inSight`, in memory. */

@@ -11,7 +11,7 @@ import { ProductRelationEntity } from '../entities/relation.entity';
 import { liveCategoryTrees } from '../repositories/categories.repository';
 import { otherRelationWithKey } from '../repositories/product-relations.repository';
 import { liveProductTypes } from '../repositories/products.repository';
-import { relationAudience } from '../access/product-sight';
+import { refuseRelationOutOfSight, relationAudience } from '../access/product-sight';
 
 /** The handle of a relation: one live relation per product and type. */
 export const relationKey = (productId: string, type: string): string => `${productId}:${type}`;
@@ -107,6 +107,7 @@ export const productRelationResource = declaredRecord(ProductRelation, {
   audience: relationAudience,
   hooks: {
     async beforeWrite(m, next) {
+      await refuseRelationOutOfSight(m, next.product_id);
       await checkReferences(m, next);
       await refuseSecond(m, next);
     },

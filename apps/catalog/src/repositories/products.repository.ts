@@ -47,6 +47,18 @@ export async function lockLiveProduct(m: EntityManager, id: string): Promise<boo
   return rows.length === 1;
 }
 
+/**
+ * Whether a restricted caller sees a live product: `true`, `false` (live but out of sight), or
+ * undefined when no live product has the id. `patterns` are the caller's sight patterns.
+ */
+export async function liveProductSeen(m: EntityManager, id: string, patterns: string[]): Promise<boolean | undefined> {
+  const [row]: { seen: boolean }[] = await m.query(
+    `SELECT "catalogs" @> ANY(CAST($2 AS jsonb[])) AS "seen" FROM "products" WHERE "_id" = $1 AND "deleted" = false`,
+    [id, patterns],
+  );
+  return row?.seen;
+}
+
 /** The code of a product, live or deleted; undefined when no product has the id. */
 export async function productCodeOf(m: EntityManager, id: string): Promise<string | undefined> {
   const [row]: { code: string }[] = await m.query(`SELECT "code" FROM "products" WHERE "_id" = $1`, [id]);

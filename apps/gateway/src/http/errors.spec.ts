@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { RateLimitError, UnavailableError, ValidationError, type PimError } from '@pim/errors';
-import { sendError } from './errors';
+import { errorHandler, sendError } from './errors';
 
 /** The headers, status and body sendError writes. */
 function sent(err: PimError): { headers: Record<string, string>; status: number; body: Record<string, unknown> } {
@@ -36,5 +36,33 @@ describe('sendError', () => {
     expect(r.headers['Retry-After']).toBeUndefined();
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 400, name: 'ValidationError', request_id: 'req-1' });
+  });
+});
+
+describe('errorHandler', () => {
+  it("answers the router's refusal of malformed percent-encoding in the path as a 400, not a 500", () => {
+    const out = { status: 0, body: {} as Record<string, unknown> };
+    const res = {
+      locals: { requestId: 'req-2' },
+      headersSent: false,
+      setHeader: () => undefined,
+      status(code: number) {
+        out.status = code;
+        return this;
+      },
+      type() {
+        return this;
+      },
+      send(text: string) {
+        out.body = JSON.parse(text) as Record<string, unknown>;
+        return this;
+      },
+    };
+    const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    // What the router throws for GET /api/v1/brands/%ZZ.
+    const err = Object.assign(new URIError("Failed to decode param '%ZZ'"), { status: 400 });
+    errorHandler(logger as never)(err, { method: 'GET', path: '/api/v1/brands/%ZZ' } as never, res as never, () => {});
+    expect(out.status).toBe(400);
+    expect(out.body).toMatchObject({ code: 400, kind: 'validation', title: 'Malformed path', request_id: 'req-2' });
   });
 });

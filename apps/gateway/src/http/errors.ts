@@ -53,10 +53,19 @@ function fromBodyParser(err: {
   }
 }
 
+/** The router's refusal of a path segment that is not valid percent-encoding (`/brands/%ZZ`). */
+function fromRouter(err: unknown): PimError | undefined {
+  if (!(err instanceof URIError)) return undefined;
+  return new ValidationError('A segment of the path is not valid percent-encoding', {
+    title: 'Malformed path',
+    solution: 'Percent-encode the path as UTF-8 (RFC 3986): a % is followed by two hexadecimal digits',
+  });
+}
+
 /** Maps anything thrown by a route to its error object; unexpected errors are logged with their stack. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const pim = fromBodyParser(err) ?? toPimError(err);
+    const pim = fromBodyParser(err) ?? fromRouter(err) ?? toPimError(err);
     const line = {
       method: req.method,
       path: req.path,

@@ -56,7 +56,11 @@ export function readUpload(
     parser.on('field', (name, value) => {
       fields[name] = value;
     });
+    const malformed = (err: Error) =>
+      new ValidationError(`The multipart body cannot be read: ${err.message}`, { title: 'Malformed upload' });
     parser.on('file', (name, stream, info) => {
+      // A body cut short fails the file stream too: unheard, that error would end the process.
+      stream.on('error', (err: Error) => fail(malformed(err)));
       if (name !== opts.fileField || handling) {
         stream.resume();
         if (handling && name === opts.fileField)
@@ -76,9 +80,7 @@ export function readUpload(
         new ValidationError('Send one file per upload', { details: [{ field: opts.fileField, message: 'one file' }] }),
       ),
     );
-    parser.on('error', (err: Error) =>
-      fail(new ValidationError(`The multipart body cannot be read: ${err.message}`, { title: 'Malformed upload' })),
-    );
+    parser.on('error', (err: Error) => fail(malformed(err)));
     parser.on('close', () => {
       if (failed) return;
       if (!handling) {

@@ -1,3 +1,4 @@
+import { IdempotencyService } from './idempotency.service';
 import { gatewayTestContext, type GatewayTestContext } from '../testing/gateway.context';
 
 describe('gateway: Idempotency-Key on POST', () => {
@@ -78,6 +79,15 @@ describe('gateway: Idempotency-Key on POST', () => {
     expect(e1.status).toBe(400);
     const e2 = await ctx.request('POST', '/api/v1/api-keys', bad, { 'idempotency-key': 'k-5' });
     expect(e2.status).toBe(400);
+  });
+
+  it('releases the key when the response cannot be kept, so a retry runs instead of waiting', async () => {
+    const service = new IdempotencyService(ctx.ds, { retentionMs: 3_600_000, waitMs: 200, pollMs: 20 });
+    // jsonb cannot hold U+0000: storing this answer fails.
+    const unstorable = async () => ({ status: 400, headers: {}, body: { message: 'bad \u0000' } });
+    await expect(service.run('owner-nul', 'k-nul', 'h', unstorable)).rejects.toThrow();
+    const retried = await service.run('owner-nul', 'k-nul', 'h', async () => ({ status: 201, headers: {}, body: {} }));
+    expect(retried).toEqual({ response: { status: 201, headers: {}, body: {} }, replayed: false });
   });
 
   it('refuses a malformed Idempotency-Key', async () => {

@@ -123,10 +123,16 @@ export class IdempotencyService {
       await this.release(owner, key);
       return response;
     }
-    await this.ds.query(
-      'UPDATE idempotency_records SET response_status = $3, response_headers = $4, response_body = $5 WHERE owner = $1 AND key = $2',
-      [owner, key, response.status, JSON.stringify(response.headers), JSON.stringify(response.body ?? null)],
-    );
+    try {
+      await this.ds.query(
+        'UPDATE idempotency_records SET response_status = $3, response_headers = $4, response_body = $5 WHERE owner = $1 AND key = $2',
+        [owner, key, response.status, JSON.stringify(response.headers), JSON.stringify(response.body ?? null)],
+      );
+    } catch (err) {
+      // A response that cannot be kept must not leave the key claimed: every retry would wait, then get a 409.
+      await this.release(owner, key);
+      throw err;
+    }
     return response;
   }
 

@@ -4,6 +4,7 @@ import {
   AuthenticationError,
   AuthorizationError,
   ConflictError,
+  ERROR_OBJECT_LIMITS,
   InternalError,
   NotFoundError,
   GoneError,
@@ -54,17 +55,26 @@ export const errorObjectSchema = z
       .regex(/^[A-Za-z]+Error$/)
       .max(64)
       .meta({ example: 'ValidationError' }),
-    title: z.string().max(200).meta({ example: 'Invalid webhook' }),
-    message: z.string().max(4000).meta({ example: 'url must be an absolute http:// or https:// URL' }),
-    solution: z.string().max(1000).meta({ example: 'Correct the fields named in details and send the request again' }),
+    title: z.string().max(ERROR_OBJECT_LIMITS.title).meta({ example: 'Invalid webhook' }),
+    message: z
+      .string()
+      .max(ERROR_OBJECT_LIMITS.message)
+      .meta({ example: 'url must be an absolute http:// or https:// URL' }),
+    solution: z
+      .string()
+      .max(ERROR_OBJECT_LIMITS.solution)
+      .meta({ example: 'Correct the fields named in details and send the request again' }),
     details: z
       .array(
         z.strictObject({
-          field: z.string().max(200).meta({ example: 'url' }),
-          message: z.string().max(1000).meta({ example: 'must be an absolute http:// or https:// URL' }),
+          field: z.string().max(ERROR_OBJECT_LIMITS.detailField).meta({ example: 'url' }),
+          message: z
+            .string()
+            .max(ERROR_OBJECT_LIMITS.detailMessage)
+            .meta({ example: 'must be an absolute http:// or https:// URL' }),
         }),
       )
-      .max(1000)
+      .max(ERROR_OBJECT_LIMITS.details)
       .optional(),
     request_id: z
       .string()

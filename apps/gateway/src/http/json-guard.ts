@@ -1,0 +1,90 @@
+import type { RequestHandler } from 'express';
+import { ValidationError } from '@pim/errors';
+
+/**
+ * The deepest a JSON body may nest (objects and arrays). Real bodies stay under ten; deeper ones
+ * would overflow the stack of the code that copies them (JSON.stringify of a bulk item) or the
+ * nesting limit of the gRPC messages that carry them on (a Struct), and fail as a 500.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** What is wrong with a parsed JSON value, and where (`name.en`, `items.3.code`). */
+export interface JsonProblem {
+  field: string;
+  kind: 'nul' | 'surrogate' | 'depth';
+}
+
+/** Half of a UTF-16 surrogate pair without the other half: JSON can say it (`"\ud800"`), Unicode text cannot hold it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** What is wrong with one string or key, if anything. */
+const textProblem = (text: string): JsonProblem['kind'] | undefined =>
+  text.includes('\u0000') ? 'nul' : LONE_SURROGATE.test(text) ? 'surrogate' : undefined;
+
+/**
+ * The first place in a parsed JSON value holding the NUL character (U+0000) or a lone surrogate,
+ * in a key or a string, or nested deeper than `maxDepth`; undefined when there is none. Walks without recursion, so a
+ * deeply nested body cannot exhaust the stack here either.
+ */
+export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonProblem | undefined {
+  const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: '', depth: 0 }];
+  const join = (path: string, key: string | number) => (path === '' ? String(key) : `${path}.${key}`);
+  while (stack.length > 0) {
+    const { v, path, depth } = stack.pop()!;
+    if (typeof v === 'string') {
+      const kind = textProblem(v);
+      if (kind) return { field: path === '' ? '(body)' : path, kind };
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= maxDepth) return { field: path === '' ? '(body)' : path, kind: 'depth' };
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: join(path, i), depth: depth + 1 });
+      continue;
+    }
+    const entries = Object.entries(v as Record<string, unknown>);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, child] = entries[i];
+      const kind = textProblem(k);
+      if (kind) return { field: join(path, k), kind };
+      stack.push({ v: child, path: join(path, k), depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses, with a 400 naming the place, a path, query or JSON body holding the NUL character or a
+ * lone surrogate — Postgres text and jsonb cannot store either, so they failed as a 500 where they
+ * reached the database (a name, a search term, a bulk upsert's COPY, an error message quoting them
+ * kept for an Idempotency-Key replay) or were stored altered — and a body nested deeper than
+ * `MAX_JSON_DEPTH`.
+ */
+export function jsonGuard(): RequestHandler {
+  return (req, _res, next) => {
+    // In the path a NUL can only come percent-encoded (Node refuses a raw one).
+    const problem: JsonProblem | undefined = req.path.includes('%00')
+      ? { field: '(path)', kind: 'nul' }
+      : (jsonProblem(req.query) ?? jsonProblem(req.body));
+    if (!problem) return next();
+    next(
+      problem.kind === 'nul'
+        ? new ValidationError(`${problem.field} contains the NUL character (U+0000), which cannot be stored`, {
+            title: 'Invalid text',
+            solution: 'Remove the NUL characters (\\u0000) from the text and send the request again',
+            details: [{ field: problem.field, message: 'must not contain the NUL character (U+0000)' }],
+          })
+        : problem.kind === 'surrogate'
+          ? new ValidationError(`${problem.field} is not valid Unicode text: it holds half of a surrogate pair`, {
+              title: 'Invalid text',
+              solution: 'Send text as valid UTF-8 (a \\ud800–\\udfff escape needs its other half)',
+              details: [{ field: problem.field, message: 'holds a lone surrogate' }],
+            })
+          : new ValidationError(`The body nests deeper than ${MAX_JSON_DEPTH} levels at ${problem.field}`, {
+              title: 'Body nested too deeply',
+              solution: `Send objects and arrays nested at most ${MAX_JSON_DEPTH} levels deep`,
+              details: [{ field: problem.field, message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
+            }),
+    );
+  };
+}
