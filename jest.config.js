@@ -13,8 +13,8 @@ const swc = [
   },
 ];
 // ESM-only packages the apps load (Node 24 requires them natively; jest's CommonJS runtime
-// needs them transformed): pg-boss and its ESM dependencies.
-const ESM_PACKAGES = ['pg-boss', 'serialize-error', 'rrule-temporal', 'non-error'];
+// needs them transformed): pg-boss and its ESM dependencies; jose (tests of @pim/secrets' format).
+const ESM_PACKAGES = ['pg-boss', 'serialize-error', 'rrule-temporal', 'non-error', 'jose'];
 const common = {
   transform: { '^.+\\.ts$': swc, [`/node_modules/(${ESM_PACKAGES.join('|')})/.+\\.js$`]: swc },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],

@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { parseSecretsKeys, sealedKeyId } from '@pim/secrets';
 import { freePort } from '../../tools/start/ports';
 import { eventually, startE2E, type E2E } from './platform';
 
@@ -68,6 +70,17 @@ describe('webhook delivery through the whole platform', () => {
     expect(sink.status).toBe(200);
     sinkId = sink.json._id as string;
     secret = sink.json.secret as string;
+    // At rest the secret is sealed with the platform's operator key (PIM_SECRETS_KEYS), never stored as shown.
+    const pg = new Client({ connectionString: e2e.db.url });
+    await pg.connect();
+    try {
+      const { rows } = await pg.query('SELECT secret FROM webhooks.webhooks WHERE _id = $1', [sinkId]);
+      expect(rows[0].secret).not.toContain(secret.slice('whsec_'.length));
+      expect(sealedKeyId(rows[0].secret)).toBe('e2e');
+      expect(parseSecretsKeys(e2e.secretsKeys).open(rows[0].secret)).toBe(secret);
+    } finally {
+      await pg.end();
+    }
     const target = await e2e.api(
       'POST',
       '/api/v1/webhooks',

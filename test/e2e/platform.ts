@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createPimClient, type PimClient, type Schema } from '@pim/api-client';
 import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
 import { startPlatform, type RunningPlatform, type StartPlatformOptions } from '../../tools/start';
+import { newSecretsKey } from '@pim/secrets';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 
 /** The whole platform as `npm start` runs it, on a fresh database and its own stream, for one test file. */
@@ -15,6 +16,8 @@ export interface E2E {
   logs: string[];
   /** The platform's bootstrap admin key. */
   adminKey: string;
+  /** The operator keys the apps seal secrets with (PIM_SECRETS_KEYS: a fresh key `e2e`, unless `env` gives others). */
+  secretsKeys: string;
   /** The typed API client (generated from the OpenAPI document) with the admin key. */
   client: PimClient;
   /** A typed API client with another key, or with none. */
@@ -38,6 +41,7 @@ export async function startE2E(
   opts: Pick<StartPlatformOptions, 'replicas' | 'startTimeoutMs' | 'restart'> = {},
 ): Promise<E2E> {
   const adminKey = newToken().token;
+  const secretsKeys = env.PIM_SECRETS_KEYS ?? newSecretsKey('e2e');
   const db = await createTestDatabase(label);
   const stream = await createTestStream(label);
   const logs: string[] = [];
@@ -55,6 +59,7 @@ export async function startE2E(
         PIM_SUBJECT_PREFIX: stream.subjectPrefix,
         LOG_LEVEL: 'warn',
         PIM_BOOTSTRAP_API_KEY: adminKey,
+        PIM_SECRETS_KEYS: secretsKeys,
         ...env,
       },
       log: (line) => logs.push(line),
@@ -91,6 +96,7 @@ export async function startE2E(
     stream,
     logs,
     adminKey,
+    secretsKeys,
     client,
     clientWith,
     api,

@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { parseSecretsKeys, sealedKeyId } from '@pim/secrets';
 import { startReceiver, type TestReceiver } from '@pim/testing';
 import { eventually, startE2E, type E2E } from './platform';
 
@@ -95,6 +97,20 @@ describe('publications through the whole platform', () => {
       headers: [{ key: 'Authorization', value: '****6789' }],
       timeout_ms: 1_000,
     });
+    // At rest the credential is sealed with the platform's operator key (PIM_SECRETS_KEYS).
+    const pg = new Client({ connectionString: e2e.db.url });
+    await pg.connect();
+    try {
+      const { rows } = await pg.query(
+        `SELECT endpoint->'headers'->0->>'value' AS value FROM publisher.channels WHERE _id = $1`,
+        [channel._id],
+      );
+      expect(rows[0].value).not.toContain(TOKEN.slice(-10));
+      expect(sealedKeyId(rows[0].value)).toBe('e2e');
+      expect(parseSecretsKeys(e2e.secretsKeys).open(rows[0].value)).toBe(TOKEN);
+    } finally {
+      await pg.end();
+    }
     for (const url of ['http://10.1.2.3/listings', 'http://169.254.169.254/latest/meta-data']) {
       const r = await e2e.api('POST', '/api/v1/channels', {
         code: `private_${++n}`,

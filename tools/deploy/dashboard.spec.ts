@@ -158,7 +158,7 @@ describe('a broken dashboard fails the check', () => {
     expect(check(d)).toEqual([
       `${FILE}: panel 35 "": has no title`,
       `${FILE}: panel 35 "Ack pending by durable": has the id of panel 35 ""`,
-      `${FILE}: panel 60 "Heap used by pod": gridPos {"h":8,"w":8,"x":20,"y":142} is not within the 24 columns`,
+      `${FILE}: panel 60 "Heap used by pod": gridPos {"h":8,"w":8,"x":20,"y":150} is not within the 24 columns`,
       `${FILE}: panel 62 "Open file descriptors by pod": overlaps panel 60 "Heap used by pod"`,
     ]);
   });

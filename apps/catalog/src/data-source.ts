@@ -1,5 +1,5 @@
 import type { AppDataSourceOptions } from '@pim/db';
-import { OutboxEvent } from '@pim/events';
+import { DeadLetter, OutboxEvent } from '@pim/events';
 import { BrandEntity } from './entities/brand.entity';
 import { CategoryTreeEntity } from './entities/category-tree.entity';
 import { CategoryEntity } from './entities/category.entity';
@@ -38,6 +38,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
       AppliedChangeEntity,
       AppliedBatchEntity,
       OutboxEvent,
+      DeadLetter,
     ],
     migrations,
     applicationName: 'pim-catalog',

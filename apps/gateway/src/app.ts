@@ -11,6 +11,7 @@ import type { HealthChecker } from '@pim/rpc';
 import { Api } from './http/route';
 import { errorHandler, notFoundHandler, requireJson, sendError } from './http/errors';
 import { requestContext } from './http/request-context';
+import { jsonGuard } from './http/json-guard';
 import { HttpMetrics, routeLabel } from './http/metrics';
 import { httpSpans } from './http/tracing';
 import { buildDocument, createRegistry, type ApiDocument } from './document';
@@ -21,6 +22,7 @@ import { catalogRoutes } from './routes/catalog/catalog.routes';
 import type { CatalogClients } from './routes/catalog/catalog.clients';
 import { collectionRoutes } from './routes/collections';
 import { apiKeyRoutes } from './routes/api-keys';
+import { deadLetterRoutes, type DeadLetterClients } from './routes/dead-letters.routes';
 import { gate } from './auth/gate';
 import type { UserAccessLookup } from './auth/access';
 import { userAccessFrom } from './routes/workflow.routes';
@@ -43,6 +45,8 @@ export interface GatewayDeps {
   catalog: CatalogClients;
   /** Clients of the owner apps in `OWNER_ROUTES`, by app. */
   owners?: Record<string, { close(): void }>;
+  /** The dead letters service of every app with an outbox (`/dead-letters`). */
+  deadLetters?: DeadLetterClients;
   keys: ApiKeyService;
   idempotency: IdempotencyService;
   rateLimits: { perKey: RateLimiter; perIp: RateLimiter };
@@ -71,7 +75,7 @@ export interface GatewayDeps {
 /** What the routes use: clients and services (called only when a request arrives) and list limits. */
 export type RouteDeps = Pick<
   GatewayDeps,
-  'webhooks' | 'catalog' | 'owners' | 'keys' | 'maxLimit' | 'defaultLimit' | 'uploadMaxBytes'
+  'webhooks' | 'catalog' | 'owners' | 'deadLetters' | 'keys' | 'maxLimit' | 'defaultLimit' | 'uploadMaxBytes'
 >;
 
 /** Declares every /api/v1 route: the one list both the app and the exported document use. */
@@ -89,6 +93,7 @@ export function declareRoutes(api: Api, deps: RouteDeps): void {
   }
   collectionRoutes(api);
   apiKeyRoutes(api, deps.keys, limits);
+  deadLetterRoutes(api, () => deps.deadLetters ?? unreachable<DeadLetterClients>('dead letter clients'), limits);
 }
 
 /** A dependency the document builder must never call (its routes are declared, never served). */
@@ -243,6 +248,7 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
     }),
     requireJson((req) => api.takesUpload(req.method, req.path)),
     jsonBody(deps.jsonBodyLimit, deps.bulkBodyLimit ?? '16mb'),
+    jsonGuard(),
     api.router,
   );
   app.use(notFoundHandler());

@@ -27,6 +27,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   ...CATALOG_TAG_DESCRIPTIONS,
   Webhooks: 'Webhook configuration',
   'API keys': 'API keys and their scopes (admin only); a secret is shown once, on creation and rotation',
+  'Dead letters':
+    'Events that could not be delivered after every retry, set aside so the others keep flowing (admin only): list them, try them again once the cause is fixed, or discard them',
 };
 
 /**

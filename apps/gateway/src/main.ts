@@ -11,6 +11,7 @@ import { HealthChecker, createRpcClient } from '@pim/rpc';
 import { createApp } from './app';
 import { OWNER_ROUTES } from './routes/owners';
 import { createCatalogClients } from './routes/catalog/catalog.clients';
+import { createDeadLetterClients } from './routes/dead-letters.routes';
 import { readConfig } from './config';
 import { SCHEMA, dataSourceOptions } from './data-source';
 import { ApiKeyService } from './auth/api-key.service';
@@ -63,6 +64,14 @@ async function main(): Promise<void> {
   const owners = Object.fromEntries(
     OWNER_ROUTES.map((o) => [o.app, o.clients({ address: ownerAddress(o), deadlineMs: config.GRPC_DEADLINE_MS })]),
   );
+  const deadLetters = createDeadLetterClients(
+    {
+      webhooks: config.WEBHOOKS_GRPC_URL,
+      catalog: config.CATALOG_GRPC_URL,
+      ...Object.fromEntries(OWNER_ROUTES.map((o) => [o.app, ownerAddress(o)])),
+    },
+    config.GRPC_DEADLINE_MS,
+  );
   const dependencies: Record<string, HealthChecker> = {
     webhooks: new HealthChecker(config.WEBHOOKS_GRPC_URL),
     catalog: new HealthChecker(config.CATALOG_GRPC_URL),
@@ -74,6 +83,7 @@ async function main(): Promise<void> {
     webhooks,
     catalog,
     owners,
+    deadLetters,
     keys,
     idempotency,
     rateLimits: {
@@ -118,7 +128,13 @@ async function main(): Promise<void> {
       {
         name: 'clients',
         run: () =>
-          [webhooks, catalog, ...Object.values(owners), ...Object.values(dependencies)].forEach((c) => c.close()),
+          [
+            webhooks,
+            catalog,
+            ...Object.values(owners),
+            ...Object.values(deadLetters),
+            ...Object.values(dependencies),
+          ].forEach((c) => c.close()),
       },
       { name: 'API keys', run: () => keys.stop() },
       metricsServer && { name: 'metrics', run: () => new Promise((r) => metricsServer.close(() => r(undefined))) },

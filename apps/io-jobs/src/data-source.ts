@@ -1,5 +1,5 @@
 import type { AppDataSourceOptions } from '@pim/db';
-import { OutboxEvent } from '@pim/events';
+import { DeadLetter, OutboxEvent } from '@pim/events';
 import { ImportEntity } from './entities/import.entity';
 import { ImportTemplateEntity } from './entities/import-template.entity';
 import { ImportErrorEntity } from './entities/import-error.entity';
@@ -14,7 +14,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [ExportEntity, ImportTemplateEntity, ImportEntity, ImportErrorEntity, OutboxEvent],
+    entities: [ExportEntity, ImportTemplateEntity, ImportEntity, ImportErrorEntity, OutboxEvent, DeadLetter],
     migrations,
     applicationName: 'pim-io-jobs',
   };

@@ -1,5 +1,5 @@
 import type { AppDataSourceOptions } from '@pim/db';
-import { OutboxEvent } from '@pim/events';
+import { DeadLetter, OutboxEvent } from '@pim/events';
 import { OrderEntity } from './entities/order.entity';
 import { migrations } from './migrations';
 
@@ -11,7 +11,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [OrderEntity, OutboxEvent],
+    entities: [OrderEntity, OutboxEvent, DeadLetter],
     migrations,
     applicationName: 'pim-orders',
   };

@@ -3,7 +3,7 @@ import { migrate } from '@pim/db';
 import { HealthChecker } from '@pim/rpc';
 import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
 import { publisherApp } from './app';
-import { readConfig } from './config';
+import { readAppConfig } from './config';
 import { dataSourceOptions } from './data-source';
 import { migrations } from './migrations';
 
@@ -34,7 +34,7 @@ describe('publisher app', () => {
     };
     let exited: number | undefined;
     const app = await startApp(
-      { ...publisherApp, config: () => readConfig(env) },
+      { ...publisherApp, config: () => readAppConfig(env) },
       { signals: false, exit: (code) => (exited = code) },
     );
     const health = new HealthChecker(`127.0.0.1:${app.port}`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { flag, loadConfig, ownerSchema, port, positiveInt } from '@pim/config';
 import { allowListSetting, scheduleSetting } from '@pim/outbound';
+import { requireOperatorKeys, secretsKeysSetting, type WithOperatorKeys } from '@pim/secrets';
 
 /** Delays before each new request after a timeout, a network error or a 5xx (then the publication fails). */
 const DEFAULT_SCHEDULE = '5s,30s,2m,10m,30m';
@@ -33,11 +34,20 @@ export const publisherConfigSchema = ownerSchema.extend({
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)
     .default('publisher-auto-republish'),
+  /** Operator keys that seal the channels' credentials at rest: `id:base64key,…`, the current key first. */
+  PIM_SECRETS_KEYS: secretsKeysSetting(),
 });
 
 /** Parsed environment of the publisher app. */
 export type PublisherConfig = z.infer<typeof publisherConfigSchema>;
 
-/** Reads and validates the environment once. */
+/** Reads and validates the environment once (the migrations read it so: they need no operator key). */
 export const readConfig = (env: NodeJS.ProcessEnv = process.env): PublisherConfig =>
   loadConfig(publisherConfigSchema, env);
+
+/** The environment the app serves with: its operator keys settled. */
+export type PublisherAppConfig = WithOperatorKeys<PublisherConfig>;
+
+/** readConfig, then the operator keys: unset, production refuses to start and development uses the built-in key. */
+export const readAppConfig = (env: NodeJS.ProcessEnv = process.env): PublisherAppConfig =>
+  requireOperatorKeys(readConfig(env));

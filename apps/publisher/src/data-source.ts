@@ -1,5 +1,5 @@
 import type { AppDataSourceOptions } from '@pim/db';
-import { OutboxEvent } from '@pim/events';
+import { DeadLetter, OutboxEvent } from '@pim/events';
 import { ChannelEntity } from './entities/channel.entity';
 import { AdvertisementEntity } from './entities/advertisement.entity';
 import { PublicationEntity } from './entities/publication.entity';
@@ -14,7 +14,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [PublicationBatchEntity, ChannelEntity, PublicationEntity, AdvertisementEntity, OutboxEvent],
+    entities: [PublicationBatchEntity, ChannelEntity, PublicationEntity, AdvertisementEntity, OutboxEvent, DeadLetter],
     migrations,
     applicationName: 'pim-publisher',
   };

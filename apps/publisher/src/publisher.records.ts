@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { AddressPolicy } from '@pim/outbound';
+import type { Keyring } from '@pim/secrets';
 import { RecordService, type RecordStore } from '@pim/records';
 import { channelRecord } from './channel/channel.resource';
 import type { CatalogLink } from './links/catalog.link';
@@ -12,8 +13,11 @@ import { PublicationsRepository } from './repositories/publications.repository';
 /** How the publisher app's records are stored: its events come from `publisher`. */
 export const PUBLISHER_STORE: RecordStore = { source: 'publisher' };
 
-/** The publisher's record services and what they share, as the app and its tests build them. */
-export function publisherRecords(ds: DataSource, catalog: CatalogLink, policy: AddressPolicy) {
+/**
+ * The publisher's record services and what they share, as the app and its tests build them;
+ * `secrets` seals the channels' credentials.
+ */
+export function publisherRecords(ds: DataSource, catalog: CatalogLink, policy: AddressPolicy, secrets: Keyring) {
   // The resource reaches the repository only when a write runs, after both exist.
   const publications = new RecordService(
     ds,
@@ -31,7 +35,7 @@ export function publisherRecords(ds: DataSource, catalog: CatalogLink, policy: A
     batches.toView(record),
   );
   return {
-    channels: new RecordService(ds, channelRecord(policy), PUBLISHER_STORE),
+    channels: new RecordService(ds, channelRecord(policy, secrets), PUBLISHER_STORE),
     batches,
     batchesRepository,
     publications,

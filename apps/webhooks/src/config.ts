@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { flag, loadConfig, ownerSchema, port, positiveInt } from '@pim/config';
 import { allowListSetting, scheduleSetting } from '@pim/outbound';
+import { requireOperatorKeys, secretsKeysSetting, type WithOperatorKeys } from '@pim/secrets';
 
 const DEFAULT_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
@@ -42,11 +43,20 @@ export const webhooksConfigSchema = ownerSchema.extend({
   WEBHOOKS_RETENTION_DAYS: z.coerce.number().int().min(8).default(30),
   /** Prometheus metrics on http://0.0.0.0:<port>/metrics; 0 turns them off. */
   WEBHOOKS_METRICS_PORT: port(9464),
+  /** Operator keys that seal the signing secrets at rest: `id:base64key,…`, the current key first. */
+  PIM_SECRETS_KEYS: secretsKeysSetting(),
 });
 
 /** Parsed environment of the webhooks app. */
 export type WebhooksConfig = z.infer<typeof webhooksConfigSchema>;
 
-/** Reads and validates the environment once. */
+/** Reads and validates the environment once (the migrations read it so: they need no operator key). */
 export const readConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig =>
   loadConfig(webhooksConfigSchema, env);
+
+/** The environment the app serves with: its operator keys settled. */
+export type WebhooksAppConfig = WithOperatorKeys<WebhooksConfig>;
+
+/** readConfig, then the operator keys: unset, production refuses to start and development uses the built-in key. */
+export const readAppConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksAppConfig =>
+  requireOperatorKeys(readConfig(env));

@@ -1,5 +1,5 @@
 import type { AppDataSourceOptions } from '@pim/db';
-import { OutboxEvent } from '@pim/events';
+import { DeadLetter, OutboxEvent } from '@pim/events';
 import { WebhookEntity } from './webhook/webhook.entity';
 import { InboxEvent } from './inbox/inbox.entity';
 import { DeliveryAttemptEntity, DeliveryEntity } from './delivery/delivery.entity';
@@ -13,7 +13,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [WebhookEntity, OutboxEvent, InboxEvent, DeliveryEntity, DeliveryAttemptEntity],
+    entities: [WebhookEntity, OutboxEvent, DeadLetter, InboxEvent, DeliveryEntity, DeliveryAttemptEntity],
     migrations,
     applicationName: 'pim-webhooks',
   };

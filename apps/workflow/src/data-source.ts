@@ -1,5 +1,5 @@
 import type { AppDataSourceOptions } from '@pim/db';
-import { OutboxEvent } from '@pim/events';
+import { DeadLetter, OutboxEvent } from '@pim/events';
 import { UsersGroupEntity } from './entities/users-group.entity';
 import { WorkflowEntity } from './entities/workflow.entity';
 import { WorkflowApprovalEntity } from './entities/workflow-approval.entity';
@@ -14,7 +14,14 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [ProductApprovalEntity, WorkflowApprovalEntity, WorkflowEntity, UsersGroupEntity, OutboxEvent],
+    entities: [
+      ProductApprovalEntity,
+      WorkflowApprovalEntity,
+      WorkflowEntity,
+      UsersGroupEntity,
+      OutboxEvent,
+      DeadLetter,
+    ],
     migrations,
     applicationName: 'pim-workflow',
   };

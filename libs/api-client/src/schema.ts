@@ -2034,6 +2034,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List dead letters: events that could not be delivered
+         * @description Every change on the platform becomes an event, which each app first publishes to the event stream and which webhook deliveries and automatic republishing then consume. An event that still fails after every retry is set aside as a *dead letter*, so that the events after it keep flowing: `source` `outbox` when its app could not publish it (e.g. it is larger than the event stream accepts), or the name of the consumer that could not handle it (`fan-out`: webhook deliveries; `auto-republish`: publishing changed products again). While an `outbox` dead letter waits, the later events of the same record (`record_id`) wait behind it, so that nobody receives a record's changes out of order. Fix the cause named in `last_error`, then re-drive it (`POST /api/v1/dead-letters/{id}/redrive`), or discard it (`DELETE /api/v1/dead-letters/{id}`). Filter by app with `app` or `app_in` (catalog, workflow, orders, io-jobs, publisher, webhooks); pagination, sorting and filters as in every list, newest first by default. Without an app filter, `skip` + `limit` may not pass 1000.
+         *
+         *     Needs scope `admin`.
+         */
+        get: operations["listDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dead-letters/{id}/redrive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a dead letter again
+         * @description Fix the cause first (the dead letter’s `last_error` names it), then re-drive. An `outbox` dead letter goes back to its app’s outbox with a fresh set of retries and is published in a moment, before the later events of its record that waited behind it (`outcome: queued`); if it fails again it comes back to the dead letters. A consumer’s dead letter is handed to that consumer now (`outcome: handled`); if it fails again the answer is a 409 with the reason, and it stays a dead letter.
+         *
+         *     Needs scope `admin`.
+         */
+        post: operations["redriveDeadLetter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dead-letters/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Discard a dead letter
+         * @description Drops the event for good: it is never published or handled, and nobody receives it. The later events of its record that waited behind it go on at once.
+         *
+         *     Needs scope `admin`.
+         */
+        delete: operations["discardDeadLetter"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9171,6 +9237,163 @@ export interface components {
         };
         /** @description Nothing: the body may be left out or be {} */
         Empty: Record<string, never>;
+        /** @description A page of records */
+        DeadLetterList: {
+            /**
+             * Format: int64
+             * @description This page, from 1
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int64
+             * @description Records before this page
+             * @example 0
+             */
+            skip: number;
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            /**
+             * @description The sort in force, field by field
+             * @example {
+             *       "created_at": "desc"
+             *     }
+             */
+            sort: {
+                [key: string]: "asc" | "desc";
+            };
+            /**
+             * Format: int64
+             * @description Pages in the whole list
+             * @example 1
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description Records matching the filters
+             * @example 4
+             */
+            total: number;
+            next: boolean;
+            previous: boolean;
+            /**
+             * Format: uri-reference
+             * @description The next page, or "" on the last page
+             * @example /api/v1/webhooks?limit=25&page=2
+             */
+            nextUrl: string;
+            /** @description The previous page, or false on the first page */
+            previousUrl: string | false;
+            /**
+             * @description The filters in force, values typed as their fields
+             * @example {
+             *       "enabled": true
+             *     }
+             */
+            filters: {
+                [key: string]: unknown;
+            };
+            data: components["schemas"]["DeadLetter"][];
+        };
+        /** @description An event set aside after every try failed, so that the events after it keep flowing. Nothing is delivered for it until it is re-driven */
+        DeadLetter: {
+            /**
+             * @description The dead letter’s own id (use it to re-drive or discard it)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description The app that holds it
+             * @enum {string}
+             */
+            app: "catalog" | "workflow" | "orders" | "io-jobs" | "publisher" | "webhooks";
+            /**
+             * @description Where it got stuck: `outbox` (the app could not publish the event to the event stream) or the name of the app’s consumer that could not handle it (`fan-out`: turning events into webhook deliveries; `auto-republish`: publishing changed products again)
+             * @example outbox
+             */
+            source: string;
+            /**
+             * @description The event’s id (the `webhook-id` its deliveries carry)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            event_id: string;
+            /** @example products.updated */
+            event_type: string;
+            /**
+             * @description The `_id` of the record the event is about, when it is about one
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            record_id?: string;
+            /**
+             * Format: date-time
+             * @description When the change that made the event happened
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            occurred_at: string;
+            /**
+             * Format: int32
+             * @description Tries that failed: publishes (outbox) or deliveries to the consumer
+             * @example 10
+             */
+            attempts: number;
+            /**
+             * @description Why the last try failed
+             * @example InvalidArgumentError: 'payload' max_payload size exceeded
+             */
+            last_error: string;
+            /**
+             * Format: int64
+             * @description Size of the event in bytes (an event larger than the event stream takes — 1 MiB by default — can never be published)
+             * @example 1200000
+             */
+            size_bytes: number;
+            /**
+             * Format: date-time
+             * @description When it was set aside
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (a re-drive that failed again)
+             * @example 2026-11-22T16:15:43.123Z
+             */
+            updated_at: string;
+        };
+        /** @description The re-driven dead letter, which no longer exists */
+        DeadLetterRedrive: {
+            /**
+             * @description The dead letter’s own id (use it to re-drive or discard it)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            _id: string;
+            /**
+             * @description The app that holds it
+             * @enum {string}
+             */
+            app: "catalog" | "workflow" | "orders" | "io-jobs" | "publisher" | "webhooks";
+            /**
+             * @description Where it got stuck: `outbox` (the app could not publish the event to the event stream) or the name of the app’s consumer that could not handle it (`fan-out`: turning events into webhook deliveries; `auto-republish`: publishing changed products again)
+             * @example outbox
+             */
+            source: string;
+            /**
+             * @description The event’s id (the `webhook-id` its deliveries carry)
+             * @example 6740a1b2c3d4e5f601234567
+             */
+            event_id: string;
+            /** @example products.updated */
+            event_type: string;
+            /**
+             * @description `queued`: the event is back in its app’s outbox and is published in a moment, before the later events of its record that waited behind it; `handled`: its consumer handled it now
+             * @enum {string}
+             */
+            outcome: "queued" | "handled";
+        };
     };
     responses: {
         /** @description Invalid request (body, query, filter or id) */
@@ -21047,6 +21270,278 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDeadLetters: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size (default 25, at most 100) */
+                limit?: number;
+                /** @description Records to skip (instead of page) */
+                skip?: number;
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, attempts, occurred_at, created_at, updated_at */
+                sort?: string;
+                /** @description Only records whose _id equals (on arrays: contains) */
+                _id?: string;
+                /** @description Only records whose _id is one of these comma-separated values */
+                _id_in?: string;
+                /** @description Only records whose _id is none of these comma-separated values */
+                _id_nin?: string;
+                /** @description Only records whose _id differs from */
+                _id_ne?: string;
+                /** @description Only records whose _id is set (true) or missing (false) */
+                _id_exists?: boolean;
+                /** @description Only records whose _id is greater than */
+                _id_gt?: string;
+                /** @description Only records whose _id is at least */
+                _id_gte?: string;
+                /** @description Only records whose _id is less than */
+                _id_lt?: string;
+                /** @description Only records whose _id is at most */
+                _id_lte?: string;
+                /** @description Only records whose app equals (on arrays: contains) */
+                app?: string;
+                /** @description Only records whose app is one of these comma-separated values */
+                app_in?: string;
+                /** @description Only records whose app is none of these comma-separated values */
+                app_nin?: string;
+                /** @description Only records whose app differs from */
+                app_ne?: string;
+                /** @description Only records whose app is set (true) or missing (false) */
+                app_exists?: boolean;
+                /** @description Only records whose source equals (on arrays: contains) */
+                source?: string;
+                /** @description Only records whose source is one of these comma-separated values */
+                source_in?: string;
+                /** @description Only records whose source is none of these comma-separated values */
+                source_nin?: string;
+                /** @description Only records whose source differs from */
+                source_ne?: string;
+                /** @description Only records whose source is set (true) or missing (false) */
+                source_exists?: boolean;
+                /** @description Only records whose event_id equals (on arrays: contains) */
+                event_id?: string;
+                /** @description Only records whose event_id is one of these comma-separated values */
+                event_id_in?: string;
+                /** @description Only records whose event_id is none of these comma-separated values */
+                event_id_nin?: string;
+                /** @description Only records whose event_id differs from */
+                event_id_ne?: string;
+                /** @description Only records whose event_id is set (true) or missing (false) */
+                event_id_exists?: boolean;
+                /** @description Only records whose event_id is greater than */
+                event_id_gt?: string;
+                /** @description Only records whose event_id is at least */
+                event_id_gte?: string;
+                /** @description Only records whose event_id is less than */
+                event_id_lt?: string;
+                /** @description Only records whose event_id is at most */
+                event_id_lte?: string;
+                /** @description Only records whose event_type equals (on arrays: contains) */
+                event_type?: string;
+                /** @description Only records whose event_type is one of these comma-separated values */
+                event_type_in?: string;
+                /** @description Only records whose event_type is none of these comma-separated values */
+                event_type_nin?: string;
+                /** @description Only records whose event_type differs from */
+                event_type_ne?: string;
+                /** @description Only records whose event_type is set (true) or missing (false) */
+                event_type_exists?: boolean;
+                /** @description Only records whose record_id equals (on arrays: contains) */
+                record_id?: string;
+                /** @description Only records whose record_id is one of these comma-separated values */
+                record_id_in?: string;
+                /** @description Only records whose record_id is none of these comma-separated values */
+                record_id_nin?: string;
+                /** @description Only records whose record_id differs from */
+                record_id_ne?: string;
+                /** @description Only records whose record_id is set (true) or missing (false) */
+                record_id_exists?: boolean;
+                /** @description Only records whose record_id is greater than */
+                record_id_gt?: string;
+                /** @description Only records whose record_id is at least */
+                record_id_gte?: string;
+                /** @description Only records whose record_id is less than */
+                record_id_lt?: string;
+                /** @description Only records whose record_id is at most */
+                record_id_lte?: string;
+                /** @description Only records whose attempts equals (on arrays: contains) */
+                attempts?: number;
+                /** @description Only records whose attempts is one of these comma-separated values */
+                attempts_in?: string;
+                /** @description Only records whose attempts is none of these comma-separated values */
+                attempts_nin?: string;
+                /** @description Only records whose attempts differs from */
+                attempts_ne?: number;
+                /** @description Only records whose attempts is set (true) or missing (false) */
+                attempts_exists?: boolean;
+                /** @description Only records whose attempts is greater than */
+                attempts_gt?: number;
+                /** @description Only records whose attempts is at least */
+                attempts_gte?: number;
+                /** @description Only records whose attempts is less than */
+                attempts_lt?: number;
+                /** @description Only records whose attempts is at most */
+                attempts_lte?: number;
+                /** @description Only records whose occurred_at equals (on arrays: contains) */
+                occurred_at?: string;
+                /** @description Only records whose occurred_at is one of these comma-separated values */
+                occurred_at_in?: string;
+                /** @description Only records whose occurred_at is none of these comma-separated values */
+                occurred_at_nin?: string;
+                /** @description Only records whose occurred_at differs from */
+                occurred_at_ne?: string;
+                /** @description Only records whose occurred_at is set (true) or missing (false) */
+                occurred_at_exists?: boolean;
+                /** @description Only records whose occurred_at is greater than */
+                occurred_at_gt?: string;
+                /** @description Only records whose occurred_at is at least */
+                occurred_at_gte?: string;
+                /** @description Only records whose occurred_at is less than */
+                occurred_at_lt?: string;
+                /** @description Only records whose occurred_at is at most */
+                occurred_at_lte?: string;
+                /** @description Only records whose created_at equals (on arrays: contains) */
+                created_at?: string;
+                /** @description Only records whose created_at is one of these comma-separated values */
+                created_at_in?: string;
+                /** @description Only records whose created_at is none of these comma-separated values */
+                created_at_nin?: string;
+                /** @description Only records whose created_at differs from */
+                created_at_ne?: string;
+                /** @description Only records whose created_at is set (true) or missing (false) */
+                created_at_exists?: boolean;
+                /** @description Only records whose created_at is greater than */
+                created_at_gt?: string;
+                /** @description Only records whose created_at is at least */
+                created_at_gte?: string;
+                /** @description Only records whose created_at is less than */
+                created_at_lt?: string;
+                /** @description Only records whose created_at is at most */
+                created_at_lte?: string;
+                /** @description Only records whose updated_at equals (on arrays: contains) */
+                updated_at?: string;
+                /** @description Only records whose updated_at is one of these comma-separated values */
+                updated_at_in?: string;
+                /** @description Only records whose updated_at is none of these comma-separated values */
+                updated_at_nin?: string;
+                /** @description Only records whose updated_at differs from */
+                updated_at_ne?: string;
+                /** @description Only records whose updated_at is set (true) or missing (false) */
+                updated_at_exists?: boolean;
+                /** @description Only records whose updated_at is greater than */
+                updated_at_gt?: string;
+                /** @description Only records whose updated_at is at least */
+                updated_at_gte?: string;
+                /** @description Only records whose updated_at is less than */
+                updated_at_lt?: string;
+                /** @description Only records whose updated_at is at most */
+                updated_at_lte?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of dead letters */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redriveDeadLetter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dead letter, re-driven (and gone from the list) */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterRedrive"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    discardDeadLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (24 lowercase hex) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Discarded */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,3 +1,4 @@
+export { DEAD_LETTERS_LIST_MAX, DEAD_LETTERS_SERVICE, deadLetterMessage, deadLettersGrpc } from './dead-letters.grpc';
 export { migrateApp, type MigrateSpec } from './migrate-app';
 export { serveMetrics } from './metrics';
 export { withRetries } from './retry';

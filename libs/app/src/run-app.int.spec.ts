@@ -1,15 +1,16 @@
-import { OutboxEvent, OUTBOX_UP_SQL } from '@pim/events';
+import { DeadLetter, OutboxEvent, OUTBOX_DEAD_LETTERS_UP_SQL, OUTBOX_UP_SQL } from '@pim/events';
 import { migrate } from '@pim/db';
 import { PROTO_FILES } from '@pim/contracts';
 import { HealthChecker } from '@pim/rpc';
 import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { DEAD_LETTERS_SERVICE } from './dead-letters.grpc';
 import { startApp, type BackgroundLoop, type OwnerConfig } from './run-app';
 
 class CreateOutbox1700000000000 implements MigrationInterface {
   name = 'CreateOutbox1700000000000';
   async up(q: QueryRunner): Promise<void> {
-    for (const sql of OUTBOX_UP_SQL) await q.query(sql);
+    for (const sql of [...OUTBOX_UP_SQL, ...OUTBOX_DEAD_LETTERS_UP_SQL]) await q.query(sql);
   }
   async down(): Promise<void> {}
 }
@@ -36,7 +37,7 @@ describe('runApp (startApp)', () => {
   const dataSource = (url: string) => ({
     url,
     schema,
-    entities: [OutboxEvent],
+    entities: [OutboxEvent, DeadLetter],
     migrations: [CreateOutbox1700000000000],
   });
 
@@ -61,6 +62,8 @@ describe('runApp (startApp)', () => {
       PIM_SUBJECT_PREFIX: stream.subjectPrefix,
       OUTBOX_RELAY: true,
       OUTBOX_MAX_BACKOFF_MS: 1_000,
+      OUTBOX_MAX_ATTEMPTS: 10,
+      CONSUMER_MAX_DELIVER: 20,
       SHUTDOWN_GRACE_MS: 1_000,
       PORT: 0,
     };
@@ -82,6 +85,8 @@ describe('runApp (startApp)', () => {
     const health = new HealthChecker(`127.0.0.1:${app.port}`);
     try {
       expect(await health.check()).toBe('SERVING');
+      // Every app with an outbox serves its dead letters.
+      expect(await health.check(DEAD_LETTERS_SERVICE)).toBe('SERVING');
       expect(log).toEqual(['wired (database up, NATS up)', 'start a', 'start b']);
 
       await app.shutdown.run('test');

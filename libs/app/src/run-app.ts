@@ -2,11 +2,12 @@ import 'reflect-metadata';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { PROTO_ROOT } from '@pim/contracts';
+import { PROTO_FILES, PROTO_ROOT } from '@pim/contracts';
 import { createDataSource, pgPoolOf, watchPools, type AppDataSourceOptions } from '@pim/db';
-import { OutboxEvent, OutboxMetrics, OutboxRelay, ensureStream } from '@pim/events';
+import { DeadLetter, DeadLetterStore, OutboxEvent, OutboxMetrics, OutboxRelay, ensureStream } from '@pim/events';
 import { createLogger, startTracing, type Logger } from '@pim/logging';
 import { GrpcApp, type ServiceRegistration } from '@pim/rpc';
+import { deadLettersGrpc } from './dead-letters.grpc';
 import { serveMetrics } from './metrics';
 import { withRetries } from './retry';
 import { Shutdown } from './shutdown';
@@ -21,6 +22,8 @@ export interface OwnerConfig {
   PIM_SUBJECT_PREFIX: string;
   OUTBOX_RELAY: boolean;
   OUTBOX_MAX_BACKOFF_MS: number;
+  OUTBOX_MAX_ATTEMPTS: number;
+  CONSUMER_MAX_DELIVER: number;
   SHUTDOWN_GRACE_MS: number;
 }
 
@@ -42,6 +45,12 @@ export interface AppContext<C extends OwnerConfig> {
    * the default process metrics, gRPC calls, the database pool and the outbox (docs/metrics.md).
    */
   metrics: Registry;
+  /**
+   * The app's dead letters, when its entities include them: give it to each EventConsumer
+   * (`deadLetters`, with `maxDeliver: config.CONSUMER_MAX_DELIVER`) so the events a consumer gives
+   * up on are kept and can be re-driven. The bootstrap serves them (DeadLettersService).
+   */
+  deadLetters?: DeadLetterStore;
 }
 
 /** What an app adds to the bootstrap: its gRPC services, its loops and anything else it must close. */
@@ -88,7 +97,8 @@ export interface RunningApp<C extends OwnerConfig> {
  * Starts a gRPC app in this order: config (validated first), logger with the app's version,
  * tracing (when the OTEL_* variables ask for it), database, NATS with retries (and the events
  * stream) when this replica needs it, the outbox relay, the app's wiring and loops, metrics, then
- * the gRPC server with health and reflection —
+ * the gRPC server with health and reflection and, for an app with an outbox, its dead letters
+ * (pim.platform.v1.DeadLettersService) —
  * reporting SERVING only once all of that is up. On SIGTERM/SIGINT it reports NOT_SERVING and lets
  * calls in flight finish while the loops stop, then stops the relay, closes what the app asked,
  * drains NATS, closes metrics and the database, flushes the spans left (tracing on), and exits 0.
@@ -151,12 +161,17 @@ export async function startApp<C extends OwnerConfig>(
           subjectPrefix: config.PIM_SUBJECT_PREFIX,
           logger,
           maxBackoffMs: config.OUTBOX_MAX_BACKOFF_MS,
+          maxAttempts: config.OUTBOX_MAX_ATTEMPTS,
           metrics: outboxMetrics,
         })
       : undefined;
   await relay?.start();
 
-  const context: AppContext<C> = { config, logger, ds, nats, metrics };
+  const deadLetters =
+    ds.hasMetadata(OutboxEvent) && ds.hasMetadata(DeadLetter)
+      ? new DeadLetterStore({ dataSource: ds, logger })
+      : undefined;
+  const context: AppContext<C> = { config, logger, ds, nats, metrics, deadLetters };
   const wiring = await spec.wire(context);
   const loops = (wiring.loops ?? []).filter((l): l is BackgroundLoop => l !== undefined);
   for (const loop of loops) await loop.start();
@@ -166,9 +181,9 @@ export async function startApp<C extends OwnerConfig>(
 
   const grpc = new GrpcApp({
     logger,
-    services: wiring.services,
+    services: deadLetters ? [...wiring.services, deadLettersGrpc(deadLetters, logger)] : wiring.services,
     protoRoot: PROTO_ROOT,
-    protoFiles: spec.grpc.protoFiles,
+    protoFiles: deadLetters ? [...spec.grpc.protoFiles, PROTO_FILES.deadLetters] : spec.grpc.protoFiles,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     metrics,
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, baseSchema, flag, loadConfig, port } from './index';
+import { ConfigError, baseSchema, flag, loadConfig, port, sensitive } from './index';
 
 describe('loadConfig', () => {
   const schema = baseSchema.extend({ GRPC_PORT: port(50051), RELAY: flag(true) });
@@ -29,6 +29,12 @@ describe('loadConfig', () => {
       'GRPC_PORT',
       'RELAY',
     ]);
+  });
+
+  it('never repeats the value of a sensitive setting', () => {
+    const secret = baseSchema.extend({ API_TOKEN: sensitive(z.string().regex(/^tok_/, 'must start with tok_')) });
+    expect(() => loadConfig(secret, { API_TOKEN: 'hunter2' })).toThrow('API_TOKEN: must start with tok_');
+    expect(() => loadConfig(secret, { API_TOKEN: 'hunter2' })).not.toThrow(/hunter2/);
   });
 
   it('reports a missing required variable', () => {

@@ -14,11 +14,20 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Process
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const variable = issue.path.length > 0 ? issue.path.join('.') : '(environment)';
-    const got = issue.path.length > 0 ? env[String(issue.path[0])] : undefined;
+    const name = issue.path.length > 0 ? String(issue.path[0]) : undefined;
+    const got = name === undefined || isSensitive(schema, name) ? undefined : env[name];
     const message = got === undefined ? issue.message : `${issue.message} (got ${JSON.stringify(got)})`;
     return { variable, message };
   });
   throw new ConfigError(problems);
+}
+
+/** Marks a setting whose value an error must never repeat (a key, a password): its problems name it only. */
+export const sensitive = <T extends z.ZodType>(schema: T): T => schema.meta({ sensitive: true }) as T;
+
+function isSensitive(schema: z.ZodObject, name: string): boolean {
+  const field = schema.shape[name] as z.ZodType | undefined;
+  return field?.meta()?.sensitive === true;
 }
 
 /** A TCP port number from a string variable. */
@@ -57,6 +66,10 @@ export const ownerSchema = baseSchema.extend({
     .default(''),
   /** Run the outbox relay (publishes this app's events) in this process. */
   OUTBOX_RELAY: flag(true),
-  /** Longest pause of the relay after repeated publish failures (NATS away). */
+  /** Longest pause of the relay after repeated publish failures (NATS away), and of one event between its attempts. */
   OUTBOX_MAX_BACKOFF_MS: positiveInt(30_000),
+  /** Failed publishes after which an event is set aside as a dead letter (its record's later events wait behind it). */
+  OUTBOX_MAX_ATTEMPTS: positiveInt(10),
+  /** Deliveries after which an event one of the app's consumers keeps failing on is set aside as a dead letter. */
+  CONSUMER_MAX_DELIVER: positiveInt(20),
 });

@@ -9,4 +9,5 @@ export * as workflow from './gen/pim/workflow/v1/workflow';
 export * as orders from './gen/pim/orders/v1/orders';
 export * as ioJobs from './gen/pim/iojobs/v1/iojobs';
 export * as publisher from './gen/pim/publisher/v1/publisher';
+export * as deadLetters from './gen/pim/platform/v1/dead_letters';
 export { PROTO_FILES, PROTO_ROOT } from './proto-files';

@@ -14,4 +14,5 @@ export const PROTO_FILES = {
   orders: 'pim/orders/v1/orders.proto',
   ioJobs: 'pim/iojobs/v1/iojobs.proto',
   publisher: 'pim/publisher/v1/publisher.proto',
+  deadLetters: 'pim/platform/v1/dead_letters.proto',
 } as const;

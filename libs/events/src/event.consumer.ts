@@ -23,6 +23,7 @@ import {
   type Span,
 } from '@pim/logging';
 import { ConsumerLagMetrics } from './consumer.metrics';
+import type { DeadLetterSink } from './dead-letter.store';
 import { isEnvelope, type EventEnvelope } from './event.envelope';
 import { coveringFilter, subjectMatches } from './subject.filter';
 
@@ -53,10 +54,17 @@ export interface EventConsumerOptions {
    * event causes), and a batch of one event runs inside that span.
    */
   handle(events: EventEnvelope[]): Promise<void>;
-  /** Errors no retry can fix: the event is dropped (terminated) with an error log. Default: Postgres data errors (SQLSTATE class 22). */
+  /** Errors no retry can fix: the event is given up on at once. Default: Postgres data errors (SQLSTATE class 22). */
   isPermanent?(err: unknown): boolean;
-  /** Deliveries after which an event that still fails is dropped with an error log. Default: retried for as long as it takes. */
+  /** Deliveries after which an event that still fails is given up on. Default: retried for as long as it takes. */
   maxDeliver?: number;
+  /**
+   * Where an event given up on is kept before it is terminated, under the consumer's `name` as its
+   * source (the app's dead letters, which an admin lists and re-drives: `handle` is registered to
+   * take it again). While it cannot be kept, the event is handed out again later instead. Without
+   * it, such an event is dropped with an error log.
+   */
+  deadLetters?: DeadLetterSink;
   /** Events handed to `handle` at once. Default 200. */
   batchSize?: number;
   /** How long JetStream waits for an ack before handing a message out again. Default 30 s. */
@@ -103,7 +111,8 @@ function takesManyFilters(nc: NatsConnection): boolean {
  * JetStream hands the events out again, so handlers must be idempotent (an inbox table...).
  * A message that is not an event envelope is dropped; a failed batch is retried one event at a
  * time; a failed event is handed out again later, unless its error is permanent or it reached
- * `maxDeliver`. The loop survives NATS going away and the consumer being deleted.
+ * `maxDeliver`: then it is kept in the app's dead letters (`deadLetters`) and terminated. The loop
+ * survives NATS going away and the consumer being deleted.
  */
 export class EventConsumer {
   private readonly buffer: JsMsg[] = [];
@@ -128,6 +137,7 @@ export class EventConsumer {
     this.isPermanent = opts.isPermanent ?? isPostgresDataError;
     this.nakDelayMs = opts.nakDelayMs ?? 2_000;
     this.maxNakDelayMs = opts.maxNakDelayMs ?? 30_000;
+    opts.deadLetters?.handleWith(opts.name, (events) => opts.handle(events));
   }
 
   /** Starts consuming in the background (creating the durable consumer when missing, retrying while NATS is away). */
@@ -313,28 +323,51 @@ export class EventConsumer {
     return contextFromTraceparent(event.traceparent, event.tracestate);
   }
 
-  // The handler may fail for now (try again later) or for good (drop the event).
-  private giveBack(m: JsMsg, event: EventEnvelope, err: unknown): void {
+  // The handler may fail for now (try again later) or for good (keep it aside, or drop it).
+  private async giveBack(m: JsMsg, event: EventEnvelope, err: unknown): Promise<void> {
     const tries = m.info.deliveryCount;
     const about = { err, event_id: event.id, event_type: event.type, subject: m.subject, seq: m.seq, tries };
-    if (this.isPermanent(err)) {
-      this.opts.logger.error(about, `${this.opts.name}: this event can never be handled; dropping it`);
-      m.term();
+    const permanent = this.isPermanent(err);
+    const exhausted = this.opts.maxDeliver !== undefined && tries >= this.opts.maxDeliver;
+    if (!permanent && !exhausted) {
+      this.opts.logger.warn(
+        { err, event_id: event.id, subject: m.subject, seq: m.seq, tries },
+        `${this.opts.name}: handling an event failed; JetStream will hand it out again`,
+      );
+      m.nak(this.nakDelay(tries));
       return;
     }
-    if (this.opts.maxDeliver !== undefined && tries >= this.opts.maxDeliver) {
+    const why = permanent ? 'this event can never be handled' : 'this event failed on every delivery allowed';
+    const { deadLetters } = this.opts;
+    if (deadLetters) {
+      try {
+        await deadLetters.setAside({
+          source: this.opts.name,
+          envelope: event,
+          subject: m.subject,
+          attempts: tries,
+          error: err,
+        });
+      } catch (keepErr) {
+        this.opts.logger.warn(
+          { ...about, keep_err: keepErr },
+          `${this.opts.name}: ${why}, but it could not be kept as a dead letter; JetStream will hand it out again`,
+        );
+        m.nak(this.nakDelay(tries));
+        return;
+      }
       this.opts.logger.error(
         { ...about, max_deliver: this.opts.maxDeliver },
-        `${this.opts.name}: this event failed on every delivery allowed; dropping it`,
+        `${this.opts.name}: ${why}; it is kept as a dead letter`,
       );
-      m.term();
-      return;
+    } else {
+      this.opts.logger.error({ ...about, max_deliver: this.opts.maxDeliver }, `${this.opts.name}: ${why}; dropping it`);
     }
-    this.opts.logger.warn(
-      { err, event_id: event.id, subject: m.subject, seq: m.seq, tries },
-      `${this.opts.name}: handling an event failed; JetStream will hand it out again`,
-    );
-    m.nak(Math.min(this.maxNakDelayMs, this.nakDelayMs * tries));
+    m.term();
+  }
+
+  private nakDelay(tries: number): number {
+    return Math.min(this.maxNakDelayMs, this.nakDelayMs * tries);
   }
 
   private kick(): void {
@@ -383,7 +416,7 @@ export class EventConsumer {
         await this.handleAndAck(events, good, parents);
       } catch (err) {
         if (good.length === 1) {
-          this.giveBack(good[0], events[0], err);
+          await this.giveBack(good[0], events[0], err);
           continue;
         }
         // One bad event must not hold back the rest of its batch: handle them one by one.

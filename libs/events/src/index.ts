@@ -7,8 +7,19 @@ export {
   type EventActor,
   type EventEnvelope,
 } from './event.envelope';
-export { OUTBOX_PENDING_INDEX, OutboxEvent } from './outbox.entity';
+export { OUTBOX_PENDING_INDEX, OUTBOX_RETRYING_INDEX, OutboxEvent } from './outbox.entity';
+export { DeadLetter, OUTBOX_SOURCE } from './dead-letter.entity';
 export {
+  DeadLetterStore,
+  type ConsumedDeadLetter,
+  type DeadLetterHandler,
+  type DeadLetterSink,
+  type DeadLetterSummary,
+  type RedriveOutcome,
+} from './dead-letter.store';
+export {
+  OUTBOX_DEAD_LETTERS_DOWN_SQL,
+  OUTBOX_DEAD_LETTERS_UP_SQL,
   OUTBOX_DOWN_SQL,
   OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL,
   OUTBOX_ENVELOPE_AS_JSON_UP_SQL,
@@ -18,6 +29,7 @@ export {
   envelopeJsonWith,
   outboxChannel,
   recordEvent,
+  recordIdOf,
   recordEvents,
   schemaOf,
   type RecordEventInput,

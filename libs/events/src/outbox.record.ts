@@ -2,7 +2,7 @@ import type { DataSourceOptions, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { RawJson, copyColumnsOf, copyInto, stringifyWithRaw } from '@pim/db';
 import { InternalError } from '@pim/errors';
-import { newId } from '@pim/ids';
+import { isId, newId } from '@pim/ids';
 import { currentContext, traceContextOf, type StoredTraceContext } from '@pim/logging';
 import { buildEnvelope, subjectFor, type EventActor, type EventEnvelope } from './event.envelope';
 import { OutboxEvent } from './outbox.entity';
@@ -59,12 +59,13 @@ export async function recordEvent<T>(manager: EntityManager, e: RecordEventInput
     // TypeORM's deep-partial type cannot describe `data: unknown`; the value is plain JSON.
     envelope: envelope as QueryDeepPartialEntity<EventEnvelope>,
     occurred_at: occurredAt,
+    record_id: recordIdOf(e.data),
   });
   await notifyRelays(manager);
   return envelope;
 }
 
-const OUTBOX_COPY_COLUMNS = ['id', 'type', 'subject', 'envelope', 'occurred_at'];
+const OUTBOX_COPY_COLUMNS = ['id', 'type', 'subject', 'envelope', 'occurred_at', 'record_id'];
 
 /**
  * Writes many events into the outbox inside the caller's transaction with one COPY (a bulk
@@ -94,11 +95,18 @@ export async function recordEvents<T>(
         subjectFor('', events[i].source, events[i].collection, events[i].action),
         stored,
         occurredAt,
+        recordIdOf(events[i].data),
       ];
     }),
   );
   await notifyRelays(manager);
   return envelopes;
+}
+
+/** The record an event is about: its data's `_id` when that is an id (a record's events are published in order). */
+export function recordIdOf(data: unknown): string | null {
+  const id = (data as { _id?: unknown } | null | undefined)?._id;
+  return typeof id === 'string' && isId(id) ? id : null;
 }
 
 function checkOutbox(manager: EntityManager, caller: string): void {

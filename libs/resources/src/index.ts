@@ -10,6 +10,16 @@ export {
 } from './collections';
 export { dateTimeSchema, keyValueSchema, objectIdSchema } from './common';
 export {
+  DEAD_LETTER_APPS,
+  deadLetterListDecl,
+  deadLetterRedriveSchema,
+  deadLetterSchema,
+  REDRIVE_OUTCOMES,
+  type DeadLetterApp,
+  type DeadLetterRedriveView,
+  type DeadLetterView,
+} from './dead-letters';
+export {
   Webhook,
   webhookInputSchema,
   webhookListDecl,

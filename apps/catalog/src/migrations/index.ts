@@ -8,6 +8,7 @@ import { OutboxEnvelopeJson1765238400001 } from './1765238400001-outbox-envelope
 import { CompletenessJobs1765324800000 } from './1765324800000-completeness-jobs';
 import { AppliedChanges1795560000000 } from './1795560000000-applied-changes';
 import { AppliedBatches1795570000000 } from './1795570000000-applied-batches';
+import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
 
 /** Every migration of the catalog schema, oldest first. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   CompletenessJobs1765324800000,
   AppliedChanges1795560000000,
   AppliedBatches1795570000000,
+  OutboxDeadLetters1795800000000,
 ];

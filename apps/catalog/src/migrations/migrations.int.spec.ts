@@ -54,6 +54,7 @@ describe('catalog migrations', () => {
           'attribute_options',
           'attributes',
           'completeness_jobs',
+          'dead_letters',
           'product_relations',
           'products',
           ...TAXONOMY_TABLES,
@@ -95,7 +96,7 @@ describe('catalog migrations', () => {
         { search_folded: 'sku-1\ncreme brulee' },
       ]);
 
-      // Every migration after the search column, newest first: the completeness jobs and the rendered view go.
+      // Every migration after the search column, newest first: the dead letters, the completeness jobs and the rendered view go.
       for (let i = ALL.length; i > CREATING.length + 1; i--) await ds.undoLastMigration({ transaction: 'each' });
       expect(await tables()).toEqual(
         [

@@ -2,6 +2,7 @@ import { CreateIoJobsSchema1795565720746 } from './1795565720746-create-io-jobs-
 import { CreateImports1795570100000 } from './1795570100000-create-imports';
 import { CreateExports1795620000000 } from './1795620000000-create-exports';
 import { AddRunAs1795700000000 } from './1795700000000-add-run-as';
+import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
 
 /** Every migration of the io_jobs schema, oldest first. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   CreateImports1795570100000,
   CreateExports1795620000000,
   AddRunAs1795700000000,
+  OutboxDeadLetters1795800000000,
 ];

@@ -3,6 +3,7 @@ import { ConflictError, ValidationError } from '@pim/errors';
 import { createDataSource, migrate } from '@pim/db';
 import { AddressPolicy } from '@pim/outbound';
 import { RecordService } from '@pim/records';
+import { newSecretsKey, parseSecretsKeys, sealedKeyId } from '@pim/secrets';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
 import { ChannelEntity } from '../entities/channel.entity';
@@ -17,6 +18,7 @@ describe('channels (real Postgres)', () => {
   let db: TestDatabase;
   let ds: DataSource;
   const policy = new AddressPolicy([], { subject: 'channels', setting: 'PUBLISHER_ALLOWED_TARGETS' });
+  const secrets = parseSecretsKeys(newSecretsKey('test-1'));
 
   beforeAll(async () => {
     db = await createTestDatabase('channels');
@@ -30,10 +32,10 @@ describe('channels (real Postgres)', () => {
     await db?.drop();
   });
 
-  const service = (p = policy) => new RecordService(ds, channelRecord(p), PUBLISHER_STORE);
+  const service = (p = policy) => new RecordService(ds, channelRecord(p, secrets), PUBLISHER_STORE);
   const endpoint = { url: 'https://shop.example.com/listings', headers: [{ key: 'Authorization', value: TOKEN }] };
 
-  it('stores credentials as written, shows them masked, and keeps them when the mask is written back', async () => {
+  it('stores credentials sealed, shows them masked, and keeps them when the mask is written back', async () => {
     const s = service();
     const created = await s.create({ code: 'shop', name: 'Shop', endpoint });
     expect(created).toMatchObject({
@@ -51,7 +53,14 @@ describe('channels (real Postgres)', () => {
       },
     });
     expect(JSON.stringify(await ds.query(`SELECT envelope FROM outbox`))).not.toContain(TOKEN);
-    const stored = async () => (await ds.getRepository(ChannelEntity).findOneByOrFail({ _id: created._id })).endpoint;
+    const row = async () => (await ds.getRepository(ChannelEntity).findOneByOrFail({ _id: created._id })).endpoint;
+    // As stored: sealed with the operator key (never the token's text); opened, the token as written.
+    const stored = async () => {
+      const endpoint = await row();
+      expect(JSON.stringify(endpoint)).not.toContain('0123456789abcdef');
+      expect(endpoint.headers.map((h) => sealedKeyId(h.value))).toEqual(['test-1']);
+      return { ...endpoint, headers: endpoint.headers.map((h) => ({ key: h.key, value: secrets.open(h.value) })) };
+    };
     expect((await stored()).headers).toEqual([{ key: 'Authorization', value: TOKEN }]);
 
     // A caller reads the channel and writes it back with another name: the token stays.

@@ -4,8 +4,9 @@ import { Channel } from '@pim/resources';
 
 /**
  * A channel: the declared fields (`Channel` in @pim/resources) and the common record columns. Its
- * endpoint is stored as written, header values in clear (they are the channel's credentials): the
- * view shows them masked (channel.resource.ts).
+ * endpoint is stored as written but for the header values (the channel's credentials), each sealed
+ * with the operator key (@pim/secrets: a JWE naming its key); the view shows them masked
+ * (channel.resource.ts). A value in clear is one written before sealing existed: the re-seal pass seals it.
  */
 @Entity({ name: 'channels' })
 @Index('UQ_channels_code_live', ['code'], { unique: true, where: 'deleted = false' })

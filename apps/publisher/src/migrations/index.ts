@@ -3,6 +3,7 @@ import { CreateChannelsAndPublications1795624157686 } from './1795624157686-crea
 import { CreatePublicationBatches1795625601358 } from './1795625601358-create-publication-batches';
 import { AddBatchRunAs1795701000000 } from './1795701000000-add-batch-run-as';
 import { AddTraceContext1795702000000 } from './1795702000000-add-trace-context';
+import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
 
 /** Every migration of the publisher schema, oldest first. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   CreatePublicationBatches1795625601358,
   AddBatchRunAs1795701000000,
   AddTraceContext1795702000000,
+  OutboxDeadLetters1795800000000,
 ];

@@ -6,6 +6,7 @@ import { NotifiedLoop } from '@pim/db';
 import { withSpan, type Logger } from '@pim/logging';
 import { nextDelay } from '@pim/outbound';
 import type { ChannelEndpoint, ChannelMapping } from '@pim/resources';
+import type { Keyring } from '@pim/secrets';
 import type { ChannelEntity } from '../entities/channel.entity';
 import type { PublicationEntity } from '../entities/publication.entity';
 import type { CatalogLink } from '../links/catalog.link';
@@ -14,6 +15,7 @@ import { track } from '../entities/publication.tracking';
 import { advertisementsRepository } from '../repositories/advertisements.repository';
 import { channelsRepository } from '../repositories/channels.repository';
 import { PUBLICATIONS_CHANNEL, type PublicationsRepository } from '../repositories/publications.repository';
+import { openEndpoint } from '../channel/channel.endpoint';
 import { attemptSpan, endAttemptSpan } from './attempt.span';
 import { sendToChannel, type ChannelAnswer } from './channel.request';
 import { publicationOutcomes } from './publication.metrics';
@@ -23,6 +25,8 @@ export interface PublicationSenderOptions {
   dataSource: DataSource;
   publications: PublicationsRepository;
   catalog: CatalogLink;
+  /** Opens the channels' sealed credentials. */
+  secrets: Keyring;
   agent: Dispatcher;
   logger: Logger;
   /** Requests in flight in this process. */
@@ -186,12 +190,27 @@ export class PublicationSender extends NotifiedLoop {
         this.done.push({ id: p._id, answer: { kind: 'failed', message: problem, durationMs: 0 }, payload: null });
         continue;
       }
+      let endpoint: ChannelEndpoint;
+      try {
+        endpoint = openEndpoint(channel!.endpoint as ChannelEndpoint, this.opts.secrets);
+      } catch (err) {
+        // An operator key missing: nothing is sent without its credentials; retried on the schedule.
+        const message = `The channel's credentials cannot be opened: ${(err as Error).message}`;
+        const answer: ChannelAnswer = {
+          kind: 'retry',
+          error: 'sealed_credentials',
+          message,
+          retryAfterMs: null,
+          durationMs: 0,
+        };
+        this.done.push({ id: p._id, answer, payload: null });
+        continue;
+      }
       const payload = buildPayload(
         { mapping: channel!.mapping as ChannelMapping[], language: channel!.language ?? null },
         p.product_snapshot as ProductSnapshot,
       );
       this.inflight += 1;
-      const endpoint = channel!.endpoint as ChannelEndpoint;
       const span = attemptSpan(p, endpoint);
       const request = withSpan(span, () => sendToChannel(this.opts.agent, endpoint, payload, p._id)).then((answer) => {
         endAttemptSpan(span, answer);

@@ -5,6 +5,7 @@ import { createLogger } from '@pim/logging';
 import { AddressPolicy, createGuardedAgent, parseAllowList } from '@pim/outbound';
 import type { ChannelInput, ChannelView, PublicationView } from '@pim/resources';
 import { createRpcClient } from '@pim/rpc';
+import { newSecretsKey, parseSecretsKeys, type Keyring } from '@pim/secrets';
 import {
   createTestDatabase,
   startAppProcess,
@@ -34,6 +35,8 @@ export const loopbackPolicy = () =>
 export interface PublisherTestContext extends PublisherRecords {
   db: TestDatabase;
   ds: DataSource;
+  /** The operator keys this test seals channel credentials with (a fresh key of its own, `test-1`). */
+  secrets: Keyring;
   catalogDb: TestDatabase;
   catalogProcess: AppProcess;
   catalog: CatalogLink;
@@ -61,8 +64,8 @@ export interface PublisherTestContext extends PublisherRecords {
   close(): Promise<void>;
 }
 
-/** Builds the context for one test file (`label` names its databases). */
-export async function publisherTestContext(label: string): Promise<PublisherTestContext> {
+/** Builds the context for one test file (`label` names its databases); `secrets`: the operator keys (default: a fresh `test-1`). */
+export async function publisherTestContext(label: string, secrets?: Keyring): Promise<PublisherTestContext> {
   const catalogDb = await createTestDatabase(`${label}-catalog`);
   const catalogProcess = await startAppProcess('catalog', catalogDb.url, { COMPLETENESS_WORKER: 'false' });
   const opts = { service: 'catalog', address: catalogProcess.address, deadlineMs: 10_000 };
@@ -74,7 +77,8 @@ export async function publisherTestContext(label: string): Promise<PublisherTest
   await ds.initialize();
   const catalog = catalogLink(catalogProcess.address);
   const policy = loopbackPolicy();
-  const records = publisherRecords(ds, catalog, policy);
+  const keys = secrets ?? parseSecretsKeys(newSecretsKey('test-1'));
+  const records = publisherRecords(ds, catalog, policy, keys);
   const receiver = await startReceiver('/listings');
   const groups = createRpcClient(apb.AttributeGroupsServiceClient, opts);
   // Attributes apply to products through a group: every attribute and product of the context share one.
@@ -90,6 +94,7 @@ export async function publisherTestContext(label: string): Promise<PublisherTest
     ...records,
     db,
     ds,
+    secrets: keys,
     catalogDb,
     catalogProcess,
     catalog,
@@ -138,6 +143,7 @@ export async function publisherTestContext(label: string): Promise<PublisherTest
         dataSource: ds,
         publications: records.repository,
         catalog,
+        secrets: keys,
         agent,
         logger,
         concurrency: 16,

@@ -8,6 +8,7 @@ import { WebhookEntity } from '../webhook/webhook.entity';
 import { DeliveryAttemptEntity, DeliveryEntity } from './delivery.entity';
 import type { EventEnvelope } from '@pim/events';
 import { newId } from '@pim/ids';
+import type { Keyring } from '@pim/secrets';
 import type { AttemptOutcome, DeliveryStatus } from '@pim/resources';
 import type { KeyValuePair } from '../webhook/webhook.entity';
 import type { AttemptResult, ClaimedDelivery } from './delivery.sender';
@@ -240,8 +241,15 @@ export class DeliveryQueue {
   // Connections whose statements are prepared.
   private readonly prepared = new WeakSet<PoolClient>();
 
-  /** Opens a small pool of its own on the DataSource's database and schema; close() ends it. */
-  constructor(ds: DataSource, poolSize = 4) {
+  /**
+   * Opens a small pool of its own on the DataSource's database and schema; close() ends it.
+   * `secrets` opens the webhooks' sealed signing secrets of what it claims.
+   */
+  constructor(
+    ds: DataSource,
+    private readonly secrets: Keyring,
+    poolSize = 4,
+  ) {
     const o = ds.options as unknown as { url?: string; schema?: string; applicationName?: string };
     this.pool = new Pool({
       connectionString: o.url,
@@ -321,7 +329,7 @@ export class DeliveryQueue {
     return {
       lost,
       claim: {
-        deliveries: (results[claimAt].rows as ClaimRow[]).map((r) => toClaimed(r, token)),
+        deliveries: (results[claimAt].rows as ClaimRow[]).map((r) => toClaimed(r, token, this.secrets)),
         nextDueAt: next ? new Date(next) : null,
       },
     };
@@ -393,7 +401,24 @@ export class DeliveryQueue {
   }
 }
 
-function toClaimed(r: ClaimRow, token: string): ClaimedDelivery {
+/**
+ * The signing secrets of a claimed delivery in clear (current first, then the previous one while it
+ * still signs); a secret that cannot be opened (its operator key no longer listed) leaves none and
+ * says why, and the delivery is not sent.
+ */
+function openSecrets(r: ClaimRow, secrets: Keyring): { secrets: string[]; secretProblem?: string } {
+  try {
+    const current = secrets.reveal(r.secret);
+    return { secrets: r.previous_secret ? [current, secrets.reveal(r.previous_secret)] : [current] };
+  } catch (err) {
+    return {
+      secrets: [],
+      secretProblem: `not sent: the webhook's signing secret cannot be opened: ${(err as Error).message}`,
+    };
+  }
+}
+
+function toClaimed(r: ClaimRow, token: string, secrets: Keyring): ClaimedDelivery {
   return {
     id: r._id,
     token,
@@ -405,7 +430,7 @@ function toClaimed(r: ClaimRow, token: string): ClaimedDelivery {
     url: r.url,
     headers: r.headers,
     body: r.body,
-    secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
+    ...openSecrets(r, secrets),
     envelope: r.envelope,
     requestId: r.request_id,
     occurredAt: new Date(r.occurred_ms),
@@ -431,6 +456,40 @@ export function nextState(
 /** Wakes the delivery workers of every replica (NOTIFY is delivered at commit). */
 export async function wakeDeliveryWorkers(m: EntityManager): Promise<void> {
   await m.query("SELECT pg_notify($1, '')", [DELIVERIES_CHANNEL]);
+}
+
+/** A webhook's stored signing secrets, as the re-seal pass reads them. */
+export interface StoredSecrets {
+  _id: string;
+  secret: string;
+  previous_secret: string | null;
+}
+
+/** The stored signing secrets of the webhooks after `afterId`, by id: every webhook, deleted ones too (their secrets are still at rest). */
+export function webhookSecretsPage(m: EntityManager, afterId: string, limit: number): Promise<StoredSecrets[]> {
+  return m.query(`SELECT "_id", secret, previous_secret FROM webhooks WHERE "_id" > $1 ORDER BY "_id" LIMIT $2`, [
+    afterId,
+    limit,
+  ]);
+}
+
+/**
+ * Stores a webhook's re-sealed secrets if it still holds `before` (a rotation meanwhile wins);
+ * whether it did. The same secrets, stored otherwise: no new version, no event.
+ */
+export async function replaceWebhookSecrets(
+  m: EntityManager,
+  before: StoredSecrets,
+  after: StoredSecrets,
+): Promise<boolean> {
+  const rows: unknown[] = await m.query(
+    `WITH u AS (
+       UPDATE webhooks SET secret = $2, previous_secret = $3
+        WHERE "_id" = $1 AND secret = $4 AND previous_secret IS NOT DISTINCT FROM $5 RETURNING 1)
+     SELECT * FROM u`,
+    [before._id, after.secret, after.previous_secret, before.secret, before.previous_secret],
+  );
+  return rows.length > 0;
 }
 
 /** A live webhook by id, or null. */

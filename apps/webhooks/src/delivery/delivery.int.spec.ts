@@ -24,7 +24,7 @@ describe('delivery (real Postgres, real HTTP receivers on loopback)', () => {
 
   beforeEach(async () => {
     await ctx.reset();
-    pool = new WorkerPool(ctx.ds);
+    pool = new WorkerPool(ctx.ds, ctx.secrets);
     receiver = await startReceiver();
   });
 
@@ -330,7 +330,7 @@ describe('delivery (real Postgres, real HTTP receivers on loopback)', () => {
     const event = testEvent('imports', 'completed');
     await recordEvents(ctx.ds, [event]);
     // A "worker" that claims and then dies: it never sends, never renews, never records.
-    const deadQueue = new DeliveryQueue(ctx.ds);
+    const deadQueue = new DeliveryQueue(ctx.ds, ctx.secrets);
     const dead = await deadQueue.claim(10, 8, 300);
     await deadQueue.close();
     expect(dead.deliveries.map((d) => d.eventId)).toEqual([event.id]);

@@ -22,8 +22,10 @@ export interface ClaimedDelivery {
   url: string;
   headers: KeyValuePair[];
   body: KeyValuePair[];
-  /** Current secret first, then the previous one during a rotation overlap. */
+  /** Current secret first, then the previous one during a rotation overlap (in clear). */
   secrets: string[];
+  /** Set when the secrets could not be opened (an operator key missing): the attempt is not sent. */
+  secretProblem?: string;
   envelope: EventEnvelope;
   requestId: string | null;
   occurredAt: Date;
@@ -193,6 +195,8 @@ export class DeliverySender {
     signal?: AbortSignal,
   ): Promise<AttemptResult> {
     let statusCode: number | undefined;
+    // Unsigned is never an option: the attempt counts as refused and is retried on the schedule.
+    if (d.secretProblem) return { outcome: 'blocked', startedAt, durationMs: elapsed(), error: d.secretProblem };
     try {
       const body = buildPayload(d.envelope, d.body);
       const headers = buildHeaders(d, body, Math.floor(startedAt.getTime() / 1000));

@@ -15,10 +15,13 @@ import type { WebhookMetrics } from '../metrics/metrics';
 import { DELIVERIES_CHANNEL, DeliveryQueue, nextState, type Completion } from './deliveries.repository';
 import type { AttemptResult, ClaimedDelivery, DeliverySender } from './delivery.sender';
 import { nextDelay } from '@pim/outbound';
+import type { Keyring } from '@pim/secrets';
 
 /** How a delivery worker runs. */
 export interface DeliveryWorkerOptions {
   dataSource: DataSource;
+  /** Opens the webhooks' sealed signing secrets. */
+  secrets: Keyring;
   sender: DeliverySender;
   logger: Logger;
   metrics?: WebhookMetrics;
@@ -95,7 +98,7 @@ export class DeliveryWorker extends NotifiedLoop {
       logger: opts.logger,
       loops: CYCLES_IN_FLIGHT,
     });
-    this.queue = new DeliveryQueue(opts.dataSource);
+    this.queue = new DeliveryQueue(opts.dataSource, opts.secrets);
     this.claimBatch = opts.claimBatch ?? 100;
     // A request is aborted this long before the lease would run out without a renewal.
     this.margin = Math.min(2_000, Math.round(opts.leaseMs / 5));

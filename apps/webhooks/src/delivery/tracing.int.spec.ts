@@ -36,7 +36,7 @@ describe('webhooks: the delivery attempt continues the trace of the event it del
     ctx = await webhooksTestContext({ policy: loopbackPolicy() });
     stream = await createTestStream('whtrace');
     receiver = await startReceiver();
-    pool = new WorkerPool(ctx.ds);
+    pool = new WorkerPool(ctx.ds, ctx.secrets);
   });
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EventConsumer } from '@pim/events';
+import { EventConsumer, type DeadLetterSink } from '@pim/events';
 import type { Logger } from '@pim/logging';
 import type { WebhookMetrics } from '../metrics/metrics';
 import type { FanoutRecorder } from '../delivery/fanout.recorder';
@@ -21,14 +21,19 @@ export interface FanoutConsumerOptions {
   batchSize?: number;
   /** How long JetStream waits for an ack before handing a message out again. Default 30 s. */
   ackWaitMs?: number;
+  /** The app's dead letters: an event that fails on `maxDeliver` deliveries (or for good) is kept there, under `fan-out`. */
+  deadLetters?: DeadLetterSink;
+  /** Deliveries after which a failing event is set aside. Default: retried for as long as it takes. */
+  maxDeliver?: number;
 }
 
 /**
  * The fan-out: a durable JetStream consumer (@pim/events' EventConsumer) on `pim.>` shared by
  * every replica, recording each batch of events (inbox + deliveries, one transaction) before it
  * is acknowledged. A crash before the ack means JetStream hands the events out again; the inbox
- * makes that a no-op. Postgres refusing an event's data drops the event; any other failure is
- * retried for as long as it takes.
+ * makes that a no-op. An event Postgres refuses the data of, or that still fails after
+ * `maxDeliver` deliveries, is set aside in the app's dead letters (source `fan-out`), from where an
+ * admin re-drives it once the cause is fixed; the events after it go on meanwhile.
  */
 export class FanoutConsumer {
   private readonly consumer: EventConsumer;
@@ -44,6 +49,8 @@ export class FanoutConsumer {
       name: 'fan-out',
       batchSize: opts.batchSize,
       ackWaitMs: opts.ackWaitMs,
+      deadLetters: opts.deadLetters,
+      maxDeliver: opts.maxDeliver,
       metrics: metrics?.registry,
       handle: async (events) => {
         const r = await recorder.record(events);

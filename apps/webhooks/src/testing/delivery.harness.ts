@@ -7,6 +7,7 @@ import { DeliveryWorker, type DeliveryWorkerOptions } from '../delivery/delivery
 import { FanoutRecorder } from '../delivery/fanout.recorder';
 import { WebhookMetrics } from '../metrics/metrics';
 import { createGuardedAgent, parseAllowList, type AddressPolicy } from '@pim/outbound';
+import type { Keyring } from '@pim/secrets';
 import { webhookAddressPolicy } from '../webhook/webhook.resource';
 
 /** The policy local tests run with: loopback allowed. */
@@ -36,7 +37,10 @@ export class WorkerPool {
   private readonly workers: DeliveryWorker[] = [];
   private readonly agents: ReturnType<typeof createGuardedAgent>[] = [];
 
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly secrets: Keyring,
+  ) {}
 
   /** Starts one worker (a replica) with test-sized timings unless overridden. */
   async start(
@@ -46,6 +50,7 @@ export class WorkerPool {
     this.agents.push(agent);
     const worker = new DeliveryWorker({
       dataSource: this.ds,
+      secrets: this.secrets,
       sender: new DeliverySender({ agent, timeoutMs: overrides.timeoutMs ?? 2_000, responseBodyMax: 64 }),
       logger: createLogger({ service: 'test-worker', level: 'silent' }),
       metrics: this.metrics,

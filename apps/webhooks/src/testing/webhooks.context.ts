@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { createDataSource, migrate } from '@pim/db';
 import { COLLECTIONS, type WebhookInput, type WebhookView } from '@pim/resources';
+import { Keyring, parseSecretsKeys, newSecretsKey } from '@pim/secrets';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
 import { WebhookService, type WebhookServiceOptions } from '../webhook/webhook.service';
@@ -11,6 +12,8 @@ import { cancelPendingDeliveries } from '../delivery/deliveries.repository';
 export interface WebhooksTestContext {
   db: TestDatabase;
   ds: DataSource;
+  /** The operator keys this test seals with (a fresh key of its own, `test-1`). */
+  secrets: Keyring;
   service: WebhookService;
   deliveries: DeliveryService;
   /** Inserts a webhook (on a collection no live webhook uses, unless one is given) and returns it with its secret. */
@@ -21,12 +24,13 @@ export interface WebhooksTestContext {
 }
 
 /** Builds the context for one test file; `options` configure the webhook service (address policy...). */
-export async function webhooksTestContext(options: WebhookServiceOptions = {}): Promise<WebhooksTestContext> {
+export async function webhooksTestContext(options: Partial<WebhookServiceOptions> = {}): Promise<WebhooksTestContext> {
   const db = await createTestDatabase('webhooks');
   await migrate(dataSourceOptions(db.url));
   const ds = createDataSource(dataSourceOptions(db.url));
   await ds.initialize();
-  const service = new WebhookService(ds, { onDelete: cancelPendingDeliveries, ...options });
+  const secrets = options.secrets ?? parseSecretsKeys(newSecretsKey('test-1'));
+  const service = new WebhookService(ds, { onDelete: cancelPendingDeliveries, ...options, secrets });
   const deliveries = new DeliveryService(ds);
   const freeCollection = async (): Promise<string> => {
     const rows: { collection: string }[] = await ds.query(
@@ -40,6 +44,7 @@ export async function webhooksTestContext(options: WebhookServiceOptions = {}): 
   return {
     db,
     ds,
+    secrets,
     service,
     deliveries,
     async newWebhook(overrides = {}) {

@@ -4,6 +4,7 @@ import { declaredRecord, type RecordStore } from '@pim/records';
 import { Webhook } from '@pim/resources';
 import { WebhookEntity, type KeyValuePair } from './webhook.entity';
 import { AddressPolicy, checkTargetUrl, type AllowedRange } from '@pim/outbound';
+import type { Keyring } from '@pim/secrets';
 import type { EntityManager } from 'typeorm';
 
 /** How the webhooks app's records are stored: its events come from `webhooks`. */
@@ -51,11 +52,13 @@ function checkTarget(policy: AddressPolicy, url: string | null, body: KeyValuePa
 
 /**
  * Webhooks on the record engine: one live webhook per collection (the handle), a signing secret
- * made at creation and never shown by the view, targets checked against the address policy on
- * every write; `onDelete` runs in a delete's transaction (the wiring cancels the pending deliveries).
+ * made at creation, stored sealed with the operator key (`secrets`) and never shown by the view,
+ * targets checked against the address policy on every write; `onDelete` runs in a delete's
+ * transaction (the wiring cancels the pending deliveries).
  */
 export function webhookResource(
   policy: AddressPolicy,
+  secrets: Keyring,
   onDelete?: (m: EntityManager, webhookId: string) => Promise<void>,
 ) {
   return declaredRecord(Webhook, {
@@ -63,7 +66,9 @@ export function webhookResource(
     handle: 'collection',
     handleTaken: () => 'This collection already has a webhook',
     derived: (_input, prev) =>
-      prev === null ? { secret: newSigningSecret(), previous_secret: null, previous_secret_expires_at: null } : {},
+      prev === null
+        ? { secret: secrets.seal(newSigningSecret()), previous_secret: null, previous_secret_expires_at: null }
+        : {},
     hooks: {
       beforeWrite: async (_m, next) => checkTarget(policy, next.url, next.body),
       afterDelete: async (m, webhook) => onDelete?.(m, webhook._id),

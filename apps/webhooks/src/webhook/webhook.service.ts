@@ -6,11 +6,14 @@ import type { WebhookInput, WebhookView } from '@pim/resources';
 import type { WebhookEntity } from './webhook.entity';
 import { WEBHOOKS_STORE, newSigningSecret, webhookAddressPolicy, webhookResource } from './webhook.resource';
 import type { AddressPolicy } from '@pim/outbound';
+import type { Keyring } from '@pim/secrets';
 
 export { newSigningSecret };
 
 /** Options of the webhook service. */
 export interface WebhookServiceOptions {
+  /** The operator keys signing secrets are sealed with at rest (PIM_SECRETS_KEYS). */
+  secrets: Keyring;
   /** Refuses IP-literal URLs delivery could never reach (the same policy delivery applies). Default: public addresses only. */
   policy?: AddressPolicy;
   /** How long the previous secret keeps signing after a rotation. Default 24 h. */
@@ -29,11 +32,13 @@ const DEFAULT_OVERLAP_MS = 24 * 3_600_000;
 export class WebhookService {
   private readonly records: RecordService<WebhookEntity, WebhookView, WebhookInput>;
   private readonly overlapMs: number;
+  private readonly secrets: Keyring;
 
-  constructor(ds: DataSource, opts: WebhookServiceOptions = {}) {
+  constructor(ds: DataSource, opts: WebhookServiceOptions) {
+    this.secrets = opts.secrets;
     this.records = new RecordService(
       ds,
-      webhookResource(opts.policy ?? webhookAddressPolicy(), opts.onDelete),
+      webhookResource(opts.policy ?? webhookAddressPolicy(), opts.secrets, opts.onDelete),
       WEBHOOKS_STORE,
     );
     this.overlapMs = opts.secretOverlapMs ?? DEFAULT_OVERLAP_MS;
@@ -45,13 +50,17 @@ export class WebhookService {
     expectedVersion?: number,
   ): Promise<{ webhook: WebhookView; created: boolean; secret?: string }> {
     const r = await this.records.upsert(raw, expectedVersion);
-    return { webhook: r.view, created: r.created, ...(r.created ? { secret: r.record.secret } : {}) };
+    return {
+      webhook: r.view,
+      created: r.created,
+      ...(r.created ? { secret: this.secrets.open(r.record.secret) } : {}),
+    };
   }
 
   /** Creates a webhook; its collection must not have a live one. Its secret is shown here only. */
   async create(raw: unknown): Promise<{ webhook: WebhookView; secret: string }> {
     const r = await this.records.createRecord(raw);
-    return { webhook: r.view, secret: r.record.secret };
+    return { webhook: r.view, secret: this.secrets.open(r.record.secret) };
   }
 
   /** One live webhook. */
@@ -88,12 +97,14 @@ export class WebhookService {
     expectedVersion?: number,
   ): Promise<{ webhook: WebhookView; secret: string; previousSecretExpiresAt: Date }> {
     const expires = new Date(Date.now() + this.overlapMs);
+    const secret = newSigningSecret();
     const r = await this.records.mutate(id, expectedVersion, (w) => {
+      // The previous secret stays as stored (sealed, or in clear if it predates sealing: re-sealed later).
       w.previous_secret = w.secret;
       w.previous_secret_expires_at = expires;
-      w.secret = newSigningSecret();
+      w.secret = this.secrets.seal(secret);
     });
-    return { webhook: r.view, secret: r.record.secret, previousSecretExpiresAt: expires };
+    return { webhook: r.view, secret, previousSecretExpiresAt: expires };
   }
 
   /** Disables a webhook whose receiver answered 410 Gone (a system change: no actor). Returns false if it already was. */

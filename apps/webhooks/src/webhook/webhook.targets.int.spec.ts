@@ -53,7 +53,10 @@ describe('webhook targets, body keys and secret rotation (real Postgres)', () =>
   });
 
   it('accepts loopback once the operator allows it', async () => {
-    const allowing = new WebhookService(ctx.ds, { policy: webhookAddressPolicy(parseAllowList('127.0.0.0/8')) });
+    const allowing = new WebhookService(ctx.ds, {
+      secrets: ctx.secrets,
+      policy: webhookAddressPolicy(parseAllowList('127.0.0.0/8')),
+    });
     await expect(allowing.create({ collection: 'brands', url: 'http://127.0.0.1:8080/hook' })).resolves.toBeDefined();
     await expect(allowing.create({ collection: 'families', url: 'http://10.0.0.1/' })).rejects.toBeInstanceOf(
       ValidationError,
@@ -76,7 +79,7 @@ describe('webhook targets, body keys and secret rotation (real Postgres)', () =>
   });
 
   it('rotates the secret under If-Match, keeping the previous one for the overlap, with an event', async () => {
-    const svc = new WebhookService(ctx.ds, { secretOverlapMs: 60_000 });
+    const svc = new WebhookService(ctx.ds, { secrets: ctx.secrets, secretOverlapMs: 60_000 });
     const { webhook, secret } = await svc.create({ collection: 'channels', url: 'https://hooks.example.com/c' });
     await expect(svc.rotateSecret(webhook._id, 7)).rejects.toBeInstanceOf(PreconditionFailedError);
     const before = Date.now();
@@ -88,7 +91,11 @@ describe('webhook targets, body keys and secret rotation (real Postgres)', () =>
     const [row] = await ctx.ds.query('SELECT secret, previous_secret FROM webhooks.webhooks WHERE _id = $1', [
       webhook._id,
     ]);
-    expect(row).toEqual({ secret: r.secret, previous_secret: secret });
+    // Both stored sealed: the new one, and the previous one as it was stored.
+    expect(ctx.secrets.open(row.secret)).toBe(r.secret);
+    expect(ctx.secrets.open(row.previous_secret)).toBe(secret);
+    expect(JSON.stringify(row)).not.toContain(r.secret.slice(6));
+    expect(JSON.stringify(row)).not.toContain(secret.slice(6));
     const events: { type: string; envelope: unknown }[] = await ctx.ds.query(
       'SELECT type, envelope FROM webhooks.outbox ORDER BY occurred_at',
     );

@@ -4,6 +4,7 @@ import { CreateWorkflows1795532501873 } from './1795532501873-create-workflows';
 import { CreateWorkflowApprovals1795532561356 } from './1795532561356-create-workflow-approvals';
 import { CreateProductApprovals1795552141855 } from './1795552141855-create-product-approvals';
 import { UsersGroupsMembersIndex1795627000000 } from './1795627000000-users-groups-members-index';
+import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
 
 /** Every migration of the workflow schema, oldest first. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   CreateWorkflowApprovals1795532561356,
   CreateProductApprovals1795552141855,
   UsersGroupsMembersIndex1795627000000,
+  OutboxDeadLetters1795800000000,
 ];

@@ -2,8 +2,11 @@
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { createDataSource, migrate, type AppDataSourceOptions } from '@pim/db';
 import { createLogger, type Logger } from '@pim/logging';
+import { DeadLetter } from '../dead-letter.entity';
 import { OutboxEvent } from '../outbox.entity';
 import {
+  OUTBOX_DEAD_LETTERS_DOWN_SQL,
+  OUTBOX_DEAD_LETTERS_UP_SQL,
   OUTBOX_DOWN_SQL,
   OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL,
   OUTBOX_ENVELOPE_AS_JSON_UP_SQL,
@@ -32,13 +35,24 @@ export class OutboxEnvelopeJson1700000000001 implements MigrationInterface {
   }
 }
 
-/** DataSource options of a schema that holds only the outbox. */
+/** The migration an app writes for its dead letters. */
+export class OutboxDeadLetters1700000000002 implements MigrationInterface {
+  name = 'OutboxDeadLetters1700000000002';
+  async up(q: QueryRunner): Promise<void> {
+    for (const sql of OUTBOX_DEAD_LETTERS_UP_SQL) await q.query(sql);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const sql of OUTBOX_DEAD_LETTERS_DOWN_SQL) await q.query(sql);
+  }
+}
+
+/** DataSource options of a schema that holds only the outbox (and its dead letters). */
 export function outboxOptions(url: string, schema: string): AppDataSourceOptions {
   return {
     url,
     schema,
-    entities: [OutboxEvent],
-    migrations: [CreateOutbox1700000000000, OutboxEnvelopeJson1700000000001],
+    entities: [OutboxEvent, DeadLetter],
+    migrations: [CreateOutbox1700000000000, OutboxEnvelopeJson1700000000001, OutboxDeadLetters1700000000002],
     poolSize: 4,
   };
 }

@@ -44,7 +44,7 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): ${a.pascal}Con
 
 /** apps/<name>/src/data-source.ts */
 export const dataSourceTs = (a: AppFacts) => `import type { AppDataSourceOptions } from '@pim/db';
-import { OutboxEvent } from '@pim/events';
+import { DeadLetter, OutboxEvent } from '@pim/events';
 import { migrations } from './migrations';
 
 /** This app's schema. */
@@ -55,7 +55,7 @@ export function dataSourceOptions(url: string): AppDataSourceOptions {
   return {
     url,
     schema: SCHEMA,
-    entities: [OutboxEvent],
+    entities: [OutboxEvent, DeadLetter],
     migrations,
     applicationName: 'pim-${a.name}',
   };
@@ -98,23 +98,27 @@ void migrateApp({ name: '${a.name}', dir: __dirname, config: readConfig, dataSou
 /** apps/<name>/src/migrations/<ts>-create-<name>-schema.ts (named after the schema, so the migration of a resource named like the app does not clash with it) */
 export const firstMigrationTs = (a: AppFacts) => `import type { MigrationInterface, QueryRunner } from 'typeorm';
 import {
+  OUTBOX_DEAD_LETTERS_DOWN_SQL,
+  OUTBOX_DEAD_LETTERS_UP_SQL,
   OUTBOX_DOWN_SQL,
   OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL,
   OUTBOX_ENVELOPE_AS_JSON_UP_SQL,
   OUTBOX_UP_SQL,
 } from '@pim/events';
 
-/** The ${a.name} schema's first tables: the outbox its events wait in, and unaccent for \`_search\`. */
+/** The ${a.name} schema's first tables: the outbox its events wait in, its dead letters, and unaccent for \`_search\`. */
 export class Create${a.pascal}Schema${a.migrationTs} implements MigrationInterface {
   name = 'Create${a.pascal}Schema${a.migrationTs}';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(\`CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public\`);
-    for (const sql of [...OUTBOX_UP_SQL, ...OUTBOX_ENVELOPE_AS_JSON_UP_SQL]) await q.query(sql);
+    for (const sql of [...OUTBOX_UP_SQL, ...OUTBOX_ENVELOPE_AS_JSON_UP_SQL, ...OUTBOX_DEAD_LETTERS_UP_SQL])
+      await q.query(sql);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const sql of [...OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL, ...OUTBOX_DOWN_SQL]) await q.query(sql);
+    for (const sql of [...OUTBOX_DEAD_LETTERS_DOWN_SQL, ...OUTBOX_ENVELOPE_AS_JSON_DOWN_SQL, ...OUTBOX_DOWN_SQL])
+      await q.query(sql);
   }
 }
 `;
@@ -403,7 +407,7 @@ ${a.description} Postgres schema \`${a.schema}\`, gRPC package \`pim.${a.proto}.
 
 | | |
 | --- | --- |
-| Tables | \`${a.schema}.outbox\` (events not yet on NATS), \`${a.schema}.migrations\` |
+| Tables | \`${a.schema}.outbox\` (events not yet on NATS), \`${a.schema}.dead_letters\` (events set aside after every try failed), \`${a.schema}.migrations\` |
 | RPCs | none yet; \`grpc.health.v1\` and reflection on port ${a.port} (\`${a.env}_GRPC_PORT\`) |
 | Events | none yet; each resource's writes will publish \`pim.${a.name}.<collection>.<action>\` through the outbox |
 | Entry points | \`src/main.ts\` (serve, through \`runApp\` of \`@pim/app\`), \`src/migrate.ts\` (run migrations, exit) |

@@ -65,7 +65,9 @@ describe('resource generator', () => {
     expect(text('apps/io-jobs/src/app.ts')).toContain(
       'exportsGrpc(new RecordService(ds, exportRecord, IO_JOBS_STORE), logger)',
     );
-    expect(text('apps/io-jobs/src/data-source.ts')).toMatch(/entities: \[ExportEntity, ImportEntity, OutboxEvent\]/);
+    expect(text('apps/io-jobs/src/data-source.ts')).toMatch(
+      /entities: \[ExportEntity, ImportEntity, OutboxEvent, DeadLetter\]/,
+    );
     expect(text('apps/io-jobs/src/migrations/index.ts')).toMatch(
       /export const migrations = \[CreateIoJobsSchema\d+, CreateImports\d+, CreateExports\d+\];/,
     );
