@@ -15,7 +15,16 @@ export interface AppDataSourceOptions {
   poolSize?: number;
   /** Application name shown in pg_stat_activity. */
   applicationName?: string;
+  /** How long a query waits for a connection (a free one in the pool, or a new one) before failing; default POOL_WAIT_MS. */
+  poolWaitMs?: number;
 }
+
+/**
+ * How long a query waits for a pool connection by default. Without a limit a request waits for
+ * ever when every connection is busy or Postgres refuses new ones; with it the caller gets a 503
+ * with Retry-After (the error says the database is busy) well inside the gateway's call deadline.
+ */
+export const POOL_WAIT_MS = 10_000;
 
 /** Name of the migrations table inside every app's schema. */
 export const MIGRATIONS_TABLE = 'migrations';
@@ -34,6 +43,7 @@ export function createDataSource(opts: AppDataSourceOptions): DataSource {
     migrationsRun: false,
     logging: false,
     poolSize: opts.poolSize ?? 10,
+    connectTimeoutMS: opts.poolWaitMs ?? POOL_WAIT_MS,
     applicationName: opts.applicationName ?? opts.schema,
     extra: { options: `-c search_path=${quoteIdent(opts.schema)},public` },
   });

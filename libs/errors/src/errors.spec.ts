@@ -121,3 +121,28 @@ describe('links: owners name API places, the gateway writes their paths', () => 
     expect(writtenErrorObject({ ...err.toWire(), links: [] }).solution).toBe('Remove it first ({link:0})');
   });
 });
+
+describe('a store that cannot take the request now', () => {
+  it('is a 503 with Retry-After, whether the code is on the error, its driver error or its cause', () => {
+    const cases: unknown[] = [
+      { code: '53300', message: 'sorry, too many clients already' },
+      { code: '57P03', message: 'the database system is starting up' },
+      { code: '08006', message: 'connection failure' },
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('query failed'), { driverError: { code: '57P01' } }),
+      new Error('wrapped', { cause: new Error('timeout exceeded when trying to connect') }),
+      new Error('Connection terminated unexpectedly'),
+    ];
+    for (const err of cases) {
+      const pim = toPimError(err);
+      expect(pim).toBeInstanceOf(UnavailableError);
+      expect(pim.retryAfter).toBeGreaterThan(0);
+    }
+  });
+
+  it('leaves what a retry cannot fix a 500', () => {
+    for (const err of [{ code: '23505' }, { code: '42P01' }, new Error('boom'), { code: 'ENOENT' }, { code: 53300 }]) {
+      expect(toPimError(err)).toBeInstanceOf(InternalError);
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from './unreachable-store';
 import { plainLinkWriter, writeLinks, type ApiLink, type LinkWriter } from './links';
 
 /** A field-level problem inside an error object. */
@@ -313,9 +314,21 @@ export const errorClasses = {
 /** Name of one concrete error class. */
 export type ErrorName = keyof typeof errorClasses;
 
-/** Any thrown value as a PimError: unknown errors become an InternalError with the original as cause. */
+/**
+ * Any thrown value as a PimError: a store that cannot take the request now (too many connections, a
+ * server restarting, a broken connection) is an UnavailableError with Retry-After; other unknown
+ * errors become an InternalError with the original as cause.
+ */
 export function toPimError(err: unknown): PimError {
   if (err instanceof PimError) return err;
+  if (isStoreUnavailable(err)) {
+    return new UnavailableError('The database cannot take this request right now', {
+      retryAfter: STORE_RETRY_AFTER_SECONDS,
+      title: 'Database busy or unreachable',
+      solution: 'Retry after the number of seconds in Retry-After (a write with the same Idempotency-Key)',
+      cause: err,
+    });
+  }
   return new InternalError('An unexpected error occurred', { cause: err });
 }
 
