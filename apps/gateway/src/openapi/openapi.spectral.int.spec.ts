@@ -38,6 +38,16 @@ function lint(files: string[]): Finding[] {
 }
 
 const ERROR = 0;
+
+/**
+ * The document with one path (the first) and every component: what the server- and header-level
+ * rules judge, at a fraction of the lint time (spectral takes ~20 s per full document here). Every
+ * path's own findings are judged once, on the served document.
+ */
+function onePath<T extends { paths?: Record<string, unknown> }>(doc: T): T {
+  const [first] = Object.entries(doc.paths ?? {});
+  return { ...doc, paths: first ? { [first[0]]: first[1] } : {} };
+}
 const describeFinding = (f: Finding) => `${f.code} at ${f.path.join('.')}: ${f.message}`;
 
 // The document the gateway serves passes `spectral lint` with the OWASP
@@ -57,10 +67,10 @@ describe('OpenAPI document: spectral with the OWASP ruleset', () => {
     expect(res.status).toBe(200);
     served = (await res.json()) as Record<string, unknown>;
 
-    // What a production gateway (https PUBLIC_URL) serves.
-    const https = buildApiDocument({ publicUrl: 'https://pim.example.com' });
+    // What a production gateway (https PUBLIC_URL) serves (its paths are the served document's).
+    const https = onePath(buildApiDocument({ publicUrl: 'https://pim.example.com' }));
     // The served document without rate-limit, CORS and Retry-After headers and with a plain-http server.
-    const broken = JSON.parse(JSON.stringify(served)) as {
+    const broken = JSON.parse(JSON.stringify(onePath(served))) as {
       servers: { url: string }[];
       components: { responses: Record<string, { headers: Record<string, unknown> }> };
     };
