@@ -2,9 +2,9 @@ import type { DataSource } from 'typeorm';
 import { NotifiedLoop } from '@pim/db';
 import {
   contextFromTraceparent,
-  failSpan,
+  endHttpClientSpan,
   runWithContext,
-  SpanKind,
+  startHttpClientSpan,
   startSpan,
   tracingEnabled,
   withSpan,
@@ -364,23 +364,11 @@ export class DeliveryWorker extends NotifiedLoop {
  */
 function attemptSpan(d: ClaimedDelivery): Span {
   if (!tracingEnabled()) return startSpan('');
-  let host: { address: string; port?: number } = { address: '' };
-  try {
-    const u = new URL(d.url);
-    host = {
-      address: u.hostname,
-      port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80,
-    };
-  } catch {
-    // A stored URL always parses; the span just goes without it otherwise.
-  }
-  return startSpan(`deliver ${d.eventType}`, {
-    kind: SpanKind.CLIENT,
+  return startHttpClientSpan(`deliver ${d.eventType}`, {
+    method: 'POST',
+    url: d.url,
     parent: contextFromTraceparent(d.envelope.traceparent, d.envelope.tracestate),
     attributes: {
-      'http.request.method': 'POST',
-      'server.address': host.address,
-      ...(host.port !== undefined ? { 'server.port': host.port } : {}),
       'pim.webhook.id': d.webhookId,
       'pim.delivery.id': d.id,
       'pim.delivery.attempt': d.attempt,
@@ -393,7 +381,9 @@ function attemptSpan(d: ClaimedDelivery): Span {
 function endAttemptSpan(span: Span, result: AttemptResult): void {
   if (!span.isRecording()) return span.end();
   span.setAttribute('pim.delivery.outcome', result.outcome);
-  if (result.statusCode !== undefined) span.setAttribute('http.response.status_code', result.statusCode);
-  if (result.outcome !== 'success') failSpan(span, { message: result.error ?? result.outcome }, result.outcome);
-  span.end();
+  endHttpClientSpan(span, {
+    statusCode: result.statusCode,
+    errorType: result.outcome === 'success' ? undefined : result.outcome,
+    message: result.error,
+  });
 }

@@ -92,6 +92,7 @@ describe('webhooks: the delivery attempt continues the trace of the event it del
       'http.request.method': 'POST',
       'http.response.status_code': 200,
       'server.address': '127.0.0.1',
+      'url.full': expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//),
       'pim.webhook.id': webhook._id,
       'pim.event.id': event.id,
       'pim.delivery.attempt': 1,
