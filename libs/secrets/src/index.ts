@@ -14,9 +14,12 @@ export {
   type UnsealReason,
 } from './keyring';
 export {
+  pagedSealedStore,
   RESEAL_INTERVAL_MS,
+  RESEAL_PAGE,
   ResealCounter,
   ResealLoop,
+  type PagedSealedRecords,
   type ResealReport,
   type ResealTally,
   type SealedStore,

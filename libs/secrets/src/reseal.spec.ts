@@ -1,29 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@pim/logging';
-import { Keyring, ResealCounter, ResealLoop, sealedKeyId, type SealedStore } from './index';
+import { Keyring, pagedSealedStore, RESEAL_PAGE, ResealLoop, sealedKeyId, type SealedStore } from './index';
 
 const keys = { k1: randomBytes(32), k2: randomBytes(32), gone: randomBytes(32) };
 const ring = (...ids: (keyof typeof keys)[]) => new Keyring(ids.map((id) => ({ id, key: keys[id] })));
 
-/** Rows of two values each (the second may be null), re-sealed as an app's store does: compare-and-set per row. */
+/** Rows of values (null: none), re-sealed as an app's store does: in pages by id, compare-and-set per row. */
 function memoryStore(rows: Map<string, (string | null)[]>, beforeWrite?: (id: string) => void): SealedStore {
-  return {
+  return pagedSealedStore<{ _id: string; values: (string | null)[] }>({
     name: 'memory',
-    async reseal(keyring) {
-      const counter = new ResealCounter(keyring);
-      for (const [id, stored] of [...rows].map(([i, v]) => [i, [...v]] as const)) {
-        const { values, changed } = counter.reseal(id, stored);
-        let written = true;
-        if (changed) {
-          beforeWrite?.(id);
-          written = JSON.stringify(rows.get(id)) === JSON.stringify(stored);
-          if (written) rows.set(id, values);
-        }
-        counter.done(stored, values, written);
-      }
-      return counter.tally;
+    page: async (after, limit) =>
+      [...rows.keys()]
+        .sort()
+        .filter((id) => id > after)
+        .slice(0, limit)
+        .map((id) => ({ _id: id, values: [...rows.get(id)!] })),
+    values: (row) => row.values,
+    write: async (row, values) => {
+      beforeWrite?.(row._id);
+      if (JSON.stringify(rows.get(row._id)) !== JSON.stringify(row.values)) return false;
+      rows.set(row._id, values);
+      return true;
     },
-  };
+  });
 }
 
 describe('re-sealing', () => {
@@ -72,5 +71,17 @@ describe('re-sealing', () => {
     loop.start();
     await loop.stop();
     expect(sealedKeyId(rows.get('a')![0]!)).toBe('k1');
+  });
+
+  it('passes over a store bigger than one page, every record once', async () => {
+    const total = RESEAL_PAGE * 2 + 17;
+    const rows = new Map<string, (string | null)[]>(
+      Array.from({ length: total }, (_, i) => [`r${String(i).padStart(4, '0')}`, [`clear-${i}`]]),
+    );
+    const loop = new ResealLoop({ keyring: ring('k1'), stores: [memoryStore(rows)], logger });
+    const report = await loop.runOnce();
+    expect(report.resealed).toBe(total);
+    expect(report.sealedWith).toEqual({ k1: total });
+    expect([...rows.values()].every(([v]) => sealedKeyId(v!) === 'k1')).toBe(true);
   });
 });

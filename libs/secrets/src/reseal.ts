@@ -68,6 +68,42 @@ export class ResealCounter {
   }
 }
 
+/** A table of records keeping sealed values, read in pages by id: what `pagedSealedStore` needs of it. */
+export interface PagedSealedRecords<R extends { _id: string }> {
+  /** What it holds, for the logs: `webhooks.secret`. */
+  name: string;
+  /** Up to `limit` records whose id sorts after `after` ('' for the first page), by id. */
+  page(after: string, limit: number): Promise<R[]>;
+  /** The record's sealed values, in a fixed order (null: none). */
+  values(record: R): (string | null)[];
+  /** Writes `values` (same order) in place of the record's, only if it still holds what was read; whether it wrote. */
+  write(record: R, values: (string | null)[]): Promise<boolean>;
+}
+
+/** Records read per page by a paged store's pass. */
+export const RESEAL_PAGE = 200;
+
+/** A sealed store over a table read in pages by id: one record at a time, each written only when a value changed. */
+export function pagedSealedStore<R extends { _id: string }>(records: PagedSealedRecords<R>): SealedStore {
+  return {
+    name: records.name,
+    async reseal(keyring) {
+      const counter = new ResealCounter(keyring);
+      let after = '';
+      for (;;) {
+        const page = await records.page(after, RESEAL_PAGE);
+        for (const record of page) {
+          const stored = records.values(record);
+          const { values, changed } = counter.reseal(record._id, stored);
+          counter.done(stored, values, changed ? await records.write(record, values) : true);
+        }
+        if (page.length < RESEAL_PAGE) return counter.tally;
+        after = page[page.length - 1]._id;
+      }
+    },
+  };
+}
+
 /** A pass over every store of an app. */
 export interface ResealReport extends ResealTally {
   currentKeyId: string;
