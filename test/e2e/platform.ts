@@ -72,22 +72,7 @@ export async function startE2E(
     throw new Error(`${(err as Error).message}\n${logs.slice(-40).join('\n')}`);
   }
   const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');
-  const api: E2E['api'] = async (method, path, body, headers = {}) => {
-    const { authorization, ...rest } = headers;
-    const auth: Record<string, string> =
-      authorization === '' ? {} : { authorization: authorization ?? `Bearer ${adminKey}` };
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: body === undefined ? { ...auth, ...rest } : { 'content-type': 'application/json', ...auth, ...rest },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return {
-      status: res.status,
-      headers: res.headers,
-      json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-    };
-  };
+  const api = apiAt(base, adminKey);
   const clientWith = (apiKey?: string) => createPimClient({ baseUrl: base, apiKey });
   const client = clientWith(adminKey);
   return {
@@ -113,6 +98,30 @@ export async function startE2E(
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A raw HTTP call to the gateway at `base` (one replica's, say) with `key` unless `authorization` is
+ * given ('' sends none): JSON bodies (a string is sent as it is), the answer's status, headers and
+ * parsed JSON.
+ */
+export function apiAt(base: string, key: string): E2E['api'] {
+  return async (method, path, body, headers = {}) => {
+    const { authorization, ...rest } = headers;
+    const auth: Record<string, string> =
+      authorization === '' ? {} : { authorization: authorization ?? `Bearer ${key}` };
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? { ...auth, ...rest } : { 'content-type': 'application/json', ...auth, ...rest },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return {
+      status: res.status,
+      headers: res.headers,
+      json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    };
   };
 }
 

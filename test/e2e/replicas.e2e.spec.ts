@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { readRows, type Cell } from '@pim/sheets';
 import { startReceiver, type TestReceiver } from '@pim/testing';
-import { eventually, startE2E, type E2E } from './platform';
+import { apiAt, eventually, startE2E, type E2E } from './platform';
 
 type Json = Record<string, unknown>;
 type Call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Answer>;
@@ -42,7 +42,7 @@ describe('two replicas of every app', () => {
       { replicas: 2, startTimeoutMs: 180_000 },
     );
     bases = e2e.platform.gatewayUrls.map((u) => u.replace(/\/api\/v1$/, ''));
-    gateways = bases.map((base) => callThrough(base, e2e.adminKey));
+    gateways = bases.map((base) => apiAt(base, e2e.adminKey));
   }, 240_000);
 
   afterAll(async () => {
@@ -88,7 +88,7 @@ describe('two replicas of every app', () => {
   it('stops a revoked API key on both gateways at once', async () => {
     const created = await next('POST', '/api/v1/api-keys', { name: 'short-lived', scopes: ['products:read'] });
     expect(created.status).toBe(201);
-    const holders = bases.map((base) => callThrough(base, created.json.key as string));
+    const holders = bases.map((base) => apiAt(base, created.json.key as string));
     for (const holder of holders) expect((await holder('GET', '/api/v1/products?limit=1')).status).toBe(200);
     expect((await gateways[0]('DELETE', `/api/v1/api-keys/${created.json._id as string}`)).status).toBe(204);
     for (const holder of holders) {
@@ -222,7 +222,7 @@ describe('two replicas of every app', () => {
       user_id: ANA,
       user_name: 'Ana',
     });
-    const as = bases.map((base) => callThrough(base, ana));
+    const as = bases.map((base) => apiAt(base, ana));
     const plate = await next('POST', '/api/v1/products', { code: 'PLATE-1', name: { en: 'Plate' }, type: 'simple' });
     const product = plate.json._id as string;
     const extras = (await next('POST', '/api/v1/attribute-groups', { key: 'extras', name: { en: 'Extras' } })).json
@@ -275,23 +275,6 @@ describe('two replicas of every app', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
   });
 });
-
-/** Raw JSON calls to one gateway with one key. */
-function callThrough(base: string, key: string): Call {
-  return async (method, path, body, headers = {}) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text ? (JSON.parse(text) as Json) : {} };
-  };
-}
 
 /** Polls a job through one gateway until it is final. */
 async function finalOf(call: Call, path: string): Promise<Json> {
