@@ -21,6 +21,8 @@ const common = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   setupFiles: ['reflect-metadata'],
+  // The build's output (npm run build) repeats every workspace's package.json: not for tests.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 module.exports = {
   testTimeout: 60000,

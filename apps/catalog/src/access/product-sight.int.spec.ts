@@ -148,8 +148,41 @@ describe('product access by users groups', () => {
       ),
     ).rejects.toMatchObject({ status: 404, details: [{ field: 'product_id' }] });
     await relations.remove(again._id);
+    // A product that does not exist answers the restricted caller the very same 404 (a 400 "unknown
+    // product" would tell which unseen ids exist); an unrestricted caller still gets the 400.
+    const unseen = await as({ groups: [g.g1] }, () =>
+      relations.create({ type: 'association', product_id: inC2._id, association: [{ id: inC1._id }] }).catch((e) => e),
+    );
+    const missingId = '6740a1b2c3d4e5f601234999';
+    const missing = await as({ groups: [g.g1] }, () =>
+      relations.create({ type: 'association', product_id: missingId, association: [{ id: inC1._id }] }).catch((e) => e),
+    );
+    const strip = (e: { toObject(): Record<string, unknown> }, id: string) =>
+      JSON.stringify(e.toObject()).split(id).join('<id>');
+    expect(strip(missing, missingId)).toBe(strip(unseen, inC2._id));
+    await expect(
+      relations.create({ type: 'association', product_id: missingId, association: [{ id: inC1._id }] }),
+    ).rejects.toMatchObject({ status: 400 });
     expect((await as({ groups: [g.g2] }, () => relations.list(query))).total).toBe(0);
     expect((await as({ groups: [g.g1] }, () => relations.list(query))).total).toBe(1);
+  });
+
+  it('tells another app which of some product ids the caller sees (FilterVisibleProducts)', async () => {
+    await world();
+    const all = (await ctx.services.products.list({ page: 1, limit: 10, skip: 0, filters: [], sort: [], expand: [] }))
+      .data;
+    const id = (code: string) => all.find((p) => p.code === code)!._id;
+    const deleted = await ctx.newProduct({ code: 'gone' });
+    await ctx.services.products.remove(deleted._id);
+    const asked = [...all.map((p) => p._id), deleted._id, '6740a1b2c3d4e5f60123abcd', 'not-an-id'];
+    const visible = ctx.services.visibleProducts;
+    const sorted = (codes: string[]) => codes.map(id).sort();
+    expect(await visible(asked)).toEqual(sorted(['in_both', 'in_c1', 'in_c2', 'linked_g3', 'none']));
+    expect(await as({ all_products: true }, () => visible(asked))).toEqual(await visible(asked));
+    expect(await as({ groups: [g.g1] }, () => visible(asked))).toEqual(sorted(['in_both', 'in_c1']));
+    expect(await as({ groups: [g.g3] }, () => visible(asked))).toEqual(sorted(['linked_g3']));
+    expect(await as({ groups: [] }, () => visible(asked))).toEqual([]);
+    await expect(visible(Array.from({ length: 10_001 }, () => id('none')))).rejects.toMatchObject({ status: 400 });
   });
 
   it('refuses, per item of a bulk upsert, products out of sight and writes that would leave sight', async () => {

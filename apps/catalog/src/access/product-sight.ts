@@ -1,11 +1,12 @@
 import type { EntityManager } from 'typeorm';
-import { AuthorizationError, NotFoundError } from '@pim/errors';
+import { AuthorizationError, NotFoundError, ValidationError } from '@pim/errors';
+import { isId } from '@pim/ids';
 import { currentAccess, type ProductAccess } from '@pim/logging';
 import type { ProductView } from '@pim/resources';
 import type { Audience, RecordView } from '@pim/records';
 import type { ProductEntity } from '../entities/product.entity';
 import type { ProductRelationEntity } from '../entities/relation.entity';
-import { liveProductSeen, productSeenWhere } from '../repositories/products.repository';
+import { liveProductIdsSeen, liveProductSeen, productSeenWhere } from '../repositories/products.repository';
 import { catalogsSeenBy } from '../repositories/catalogs.repository';
 import { groupsHiddenFrom } from '../repositories/attribute-groups.repository';
 import { attributeKeysInGroups } from '../repositories/attributes.repository';
@@ -96,15 +97,39 @@ export async function relationAudience<V extends RecordView>(
 }
 
 /**
- * Refuses a relation write for a live product the caller cannot see before any other check
- * answers: the record engine's own check runs after the write's rules, so a rule's answer (a 409
+ * Refuses a restricted caller's relation write for a product they cannot see, or that does not
+ * exist, with one 404 before any other check answers: the record engine's own check runs after the write's rules, so a rule's answer (a 409
  * for a relation the product already has) would otherwise tell the caller about that product.
  */
 export async function refuseRelationOutOfSight(m: EntityManager, productId: string): Promise<void> {
   const sight = await currentSight(m);
   if (!sight?.restricted) return;
-  if ((await liveProductSeen(m, productId, sightPatterns(sight.restricted))) === false)
+  // A product that does not exist answers the same 404: a 400 "unknown product" for it would tell a
+  // restricted caller which of the ids they cannot see do exist.
+  if ((await liveProductSeen(m, productId, sightPatterns(sight.restricted))) !== true)
     throw productOutOfSight(productId);
+}
+
+/** Most product ids one FilterVisibleProducts call may ask about. */
+export const VISIBLE_PRODUCTS_MAX = 10_000;
+
+/**
+ * The ids among `ids` that name live products the current caller sees, in id order: what another
+ * app asks before showing records that belong to products (product approvals, publications).
+ */
+export async function visibleProductIds(m: EntityManager, ids: string[]): Promise<string[]> {
+  if (ids.length > VISIBLE_PRODUCTS_MAX)
+    throw new ValidationError(
+      `At most ${VISIBLE_PRODUCTS_MAX} product ids can be asked about at once, got ${ids.length}`,
+      {
+        title: 'Too many ids',
+        solution: `Split the request into batches of at most ${VISIBLE_PRODUCTS_MAX}`,
+      },
+    );
+  const sight = await currentSight(m);
+  // A malformed id names no product.
+  const wanted = [...new Set(ids)].filter(isId);
+  return liveProductIdsSeen(m, wanted, sight?.restricted ? sightPatterns(sight.restricted) : undefined);
 }
 
 /** Whether a restricted caller sees a product with these `catalogs` entries: the same rule as `inSight`, in memory. */
