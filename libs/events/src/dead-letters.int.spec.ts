@@ -6,18 +6,17 @@ import { ConflictError, NotFoundError, UnavailableError } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { validateListQuery } from '@pim/query';
 import { deadLetterListDecl } from '@pim/resources';
-import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
+import type { TestStream } from '@pim/testing';
 import {
   buildEnvelope,
   DeadLetterStore,
   EventConsumer,
   OutboxMetrics,
-  OutboxRelay,
   recordEvent,
   subjectFor,
   type EventEnvelope,
 } from './index';
-import { outboxDataSource, outboxRow, quietLogger, waitFor } from './testing/outbox.fixtures';
+import { outboxHarness, outboxRow, quietLogger, waitFor, type OutboxHarness } from './testing/outbox.fixtures';
 
 /** The first page of a schema's dead letters, newest first. */
 const firstPage = validateListQuery(deadLetterListDecl, {
@@ -38,43 +37,22 @@ async function sample(registry: Registry, series: string): Promise<number | unde
 // Events that can never go through: the relay and the consumers set them aside, the rest keeps
 // flowing, and an admin re-drives them once the cause is fixed — against the real Postgres and NATS.
 describe('dead letters', () => {
-  let db: TestDatabase;
+  let h: OutboxHarness;
   let stream: TestStream;
-  const dataSources: DataSource[] = [];
-  const relays: OutboxRelay[] = [];
   const consumers: EventConsumer[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase('dead_letters');
-    stream = await createTestStream('deadletters');
+    h = await outboxHarness('dead_letters');
+    ({ stream } = h);
   });
   afterAll(async () => {
     await Promise.all(consumers.map((c) => c.stop()));
-    await Promise.all(relays.map((r) => r.stop()));
-    await Promise.all(dataSources.map((d) => d.destroy()));
-    await stream?.destroy();
-    await db?.drop();
+    await h?.close();
   });
 
-  async function dataSource(schema: string): Promise<DataSource> {
-    const ds = await outboxDataSource(db.url, schema);
-    dataSources.push(ds);
-    return ds;
-  }
-
-  function relay(ds: DataSource, extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}): OutboxRelay {
-    const r = new OutboxRelay({
-      dataSource: ds,
-      nc: stream.nc,
-      stream: stream.name,
-      subjectPrefix: stream.subjectPrefix,
-      logger: quietLogger(),
-      pollMs: 50,
-      ...extra,
-    });
-    relays.push(r);
-    return r;
-  }
+  const dataSource = (schema: string) => h.dataSource(schema);
+  const relay = (ds: DataSource, extra: Parameters<OutboxHarness['relay']>[1] = {}) =>
+    h.relay(ds, { pollMs: 50, ...extra });
 
   const record = (ds: DataSource, collection: string, action: string, data: Record<string, unknown>) =>
     ds.transaction((m) => recordEvent(m, { source: 'catalog', collection, action, data }));

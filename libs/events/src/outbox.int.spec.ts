@@ -3,46 +3,26 @@ import { IsNull, Not, type DataSource } from 'typeorm';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { createDataSource, detectDrift, migrate } from '@pim/db';
-import { createTestDatabase, createTestStream, testNatsUrl, type TestDatabase, type TestStream } from '@pim/testing';
+import { testNatsUrl, type TestDatabase, type TestStream } from '@pim/testing';
 import { runWithContext } from '@pim/logging';
-import { OutboxEvent, recordEvent, OutboxRelay, ensureStream, type EventEnvelope } from './index';
-import { outboxDataSource, outboxOptions, outboxRow, quietLogger, waitFor } from './testing/outbox.fixtures';
+import { OutboxEvent, recordEvent, ensureStream, type EventEnvelope } from './index';
+import { outboxHarness, outboxOptions, outboxRow, waitFor, type OutboxHarness } from './testing/outbox.fixtures';
 
 describe('outbox', () => {
+  let h: OutboxHarness;
   let db: TestDatabase;
   let stream: TestStream;
-  const dataSources: DataSource[] = [];
-  const relays: OutboxRelay[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase('events');
-    stream = await createTestStream('events');
+    h = await outboxHarness('events');
+    ({ db, stream } = h);
   });
   afterAll(async () => {
-    await Promise.all(relays.map((r) => r.stop()));
-    await Promise.all(dataSources.map((d) => d.destroy()));
-    await stream?.destroy();
-    await db?.drop();
+    await h?.close();
   });
 
-  async function dataSource(schema: string): Promise<DataSource> {
-    const ds = await outboxDataSource(db.url, schema);
-    dataSources.push(ds);
-    return ds;
-  }
-
-  function relay(ds: DataSource, extra: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}): OutboxRelay {
-    const r = new OutboxRelay({
-      dataSource: ds,
-      nc: stream.nc,
-      stream: stream.name,
-      subjectPrefix: stream.subjectPrefix,
-      logger: quietLogger(),
-      ...extra,
-    });
-    relays.push(r);
-    return r;
-  }
+  const dataSource = (schema: string) => h.dataSource(schema);
+  const relay = (ds: DataSource, extra: Parameters<OutboxHarness['relay']>[1] = {}) => h.relay(ds, extra);
 
   it('matches its migration: no drift, and the down migration removes the table', async () => {
     expect(await detectDrift(outboxOptions(db.url, 'evt'))).toEqual([]);
@@ -184,9 +164,7 @@ describe('outbox', () => {
 
   it('runs two relays at once over 200 events: each event in the stream exactly once, no event published by both', async () => {
     const ds1 = await dataSource('evt_two');
-    const ds2 = createDataSource(outboxOptions(db.url, 'evt_two'));
-    await ds2.initialize();
-    dataSources.push(ds2);
+    const ds2 = await dataSource('evt_two');
 
     const ids: string[] = [];
     for (let tx = 0; tx < 20; tx += 1) {

@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
-import { OUTBOX_PENDING_INDEX, OutboxMetrics, OutboxRelay, recordEvent } from './index';
+import type { TestStream } from '@pim/testing';
+import { OUTBOX_PENDING_INDEX, OutboxMetrics, recordEvent } from './index';
 import { outboxStateSql } from './outbox.metrics';
-import { outboxDataSource, quietLogger, waitFor } from './testing/outbox.fixtures';
+import { outboxHarness, quietLogger, waitFor, type OutboxHarness } from './testing/outbox.fixtures';
 
 /** The value of an unlabelled metric in the registry's text (NaN when absent). */
 async function value(registry: Registry, name: string): Promise<number> {
@@ -20,27 +20,18 @@ async function recordOrders(ds: DataSource, n: number): Promise<void> {
 
 // The outbox gauges and counters against a real outbox table and a real JetStream stream.
 describe('outbox metrics', () => {
-  let db: TestDatabase;
+  let h: OutboxHarness;
   let stream: TestStream;
-  const dataSources: DataSource[] = [];
-  const relays: OutboxRelay[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase('outbox_metrics');
-    stream = await createTestStream('outboxmetrics');
+    h = await outboxHarness('outbox_metrics');
+    ({ stream } = h);
   });
   afterAll(async () => {
-    await Promise.all(relays.map((r) => r.stop()));
-    await Promise.all(dataSources.map((d) => d.destroy()));
-    await stream?.destroy();
-    await db?.drop();
+    await h?.close();
   });
 
-  async function dataSource(schema: string): Promise<DataSource> {
-    const ds = await outboxDataSource(db.url, schema);
-    dataSources.push(ds);
-    return ds;
-  }
+  const dataSource = (schema: string) => h.dataSource(schema);
 
   it('shows the backlog and the lag of unpublished events, both 0 once the relay published them, and counts them', async () => {
     const ds = await dataSource('evm');
@@ -59,16 +50,10 @@ describe('outbox metrics', () => {
     expect(await value(registry, 'pim_outbox_lag_seconds')).toBeGreaterThanOrEqual(30);
     expect(await value(registry, 'pim_outbox_published_total')).toBe(0);
 
-    const relay = new OutboxRelay({
-      dataSource: ds,
-      nc: stream.nc,
-      stream: stream.name,
-      subjectPrefix: stream.subjectPrefix,
-      logger: quietLogger(),
+    const relay = h.relay(ds, {
       pollMs: 100,
       metrics,
     });
-    relays.push(relay);
     await relay.start();
     await waitFor(async () => (await value(registry, 'pim_outbox_published_total')) === 5, 'the 5 events published');
     await waitFor(async () => (await value(registry, 'pim_outbox_backlog')) === 0, 'the backlog to be 0');
@@ -81,18 +66,13 @@ describe('outbox metrics', () => {
     const registry = new Registry();
     const metrics = new OutboxMetrics({ registry, dataSource: ds, logger: quietLogger() });
     await recordOrders(ds, 2);
-    const relay = new OutboxRelay({
-      dataSource: ds,
-      nc: stream.nc,
+    const relay = h.relay(ds, {
       stream: `${stream.name}_OTHER`,
-      subjectPrefix: stream.subjectPrefix,
-      logger: quietLogger(),
       pollMs: 100,
       maxBackoffMs: 200,
       publishTimeoutMs: 1_000,
       metrics,
     });
-    relays.push(relay);
     await relay.start();
     await waitFor(async () => (await value(registry, 'pim_outbox_failed_total')) >= 2, 'the failed publishes');
     await relay.stop();

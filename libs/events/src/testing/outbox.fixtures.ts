@@ -2,6 +2,8 @@
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { createDataSource, migrate, type AppDataSourceOptions } from '@pim/db';
 import { createLogger, type Logger } from '@pim/logging';
+import { createTestDatabase, createTestStream, type TestDatabase, type TestStream } from '@pim/testing';
+import { OutboxRelay } from '../outbox.relay';
 import { DeadLetter } from '../dead-letter.entity';
 import { OutboxEvent } from '../outbox.entity';
 import {
@@ -88,4 +90,53 @@ export async function waitFor<T>(
 /** The outbox row of an event, as stored. */
 export async function outboxRow(ds: DataSource, id: string): Promise<OutboxEvent | null> {
   return ds.getRepository(OutboxEvent).findOneBy({ id });
+}
+
+/** A test file's own database and stream, with outbox schemas and relays on them, all closed by `close()`. */
+export interface OutboxHarness {
+  db: TestDatabase;
+  stream: TestStream;
+  /** A migrated schema holding an outbox (and its dead letters). */
+  dataSource(schema: string): Promise<DataSource>;
+  /** A relay (not started) of a schema's outbox to the harness's stream; `extra` overrides any option. */
+  relay(ds: DataSource, extra?: Partial<RelayOptions>): OutboxRelay;
+  /** Stops the relays, closes the data sources, removes the stream and the database. */
+  close(): Promise<void>;
+}
+
+type RelayOptions = ConstructorParameters<typeof OutboxRelay>[0];
+
+/** Makes a harness for one test file; `label` names its database and stream. */
+export async function outboxHarness(label: string): Promise<OutboxHarness> {
+  const db = await createTestDatabase(label);
+  const stream = await createTestStream(label.replace(/[^a-z0-9]/gi, ''));
+  const dataSources: DataSource[] = [];
+  const relays: OutboxRelay[] = [];
+  return {
+    db,
+    stream,
+    async dataSource(schema) {
+      const ds = await outboxDataSource(db.url, schema);
+      dataSources.push(ds);
+      return ds;
+    },
+    relay(ds, extra = {}) {
+      const r = new OutboxRelay({
+        dataSource: ds,
+        nc: stream.nc,
+        stream: stream.name,
+        subjectPrefix: stream.subjectPrefix,
+        logger: quietLogger(),
+        ...extra,
+      });
+      relays.push(r);
+      return r;
+    },
+    async close() {
+      await Promise.all(relays.map((r) => r.stop()));
+      await Promise.all(dataSources.map((d) => d.destroy()));
+      await stream.destroy();
+      await db.drop();
+    },
+  };
 }
