@@ -224,7 +224,7 @@ describe('access by users groups through the whole platform', () => {
     expect(tags.json.tags).toEqual(['carla']); // Ana's item for c2 was refused; Bruno's and then Carla's wrote
   });
 
-  it('refuses product approvals of a product the user does not see', async () => {
+  it('refuses product approvals of a product the user does not see, and hides those of others: lists filtered, the rest a 404', async () => {
     const flow = await e2e.api('POST', '/api/v1/workflow-approvals', {
       code: 'census',
       name: 'Census',
@@ -240,6 +240,25 @@ describe('access by users groups through the whole platform', () => {
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.status).toBeLessThan(500);
     expect(JSON.stringify(refused.json)).toContain(ids.c2);
+
+    const theirs = await e2e.api('POST', '/api/v1/product-approvals', proposal(ids.c2));
+    expect(theirs.status).toBe(201);
+    const path = `/api/v1/product-approvals/${theirs.json._id as string}`;
+    const listed = await as('ana', 'GET', '/api/v1/product-approvals?limit=100');
+    expect([listed.json.total, (listed.json.data as Json[]).map((a) => a.product_id)]).toEqual([1, [ids.c1]]);
+    // Carla decides every step, yet does not see it: a 404, not the 403 of a user who is no approver.
+    for (const [user, method, at] of [
+      ['ana', 'GET', path],
+      ['ana', 'PATCH', path],
+      ['ana', 'DELETE', path],
+      ['ana', 'POST', `${path}/approve`],
+      ['ana', 'POST', `${path}/reject`],
+    ] as const) {
+      const r = await as(user, method, at, method === 'POST' || method === 'PATCH' ? {} : undefined);
+      expect([method, at, r.status, r.json.kind]).toEqual([method, at, 404, 'not_found']);
+    }
+    expect((await as('carla', 'GET', '/api/v1/product-approvals?limit=100')).json.total).toBe(2);
+    expect((await e2e.api('GET', path)).json).toMatchObject({ version: 1, status: 'pending' });
   });
 
   it('refuses publications of a product the user does not see; a bulk publication publishes what its creator sees', async () => {
@@ -257,6 +276,19 @@ describe('access by users groups through the whole platform', () => {
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.status).toBeLessThan(500);
     expect(JSON.stringify(refused.json)).toContain(ids.c2);
+    const theirs = await e2e.api('POST', '/api/v1/publications', { product_id: ids.c2, channel_id: channel.json._id });
+    expect(theirs.status).toBe(201);
+    const path = `/api/v1/publications/${theirs.json._id as string}`;
+    expect((await as('ana', 'GET', `/api/v1/publications?product_id=${ids.c2}`)).json.total).toBe(0);
+    for (const [method, at] of [
+      ['GET', path],
+      ['POST', `${path}/retry`],
+      ['DELETE', path],
+    ] as const) {
+      const r = await as('ana', method, at);
+      expect([method, at, r.status, r.json.kind]).toEqual([method, at, 404, 'not_found']);
+    }
+    expect((await as('bruno', 'GET', path)).status).toBe(200);
 
     const bulk = await as('ana', 'POST', '/api/v1/publications/bulk', {
       channel_id: channel.json._id,
@@ -275,6 +307,12 @@ describe('access by users groups through the whole platform', () => {
         .map((p) => Object.keys(ids).find((code) => ids[code] === p.product_id))
         .sort(),
     ).toEqual(expected('ana'));
+    const anaSees = await as('ana', 'GET', '/api/v1/publications?limit=100');
+    expect([...new Set((anaSees.json.data as { product_id: string }[]).map((p) => p.product_id))].sort()).toEqual(
+      expected('ana')
+        .map((code) => ids[code])
+        .sort(),
+    );
   });
 
   it('hides and refuses the attributes of a group that lists the user as not allowed', async () => {

@@ -10,8 +10,12 @@ import { productResource } from './product/product.resource';
 import { productsGrpc as productsServiceGrpc } from './product/product.grpc';
 import { ProductChanges } from './product-changes/product-changes.service';
 import { productRelationResource } from './relation/relation.resource';
+import { visibleProductIds } from './access/product-sight';
 
-/** The products service, its bulk upsert, its description and the application of approved changes, over one DataSource. */
+/**
+ * The products service, its bulk upsert, its description, the application of approved changes and
+ * which products the caller sees, over one DataSource.
+ */
 export function productServices(ds: DataSource) {
   const products = new RecordService(ds, productResource, CATALOG_STORE);
   const relations = new RecordService(ds, productRelationResource, CATALOG_STORE);
@@ -21,6 +25,7 @@ export function productServices(ds: DataSource) {
     productsDescriber: new ProductsDescriber(ds, products),
     productChanges: new ProductChanges(ds, products, relations),
     productPublishments: new ProductPublishments(ds, products),
+    visibleProducts: (ids: string[]) => visibleProductIds(ds.manager, ids),
   };
 }
 
@@ -36,6 +41,7 @@ export function productsGrpc(services: ProductServices, logger: Logger): Service
       services.productsDescriber,
       services.productChanges,
       services.productPublishments,
+      services.visibleProducts,
       logger,
     ),
   ];

@@ -861,7 +861,7 @@ export interface paths {
         put?: never;
         /**
          * Create a product relation
-         * @description The product_id and type must be free among live records of the collection (409 otherwise).
+         * @description The product_id and type must be free among live relations (409 otherwise). For a key whose users groups do not see every product, a product_id naming no product they see is a 404, whether or not it exists (docs/decisions/access.md).
          *
          *     Needs scope `product_relations:write` (or `admin`).
          */
@@ -1185,7 +1185,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a product approval at its current step
-         * @description Taken by the caller's user (the API key must be bound to a user who is an approver of the current step; 403 otherwise). The approval moves to its next step, or after the last one becomes `approved` and its changes are applied to the catalog at once: the answer shows `application.status` `applied`, or `pending` while the catalog does not answer (it is applied as soon as it does). When the catalog refuses the changes (the product was deleted, a relation rule fails), nothing is applied, the approval records why in `application.error` (the catalog's error object), and the answer is a 409 carrying those reasons. A decided approval is a 409.
+         * @description Taken by the caller's user (the API key must be bound to a user who is an approver of the current step; 403 otherwise). The approval moves to its next step, or after the last one becomes `approved` and its changes are applied to the catalog at once: the answer shows `application.status` `applied`, or `pending` while the catalog does not answer (it is applied as soon as it does). When the catalog refuses the changes (the product was deleted, a relation rule fails), nothing is applied, the approval records why in `application.error` (the catalog's error object), and the answer is a 409 carrying those reasons. A decided approval is a 409. An approval of a product the caller's users groups do not see is a 404, as for none (docs/decisions/access.md).
          *
          *     Needs scope `product_approvals:write` (or `admin`).
          */
@@ -1207,7 +1207,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a product approval at its current step
-         * @description Taken by the caller's user, an approver of the current step (403 otherwise): the approval becomes `rejected` and nothing is applied. A decided approval is a 409.
+         * @description Taken by the caller's user, an approver of the current step (403 otherwise): the approval becomes `rejected` and nothing is applied. A decided approval is a 409. An approval of a product the caller's users groups do not see is a 404, as for none (docs/decisions/access.md).
          *
          *     Needs scope `product_approvals:write` (or `admin`).
          */
@@ -1859,7 +1859,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a failed publication
-         * @description Puts a `failed` publication back to `ready_to_publish`, due now, with a fresh retry schedule; it sends the snapshot it was created with. Any other state is a 409 naming it, and so is a publication with a newer one of the same product and channel (retry that one, or create a new publication to send the product as it is now).
+         * @description Puts a `failed` publication back to `ready_to_publish`, due now, with a fresh retry schedule; it sends the snapshot it was created with. Any other state is a 409 naming it, and so is a publication with a newer one of the same product and channel (retry that one, or create a new publication to send the product as it is now). A publication of a product the caller's users groups do not see is a 404, as for none (docs/decisions/access.md).
          *
          *     Needs scope `publications:write` (or `admin`).
          */
@@ -14956,6 +14956,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

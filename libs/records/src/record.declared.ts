@@ -28,8 +28,8 @@ export interface RecordStorage<E extends RecordEntity, I, V extends RecordView =
   rendered?: boolean;
   /** Filters the declaration cannot run (`attributes.<key>`, `catalog_id`), applied by the owner, by prefix. */
   nestedFilters?: NestedFilter<E>[];
-  /** What the current caller may see, when restricted (undefined: everything). */
-  audience?(m: EntityManager): Promise<Audience<E, V> | undefined>;
+  /** What the current caller may see, when restricted (undefined: everything); `about`: the records a call reads by id. */
+  audience?(m: EntityManager, about?: readonly string[]): Promise<Audience<E, V> | undefined>;
 }
 
 /**

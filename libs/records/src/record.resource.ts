@@ -99,8 +99,12 @@ export interface RecordResource<E extends RecordEntity, V extends RecordView, I>
    * write, NULL once deleted), so a read by id returns it as stored (RecordService.getJson).
    */
   rendered?: boolean;
-  /** What the current caller may see, when restricted (undefined: everything). */
-  audience?(m: EntityManager): Promise<Audience<E, V> | undefined>;
+  /**
+   * What the current caller may see, when restricted (undefined: everything). `about` names the
+   * records the call reads by id, when it reads only those: a condition that costs per record
+   * (asking another app about each) may be worked out for them alone.
+   */
+  audience?(m: EntityManager, about?: readonly string[]): Promise<Audience<E, V> | undefined>;
 }
 
 /**

@@ -149,7 +149,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /** Creates a record; its handle must be free among live records (of its parent). */
   async create(raw: unknown): Promise<V> {
     const { view } = await this.createRecord(raw);
-    return this.shownTo(view, await this.audience());
+    return this.shownTo(view, await this.audience(this.manager, [view._id]));
   }
 
   /**
@@ -200,7 +200,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
           );
           return { ...written, created: false };
         });
-        return { ...upserted, view: this.shownTo(upserted.view, await this.audience()) };
+        return {
+          ...upserted,
+          view: this.shownTo(upserted.view, await this.audience(this.manager, [upserted.view._id])),
+        };
       } catch (err) {
         // Inside a caller's transaction the failed insert has aborted it: the caller runs it again.
         if (attempt === 0 && err instanceof ConflictError && !this.outer) continue;
@@ -247,7 +250,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /** One live record. */
   async get(id: string): Promise<V> {
     this.checkId(id);
-    const audience = await this.audience();
+    const audience = await this.audience(this.manager, [id]);
     const record = await this.live(this.manager, id, audience).getOne();
     if (!record) throw this.notFound(id);
     return this.shownTo(this.toView(record), audience);
@@ -260,7 +263,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   async getJson(id: string): Promise<{ id: string; version: number; json: string }> {
     this.checkId(id);
     // A restricted caller reads through `get`: the condition and what they are shown apply.
-    if (this.resource.rendered && (await this.audience()) === undefined) {
+    if (this.resource.rendered && (await this.audience(this.manager, [id])) === undefined) {
       const scope = Object.entries(this.scope);
       const rows: { version: number; rendered: string | null }[] = await this.manager.query(
         `SELECT "version", "rendered" FROM ${quoteIdent(this.tableName())} WHERE "_id" = $1 AND "deleted" = false${scope.map(([column], i) => ` AND ${quoteIdent(column)} = $${i + 2}`).join('')}`,
@@ -334,7 +337,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       const view = this.toView(record);
       await this.emit(m, 'deleted', view);
       await this.resource.hooks?.afterDelete?.(m, record);
-      return this.shownTo(view, await this.audience(m));
+      return this.shownTo(view, await this.audience(m, [record._id]));
     });
   }
 
@@ -529,7 +532,9 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     if (bad.length > 0)
       throw new ValidationError(`${bad.length} id(s) are malformed`, { title: 'Invalid id', details: bad });
     if (ids.length === 0 && handles.length === 0) return [];
-    const audience = await this.audience();
+    // Handles that are ids name the records as well; other handles leave the records unknown until read.
+    const about = this.resource.handle === '_id' ? [...ids, ...handles] : handles.length === 0 ? ids : undefined;
+    const audience = await this.audience(this.manager, about);
     const rows = await this.inSight(
       this.scoped(this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false')),
       audience,
@@ -558,9 +563,12 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     );
   }
 
-  /** What the current caller may see, when the resource restricts it (undefined: everything). */
-  private audience(m: EntityManager = this.manager): Promise<Audience<E, V> | undefined> {
-    return this.resource.audience?.(m) ?? Promise.resolve(undefined);
+  /**
+   * What the current caller may see, when the resource restricts it (undefined: everything);
+   * `about`: the records the call reads by id, when it reads only those.
+   */
+  private audience(m: EntityManager = this.manager, about?: readonly string[]): Promise<Audience<E, V> | undefined> {
+    return this.resource.audience?.(m, about) ?? Promise.resolve(undefined);
   }
 
   /** A query kept to the records the caller may see. */
@@ -579,7 +587,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   /** Refuses, inside the write's transaction, a write whose record the caller could no longer see. */
   private async refuseOutOfSight(m: EntityManager, record: E): Promise<void> {
-    const audience = await this.audience(m);
+    const audience = await this.audience(m, [record._id]);
     if (!audience?.where) return;
     if ((await this.live(m, record._id, audience).getCount()) > 0) return;
     throw (
@@ -600,7 +608,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const { view } = await this.transaction('update', given, (m) =>
       this.write(m, id, given, expectedVersion, inputFor),
     );
-    return this.shownTo(view, await this.audience());
+    return this.shownTo(view, await this.audience(this.manager, [id]));
   }
 
   /** Writes the input `inputFor` makes of the locked record, with the resource's rules and the event. */
@@ -638,7 +646,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     expectedVersion: number | undefined,
   ): Promise<E> {
     await this.resource.hooks?.lock?.(m, request);
-    const record = await this.live(m, request.id, await this.audience(m))
+    const record = await this.live(m, request.id, await this.audience(m, [request.id]))
       .setLock('pessimistic_write')
       .getOne();
     if (!record) throw this.notFound(request.id);

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { AuthorizationError, NotFoundError } from '@pim/errors';
+import { AuthorizationError, NotFoundError, type ValidationError } from '@pim/errors';
 import { runWithContext, type ProductAccess } from '@pim/logging';
 import type { ProductView } from '@pim/resources';
 import { useCatalogContext, type CatalogTestContext } from '../testing/catalog.context';
@@ -116,6 +116,44 @@ describe('product access by users groups', () => {
     expect((await byCode('in_c2')).version).toBe(inC2.version);
     expect(await byCode('new_c2')).toBeUndefined();
     expect((await byCode('in_c1')).catalogs).toEqual([{ _id: c1._id, user_groups: [] }]);
+  });
+
+  it('answers a parent out of sight, named anew, as no product; a product keeps the parent it already names', async () => {
+    const { c1 } = await world();
+    const products = ctx.services.products;
+    const byCode = async (code: string) => (await products.batchGet([], [code]))[0];
+    const [hidden, seen] = [await byCode('in_c2'), await byCode('in_c1')];
+    const variation = (code: string, parent: string) => ({
+      code,
+      name: { en: code },
+      type: 'variation',
+      product_id: parent,
+      catalogs: [{ _id: c1._id, user_groups: [] }],
+    });
+    const refusal = (code: string, parent: string) =>
+      as({ groups: [g.g1] }, () => products.create(variation(code, parent))).catch((e: ValidationError) => ({
+        status: e.status,
+        message: e.message.replace(parent, '<parent>'),
+        details: e.details?.map((d) => ({ ...d, message: d.message.replace(parent, '<parent>') })),
+      }));
+    const unknown = await refusal('v_new', '6740a1b2c3d4e5f60123abcd');
+    expect(unknown).toMatchObject({ status: 400, details: [{ field: 'product_id' }] });
+    expect(await refusal('v_new', hidden._id)).toEqual(unknown);
+    const mine = await as({ groups: [g.g1] }, () => products.create(variation('v_seen', seen._id)));
+    // An administrator put this variation under the hidden product: its user may still change it.
+    const theirs = await products.create(variation('v_of_hidden', hidden._id));
+    const patched = await as({ groups: [g.g1] }, () => products.patch(theirs._id, { tags: ['kept'] }));
+    expect(patched).toMatchObject({ product_id: hidden._id, tags: ['kept'] });
+    await expect(
+      as({ groups: [g.g1] }, () => products.patch(mine._id, { product_id: hidden._id })),
+    ).rejects.toMatchObject({ status: 400, details: [{ field: 'product_id' }] });
+    const bulk = await as({ groups: [g.g1] }, () =>
+      ctx.services.productBulk.upsert([variation('v_bulk_hidden', hidden._id), variation('v_of_hidden', hidden._id)]),
+    );
+    expect(bulk.map((r) => [r.code, r.status, r.error?.details?.[0]?.field])).toEqual([
+      ['v_bulk_hidden', 'failed', 'product_id'],
+      ['v_of_hidden', 'updated', undefined],
+    ]);
   });
 
   it("keeps product relations to those of the caller's products", async () => {

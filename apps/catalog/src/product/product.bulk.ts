@@ -255,7 +255,7 @@ export class ProductBulkUpsert {
     const results: BulkItemResult[] = merged;
     const good: { entity: ProductEntity; action: 'created' | 'updated' }[] = [];
     drafts.forEach(({ next: draft, index }) => {
-      const check = checkProduct(draft, world, claims);
+      const check = checkProduct(draft, world, claims, prevByCode.get(draft.code)?.product_id ?? null);
       if (!check.ok) {
         results.push({
           index,

@@ -53,6 +53,7 @@ export function productsGrpc(
   describer: ProductsDescriber,
   changes: ProductChangesApplier,
   publishments: ProductPublishments,
+  visibleProducts: (ids: string[]) => Promise<string[]>,
   logger: Logger,
 ): ServiceRegistration {
   const h = recordHandlers(
@@ -90,6 +91,9 @@ export function productsGrpc(
       ),
     })),
     scanProducts: h.scan,
+    filterVisibleProducts: unary(logger, 'FilterVisibleProducts', async (req: pb.FilterVisibleProductsRequest) => ({
+      ids: await visibleProducts(req.ids ?? []),
+    })),
     describeProducts: unary(logger, 'DescribeProducts', (req: pb.DescribeProductsRequest) =>
       describer.describe(fromProtoListQuery(req.query)),
     ),

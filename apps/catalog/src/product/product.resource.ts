@@ -42,9 +42,17 @@ export function productProblemsError(code: string, problems: { field: string; me
   );
 }
 
-/** Checks one product against its world and fills its derived columns, or throws every problem at once. */
-export function applyRules(next: ProductEntity, world: ProductWorld, claims?: BatchClaims): void {
-  const r = checkProduct(next, world, claims);
+/**
+ * Checks one product against its world and fills its derived columns, or throws every problem at
+ * once; `prev`: the product as stored (the parent it already names may stay out of the caller's sight).
+ */
+export function applyRules(
+  next: ProductEntity,
+  world: ProductWorld,
+  claims?: BatchClaims,
+  prev?: ProductEntity | null,
+): void {
+  const r = checkProduct(next, world, claims, prev?.product_id ?? null);
   if (!r.ok) throw productProblemsError(next.code, r.problems);
   Object.assign(next, r.derived);
 }
@@ -84,7 +92,7 @@ export const productResource = declaredRecord(Product, {
     lock: lockCodes,
     async beforeWrite(m, next, prev) {
       await keepHiddenValues(m, next, prev);
-      applyRules(next, await loadWorld(m, [next]));
+      applyRules(next, await loadWorld(m, [next]), undefined, prev);
     },
     async beforeDelete(m, product) {
       const variations = await variationsOf(m, product._id);

@@ -18,7 +18,7 @@ export type ProductCheck = { ok: true; derived: ProductDerived } | { ok: false; 
 /** Unique values claimed by earlier items of the same batch: value key → the claiming code. */
 export type BatchClaims = Map<string, string>;
 
-function referenceProblems(p: ProductDraft, w: ProductWorld): ErrorDetail[] {
+function referenceProblems(p: ProductDraft, w: ProductWorld, keptParent: string | null): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const missing = (field: string, label: string, id: string) =>
     problems.push({ field, message: `no live ${label} has _id '${id}'` });
@@ -36,7 +36,9 @@ function referenceProblems(p: ProductDraft, w: ProductWorld): ErrorDetail[] {
     const parent = w.parents.get(p.product_id);
     if (p.product_id === p._id)
       problems.push({ field: 'product_id', message: 'must name another product, not the product itself' });
-    else if (parent === undefined) missing('product_id', 'product', p.product_id);
+    // A parent the caller does not see, named anew, is answered as no product: its existence does not leak.
+    else if (parent === undefined || (w.unseenParents.has(p.product_id) && p.product_id !== keptParent))
+      missing('product_id', 'product', p.product_id);
     else if (p.type === 'variation' && parent === 'variation')
       problems.push({
         field: 'product_id',
@@ -52,10 +54,16 @@ function referenceProblems(p: ProductDraft, w: ProductWorld): ErrorDetail[] {
  * Checks one product against its world: references, variation parent, and every attribute
  * value (known, applicable, association vs type, type and type_config, options, unique,
  * required). Pure: a bulk write checks its whole batch in memory. `claims` carries the unique
- * values of earlier items of the batch; this product's are added when it passes.
+ * values of earlier items of the batch; this product's are added when it passes. `keptParent`:
+ * the parent the stored product already names, which it keeps even out of the caller's sight.
  */
-export function checkProduct(p: ProductDraft, w: ProductWorld, claims: BatchClaims = new Map()): ProductCheck {
-  const problems = referenceProblems(p, w);
+export function checkProduct(
+  p: ProductDraft,
+  w: ProductWorld,
+  claims: BatchClaims = new Map(),
+  keptParent: string | null = null,
+): ProductCheck {
+  const problems = referenceProblems(p, w, keptParent);
   const variation = p.type === 'variation';
   const apply = applicable(p, w);
   const attributes = Object.fromEntries(Object.entries(p.attributes).filter(([, v]) => v !== null && v !== undefined));

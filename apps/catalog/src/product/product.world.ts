@@ -5,7 +5,8 @@ import type { ProductType } from '@pim/resources';
 import { attributeDefs, type AttributeDef } from '../repositories/attributes.repository';
 import { optionLabels } from '../repositories/attribute-options.repository';
 import { familyDefs, type FamilyDef } from '../repositories/families.repository';
-import { holdersOfValues, liveProductTypes } from '../repositories/products.repository';
+import { holdersOfValues, liveProductIdsSeen, liveProductTypes } from '../repositories/products.repository';
+import { currentSight, sightPatterns } from '../access/product-sight';
 
 export type { AttributeDef, FamilyDef };
 
@@ -45,6 +46,11 @@ export interface ProductWorld {
   };
   /** Live products the batch names as `product_id`, with their type. */
   parents: Map<string, ProductType>;
+  /**
+   * Those of `parents` a restricted caller does not see: a product may keep one it already names,
+   * but naming one anew is refused like naming no product (docs/decisions/access.md).
+   */
+  unseenParents: Set<string>;
   attributesByKey: Map<string, AttributeDef>;
   /** Live option values (→ label) of each select or multiselect attribute, by attribute id. */
   options: Map<string, Map<string, Record<string, string>>>;
@@ -80,6 +86,7 @@ export async function loadWorld(m: EntityManager, drafts: ProductDraft[]): Promi
     attribute_groups: await liveIds(m, 'attribute_groups', uniq(drafts.flatMap((d) => d.attribute_groups))),
   };
   const parents = await liveProductTypes(m, uniq(drafts.map((d) => d.product_id)));
+  const unseenParents = await parentsOutOfSight(m, [...parents.keys()]);
   const familyList = [...families.values()];
   const attributeRows = await attributeDefs(m, {
     groups: uniq([...drafts.flatMap((d) => d.attribute_groups), ...familyList.flatMap((f) => f.attribute_groups)]),
@@ -93,7 +100,15 @@ export async function loadWorld(m: EntityManager, drafts: ProductDraft[]): Promi
     attributeRows.filter((a) => a.type === 'select' || a.type === 'multiselect').map((a) => a._id),
   );
   const taken = await takenValues(m, drafts, attributesByKey);
-  return { families, live, parents, attributesByKey, options, taken };
+  return { families, live, parents, unseenParents, attributesByKey, options, taken };
+}
+
+/** The live parents a restricted caller does not see (none for a caller who sees every product). */
+async function parentsOutOfSight(m: EntityManager, parents: string[]): Promise<Set<string>> {
+  const sight = await currentSight(m);
+  if (!sight?.restricted || parents.length === 0) return new Set();
+  const seen = new Set(await liveProductIdsSeen(m, parents, sightPatterns(sight.restricted)));
+  return new Set(parents.filter((id) => !seen.has(id)));
 }
 
 /**

@@ -59,6 +59,19 @@ export async function liveProductSeen(m: EntityManager, id: string, patterns: st
   return row?.seen;
 }
 
+/**
+ * The live products among `ids`, in id order; with `patterns`, only those whose `catalogs`
+ * contain one of them (a restricted caller's sight).
+ */
+export async function liveProductIdsSeen(m: EntityManager, ids: string[], patterns?: string[]): Promise<string[]> {
+  if (ids.length === 0 || patterns?.length === 0) return [];
+  const rows: { _id: string }[] = await m.query(
+    `SELECT "_id" FROM "products" WHERE "_id" = ANY($1) AND "deleted" = false${patterns ? ` AND "catalogs" @> ANY(CAST($2 AS jsonb[]))` : ''} ORDER BY "_id"`,
+    patterns ? [ids, patterns] : [ids],
+  );
+  return rows.map((r) => r._id);
+}
+
 /** The code of a product, live or deleted; undefined when no product has the id. */
 export async function productCodeOf(m: EntityManager, id: string): Promise<string | undefined> {
   const [row]: { code: string }[] = await m.query(`SELECT "code" FROM "products" WHERE "_id" = $1`, [id]);

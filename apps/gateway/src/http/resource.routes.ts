@@ -56,6 +56,8 @@ export interface RecordRouteSpec<V extends { _id: string; version: number }, M, 
   created?: { schema: ZodType; description: string; body(record: V, reply: Record<string, unknown>): unknown };
   /** What the create route says, when more than its handle's uniqueness matters (an export is queued). */
   createDescription?: string;
+  /** Statuses a create may answer besides the common ones (404: it names a product the caller cannot see). */
+  createErrors?: number[];
   /**
    * `PUT <path>`: creates the record the body's handle names, or writes the given fields onto the
    * live one (omitted fields keep their values); answers 200 with the record (plus what `body` adds
@@ -200,6 +202,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
         `The ${handle} must be free among live records of the collection${parent ? ` with the same ${parent}` : ''} (409 otherwise).`,
       tags,
       body: spec.schemas.input,
+      ...(spec.createErrors ? { errors: spec.createErrors } : {}),
       responses: {
         201: {
           description: spec.created?.description ?? `The new ${label}`,

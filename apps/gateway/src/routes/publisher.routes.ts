@@ -111,7 +111,7 @@ function retryRoute(api: Api, client: () => PublisherClients): void {
     scope: 'publications:write',
     summary: 'Retry a failed publication',
     description:
-      'Puts a `failed` publication back to `ready_to_publish`, due now, with a fresh retry schedule; it sends the snapshot it was created with. Any other state is a 409 naming it, and so is a publication with a newer one of the same product and channel (retry that one, or create a new publication to send the product as it is now).',
+      "Puts a `failed` publication back to `ready_to_publish`, due now, with a fresh retry schedule; it sends the snapshot it was created with. Any other state is a 409 naming it, and so is a publication with a newer one of the same product and channel (retry that one, or create a new publication to send the product as it is now). A publication of a product the caller's users groups do not see is a 404, as for none (docs/decisions/access.md).",
     tags: ['Publications'],
     requestHeaders: ifMatchHeader,
     errors: [404, 409, 412],

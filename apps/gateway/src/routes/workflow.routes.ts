@@ -45,13 +45,13 @@ const DECISIONS = {
   approve: {
     summary: 'Approve a product approval at its current step',
     description:
-      "Taken by the caller's user (the API key must be bound to a user who is an approver of the current step; 403 otherwise). The approval moves to its next step, or after the last one becomes `approved` and its changes are applied to the catalog at once: the answer shows `application.status` `applied`, or `pending` while the catalog does not answer (it is applied as soon as it does). When the catalog refuses the changes (the product was deleted, a relation rule fails), nothing is applied, the approval records why in `application.error` (the catalog's error object), and the answer is a 409 carrying those reasons. A decided approval is a 409.",
+      "Taken by the caller's user (the API key must be bound to a user who is an approver of the current step; 403 otherwise). The approval moves to its next step, or after the last one becomes `approved` and its changes are applied to the catalog at once: the answer shows `application.status` `applied`, or `pending` while the catalog does not answer (it is applied as soon as it does). When the catalog refuses the changes (the product was deleted, a relation rule fails), nothing is applied, the approval records why in `application.error` (the catalog's error object), and the answer is a 409 carrying those reasons. A decided approval is a 409. An approval of a product the caller's users groups do not see is a 404, as for none (docs/decisions/access.md).",
     call: 'approveProductApproval',
   },
   reject: {
     summary: 'Reject a product approval at its current step',
     description:
-      "Taken by the caller's user, an approver of the current step (403 otherwise): the approval becomes `rejected` and nothing is applied. A decided approval is a 409.",
+      "Taken by the caller's user, an approver of the current step (403 otherwise): the approval becomes `rejected` and nothing is applied. A decided approval is a 409. An approval of a product the caller's users groups do not see is a 404, as for none (docs/decisions/access.md).",
     call: 'rejectProductApproval',
   },
 } as const;

@@ -7,10 +7,15 @@ import type { ProductSnapshot } from '../products/product.payload';
 /** The outcome of a publication as the catalog records it on the product. */
 export type PublishmentOutcome = pb.PublishmentOutcome;
 
-/** What the publisher asks the catalog: a product as the API shows it, and to record publication outcomes on products. */
+/**
+ * What the publisher asks the catalog: a product as the API shows it, which products the caller
+ * sees, and to record publication outcomes on products.
+ */
 export interface CatalogLink {
   /** The live product as GET /products/{id} shows it, or null when there is none. A catalog that does not answer is a 503. */
   product(id: string): Promise<ProductSnapshot | null>;
+  /** The ids among these that name live products the caller sees (docs/decisions/access.md). */
+  visibleProducts(ids: string[]): Promise<string[]>;
   /**
    * The live products matching product list filters, in `_id` order after `after` (a keyset page),
    * as the API shows them, with how many match in all. Bad filters are a ValidationError.
@@ -26,6 +31,8 @@ export interface CatalogLink {
 }
 
 const DEADLINE_MS = 10_000;
+/** Product ids per FilterVisibleProducts call (the catalog takes up to 10,000). */
+const VISIBLE_BATCH = 10_000;
 
 /** The catalog's products service at `address` (`host:port`), connected on first use. */
 export function catalogLink(address: string): CatalogLink {
@@ -41,6 +48,12 @@ export function catalogLink(address: string): CatalogLink {
         if (err instanceof NotFoundError) return null;
         throw err;
       }
+    },
+    async visibleProducts(ids) {
+      const seen: string[] = [];
+      for (let i = 0; i < ids.length; i += VISIBLE_BATCH)
+        seen.push(...(await products().filterVisibleProducts({ ids: ids.slice(i, i + VISIBLE_BATCH) })).ids);
+      return seen;
     },
     async productsPage(filters, after, limit) {
       const query = productFiltersQuery(filters, { sort: '_id', limit: String(limit) });

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { ConflictError, ValidationError, stateConflict, withLinks } from '@pim/errors';
 import { traceContextOf } from '@pim/logging';
-import { declaredRecord, requireLive } from '@pim/records';
+import { declaredRecord, productOwnedAudience, requireLive } from '@pim/records';
 import { Publication, type PublicationStatus } from '@pim/resources';
 import type { ChannelEntity } from '../entities/channel.entity';
 import { PublicationEntity } from '../entities/publication.entity';
@@ -92,12 +92,18 @@ async function prepare(deps: PublicationDeps, m: EntityManager, next: Publicatio
  * Publications on the record engine. Created ready with the product's snapshot (refused, naming
  * what lacks, when the product is not ready for the channel); then moved only by the sender
  * (publishing, published, failed) and by retry. Identified by `_id` alone; never replaced or
- * patched. One being sent right now is not deleted.
+ * patched. One being sent right now is not deleted. A caller restricted by users groups sees,
+ * deletes and retries only the publications of products the catalog says they see
+ * (docs/decisions/access.md); the others are a 404.
  */
 export const publicationRecord = (deps: PublicationDeps) =>
   declaredRecord(Publication, {
     entity: PublicationEntity,
     handle: '_id',
+    audience: productOwnedAudience({
+      productIds: (m, about) => deps.publications().productIds(m, about),
+      visible: (ids) => deps.catalog.visibleProducts(ids),
+    }),
     hooks: {
       async beforeWrite(m, next, prev) {
         if (prev) return; // publications are never changed by a caller after creation

@@ -1,9 +1,19 @@
 import { Registry } from 'prom-client';
-import { ConflictError, ValidationError } from '@pim/errors';
+import { ConflictError, NotFoundError, ValidationError } from '@pim/errors';
+import { runWithContext } from '@pim/logging';
 import { AddressPolicy } from '@pim/outbound';
 import { publisherTestContext, type PublisherTestContext } from '../testing/publisher.context';
 
 const steps = (p: { tracking: { status: string }[] }) => p.tracking.map((t) => t.status);
+
+/** Runs a call as a user restricted by users groups: they see the products those groups see (docs/decisions/access.md). */
+const asRestricted = <T>(groups: string[], fn: () => Promise<T>) => {
+  const user_id = '6740a1b2c3d4e5f6000000a1';
+  return runWithContext(
+    { requestId: 'test', actor: { user_id, access: { user_id, all_products: false, groups } } },
+    fn,
+  );
+};
 
 // Publications against the real Postgres and a real catalog process, sent to a local receiver.
 describe('publications (real Postgres, real catalog, a local channel)', () => {
@@ -229,5 +239,43 @@ describe('publications (real Postgres, real catalog, a local channel)', () => {
     const lost = await ctx.repository.complete('sender-a', new Map([[created._id, async () => 'status_changed']]));
     expect(lost).toEqual([]);
     expect((await ctx.publications.get(created._id)).status).toBe('publishing');
+  });
+
+  it('keeps a restricted user to the publications of products they see: lists and totals filtered, the others a 404 to read, delete or retry', async () => {
+    const G1 = '6740a1b2c3d4e5f6000000f1';
+    const channel = await ctx.newChannel();
+    const [seen, hidden] = [await ctx.newProduct({}, [G1]), await ctx.newProduct({}, [])];
+    const publish = (productId: string) => ctx.publications.create({ product_id: productId, channel_id: channel._id });
+    const mine = await publish(seen.id);
+    const superseded = await publish(hidden.id);
+    const theirs = await publish(hidden.id);
+    const query = { page: 1, limit: 10, skip: 0, sort: [], filters: [], expand: [] };
+    const listed = await asRestricted([G1], () => ctx.publications.list(query));
+    expect([listed.total, listed.data.map((p) => p._id)]).toEqual([1, [mine._id]]);
+    const byProduct = await asRestricted([G1], () =>
+      ctx.publications.list({ ...query, filters: [{ field: 'product_id', op: 'eq', values: [hidden.id] }] }),
+    );
+    expect(byProduct.total).toBe(0);
+    expect((await asRestricted([], () => ctx.publications.list(query))).total).toBe(0);
+    expect(
+      (await asRestricted([G1], () => ctx.publications.batchGet([mine._id, theirs._id], []))).map((p) => p._id),
+    ).toEqual([mine._id]);
+
+    // Each would otherwise be a 409 (a newer publication exists; not failed): the 404 answers first.
+    for (const call of [
+      () => ctx.publications.get(theirs._id),
+      () => ctx.publications.remove(theirs._id),
+      () => ctx.moves.retry(theirs._id),
+      () => ctx.moves.retry(superseded._id),
+    ]) {
+      const err = await asRestricted([G1], call).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(NotFoundError);
+    }
+    // Creating one for a product out of sight is refused like an unknown product.
+    const made = await asRestricted([G1], () => publish(hidden.id)).catch((e: unknown) => e);
+    expect(made).toBeInstanceOf(ValidationError);
+    expect((made as ValidationError).message).toBe(`No live product with _id '${hidden.id}'`);
+    expect(await ctx.publications.get(theirs._id)).toMatchObject({ version: 1, status: 'ready_to_publish' });
+    expect((await asRestricted([G1], () => publish(seen.id))).product_id).toBe(seen.id);
   });
 });

@@ -27,6 +27,17 @@ export class PublicationsRepository {
     private readonly view: (record: PublicationEntity) => PublicationView,
   ) {}
 
+  /**
+   * The products of the live publications, distinct; with `about`, of those publications alone
+   * (live or not): what a caller's sight of publications is worked out from.
+   */
+  async productIds(m: EntityManager, about?: readonly string[]): Promise<string[]> {
+    const rows: { product_id: string }[] = about
+      ? await m.query(`SELECT DISTINCT "product_id" FROM "publications" WHERE "_id" = ANY($1)`, [about])
+      : await m.query(`SELECT DISTINCT "product_id" FROM "publications" WHERE "deleted" = false`);
+    return rows.map((r) => r.product_id);
+  }
+
   /** Wakes the senders once the running transaction commits. */
   async notify(m: EntityManager): Promise<void> {
     await m.query(`SELECT pg_notify($1, '')`, [PUBLICATIONS_CHANNEL]);

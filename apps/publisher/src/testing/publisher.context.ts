@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { attributes as apb, products as ppb } from '@pim/contracts';
+import { attributes as apb, products as ppb, taxonomy as tpb } from '@pim/contracts';
 import { createDataSource, migrate } from '@pim/db';
 import { createLogger } from '@pim/logging';
 import { AddressPolicy, createGuardedAgent, parseAllowList } from '@pim/outbound';
@@ -43,8 +43,11 @@ export interface PublisherTestContext extends PublisherRecords {
   receiver: TestReceiver;
   /** A text attribute in the catalog (localizable when asked). */
   newAttribute(key: string, localizable?: boolean): Promise<void>;
-  /** A live simple product with a fresh code and these attribute values. */
-  newProduct(attributes?: Record<string, unknown>): Promise<ppb.Product>;
+  /**
+   * A live simple product with a fresh code and these attribute values; with `seenBy`, placed in a
+   * catalog with those users groups on its entry (the groups whose restricted users see it).
+   */
+  newProduct(attributes?: Record<string, unknown>, seenBy?: string[]): Promise<ppb.Product>;
   /** Writes a product's attributes (a catalog change: products.updated). */
   setAttributes(id: string, attributes: Record<string, unknown>): Promise<void>;
   /** The product as the catalog shows it now. */
@@ -71,6 +74,12 @@ export async function publisherTestContext(label: string, secrets?: Keyring): Pr
   const opts = { service: 'catalog', address: catalogProcess.address, deadlineMs: 10_000 };
   const products = createRpcClient(ppb.ProductsServiceClient, opts);
   const attributes = createRpcClient(apb.AttributesServiceClient, opts);
+  const catalogs = createRpcClient(tpb.CatalogsServiceClient, opts);
+  let placed: Promise<string> | undefined;
+  const catalogId = () =>
+    (placed ??= catalogs
+      .createCatalog({ input: tpb.CatalogInput.fromPartial({ code: `catalog_${label}`, name: { en: label } }) })
+      .then((r) => r.data!.id));
   const db = await createTestDatabase(label);
   await migrate(dataSourceOptions(db.url));
   const ds = createDataSource(dataSourceOptions(db.url));
@@ -111,7 +120,7 @@ export async function publisherTestContext(label: string, secrets?: Keyring): Pr
       });
       await attributes.createAttribute({ input });
     },
-    async newProduct(values = {}) {
+    async newProduct(values = {}, seenBy) {
       const i = ++n;
       const input = ppb.ProductInput.fromPartial({
         code: `SKU-${label}-${i}`,
@@ -119,6 +128,7 @@ export async function publisherTestContext(label: string, secrets?: Keyring): Pr
         type: 'simple',
         attribute_groups: [group.id],
         attributes: values,
+        catalogs: seenBy ? [{ id: await catalogId(), user_groups: seenBy }] : [],
       });
       return (await products.createProduct({ input })).data!;
     },
@@ -201,6 +211,7 @@ export async function publisherTestContext(label: string, secrets?: Keyring): Pr
       catalog.close();
       products.close();
       attributes.close();
+      catalogs.close();
       groups.close();
       await receiver.close();
       await ds.destroy();

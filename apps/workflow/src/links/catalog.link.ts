@@ -3,10 +3,15 @@ import { ValidationError } from '@pim/errors';
 import { productFiltersQuery } from '@pim/resources';
 import { createRpcClient, toProtoListQuery } from '@pim/rpc';
 
-/** What the workflow app asks the catalog: whether a product is live, which filters it matches, and to apply approved changes. */
+/**
+ * What the workflow app asks the catalog: whether a product is live, which products the caller
+ * sees, which filters a product matches, and to apply approved changes.
+ */
 export interface CatalogLink {
-  /** Whether a live product has this id. A catalog that does not answer is a 503. */
+  /** Whether a live product has this id (one the caller sees). A catalog that does not answer is a 503. */
   productExists(id: string): Promise<boolean>;
+  /** The ids among these that name live products the caller sees (docs/decisions/access.md). */
+  visibleProducts(ids: string[]): Promise<string[]>;
   /** Whether the live product matches product list filters (`brand_id`, `attributes.<key>`…). */
   productMatches(id: string, filters: Record<string, string | string[]>): Promise<boolean>;
   /** Applies an approved change request (at most once per change id); a refusal is the catalog's error. */
@@ -15,6 +20,8 @@ export interface CatalogLink {
 }
 
 const DEADLINE_MS = 5_000;
+/** Product ids per FilterVisibleProducts call (the catalog takes up to 10,000). */
+const VISIBLE_BATCH = 10_000;
 /**
  * The product list query of a workflow approval's filters narrowed to one product: the filters as
  * `GET /products` takes them, plus `_id`. Filters the product list does not know are a 400 naming them.
@@ -51,6 +58,12 @@ export function catalogLink(address: string): CatalogLink {
     async productExists(id) {
       const { data } = await products().batchGetProducts({ ids: [id], codes: [] });
       return data.some((p: pb.Product) => p.id === id);
+    },
+    async visibleProducts(ids) {
+      const seen: string[] = [];
+      for (let i = 0; i < ids.length; i += VISIBLE_BATCH)
+        seen.push(...(await products().filterVisibleProducts({ ids: ids.slice(i, i + VISIBLE_BATCH) })).ids);
+      return seen;
     },
     async productMatches(id, filters) {
       let query;

@@ -1,9 +1,10 @@
 import type { EntityManager } from 'typeorm';
 import { ConflictError, ValidationError, withLinks } from '@pim/errors';
-import { declaredRecord, liveIds } from '@pim/records';
+import { declaredRecord, liveIds, productOwnedAudience } from '@pim/records';
 import { ProductApproval, type ProductApprovalStep, type WorkflowApprovalStepInput } from '@pim/resources';
 import { ProductApprovalEntity } from '../entities/product-approval.entity';
 import type { CatalogLink } from '../links/catalog.link';
+import { approvalProductIds } from '../repositories/product-approvals.repository';
 import { governingApproval } from './product-approval.governing';
 
 /** The steps of a workflow approval in the order they decide. */
@@ -85,11 +86,17 @@ async function prepare(m: EntityManager, catalog: CatalogLink, next: ProductAppr
  * it and copies its steps (so later edits of that workflow approval do not move approvals under
  * way). Proposals change only before the first decision; an approved one is never deleted (it is
  * the record of a change to the catalog). Identified by `_id` alone (no other field is unique).
+ * A caller restricted by users groups sees, changes and decides only the approvals of products
+ * the catalog says they see (docs/decisions/access.md); the others are a 404.
  */
 export const productApprovalRecord = (catalog: CatalogLink) =>
   declaredRecord(ProductApproval, {
     entity: ProductApprovalEntity,
     handle: '_id',
+    audience: productOwnedAudience({
+      productIds: approvalProductIds,
+      visible: (ids) => catalog.visibleProducts(ids),
+    }),
     hooks: {
       async beforeWrite(m, next, prev) {
         if (prev && (prev.status !== 'pending' || prev.decisions.length > 0))

@@ -1,4 +1,4 @@
-import { AuthorizationError, ConflictError, ValidationError, type PimError } from '@pim/errors';
+import { AuthorizationError, ConflictError, NotFoundError, ValidationError, type PimError } from '@pim/errors';
 import { createLogger, runWithContext } from '@pim/logging';
 import { RecordService } from '@pim/records';
 import type { ProductApprovalInput, ProductApprovalView, WorkflowApprovalView } from '@pim/resources';
@@ -20,6 +20,20 @@ const logger = createLogger({ service: 'product-approvals-test', level: 'silent'
 const as = <T>(userId: string | undefined, fn: () => Promise<T>) =>
   runWithContext(
     { requestId: 'test', actor: userId ? { user_id: userId, user_name: `user ${userId.slice(-2)}` } : {} },
+    fn,
+  );
+
+/** Runs a call as a user restricted by users groups: they see the products those groups see (docs/decisions/access.md). */
+const asRestricted = <T>(userId: string, groups: string[], fn: () => Promise<T>) =>
+  runWithContext(
+    {
+      requestId: 'test',
+      actor: {
+        user_id: userId,
+        user_name: `user ${userId.slice(-2)}`,
+        access: { user_id: userId, all_products: false, groups },
+      },
+    },
     fn,
   );
 
@@ -252,5 +266,56 @@ describe('product approvals (real Postgres, real catalog)', () => {
       'product_approvals.updated',
       'product_approvals.deleted',
     ]);
+  });
+
+  it('keeps a restricted user to the approvals of products they see: lists and totals filtered, the others a 404 to read, change, delete or decide', async () => {
+    const G1 = '6740a1b2c3d4e5f6000000f1';
+    await ctx.newApproval({ steps: [{ name: 'Review', order: 1, approvers: [ANA] }] });
+    const [seen, hidden, part] = await Promise.all([
+      catalog.newProduct('kit', [G1]),
+      catalog.newProduct('kit'),
+      catalog.newProduct(),
+    ]);
+    const propose = (productId: string) =>
+      approvals.create({ product_id: productId, kit_products: [{ id: part.id, quantity: 1 }] });
+    const mine = await propose(seen.id);
+    const theirs = await propose(hidden.id);
+    const query = { page: 1, limit: 10, skip: 0, sort: [], filters: [], expand: [] };
+    const listed = await asRestricted(ANA, [G1], () => approvals.list(query));
+    expect([listed.total, listed.data.map((a) => a._id)]).toEqual([1, [mine._id]]);
+    const byProduct = await asRestricted(ANA, [G1], () =>
+      approvals.list({ ...query, filters: [{ field: 'product_id', op: 'eq', values: [hidden.id] }] }),
+    );
+    expect(byProduct.total).toBe(0);
+    expect((await asRestricted(ANA, [], () => approvals.list(query))).total).toBe(0);
+    const full = { user_id: ANA, all_products: true, groups: [] };
+    const everything = await runWithContext({ requestId: 'test', actor: { user_id: ANA, access: full } }, () =>
+      approvals.list(query),
+    );
+    expect(everything.total).toBe(2);
+    expect(
+      (await asRestricted(ANA, [G1], () => approvals.batchGet([mine._id, theirs._id], []))).map((a) => a._id),
+    ).toEqual([mine._id]);
+
+    const refusals = await Promise.all(
+      [
+        () => approvals.get(theirs._id),
+        () => approvals.patch(theirs._id, { kit_products: [{ id: part.id, quantity: 2 }] }),
+        () => approvals.replace(theirs._id, { product_id: hidden.id, kit_products: [{ id: part.id, quantity: 3 }] }),
+        () => approvals.remove(theirs._id),
+        () => decisions.approve(theirs._id, undefined),
+        () => decisions.reject(theirs._id, 'no'),
+      ].map((call) => rejection(asRestricted(ANA, [G1], call))),
+    );
+    for (const r of refusals) expect([r.constructor.name, r.status]).toEqual([NotFoundError.name, 404]);
+    // Moving one's own approval onto a product out of sight is refused like an unknown product.
+    const moved = await rejection(asRestricted(ANA, [G1], () => approvals.patch(mine._id, { product_id: hidden.id })));
+    expect(moved).toBeInstanceOf(ValidationError);
+    expect(await approvals.get(theirs._id)).toMatchObject({ version: 1, status: 'pending', decisions: [] });
+    expect((await ctx.events()).filter((e) => e.id === theirs._id).map((e) => e.type)).toEqual([
+      'product_approvals.created',
+    ]);
+    const decided = await asRestricted(ANA, [G1], () => decisions.reject(mine._id, 'Mine to decide'));
+    expect(decided).toMatchObject({ _id: mine._id, status: 'rejected' });
   });
 });

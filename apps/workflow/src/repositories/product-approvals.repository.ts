@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 
 // The queries over workflow.product_approvals that the record engine does not run: the queue of
-// approved changes on their way to the catalog.
+// approved changes on their way to the catalog, and the products a caller's sight is worked out from.
 
 /** The NOTIFY channel that wakes the appliers of every replica: an approval was approved. */
 export const APPLY_CHANNEL = 'workflow_product_approvals_apply';
@@ -51,4 +51,12 @@ export async function nextApplicationDue(ds: DataSource): Promise<number | null>
        FROM "product_approvals" WHERE "application" ->> 'status' = 'pending' AND "deleted" = false`,
   );
   return rows[0]?.wait_ms ?? null;
+}
+
+/** The products of the live product approvals, distinct; with `about`, of those approvals alone (live or not). */
+export async function approvalProductIds(m: EntityManager, about?: readonly string[]): Promise<string[]> {
+  const rows: { product_id: string }[] = about
+    ? await m.query(`SELECT DISTINCT "product_id" FROM "product_approvals" WHERE "_id" = ANY($1)`, [about])
+    : await m.query(`SELECT DISTINCT "product_id" FROM "product_approvals" WHERE "deleted" = false`);
+  return rows.map((r) => r.product_id);
 }

@@ -1,4 +1,4 @@
-import { attributes as apb, products as ppb, relations as rpb } from '@pim/contracts';
+import { attributes as apb, products as ppb, relations as rpb, taxonomy as tpb } from '@pim/contracts';
 import { createRpcClient } from '@pim/rpc';
 import { createTestDatabase, startAppProcess, type AppProcess, type TestDatabase } from '@pim/testing';
 
@@ -8,8 +8,11 @@ export interface CatalogFixture {
   process: AppProcess;
   /** `127.0.0.1:<port>` of its gRPC server. */
   address: string;
-  /** A live product of this type with a fresh code. */
-  newProduct(type?: 'simple' | 'kit' | 'service'): Promise<ppb.Product>;
+  /**
+   * A live product of this type with a fresh code; with `seenBy`, placed in a catalog with those
+   * users groups on its entry (the users groups whose restricted users see it; docs/decisions/access.md).
+   */
+  newProduct(type?: 'simple' | 'kit' | 'service', seenBy?: string[]): Promise<ppb.Product>;
   /** A live attribute group with a fresh key. */
   newAttributeGroup(): Promise<apb.AttributeGroup>;
   /** The product as the catalog has it now (undefined once deleted). */
@@ -35,6 +38,12 @@ export async function startCatalogFixture(label: string): Promise<CatalogFixture
   const products = createRpcClient(ppb.ProductsServiceClient, opts);
   const groups = createRpcClient(apb.AttributeGroupsServiceClient, opts);
   const relations = createRpcClient(rpb.ProductRelationsServiceClient, opts);
+  const catalogs = createRpcClient(tpb.CatalogsServiceClient, opts);
+  let placed: Promise<string> | undefined;
+  const catalogId = () =>
+    (placed ??= catalogs
+      .createCatalog({ input: tpb.CatalogInput.fromPartial({ code: `catalog_${label}`, name: { en: label } }) })
+      .then((r) => r.data!.id));
   let n = 0;
   return {
     db,
@@ -42,9 +51,14 @@ export async function startCatalogFixture(label: string): Promise<CatalogFixture
       return proc;
     },
     address,
-    async newProduct(type = 'simple') {
+    async newProduct(type = 'simple', seenBy) {
       const i = ++n;
-      const input = ppb.ProductInput.fromPartial({ code: `SKU-${label}-${i}`, name: { en: `Product ${i}` }, type });
+      const input = ppb.ProductInput.fromPartial({
+        code: `SKU-${label}-${i}`,
+        name: { en: `Product ${i}` },
+        type,
+        catalogs: seenBy ? [{ id: await catalogId(), user_groups: seenBy }] : [],
+      });
       return (await products.createProduct({ input })).data!;
     },
     async newAttributeGroup() {
@@ -68,6 +82,7 @@ export async function startCatalogFixture(label: string): Promise<CatalogFixture
       products.close();
       groups.close();
       relations.close();
+      catalogs.close();
       await proc.stop();
       await db.drop();
     },

@@ -45,6 +45,9 @@ export function relationRoutes(declare: Declare, clients: CatalogClients): void 
     collection: 'product_relations',
     handle: 'product_id and type',
     searches: 'nothing (no field of a relation is searchable; filter by product_id and type)',
+    createDescription:
+      'The product_id and type must be free among live relations (409 otherwise). For a key whose users groups do not see every product, a product_id naming no product they see is a 404, whether or not it exists (docs/decisions/access.md).',
+    createErrors: [404],
     schemas: productRelationSchemas,
     listDecl: productRelationListDecl,
     client: () => clients.productRelations,

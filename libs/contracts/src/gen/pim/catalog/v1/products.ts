@@ -217,6 +217,16 @@ export interface BatchGetProductsResponse {
   data: Product[];
 }
 
+export interface FilterVisibleProductsRequest {
+  /** Product ids, at most 10,000. */
+  ids: string[];
+}
+
+export interface FilterVisibleProductsResponse {
+  /** The ids of the request that name live products the caller sees, in id order. */
+  ids: string[];
+}
+
 export interface BulkUpsertProductsRequest {
   /** Up to 1,000 products in the REST shape (`_id` keys); each is validated on its own. */
   items: { [key: string]: any }[];
@@ -3402,6 +3412,142 @@ export const BatchGetProductsResponse: MessageFns<BatchGetProductsResponse> = {
   },
 };
 
+function createBaseFilterVisibleProductsRequest(): FilterVisibleProductsRequest {
+  return { ids: [] };
+}
+
+export const FilterVisibleProductsRequest: MessageFns<FilterVisibleProductsRequest> = {
+  encode(message: FilterVisibleProductsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FilterVisibleProductsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFilterVisibleProductsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FilterVisibleProductsRequest {
+    return { ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: FilterVisibleProductsRequest): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FilterVisibleProductsRequest>, I>>(base?: I): FilterVisibleProductsRequest {
+    return FilterVisibleProductsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FilterVisibleProductsRequest>, I>>(object: I): FilterVisibleProductsRequest {
+    const message = createBaseFilterVisibleProductsRequest();
+    message.ids = object.ids?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseFilterVisibleProductsResponse(): FilterVisibleProductsResponse {
+  return { ids: [] };
+}
+
+export const FilterVisibleProductsResponse: MessageFns<FilterVisibleProductsResponse> = {
+  encode(message: FilterVisibleProductsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FilterVisibleProductsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFilterVisibleProductsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FilterVisibleProductsResponse {
+    return { ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: FilterVisibleProductsResponse): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FilterVisibleProductsResponse>, I>>(base?: I): FilterVisibleProductsResponse {
+    return FilterVisibleProductsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FilterVisibleProductsResponse>, I>>(
+    object: I,
+  ): FilterVisibleProductsResponse {
+    const message = createBaseFilterVisibleProductsResponse();
+    message.ids = object.ids?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseBulkUpsertProductsRequest(): BulkUpsertProductsRequest {
   return { items: [], items_json: Buffer.alloc(0), batch_id: undefined, merge: undefined };
 }
@@ -5637,6 +5783,22 @@ export const ProductsServiceService = {
       Buffer.from(ApplyProductChangesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplyProductChangesResponse => ApplyProductChangesResponse.decode(value),
   },
+  /**
+   * Internal, for the apps whose records belong to products (product approvals, publications):
+   * which of these ids name live products the caller sees (docs/decisions/access.md), read with
+   * the same condition as every product query. Unknown, deleted and unseen ids are left out.
+   */
+  filterVisibleProducts: {
+    path: "/pim.catalog.v1.ProductsService/FilterVisibleProducts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FilterVisibleProductsRequest): Buffer =>
+      Buffer.from(FilterVisibleProductsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FilterVisibleProductsRequest => FilterVisibleProductsRequest.decode(value),
+    responseSerialize: (value: FilterVisibleProductsResponse): Buffer =>
+      Buffer.from(FilterVisibleProductsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FilterVisibleProductsResponse => FilterVisibleProductsResponse.decode(value),
+  },
 } as const;
 
 export interface ProductsServiceServer extends UntypedServiceImplementation {
@@ -5696,6 +5858,12 @@ export interface ProductsServiceServer extends UntypedServiceImplementation {
    * (product gone, a rule of a relation) writes nothing.
    */
   applyProductChanges: handleUnaryCall<ApplyProductChangesRequest, ApplyProductChangesResponse>;
+  /**
+   * Internal, for the apps whose records belong to products (product approvals, publications):
+   * which of these ids name live products the caller sees (docs/decisions/access.md), read with
+   * the same condition as every product query. Unknown, deleted and unseen ids are left out.
+   */
+  filterVisibleProducts: handleUnaryCall<FilterVisibleProductsRequest, FilterVisibleProductsResponse>;
 }
 
 export interface ProductsServiceClient extends Client {
@@ -5958,6 +6126,26 @@ export interface ProductsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplyProductChangesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, for the apps whose records belong to products (product approvals, publications):
+   * which of these ids name live products the caller sees (docs/decisions/access.md), read with
+   * the same condition as every product query. Unknown, deleted and unseen ids are left out.
+   */
+  filterVisibleProducts(
+    request: FilterVisibleProductsRequest,
+    callback: (error: ServiceError | null, response: FilterVisibleProductsResponse) => void,
+  ): ClientUnaryCall;
+  filterVisibleProducts(
+    request: FilterVisibleProductsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FilterVisibleProductsResponse) => void,
+  ): ClientUnaryCall;
+  filterVisibleProducts(
+    request: FilterVisibleProductsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FilterVisibleProductsResponse) => void,
   ): ClientUnaryCall;
 }
 
