@@ -1,7 +1,7 @@
 // What the benchmarks read of processes on Linux (/proc): CPU time, memory, the platform's app
 // processes, the database's backends. Shared by the imports and exports benches.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -60,6 +60,13 @@ export function memoryOf(pid: number | 'self'): { rss: number; hwm: number } {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
+/** RssAnon (heaps, allocator arenas) and RssFile (mapped files: the node binary, libraries) of a process, in bytes. */
+export function rssParts(pid: number): { anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { anon: kb('RssAnon'), file: kb('RssFile') };
+}
+
 /** Resets a process's VmHWM to its current RSS (Linux clear_refs 5); false where not allowed. */
 export function resetPeak(pid: number): boolean {
   try {
@@ -99,4 +106,58 @@ export function childRss(args: string[], code = ''): number {
     { cwd: ROOT, env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') }, encoding: 'utf8' },
   );
   return Number(out.trim().split('\n').pop());
+}
+
+/** Open file descriptors of a process (entries of /proc/<pid>/fd); NaN where unreadable. */
+export function openFds(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Established TCP connections of each process, counted by the remote port (Postgres 5432, NATS
+ * 4222…): the sockets among its open files, looked up in /proc/net/tcp and tcp6.
+ */
+export function tcpConnections(pids: number[]): Map<number, Map<number, number>> {
+  const remotePort = new Map<string, number>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // f[2] remote address:port (hex), f[3] state (01 established), f[9] inode.
+      if (f.length < 10 || f[3] !== '01') continue;
+      remotePort.set(f[9], parseInt(f[2].split(':')[1], 16));
+    }
+  }
+  const out = new Map<number, Map<number, number>>();
+  for (const pid of pids) {
+    const byPort = new Map<number, number>();
+    let fds: string[] = [];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      // gone
+    }
+    for (const fd of fds) {
+      let target = '';
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      const m = /^socket:\[(\d+)\]$/.exec(target);
+      const port = m ? remotePort.get(m[1]) : undefined;
+      if (port !== undefined) byPort.set(port, (byPort.get(port) ?? 0) + 1);
+    }
+    out.set(pid, byPort);
+  }
+  return out;
 }
