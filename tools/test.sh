@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What `npm test` runs, in order, stopping at the first failure:
 #   lint, type-check, proto checks, OpenAPI document/client check, database drift, unit,
-#   integration, end-to-end tests.
+#   integration tests, the build, end-to-end tests (on the build, as `npm start` runs the apps).
 # Integration test files each use their own database and stream names, so jest runs them on two
 # workers (the machine has two cores and the tests mostly wait on Postgres and NATS). Each
 # end-to-end file starts a whole platform (every app as a process), so those run one at a time.
@@ -19,7 +19,8 @@ steps=(
   "database drift|npm run db:drift"
   "unit tests|npx jest --selectProjects unit"
   "integration tests|npx jest --selectProjects integration --maxWorkers=2"
-  "end-to-end tests|npx jest --selectProjects e2e --runInBand"
+  "build (what npm start and the end-to-end tests run)|npm run build"
+  "end-to-end tests|env PIM_TEST_RUNTIME=build npx jest --selectProjects e2e --runInBand"
 )
 
 current=""

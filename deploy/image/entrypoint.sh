@@ -6,10 +6,11 @@ case "${1:-main}" in
   main | migrate) ;;
   *) exec "$@" ;;
 esac
-entry="apps/${APP:-}/src/${1:-main}.ts"
+entry="dist/apps/${APP:-}/src/${1:-main}.js"
 if [ -z "${APP:-}" ] || [ ! -f "/srv/pim/$entry" ]; then
-  echo "APP must name an app: one of $(cd /srv/pim/apps && echo *) (got '${APP:-}')" >&2
+  echo "APP must name an app: one of $(cd /srv/pim/dist/apps && echo *) (got '${APP:-}')" >&2
   exit 64
 fi
 cd /srv/pim
-exec node -r @swc-node/register "$entry"
+# The build's JavaScript; stack traces name the .ts lines (libs/app/src/source-maps.ts).
+exec node -r ./dist/libs/app/src/source-maps.js "$entry"

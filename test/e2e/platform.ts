@@ -63,6 +63,8 @@ export async function startE2E(
         ...env,
       },
       log: (line) => logs.push(line),
+      // `npm test` runs the end-to-end tests on the build `npm start` runs (tools/test.sh builds it first).
+      ...(process.env.PIM_TEST_RUNTIME === 'build' ? { runtime: 'build' as const } : {}),
       ...opts,
     });
   } catch (err) {

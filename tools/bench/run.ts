@@ -10,8 +10,10 @@
 // NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
 // `npm run bench -- catalog` runs the catalog benchmark (tools/bench/catalog.ts) instead,
 // `npm run bench -- orders` the orders benchmark (tools/bench/orders.ts),
-// `npm run bench -- imports` the imports benchmark (tools/bench/imports.ts), and
-// `npm run bench -- publisher` the publisher benchmark (tools/bench/publisher.ts).
+// `npm run bench -- imports` the imports benchmark (tools/bench/imports.ts),
+// `npm run bench -- publisher` the publisher benchmark (tools/bench/publisher.ts),
+// `npm run bench -- soak` the soak benchmark (tools/bench/soak.ts), and
+// `npm run bench -- platform` the local platform's start and memory (tools/bench/platform.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, tmpdir, type as osType } from 'node:os';
@@ -34,7 +36,9 @@ import { catalogSectionOf, runCatalogBench } from './catalog';
 import { runExportsBench } from './exports';
 import { runImportsBench } from './imports';
 import { runOrdersBench } from './orders';
+import { runPlatformBench } from './platform';
 import { runPublisherBench } from './publisher';
+import { runSoakBench } from './soak';
 import { sectionOf as benchSectionOf } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
@@ -694,4 +698,6 @@ else if (args.has('orders')) void runOrdersBench({ write: !args.has('--no-write'
 else if (args.has('imports')) void runImportsBench({ write: !args.has('--no-write') });
 else if (args.has('exports')) void runExportsBench({ write: !args.has('--no-write') });
 else if (args.has('publisher')) void runPublisherBench({ write: !args.has('--no-write') });
+else if (args.has('soak')) void runSoakBench(process.argv.slice(2));
+else if (args.has('platform')) void runPlatformBench(process.argv.slice(2));
 else void main();

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Deployment, type Job, type K8sObject, clone, ofKind } from '../deploy/objects';
 import { OVERLAYS, type Overlay, renderOverlay } from '../deploy/render';
 import { imageVsManifests } from './agreement';
@@ -19,6 +21,23 @@ describe('deploy/Dockerfile', () => {
 
   it('runs the Node the tests run on (the `node` dev dependency in package-lock.json)', () => {
     expect(dockerfileFacts().args.NODE_VERSION).toBe(lockedNodeVersion());
+  });
+
+  it('runs the JavaScript of the build with plain node: no compiler among the dependencies it installs', () => {
+    const root = join(__dirname, '..', '..');
+    const text = (path: string) => readFileSync(join(root, path), 'utf8');
+    const compiler = /^(@swc\/|@swc-node\/|typescript$|ts-node$)/;
+    const pkg = JSON.parse(text('package.json')) as { dependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies).filter((d) => compiler.test(d))).toEqual([]);
+    // Nor through another package: the lockfile marks every compiler package as a dev one.
+    const lock = JSON.parse(text('package-lock.json')) as { packages: Record<string, { dev?: boolean }> };
+    const shipped = Object.entries(lock.packages).filter(([path, p]) => !p.dev && path.startsWith('node_modules/'));
+    expect(shipped.map(([path]) => path.slice('node_modules/'.length)).filter((name) => compiler.test(name))).toEqual(
+      [],
+    );
+    const entrypoint = text('deploy/image/entrypoint.sh');
+    expect(entrypoint).toContain('exec node -r ./dist/libs/app/src/source-maps.js "$entry"');
+    expect(entrypoint).not.toContain('swc');
   });
 
   it('names a manifest that runs as another user, replaces the entry point or runs the wrong command', () => {

@@ -8,6 +8,7 @@ import { newSecretsKey } from '@pim/secrets';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 import { Platform, ROOT } from './platform';
 import { redactUrl } from './postgres';
+import { OWN, nodeArgs, runnable } from './runtime';
 import { StartAborted, StartError } from './wait';
 
 const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -82,7 +83,7 @@ async function loadDemo(apiUrl: string, key: string): Promise<void> {
   say('loading the demo catalog (npm run demo)');
   const child = spawn(
     process.execPath,
-    ['-r', '@swc-node/register', resolve(ROOT, 'tools/demo/main.ts'), '--no-receiver', '--exit'],
+    [...nodeArgs(OWN), runnable(resolve(ROOT, 'tools/demo/main.ts'), OWN), '--no-receiver', '--exit'],
     {
       cwd: ROOT,
       env: { ...process.env, PIM_API_URL: apiUrl, PIM_API_KEY: key },
@@ -98,10 +99,11 @@ async function loadDemo(apiUrl: string, key: string): Promise<void> {
 async function main(): Promise<void> {
   const env = process.env;
   const unknown = process.argv.slice(2).filter((a, i, all) => {
-    if (a.startsWith('--replicas') || a === '--demo') return false;
+    // --source: npm-start.mjs ran this launcher from the sources, so the apps run from them too.
+    if (a.startsWith('--replicas') || a === '--demo' || a === '--source') return false;
     return !(all[i - 1] === '--replicas' && !a.startsWith('--'));
   });
-  if (unknown.length > 0) fail(`unknown option ${unknown[0]} (known: --replicas N, --demo)`);
+  if (unknown.length > 0) fail(`unknown option ${unknown[0]} (known: --replicas N, --demo, --source)`);
   const dataDir = resolve(ROOT, env.PIM_DATA_DIR || '.data');
   const admin = bootstrapKey(dataDir);
   const secrets = secretsKeys(dataDir);
@@ -155,6 +157,9 @@ async function main(): Promise<void> {
     say(`  docs      ${up.docsUrl}`);
     say(`  Postgres  ${where(redactUrl(up.databaseUrl), !env.DATABASE_URL, resolve(dataDir, 'postgres'))}`);
     say(`  NATS      ${where(up.natsUrl, !env.NATS_URL, resolve(dataDir, 'nats'))}`);
+    say(
+      `  code      ${OWN.runtime === 'build' ? `the build in ${OWN.buildDir}` : 'the TypeScript sources (--source)'}`,
+    );
     say(
       `  apps      ${Object.values(up.replicas)
         .flat()

@@ -8,10 +8,10 @@ import { ManagedProcess, describeExit } from './managed-process';
 import { NATS_MISSING, checkNats, findNatsServer, startLocalNats } from './nats';
 import { freePort, isPortFree } from './ports';
 import { ensureDatabase, redactUrl, startEmbeddedPostgres } from './postgres';
+import { OWN, ROOT, guardArgs, nodeArgs, runnable, type RunFrom, type Runtime } from './runtime';
 import { StartAborted, StartError, waitForExit, waitUntil } from './wait';
 
-/** Repository root (tools/start/..). */
-export const ROOT = join(__dirname, '..', '..');
+export { ROOT, guardArgs, nodeArgs } from './runtime';
 
 /** How to start the platform; everything is optional. */
 export interface StartPlatformOptions {
@@ -55,6 +55,13 @@ export interface StartPlatformOptions {
   onGiveUp?: (message: string) => void;
   /** Where to keep what runs (for `npm run status`), rewritten on every start, restart and exit. */
   stateFile?: string;
+  /**
+   * How the apps and their migrations run: `build` (the JavaScript of `buildDir`, which `npm start`
+   * builds first) or `source` (TypeScript through swc-node). Default: as this launcher runs.
+   */
+  runtime?: Runtime;
+  /** The build the apps run from with `runtime: 'build'`; default dist/ (or the build this launcher runs from). */
+  buildDir?: string;
 }
 
 /** What `npm start` keeps in `<data dir>/platform.json` for `npm run status`. */
@@ -114,22 +121,24 @@ export interface RunningPlatform {
   metricsPorts: Record<string, number>;
   /** Stops apps (SIGTERM, SIGKILL after the grace period), then NATS, then Postgres. Idempotent. */
   stop(): Promise<void>;
-  /** Sends a signal (default SIGTERM) to every replica of an app, or to one replica by its name. */
+  /**
+   * Sends a signal (default SIGTERM) to every replica of an app, or to one replica by its name;
+   * `nats` names the local nats-server (only when the platform started one: no `natsUrl`).
+   */
   kill(app: string, signal?: NodeJS.Signals): void;
-  /** Stops an app's replicas (or one replica by its name) if they run, starts them again and waits until healthy. */
+  /**
+   * Stops an app's replicas (or one replica by its name) if they run, starts them again and waits until healthy;
+   * `nats` starts the local nats-server again on its port and JetStream store (so its streams survive).
+   */
   restart(app: string): Promise<void>;
   /** How many times supervision restarted each replica (by replica name). */
   restarts(): Record<string, number>;
 }
 
-/** Node arguments of every child: the orphan guard (see orphan-guard.cjs). */
-export function guardArgs(): string[] {
-  return ['-r', join(__dirname, 'orphan-guard.cjs')];
-}
-
-/** Node arguments of every TypeScript child: the orphan guard, then swc-node's require hook. */
-export function nodeArgs(): string[] {
-  return [...guardArgs(), '-r', require.resolve('@swc-node/register')];
+/** The nats-server a platform started, and how to start it again on the same port and store. */
+interface LocalNats {
+  proc: ManagedProcess;
+  start(): Promise<unknown>;
 }
 
 /** Runs Postgres, NATS and the apps as child processes; `start()` once, `stop()` any time. */
@@ -140,8 +149,12 @@ export class Platform {
   private readonly baseEnv: NodeJS.ProcessEnv;
   private readonly startTimeoutMs: number;
   private readonly stopGraceMs: number;
+  /** Where the apps and their migrations run from (the build or the sources). */
+  private readonly from: RunFrom;
   private readonly abort = new AbortController();
   private readonly infra: ManagedProcess[] = [];
+  /** The local nats-server (one of `infra`) and how to start it again, when the platform runs one. */
+  private localNats: LocalNats | undefined;
   private readonly running = new Map<string, ManagedProcess>();
   private migrating: ManagedProcess | undefined;
   private ports: Record<string, number> = {};
@@ -165,6 +178,7 @@ export class Platform {
     this.baseEnv = { ...process.env, ...opts.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
     this.startTimeoutMs = opts.startTimeoutMs ?? 60_000;
     this.stopGraceMs = opts.stopGraceMs ?? 15_000;
+    this.from = { runtime: opts.runtime ?? OWN.runtime, buildDir: opts.buildDir ?? OWN.buildDir };
   }
 
   /** Starts everything and resolves once every app is healthy; on failure stops what started and rejects. */
@@ -268,9 +282,10 @@ export class Platform {
   private checkFiles(): void {
     for (const app of this.apps) {
       const files = appFiles(app, ROOT);
-      const needed = app.migrate ? [files.entry, files.migrate] : [files.entry];
+      const needed = (app.migrate ? [files.entry, files.migrate] : [files.entry]).map((f) => this.runnable(f));
+      const hint = this.from.runtime === 'build' ? ': run `npm run build`' : '';
       for (const file of needed) {
-        if (!existsSync(file)) throw new StartError(`${relative(ROOT, file)} not found (app "${app.name}")`);
+        if (!existsSync(file)) throw new StartError(`${relative(ROOT, file)} not found (app "${app.name}")${hint}`);
       }
     }
   }
@@ -316,13 +331,39 @@ export class Platform {
     const port = await this.servicePort(this.opts.natsPort, 4223, 'the local nats-server (PIM_NATS_PORT)');
     const dir = join(dataDir, 'nats');
     this.say(`starting nats-server with JetStream on 127.0.0.1:${port} (${dir})`);
-    const nats = await startLocalNats({ ...this.serviceOptions(), nodeArgs: guardArgs(), dir, port });
+    const start = () =>
+      startLocalNats({ ...this.serviceOptions(), nodeArgs: guardArgs(), dir, port, track: (p) => this.trackNats(p) });
+    const nats = await start();
+    this.localNats = { proc: nats.process, start };
     return nats.url;
+  }
+
+  /** Keeps the newest nats-server in the old one's place in `infra`, so shutdown's order stays. */
+  private trackNats(proc: ManagedProcess): void {
+    const old = this.localNats ? this.infra.indexOf(this.localNats.proc) : -1;
+    if (old >= 0) this.infra[old] = proc;
+    else this.infra.push(proc);
+    if (this.localNats) this.localNats.proc = proc;
+  }
+
+  private ownNats(): LocalNats {
+    if (!this.localNats) throw new Error('no local nats-server to control: this platform uses the NATS at natsUrl');
+    return this.localNats;
+  }
+
+  /** The file this platform runs for a program's source (its .js in the build, or itself). */
+  private runnable(source: string): string {
+    try {
+      return runnable(source, this.from);
+    } catch (err) {
+      throw new StartError((err as Error).message);
+    }
   }
 
   private serviceOptions() {
     return {
-      nodeArgs: nodeArgs(),
+      // The embedded Postgres helper runs as this launcher does.
+      nodeArgs: nodeArgs(OWN),
       env: this.baseEnv,
       cwd: ROOT,
       log: this.log,
@@ -350,7 +391,7 @@ export class Platform {
     const proc = new ManagedProcess({
       name: `${app.name}:migrate`,
       command: process.execPath,
-      args: [...nodeArgs(), appFiles(app, ROOT).migrate],
+      args: [...nodeArgs(this.from), this.runnable(appFiles(app, ROOT).migrate)],
       env: this.appEnv(app),
       cwd: ROOT,
       log: this.log,
@@ -371,7 +412,7 @@ export class Platform {
     const proc = new ManagedProcess({
       name,
       command: process.execPath,
-      args: [...nodeArgs(), appFiles(app, ROOT).entry],
+      args: [...nodeArgs(this.from), this.runnable(appFiles(app, ROOT).entry)],
       env: this.appEnv(app, replica),
       cwd: ROOT,
       log: this.log,
@@ -482,10 +523,19 @@ export class Platform {
   }
 
   private kill(name: string, signal: NodeJS.Signals): void {
+    if (name === 'nats') return this.ownNats().proc.signal(signal);
     for (const { app, replica } of this.targets(name)) this.running.get(replicaName(app.name, replica))?.signal(signal);
   }
 
   private async restart(name: string): Promise<void> {
+    if (name === 'nats') {
+      const nats = this.ownNats();
+      if (this.abort.signal.aborted) throw new StartAborted();
+      await nats.proc.stop(this.stopGraceMs);
+      this.say('starting nats-server again');
+      await nats.start();
+      return;
+    }
     for (const { app, replica } of this.targets(name)) {
       if (this.abort.signal.aborted) throw new StartAborted();
       const replicaNamed = replicaName(app.name, replica);

@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { userInfo } from 'node:os';
 import { Client } from 'pg';
 import { ManagedProcess, describeExit } from './managed-process';
@@ -100,7 +100,8 @@ export async function startEmbeddedPostgres(
   const proc = new ManagedProcess({
     name: 'postgres',
     command: process.execPath,
-    args: [...opts.nodeArgs, join(__dirname, 'embedded-pg.main.ts')],
+    // The helper beside this file: embedded-pg.main.ts from source, its .js in a build.
+    args: [...opts.nodeArgs, join(__dirname, `embedded-pg.main${extname(__filename)}`)],
     env: { ...opts.env, PIM_PG_DIR: opts.dir, PIM_PG_PORT: String(opts.port), PIM_PG_PASSWORD: EMBEDDED_PASSWORD },
     cwd: opts.cwd,
     log: opts.log,

@@ -15,21 +15,7 @@ import {
   type TextMapSetter,
   type Tracer,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { detectResources, resourceAttributesEnvDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  SimpleSpanProcessor,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-  type Sampler,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';
 
 export { SpanKind, SpanStatusCode, type Attributes, type Context, type Span } from '@opentelemetry/api';
@@ -44,9 +30,28 @@ const TRACER_NAME = 'pim';
 /** A span that records nothing: what every helper hands out while tracing is off. */
 const NOOP_SPAN: Span = trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 });
 
+/**
+ * The SDK (provider, processors, samplers, resources, context manager), imported by startTracing
+ * once tracing is on: an app with tracing off never loads its ~80 modules (~4 MB of memory).
+ */
+function importSdk() {
+  return Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/semantic-conventions'),
+  ]);
+}
+type Sdk = Awaited<ReturnType<typeof importSdk>>[0];
+
 // Set once tracing is started in this process; every helper checks it first, so tracing off costs
 // one boolean test per call site.
-let active: { provider: TracerProvider; tracer: Tracer; contextManager: AsyncLocalStorageContextManager } | null = null;
+let active: {
+  provider: InstanceType<Sdk['TracerProvider']>;
+  tracer: Tracer;
+  contextManager: { disable(): unknown };
+} | null = null;
 
 /** Whether this process records spans (startTracing ran and the environment asked for it). */
 export function tracingEnabled(): boolean {
@@ -77,12 +82,24 @@ export const TRACING_VARIABLES = [
 const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 type Protocol = (typeof PROTOCOLS)[number];
 
+/** The samplers of `OTEL_TRACES_SAMPLER` the platform supports. */
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+type SamplerName = (typeof SAMPLERS)[number];
+
 /** The tracing settings read from the standard OTEL_* variables. */
 export interface TracingEnv {
   /** Whether spans are recorded and exported. */
   enabled: boolean;
   protocol: Protocol;
-  sampler: Sampler;
+  /** `OTEL_TRACES_SAMPLER` and the ratio of `OTEL_TRACES_SAMPLER_ARG` (1 unless set). */
+  sampler: { name: SamplerName; ratio: number };
 }
 
 function bad(name: string, value: string, expected: string): Error {
@@ -126,18 +143,20 @@ export function readTracingEnv(env: NodeJS.ProcessEnv = process.env): TracingEnv
     if (!Number.isFinite(n) || n < 0 || n > 1) throw bad('OTEL_TRACES_SAMPLER_ARG', raw, 'a number from 0 to 1');
     return n;
   };
-  const samplerName = (v('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on').toLowerCase();
-  const samplers: Record<string, () => Sampler> = {
-    always_on: () => new AlwaysOnSampler(),
-    always_off: () => new AlwaysOffSampler(),
-    traceidratio: () => new TraceIdRatioBasedSampler(ratio()),
-    parentbased_always_on: () => new ParentBasedSampler({ root: new AlwaysOnSampler() }),
-    parentbased_always_off: () => new ParentBasedSampler({ root: new AlwaysOffSampler() }),
-    parentbased_traceidratio: () => new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) }),
-  };
-  const make = samplers[samplerName];
-  if (!make) throw bad('OTEL_TRACES_SAMPLER', samplerName, Object.keys(samplers).join(', '));
-  return { enabled, protocol: protocol as Protocol, sampler: make() };
+  const samplerName = (v('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on').toLowerCase() as SamplerName;
+  if (!SAMPLERS.includes(samplerName)) throw bad('OTEL_TRACES_SAMPLER', samplerName, SAMPLERS.join(', '));
+  const usesRatio = samplerName.endsWith('traceidratio');
+  return { enabled, protocol: protocol as Protocol, sampler: { name: samplerName, ratio: usesRatio ? ratio() : 1 } };
+}
+
+/** The SDK's sampler for a setting of readTracingEnv. */
+function makeSampler(sdk: Sdk, { name, ratio }: TracingEnv['sampler']) {
+  const root = name.endsWith('always_on')
+    ? new sdk.AlwaysOnSampler()
+    : name.endsWith('always_off')
+      ? new sdk.AlwaysOffSampler()
+      : new sdk.TraceIdRatioBasedSampler(ratio);
+  return name.startsWith('parentbased_') ? new sdk.ParentBasedSampler({ root }) : root;
 }
 
 /** How a process starts tracing. */
@@ -188,16 +207,20 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing |
     return undefined;
   }
 
+  const [sdk, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, resources, semconv] =
+    await importSdk();
+  const { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = semconv;
+  const { detectResources, resourceAttributesEnvDetector, resourceFromAttributes } = resources;
   let processor;
   if (settings.exporter) {
-    processor = new SimpleSpanProcessor({ exporter: settings.exporter });
+    processor = new sdk.SimpleSpanProcessor({ exporter: settings.exporter });
   } else {
     // Loaded only when tracing is on: the exporters bring the OTLP encoders with them.
     const { OTLPTraceExporter } =
       config.protocol === 'http/json'
         ? await import('@opentelemetry/exporter-trace-otlp-http')
         : await import('@opentelemetry/exporter-trace-otlp-proto');
-    processor = new BatchSpanProcessor({
+    processor = new sdk.BatchSpanProcessor({
       exporter: new OTLPTraceExporter(),
       scheduledDelayMillis: intFromEnv(env, 'OTEL_BSP_SCHEDULE_DELAY'),
       maxQueueSize: intFromEnv(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
@@ -226,7 +249,11 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing |
   })
     .merge(detectResources({ detectors: [resourceAttributesEnvDetector] }))
     .merge(named ? resourceFromAttributes({ [ATTR_SERVICE_NAME]: named }) : null);
-  const provider = new TracerProvider({ resource, sampler: config.sampler, spanProcessors: [processor] });
+  const provider = new sdk.TracerProvider({
+    resource,
+    sampler: makeSampler(sdk, config.sampler),
+    spanProcessors: [processor],
+  });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

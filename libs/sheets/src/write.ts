@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import ExcelJS from 'exceljs';
 import type { Cell } from './cells';
 import type { SheetFormat } from './detect';
+import { exceljs } from './exceljs';
 
 /** Rows written one after another into a CSV or XLSX file. */
 export interface SheetWriter {
@@ -72,7 +72,11 @@ function csvWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
 }
 
 function xlsxWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  const workbook = new (exceljs().stream.xlsx.WorkbookWriter)({
+    stream: out,
+    useStyles: true,
+    useSharedStrings: false,
+  });
   const sheet = workbook.addWorksheet((opts.worksheetName ?? 'Sheet1').slice(0, 31));
   const lost = outputLost(out);
   return {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
 import { columnIndex, type Cell, type SheetRow } from './cells';
+import { exceljs } from './exceljs';
 
 /** A worksheet of a workbook: its id (the workbook's sheet id) and name. */
 export interface Worksheet {
@@ -122,7 +122,7 @@ export async function* xlsxRows(
   facts: XlsxFacts = { worksheets: [], merges: [] },
 ): AsyncGenerator<SheetRow> {
   const workbook = new (
-    ExcelJS.stream.xlsx.WorkbookReader as unknown as new (input: Readable, options: object) => WorkbookReader
+    exceljs().stream.xlsx.WorkbookReader as unknown as new (input: Readable, options: object) => WorkbookReader
   )(stream, READER_OPTIONS);
   try {
     for await (const sheet of workbook) {
