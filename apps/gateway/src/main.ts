@@ -48,6 +48,8 @@ async function main(): Promise<void> {
   const idempotency = new IdempotencyService(ds, {
     retentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000,
     waitMs: 30_000,
+    // A live request is answered (or timed out) well within twice the request time-out.
+    claimLeaseMs: 2 * config.REQUEST_TIMEOUT_MS,
   });
   const purge = setInterval(
     () => void idempotency.purgeExpired().catch((err) => logger.warn({ err }, 'idempotency purge failed')),

@@ -32,18 +32,36 @@ export function requestHash(method: string, path: string, body: unknown): string
     .digest('hex');
 }
 
+/** How long a claim without a response is its request's: past it, the request is taken to have died with its gateway. */
+export const DEFAULT_CLAIM_LEASE_MS = 60_000;
+
+/** How the service keeps and waits for keys. */
+export interface IdempotencyOptions {
+  /** How long a response is replayed. */
+  retentionMs: number;
+  /** How long a request waits for another with its key to answer before a 409 "in progress". */
+  waitMs: number;
+  pollMs?: number;
+  /**
+   * How long a claimed key may stay unanswered before the same request may run again (default
+   * DEFAULT_CLAIM_LEASE_MS; the gateway gives twice its REQUEST_TIMEOUT_MS): longer than any
+   * request the gateway carries out, so only a claim whose gateway died (SIGKILL, a lost machine)
+   * is taken over.
+   */
+  claimLeaseMs?: number;
+}
+
 /**
  * Idempotency-Key on POST: the first request with a key runs and its response (below 500) is
  * stored for the retention period; the same key and request replays it; the same key with another
- * request is a 409; concurrent requests with one key run once (the others wait for the first).
+ * request is a 409; concurrent requests with one key run once (the others wait for the first). A
+ * claim left unanswered past its lease (its gateway died during the request) is taken over by the
+ * same request, which runs again: the only way its caller can ever be answered.
  */
 export class IdempotencyService {
   constructor(
     private readonly ds: DataSource,
-    private readonly opts: { retentionMs: number; waitMs: number; pollMs?: number } = {
-      retentionMs: 24 * 3600_000,
-      waitMs: 30_000,
-    },
+    private readonly opts: IdempotencyOptions = { retentionMs: 24 * 3600_000, waitMs: 30_000 },
   ) {}
 
   /** Runs exec once per (owner, key); returns its response and whether this one was a replay. */
@@ -61,13 +79,16 @@ export class IdempotencyService {
     }
     const deadline = Date.now() + this.opts.waitMs;
     for (;;) {
+      // A record past retention is free; an unanswered claim of this same request past its lease too.
       const claimed = await this.ds.query(
         `INSERT INTO idempotency_records (owner, key, request_hash, created_at) VALUES ($1, $2, $3, now())
          ON CONFLICT (owner, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, created_at = now(),
            response_status = NULL, response_headers = NULL, response_body = NULL
          WHERE idempotency_records.created_at < now() - make_interval(secs => $4)
+            OR (idempotency_records.response_status IS NULL AND idempotency_records.request_hash = EXCLUDED.request_hash
+                AND idempotency_records.created_at < now() - make_interval(secs => $5))
          RETURNING key`,
-        [owner, key, hash, this.opts.retentionMs / 1000],
+        [owner, key, hash, this.opts.retentionMs / 1000, (this.opts.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS) / 1000],
       );
       if (claimed.length > 0) return { response: await this.execute(owner, key, exec), replayed: false };
 
