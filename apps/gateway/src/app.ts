@@ -3,7 +3,7 @@ import cors from 'cors';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
-import { UnavailableError } from '@pim/errors';
+import { RequestTimeoutError, UnavailableError } from '@pim/errors';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@pim/logging';
 import { currentContext } from '@pim/logging';
@@ -12,6 +12,7 @@ import { Api } from './http/route';
 import { errorHandler, notFoundHandler, requireJson, sendError } from './http/errors';
 import { requestContext } from './http/request-context';
 import { jsonGuard } from './http/json-guard';
+import { refuseMalformed } from './http/client-errors';
 import { HttpMetrics, routeLabel } from './http/metrics';
 import { httpSpans } from './http/tracing';
 import { buildDocument, createRegistry, type ApiDocument } from './document';
@@ -127,19 +128,33 @@ export function buildApiDocument(
   return buildDocument(registry, opts.publicUrl);
 }
 
-/** Answers 503 when a request is not answered in time (the work itself is bounded by gRPC deadlines). */
+/**
+ * Answers a request that is not answered in time: 408 when its body has not all arrived (the
+ * caller is late: it announced more than it sent), else 503 (the work itself is bounded by gRPC
+ * deadlines).
+ */
 function requestTimeout(ms: number): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
     const timer = setTimeout(() => {
-      if (!res.headersSent) {
+      if (res.headersSent) return;
+      if (!req.complete) {
+        // The rest of the body may never come: the connection is not kept for another request.
+        res.setHeader('Connection', 'close');
         sendError(
           res,
-          new UnavailableError(`The request was not answered within ${ms} ms`, {
-            title: 'Request timed out',
-            retryAfter: 1,
+          new RequestTimeoutError(`The request body did not all arrive within ${ms} ms`, {
+            solution: 'Send the whole body its Content-Length (or its chunked encoding) announces',
           }),
         );
+        return;
       }
+      sendError(
+        res,
+        new UnavailableError(`The request was not answered within ${ms} ms`, {
+          title: 'Request timed out',
+          retryAfter: 1,
+        }),
+      );
     }, ms);
     res.once('finish', () => clearTimeout(timer));
     res.once('close', () => clearTimeout(timer));
@@ -187,6 +202,7 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
 
   app.use(httpSpans());
   app.use(requestContext);
+  app.use(refuseMalformed());
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -220,10 +236,13 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
   const registry = createRegistry();
   const api = new Api(registry, API_BASE, deps.idempotency);
   declareRoutes(api, deps);
-  const document = buildDocument(registry, deps.publicUrl);
   app.api = api;
 
+  // Built on the first request for it, then kept: building it allocates ~150 MB of short-lived
+  // objects (zod-to-openapi), which the gateway's start and idle memory do without.
+  let document: ApiDocument | undefined;
   app.get(`${API_BASE}/openapi.json`, routeLabel(`${API_BASE}/openapi.json`), (_req, res) => {
+    document ??= buildDocument(registry, deps.publicUrl);
     res.json(document);
   });
   app.use(

@@ -47,6 +47,19 @@ describe('error objects', () => {
     expect(new ValidationError('short').toObject().message).toBe('short');
   });
 
+  it('never cuts between the two halves of a character', () => {
+    const emoji = '😀'.repeat(2_500);
+    const obj = new ValidationError(`Unrecognized key: "${emoji}"`, {
+      details: [{ field: emoji, message: 'x' }],
+    }).toObject();
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    for (const text of [obj.message, obj.details![0].field]) {
+      expect(lone.test(text)).toBe(false);
+      expect(text.endsWith('😀…')).toBe(true);
+    }
+    expect(obj.details![0].field.length).toBeLessThanOrEqual(200);
+  });
+
   it('turns unknown throwables into an InternalError without leaking their message', () => {
     const pim = toPimError(new Error('relation "x" does not exist'));
     expect(pim).toBeInstanceOf(InternalError);

@@ -70,10 +70,17 @@ export const ERROR_OBJECT_LIMITS = {
   detailMessage: 1000,
 } as const;
 
-/** A string cut to `max` characters (the last one an ellipsis) when longer. */
+/**
+ * A string cut to `max` characters (the last one an ellipsis) when longer, never between the two
+ * halves of a character (an emoji): half of one is not text.
+ */
 function fit(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  if (text.length <= max) return text;
+  const end = isHighSurrogate(text.charCodeAt(max - 2)) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 /** The error object a wire object stands for, its links written by `write` (the gateway's paths, else plain names). */
 export function writtenErrorObject(wire: WireErrorObject, write: LinkWriter = plainLinkWriter): ErrorObject {

@@ -335,13 +335,30 @@ const mapIds = (items: unknown, f: (x: Record<string, unknown>) => Record<string
   ((items ?? []) as Record<string, unknown>[]).map(f);
 const maybe = <T>(v: T | undefined | null, f: (x: T) => unknown) => (v === undefined || v === null ? v : f(v));
 
+/** A customer whose address has its `coordinates`, empty when not given: proto has no absent list. */
+function withCoordinates<C extends Record<string, unknown>>(customer: C): C {
+  const address = customer.address as Record<string, unknown> | undefined;
+  if (!address || typeof address !== 'object' || address.coordinates !== undefined) return customer;
+  return { ...customer, address: { ...address, coordinates: [] } };
+}
+
+/** A customer whose address leaves out empty `coordinates` (how proto sends absent ones). */
+function withoutEmptyCoordinates<C extends Record<string, unknown>>(customer: C): C {
+  const address = customer.address as Record<string, unknown> | undefined;
+  if (!address || typeof address !== 'object' || !Array.isArray(address.coordinates) || address.coordinates.length > 0)
+    return customer;
+  const { coordinates: _none, ...rest } = address;
+  return { ...customer, address: rest };
+}
+
 /**
  * An order (or its input) as proto carries it: the nested `_id`s (customer, status, trackings,
- * comments, the workflow and its statuses) travel as `id`. Only the keys present are touched.
+ * comments, the workflow and its statuses) travel as `id`, and a customer's address has its
+ * `coordinates` (an absent list cannot be encoded). Only the keys present are touched.
  */
 export function orderToWire(order: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...order };
-  if ('customer' in order) out.customer = maybe(order.customer as Ided, idOut);
+  if ('customer' in order) out.customer = maybe(order.customer as Ided, (c) => idOut(withCoordinates(c)));
   if ('status' in order) out.status = maybe(order.status as Ided, idOut);
   if ('workflow' in order) out.workflow = maybe(order.workflow as Ided, workflowToWire);
   // The first entry comes from no status: null in REST, absent in proto.
@@ -353,10 +370,10 @@ export function orderToWire(order: Record<string, unknown>): Record<string, unkn
   return out;
 }
 
-/** An order message (or input) → the API's shape: the nested `id`s back to `_id`. */
+/** An order message (or input) → the API's shape: the nested `id`s back to `_id`, empty address coordinates left out. */
 export function orderFromWire(message: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...message };
-  if ('customer' in message) out.customer = maybe(message.customer as Wired, idIn);
+  if ('customer' in message) out.customer = maybe(message.customer as Wired, (c) => idIn(withoutEmptyCoordinates(c)));
   if ('status' in message) out.status = maybe(message.status as Wired, idIn);
   if ('workflow' in message) out.workflow = maybe(message.workflow as Wired, workflowFromWire);
   if ('order_trackings' in message)

@@ -53,6 +53,34 @@ describe('gateway: requests the HTTP parser refuses', () => {
     }
   });
 
+  it('answers what Node would leave bodiless or unanswered with the error object too', async () => {
+    const auth = `Authorization: Bearer ${ctx.adminKey}\r\n`;
+    const cases: [string, number][] = [
+      // Node's own answer: a bodiless 400.
+      [`GET /api/v1/webhooks HTTP/1.1\r\n${auth}\r\n`, 400],
+      // The router cannot parse the target: it skipped every middleware and answered HTML.
+      ['GET http://[::1 HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      // No version (HTTP/0.9): Node ignores the Content-Length, so the body never came and the request timed out.
+      [
+        `PATCH /api/v1/webhooks/6740a1b2c3d4e5f601234567\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+        400,
+      ],
+      // Node dropped the connection without a word.
+      ['CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n', 404],
+    ];
+    for (const [bytes, status] of cases) {
+      const r = await raw(ctx.base, bytes);
+      expect({ bytes, status: r.status }).toEqual({ bytes, status });
+      expect(r.headers).toMatch(/content-type: application\/json/i);
+      expect(JSON.parse(r.body)).toMatchObject({ code: status, request_id: expect.any(String) });
+    }
+  });
+
+  it('serves a request with an expectation it does not know as if it had none (not a bodiless 417)', async () => {
+    const r = await raw(ctx.base, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: fuzz\r\nConnection: close\r\n\r\n');
+    expect(r.status).toBe(200);
+  });
+
   it('still serves a well-formed request on the same server', async () => {
     const r = await raw(ctx.base, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(r.status).toBe(200);

@@ -1,5 +1,5 @@
 import { ValidationError } from '@pim/errors';
-import { MAX_JSON_DEPTH, jsonGuard, jsonProblem } from './json-guard';
+import { MAX_JSON_DEPTH, jsonGuard, jsonProblem, printablePlace } from './json-guard';
 
 /** A value nested `depth` arrays deep around `inner`. */
 const nested = (depth: number, inner: unknown = 1): unknown => {
@@ -49,5 +49,20 @@ describe('JSON guard', () => {
     expect(run({ query: { _search: '\u0000' } })?.details?.[0].field).toBe('_search');
     expect(run({ path: '/orders/%00/comments' })?.details?.[0].field).toBe('(path)');
     expect(run({ body: { items: [nested(40)] } })).toMatchObject({ title: 'Body nested too deeply' });
+  });
+
+  it('names a key holding a lone surrogate or a NUL by its escape, so the error object holds neither', () => {
+    const run = (body: unknown) => {
+      let passed: ValidationError | undefined;
+      jsonGuard()({ path: '/brands', query: {}, body } as never, {} as never, (err?: unknown) => {
+        passed = err as ValidationError;
+      });
+      return passed!;
+    };
+    const surrogate = run({ name: { 'en\ud800': 'x' } });
+    expect(surrogate.message).toBe('name.en\\ud800 is not valid Unicode text: it holds half of a surrogate pair');
+    expect(surrogate.details).toEqual([{ field: 'name.en\\ud800', message: 'holds a lone surrogate' }]);
+    expect(run({ 'k\u0000': 1 }).details?.[0].field).toBe('k\\u0000');
+    expect(printablePlace('items.0.name.😀')).toBe('items.0.name.😀');
   });
 });

@@ -17,6 +17,17 @@ export interface JsonProblem {
 /** Half of a UTF-16 surrogate pair without the other half: JSON can say it (`"\ud800"`), Unicode text cannot hold it. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Every lone surrogate of a text (to show it as its escape). */
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+const escapeOf = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * A place as text an error object can carry: a NUL or a lone surrogate in a key is shown as its
+ * `\u` escape (`name.en\ud800`), so the refusal of such text does not itself hold it.
+ */
+export const printablePlace = (field: string): string =>
+  field.replaceAll('\u0000', escapeOf('\u0000')).replace(LONE_SURROGATES, escapeOf);
+
 /** What is wrong with one string or key, if anything. */
 const textProblem = (text: string): JsonProblem['kind'] | undefined =>
   text.includes('\u0000') ? 'nul' : LONE_SURROGATE.test(text) ? 'surrogate' : undefined;
@@ -63,10 +74,11 @@ export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonProb
 export function jsonGuard(): RequestHandler {
   return (req, _res, next) => {
     // In the path a NUL can only come percent-encoded (Node refuses a raw one).
-    const problem: JsonProblem | undefined = req.path.includes('%00')
+    const found: JsonProblem | undefined = req.path.includes('%00')
       ? { field: '(path)', kind: 'nul' }
       : (jsonProblem(req.query) ?? jsonProblem(req.body));
-    if (!problem) return next();
+    if (!found) return next();
+    const problem = { ...found, field: printablePlace(found.field) };
     next(
       problem.kind === 'nul'
         ? new ValidationError(`${problem.field} contains the NUL character (U+0000), which cannot be stored`, {
