@@ -43,6 +43,9 @@ describe('every app killed once under supervision', () => {
       if (Date.now() - killedAt > 15_000) throw new Error(`${app} did not come back within 15 s (last: ${last})`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect(e2e.platform.restarts()[app]).toBe(1);
+    // Restarted by supervision (once, unless its first start after the kill failed on its own, e.g.
+    // Postgres refusing connections on a crowded machine: then again after the backoff).
+    expect(e2e.platform.restarts()[app]).toBeGreaterThanOrEqual(1);
+    expect(e2e.logs.filter((l) => l.startsWith(`[start] ${app} exited`)).length).toBe(e2e.platform.restarts()[app]);
   });
 });
