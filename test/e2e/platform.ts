@@ -60,6 +60,9 @@ export async function startE2E(
         LOG_LEVEL: 'warn',
         PIM_BOOTSTRAP_API_KEY: adminKey,
         PIM_SECRETS_KEYS: secretsKeys,
+        // Pools of 5 (not 10-20): a whole platform then stays well inside a default Postgres's 100
+        // connections at its busiest, with room for the test's own and for leftovers of the file before.
+        DB_POOL_SIZE: '5',
         ...env,
       },
       log: (line) => logs.push(line),

@@ -38,6 +38,9 @@ describe('two replicas of every app', () => {
         WEBHOOKS_ALLOWED_TARGETS: '127.0.0.0/8,::1/128',
         RATE_LIMIT_ANONYMOUS_PER_MINUTE: '30',
         IMPORT_SUPERVISE_SECONDS: '1',
+        // Fourteen processes, each with its listeners besides its pool: pools of 3 keep the whole
+        // platform well inside a default Postgres's 100 connections.
+        DB_POOL_SIZE: '3',
       },
       { replicas: 2, startTimeoutMs: 180_000 },
     );

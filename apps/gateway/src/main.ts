@@ -28,11 +28,14 @@ async function main(): Promise<void> {
   collectDefaultMetrics({ register: metrics, prefix: 'pim_gateway_' });
   const metricsServer =
     config.GATEWAY_METRICS_PORT > 0 ? await serveMetrics(metrics, config.GATEWAY_METRICS_PORT, logger) : undefined;
-  const ds = createDataSource(dataSourceOptions(config.DATABASE_URL));
+  const ds = createDataSource({
+    ...dataSourceOptions(config.DATABASE_URL),
+    ...(config.DB_POOL_SIZE ? { poolSize: config.DB_POOL_SIZE } : {}),
+  });
   await ds.initialize();
   const limiterPool = new Pool({
     connectionString: config.DATABASE_URL,
-    max: 10,
+    max: Math.min(10, config.DB_POOL_SIZE ?? 10),
     application_name: 'pim-gateway-ratelimit',
   });
   // An idle connection the server drops (restart, failover) must not crash the process; the pool replaces it.

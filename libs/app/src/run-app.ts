@@ -25,6 +25,7 @@ export interface OwnerConfig {
   OUTBOX_MAX_ATTEMPTS: number;
   CONSUMER_MAX_DELIVER: number;
   SHUTDOWN_GRACE_MS: number;
+  DB_POOL_SIZE?: number;
 }
 
 /** A background loop the app runs (outbox relay, workers, consumers): started after the database and NATS, stopped before them. */
@@ -135,6 +136,7 @@ export async function startApp<C extends OwnerConfig>(
   const ds = createDataSource({
     ...spec.dataSource(config.DATABASE_URL),
     ...(spec.poolSize ? { poolSize: spec.poolSize } : {}),
+    ...(config.DB_POOL_SIZE ? { poolSize: config.DB_POOL_SIZE } : {}),
   });
   await ds.initialize();
   watchPools(metrics, [{ name: 'main', pool: () => pgPoolOf(ds) }]);
