@@ -3,7 +3,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { PROTO_FILES, PROTO_ROOT } from '@pim/contracts';
-import { createDataSource, pgPoolOf, watchPools, type AppDataSourceOptions } from '@pim/db';
+import { createDataSource, IdempotentCallStore, pgPoolOf, watchPools, type AppDataSourceOptions } from '@pim/db';
 import { DeadLetter, DeadLetterStore, OutboxEvent, OutboxMetrics, OutboxRelay, ensureStream } from '@pim/events';
 import { createLogger, startTracing, type Logger } from '@pim/logging';
 import { GrpcApp, type ServiceRegistration } from '@pim/rpc';
@@ -175,7 +175,10 @@ export async function startApp<C extends OwnerConfig>(
       : undefined;
   const context: AppContext<C> = { config, logger, ds, nats, metrics, deadLetters };
   const wiring = await spec.wire(context);
-  const loops = (wiring.loops ?? []).filter((l): l is BackgroundLoop => l !== undefined);
+  const idempotentCalls = new IdempotentCallStore(ds);
+  const loops = [...(wiring.loops ?? []), purgeLoop(logger, idempotentCalls)].filter(
+    (l): l is BackgroundLoop => l !== undefined,
+  );
   for (const loop of loops) await loop.start();
 
   const metricsPort = spec.metricsPort?.(config) ?? 0;
@@ -188,6 +191,7 @@ export async function startApp<C extends OwnerConfig>(
     protoFiles: deadLetters ? [...spec.grpc.protoFiles, PROTO_FILES.deadLetters] : spec.grpc.protoFiles,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     metrics,
+    idempotentCalls,
   });
   const port = await grpc.listen(spec.grpc.port(config));
 
@@ -210,4 +214,31 @@ export async function startApp<C extends OwnerConfig>(
     `${spec.name} app started`,
   );
   return { port, context, shutdown };
+}
+
+/** How often a replica purges the idempotent calls past their retention (any replica may; the deletes are idempotent). */
+const PURGE_EVERY_MS = 3_600_000;
+
+/** Purges the app's idempotent calls past their retention, hourly, from a random first moment (replicas spread out). */
+function purgeLoop(logger: Logger, store: IdempotentCallStore): BackgroundLoop {
+  let timer: NodeJS.Timeout | undefined;
+  const run = () => {
+    store
+      .purgeExpired()
+      .then((n) => n > 0 && logger.info({ purged: n }, 'idempotent calls past their retention purged'))
+      .catch((err: unknown) => logger.warn({ err }, 'purging idempotent calls failed; the next hour tries again'))
+      .finally(() => {
+        if (timer) timer = setTimeout(run, PURGE_EVERY_MS).unref();
+      });
+  };
+  return {
+    start() {
+      timer = setTimeout(run, Math.floor(Math.random() * PURGE_EVERY_MS)).unref();
+    },
+    stop() {
+      clearTimeout(timer);
+      timer = undefined;
+      return Promise.resolve();
+    },
+  };
 }

@@ -15,3 +15,11 @@ export { RawJson, stringifyWithRaw } from './raw-json';
 export { NotifiedLoop, type LoopLogger, type NotifiedLoopOptions } from './notified-loop';
 export { lockStrings } from './advisory';
 export { pgPoolOf, watchPools, type PoolLike, type WatchedPool } from './pool.metrics';
+export {
+  CallAlreadyWritten,
+  IDEMPOTENT_CALLS_DOWN_SQL,
+  IDEMPOTENT_CALLS_RETENTION_HOURS,
+  IDEMPOTENT_CALLS_UP_SQL,
+  IdempotentCallRecorder,
+  IdempotentCallStore,
+} from './idempotent-calls';

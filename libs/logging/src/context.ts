@@ -24,6 +24,12 @@ export interface Actor {
 export interface RequestContext {
   requestId: string;
   actor?: Actor;
+  /**
+   * The request's idempotency token (from its Idempotency-Key), and how many calls of each gRPC
+   * method it has made: each outgoing call carries a token of its own derived from both, the same
+   * on a retry of the request (@pim/rpc metadata).
+   */
+  idempotency?: { token: string; calls: Map<string, number> };
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -1,3 +1,4 @@
+export { currentCallMark, runWithCallMark, type CallMark } from './call-mark';
 export {
   currentAccess,
   currentContext,

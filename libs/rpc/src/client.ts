@@ -61,7 +61,7 @@ export function createRpcClient<C extends Client>(
       return (req: unknown, callOpts: { deadlineMs?: number } = {}) =>
         new Promise((resolve, reject) => {
           const span = startClientSpan(path, () => opts.address);
-          const md = callMetadata(span);
+          const md = callMetadata(span, path);
           const deadline = new Date(Date.now() + (callOpts.deadlineMs ?? opts.deadlineMs));
           (method as UnaryMethod<unknown, unknown>).call(raw, req, md, { deadline }, (err, res) => {
             endClientSpan(span, err);

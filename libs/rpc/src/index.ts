@@ -1,4 +1,13 @@
-export { ACTOR_KEY, contextToMetadata, metadataToContext, REQUEST_ID_KEY } from './metadata';
+export {
+  ACTOR_KEY,
+  callTokenOf,
+  contextToMetadata,
+  IDEMPOTENCY_TOKEN_KEY,
+  metadataToContext,
+  nextCallToken,
+  REQUEST_ID_KEY,
+} from './metadata';
+export { ANSWER_WAIT_MS, answerLostError, idempotentService, type IdempotentCallLedger } from './idempotent-calls';
 export {
   clientStream,
   GrpcApp,

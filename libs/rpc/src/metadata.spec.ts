@@ -1,5 +1,5 @@
 import { Metadata } from '@grpc/grpc-js';
-import { ACTOR_KEY, contextToMetadata, metadataToContext } from './metadata';
+import { ACTOR_KEY, IDEMPOTENCY_TOKEN_KEY, callTokenOf, contextToMetadata, metadataToContext } from './metadata';
 
 const fresh = () => 'fresh-id';
 
@@ -33,5 +33,36 @@ describe('request context in call metadata', () => {
 
   it('gives a call without a request id a fresh one', () => {
     expect(metadataToContext(new Metadata(), fresh)).toEqual({ requestId: 'fresh-id', actor: undefined });
+  });
+
+  describe('idempotency tokens', () => {
+    const token = 'a'.repeat(64);
+    const run = () => ({ requestId: 'r1', idempotency: { token, calls: new Map<string, number>() } });
+    const tokensOf = (ctx: ReturnType<typeof run>, paths: string[]) =>
+      paths.map((p) => callTokenOf(contextToMetadata(ctx, new Metadata(), p)));
+
+    it('gives each call of a request its own token, the same on every run of the request', () => {
+      const paths = ['/s.S/Create', '/s.S/Create', '/s.S/Get', '/s.T/Create'];
+      const first = tokensOf(run(), paths);
+      expect(new Set(first).size).toBe(4);
+      expect(first.every((t) => /^[0-9a-f]{64}$/.test(t ?? ''))).toBe(true);
+      expect(tokensOf(run(), paths)).toEqual(first);
+    });
+
+    it('sends none without a method, or for a request without a key', () => {
+      expect(contextToMetadata(run()).get(IDEMPOTENCY_TOKEN_KEY)).toEqual([]);
+      expect(contextToMetadata({ requestId: 'r1' }, new Metadata(), '/s.S/Create').get(IDEMPOTENCY_TOKEN_KEY)).toEqual(
+        [],
+      );
+    });
+
+    it('hands a received token on to the calls the callee makes, and ignores a malformed one', () => {
+      const md = contextToMetadata(run(), new Metadata(), '/s.S/Create');
+      const received = metadataToContext(md, fresh);
+      expect(received.idempotency?.token).toBe(callTokenOf(md));
+      const bad = new Metadata();
+      bad.set(IDEMPOTENCY_TOKEN_KEY, 'not-a-token');
+      expect(metadataToContext(bad, fresh).idempotency).toBeUndefined();
+    });
   });
 });

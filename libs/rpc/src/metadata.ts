@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
 import type { Actor, ProductAccess, RequestContext } from '@pim/logging';
 
@@ -6,12 +7,38 @@ export const REQUEST_ID_KEY = 'x-request-id';
 /** Metadata key of the caller's identity (JSON, binary so non-ASCII names survive). */
 export const ACTOR_KEY = 'pim-actor-bin';
 
-/** Writes a request context into outgoing call metadata. */
-export function contextToMetadata(ctx: RequestContext | undefined, md = new Metadata()): Metadata {
+/** Metadata key of a call's idempotency token (64 hex digits): see `idempotentService`. */
+export const IDEMPOTENCY_TOKEN_KEY = 'pim-idempotency-token';
+
+const TOKEN = /^[0-9a-f]{64}$/;
+
+/**
+ * The token of the next call to `path` (`/pkg.Service/Method`) a request with an idempotency token
+ * makes: derived from the request's token, the method and how many calls of it the request made
+ * before, so the n-th call of a method is the same call on every retry of the request.
+ */
+export function nextCallToken(idempotency: NonNullable<RequestContext['idempotency']>, path: string): string {
+  const n = (idempotency.calls.get(path) ?? 0) + 1;
+  idempotency.calls.set(path, n);
+  return createHash('sha256').update(`${idempotency.token}\n${path}\n${n}`).digest('hex');
+}
+
+/**
+ * Writes a request context into outgoing call metadata; with `path`, the call's idempotency token
+ * too when the request has one.
+ */
+export function contextToMetadata(ctx: RequestContext | undefined, md = new Metadata(), path?: string): Metadata {
   if (!ctx) return md;
   md.set(REQUEST_ID_KEY, ctx.requestId);
   if (ctx.actor) md.set(ACTOR_KEY, Buffer.from(JSON.stringify(ctx.actor), 'utf8'));
+  if (ctx.idempotency && path) md.set(IDEMPOTENCY_TOKEN_KEY, nextCallToken(ctx.idempotency, path));
   return md;
+}
+
+/** The idempotency token a call carries, when well-formed. */
+export function callTokenOf(md: Metadata): string | undefined {
+  const raw = md.get(IDEMPOTENCY_TOKEN_KEY)[0];
+  return typeof raw === 'string' && TOKEN.test(raw) ? raw : undefined;
 }
 
 /** Most users groups one access may list (the users groups' own bound). */
@@ -52,5 +79,6 @@ export function metadataToContext(md: Metadata, newRequestId: () => string): Req
       actor = undefined;
     }
   }
-  return { requestId, actor };
+  const token = callTokenOf(md);
+  return { requestId, actor, ...(token ? { idempotency: { token, calls: new Map<string, number>() } } : {}) };
 }

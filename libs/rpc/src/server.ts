@@ -19,6 +19,7 @@ import { ReflectionService } from '@grpc/reflection';
 import type { Registry } from 'prom-client';
 import { toGrpcError, toPimError } from '@pim/errors';
 import { runWithContext, withSpan, type Logger, type RequestContext } from '@pim/logging';
+import { idempotentService, type IdempotentCallLedger } from './idempotent-calls';
 import { metadataToContext } from './metadata';
 import { GrpcServerMetrics } from './metrics';
 import { endServerSpan, startServerSpan } from './tracing';
@@ -156,6 +157,11 @@ export interface GrpcAppOptions {
   shutdownGraceMs?: number;
   /** The app's Prometheus registry: every call is counted and timed on it (`pim_grpc_server_*`). */
   metrics?: Registry;
+  /**
+   * Where the app records calls carrying an idempotency token: given, a retried call is answered
+   * from its first run (`idempotentService`).
+   */
+  idempotentCalls?: IdempotentCallLedger;
 }
 
 /** How long a caller's connection lives before the server asks it to reconnect (grpc-js adds jitter). */
@@ -208,7 +214,13 @@ export class GrpcApp {
       oneofs: true,
     });
     new ReflectionService(reflectedFiles(pkg)).addToServer(this.server);
-    for (const s of opts.services) this.server.addService(s.definition, s.implementation);
+    const ledger = opts.idempotentCalls;
+    for (const s of opts.services) {
+      this.server.addService(
+        s.definition,
+        ledger ? idempotentService(s.definition, s.implementation, ledger, opts.logger) : s.implementation,
+      );
+    }
   }
 
   /** Binds to host:port (0 = any free port) and marks every service SERVING; returns the port. */

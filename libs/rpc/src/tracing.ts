@@ -48,9 +48,12 @@ export function startClientSpan(path: string, addressOf: () => string): Span {
   });
 }
 
-/** The metadata of an outgoing call: the request id and caller, and the client span's trace context. */
-export function callMetadata(span: Span): Metadata {
-  const md = contextToMetadata(currentContext());
+/**
+ * The metadata of an outgoing call to `path`: the request id and caller, the call's idempotency
+ * token when the request has one, and the client span's trace context.
+ */
+export function callMetadata(span: Span, path?: string): Metadata {
+  const md = contextToMetadata(currentContext(), new Metadata(), path);
   injectTraceContext(md, metadataSetter, span);
   return md;
 }

@@ -26,14 +26,12 @@ export interface ChaosOptions {
   exportProducts: number;
   /** Rows of each import (two of them refused on purpose). */
   importRows: number;
-  /** Known defects count as failures too (CHAOS_STRICT=1); by default they are reported only. */
-  strict: boolean;
   /** Progress lines; none by default. */
   log: (line: string) => void;
 }
 
 /** Defaults: about a minute of chaos, as the CI slice runs it. */
-export const DEFAULT_CHAOS: Omit<ChaosOptions, 'seed' | 'log' | 'strict'> = {
+export const DEFAULT_CHAOS: Omit<ChaosOptions, 'seed' | 'log'> = {
   durationMs: 40_000,
   lanes: 3,
   pauseMs: [20, 200],
@@ -56,12 +54,11 @@ export function seedFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   return seed;
 }
 
-/** Options over the defaults, the seed from `CHAOS_SEED` and `strict` from `CHAOS_STRICT` unless given. */
+/** Options over the defaults, the seed from `CHAOS_SEED` unless given. */
 export function chaosOptions(over: Partial<ChaosOptions> = {}): ChaosOptions {
   return {
     ...DEFAULT_CHAOS,
     seed: seedFromEnv(),
-    strict: process.env.CHAOS_STRICT === '1',
     log: () => undefined,
     ...over,
   };

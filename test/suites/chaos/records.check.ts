@@ -114,8 +114,8 @@ const CREATES = [
 /**
  * Nothing was done twice: every product of a bulk upsert exists once, at version 1, and each
  * create without a unique code made one record. A create made twice after one of its tries failed
- * with its outcome unknown (a 503 or a lost connection) is the known defect "a 5xx after the
- * write releases the Idempotency-Key" (docs/testing.md) and is returned; any other is a failure.
+ * with its outcome unknown (a 503 or a lost connection) is returned (its retry was run again
+ * instead of answered from the first run); any other is a failure here.
  */
 export async function checkOnce(api: ChaosApi, ledger: Ledger, failures: string[]): Promise<string[]> {
   for (const bulk of ledger.bulks) {

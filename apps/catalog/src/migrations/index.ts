@@ -9,6 +9,7 @@ import { CompletenessJobs1765324800000 } from './1765324800000-completeness-jobs
 import { AppliedChanges1795560000000 } from './1795560000000-applied-changes';
 import { AppliedBatches1795570000000 } from './1795570000000-applied-batches';
 import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
+import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
 
 /** Every migration of the catalog schema, oldest first. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   AppliedChanges1795560000000,
   AppliedBatches1795570000000,
   OutboxDeadLetters1795800000000,
+  IdempotentCalls1795900000000,
 ];

@@ -55,6 +55,7 @@ describe('catalog migrations', () => {
           'attributes',
           'completeness_jobs',
           'dead_letters',
+          'idempotent_calls',
           'product_relations',
           'products',
           ...TAXONOMY_TABLES,

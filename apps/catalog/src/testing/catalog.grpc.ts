@@ -1,5 +1,6 @@
 import type { Client } from '@grpc/grpc-js';
 import { PROTO_FILES, PROTO_ROOT, products, relations, type common } from '@pim/contracts';
+import { IdempotentCallStore } from '@pim/db';
 import { createLogger } from '@pim/logging';
 import { GrpcApp, createRpcClient, readServerStream } from '@pim/rpc';
 import { catalogTestContext, type CatalogTestContext } from './catalog.context';
@@ -27,6 +28,7 @@ export async function catalogGrpcContext(): Promise<CatalogGrpcContext> {
     protoRoot: PROTO_ROOT,
     protoFiles: [PROTO_FILES.products, PROTO_FILES.relations],
     shutdownGraceMs: 2000,
+    idempotentCalls: new IdempotentCallStore(ctx.ds),
   });
   const address = `127.0.0.1:${await app.listen(0, '127.0.0.1')}`;
   const client = { ...CALL, address };

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { z, type ZodType } from 'zod';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { AuthenticationError, ValidationError, fromZodError } from '@pim/errors';
+import { currentContext } from '@pim/logging';
 import { errorResponse, errorResponseHeaders, errorResponseName } from '../openapi/errors';
 import {
   COUNTED_HEADERS,
@@ -251,10 +252,19 @@ export class Api {
       const idempotencyKey = req.get('idempotency-key');
       if (spec.method === 'post' && idempotencyKey !== undefined && this.idempotency && !spec.upload) {
         const hash = requestHash(req.method, path, req.body ?? null);
-        const { response, replayed } = await this.idempotency.run(principal.keyId, idempotencyKey, hash, async () => {
-          const r = await run();
-          return { status: r.status, headers: r.headers ?? {}, body: r.body };
-        });
+        const { response, replayed } = await this.idempotency.run(
+          principal.keyId,
+          idempotencyKey,
+          hash,
+          async (token) => {
+            // Every call the request makes carries a token derived from it: an app that already
+            // carried a call out (its answer lost on the way back) answers from that first run.
+            const context = currentContext();
+            if (context) context.idempotency = { token, calls: new Map() };
+            const r = await run();
+            return { status: r.status, headers: r.headers ?? {}, body: r.body };
+          },
+        );
         if (replayed) res.setHeader('Idempotent-Replayed', 'true');
         return send(res, req, response);
       }

@@ -25,6 +25,14 @@ export class IdempotencyRecord {
   @Column({ type: 'jsonb', nullable: true })
   response_body!: unknown;
 
+  /** When the current run of the request claimed the key ('-infinity' once released after a 5xx). */
   @Column({ type: 'timestamptz' })
   created_at!: Date;
+
+  /**
+   * When this request (key and body) was first claimed; kept across a release and a takeover. The
+   * idempotency tokens of its calls derive from it (IdempotencyService.run).
+   */
+  @Column({ type: 'timestamptz', default: () => 'now()' })
+  first_claimed_at!: Date;
 }

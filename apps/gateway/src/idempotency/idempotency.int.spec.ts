@@ -90,6 +90,46 @@ describe('gateway: Idempotency-Key on POST', () => {
     expect(retried).toEqual({ response: { status: 201, headers: {}, body: {} }, replayed: false });
   });
 
+  it('gives every run of one request the same token for its calls: after a 5xx, and only for that request', async () => {
+    const service = new IdempotencyService(ctx.ds, { retentionMs: 3_600_000, waitMs: 200, pollMs: 20 });
+    const tokens: string[] = [];
+    const failing = async (token: string) => {
+      tokens.push(token);
+      return { status: 503, headers: {}, body: {} };
+    };
+    const answering = async (token: string) => {
+      tokens.push(token);
+      return { status: 201, headers: {}, body: { token } };
+    };
+    await service.run('owner-tok', 'k-tok', 'h-1', failing);
+    const retried = await service.run('owner-tok', 'k-tok', 'h-1', answering);
+    // The retry after the 5xx is the same request: its calls carry the same token, so an app that
+    // carried a call out answers it from that run.
+    expect(tokens).toHaveLength(2);
+    expect(tokens[1]).toBe(tokens[0]);
+    expect(retried.response.body).toEqual({ token: tokens[0] });
+    // Another body under another key is another request; so is the same key used again once its
+    // record has expired.
+    await service.run('owner-tok', 'k-tok-2', 'h-2', answering);
+    expect(tokens[2]).not.toBe(tokens[0]);
+    await ctx.ds.query(
+      `UPDATE gateway.idempotency_records SET created_at = now() - interval '2 hours', first_claimed_at = now() - interval '2 hours'
+       WHERE owner = 'owner-tok' AND key = 'k-tok'`,
+    );
+    await service.run('owner-tok', 'k-tok', 'h-1', answering);
+    expect(tokens[3]).not.toBe(tokens[0]);
+  });
+
+  it('keeps a released claim until its request expires, so a late retry still carries the first token', async () => {
+    const service = new IdempotencyService(ctx.ds, { retentionMs: 3_600_000, waitMs: 200, pollMs: 20 });
+    await service.run('owner-rel', 'k-rel', 'h', async () => ({ status: 500, headers: {}, body: {} }));
+    await service.purgeExpired();
+    const [row] = await ctx.ds.query(
+      `SELECT response_status, first_claimed_at FROM gateway.idempotency_records WHERE owner = 'owner-rel'`,
+    );
+    expect(row).toMatchObject({ response_status: null });
+  });
+
   it('refuses a malformed Idempotency-Key', async () => {
     const r = await ctx.request(
       'POST',

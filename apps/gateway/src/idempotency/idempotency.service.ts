@@ -32,6 +32,14 @@ export function requestHash(method: string, path: string, body: unknown): string
     .digest('hex');
 }
 
+/**
+ * The idempotency token of a request: its caller, key, body and when it was first claimed (so a
+ * key used again after its retention is a new request). The calls it makes derive theirs from it.
+ */
+export function callToken(owner: string, key: string, hash: string, firstClaimedAt: Date): string {
+  return createHash('sha256').update(`${owner}\n${key}\n${hash}\n${firstClaimedAt.toISOString()}`).digest('hex');
+}
+
 /** How long a claim without a response is its request's: past it, the request is taken to have died with its gateway. */
 export const DEFAULT_CLAIM_LEASE_MS = 60_000;
 
@@ -64,12 +72,16 @@ export class IdempotencyService {
     private readonly opts: IdempotencyOptions = { retentionMs: 24 * 3600_000, waitMs: 30_000 },
   ) {}
 
-  /** Runs exec once per (owner, key); returns its response and whether this one was a replay. */
+  /**
+   * Runs exec once per (owner, key); returns its response and whether this one was a replay. exec
+   * gets the request's idempotency token, the same on every run of the same request: its calls to
+   * the apps carry it, and an app answers a call it already carried out from its first run.
+   */
   async run(
     owner: string,
     key: string,
     hash: string,
-    exec: () => Promise<StoredResponse>,
+    exec: (token: string) => Promise<StoredResponse>,
   ): Promise<{ response: StoredResponse; replayed: boolean }> {
     if (!KEY.test(key)) {
       throw new ValidationError('Idempotency-Key must be 1 to 255 visible ASCII characters', {
@@ -79,24 +91,32 @@ export class IdempotencyService {
     }
     const deadline = Date.now() + this.opts.waitMs;
     for (;;) {
-      // A record past retention is free; an unanswered claim of this same request past its lease too.
-      const claimed = await this.ds.query(
-        `INSERT INTO idempotency_records (owner, key, request_hash, created_at) VALUES ($1, $2, $3, now())
+      // A record past retention is free (a released one too); an unanswered claim of this same
+      // request past its lease too. The same request keeps its first claim's time.
+      const claimed = (await this.ds.query(
+        `INSERT INTO idempotency_records (owner, key, request_hash, created_at, first_claimed_at) VALUES ($1, $2, $3, now(), now())
          ON CONFLICT (owner, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, created_at = now(),
-           response_status = NULL, response_headers = NULL, response_body = NULL
+           response_status = NULL, response_headers = NULL, response_body = NULL,
+           first_claimed_at = CASE
+             WHEN idempotency_records.request_hash = EXCLUDED.request_hash
+              AND idempotency_records.first_claimed_at >= now() - make_interval(secs => $4)
+             THEN idempotency_records.first_claimed_at ELSE now() END
          WHERE idempotency_records.created_at < now() - make_interval(secs => $4)
             OR (idempotency_records.response_status IS NULL AND idempotency_records.request_hash = EXCLUDED.request_hash
                 AND idempotency_records.created_at < now() - make_interval(secs => $5))
-         RETURNING key`,
+         RETURNING first_claimed_at`,
         [owner, key, hash, this.opts.retentionMs / 1000, (this.opts.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS) / 1000],
-      );
-      if (claimed.length > 0) return { response: await this.execute(owner, key, exec), replayed: false };
+      )) as { first_claimed_at: Date }[];
+      if (claimed.length > 0) {
+        const token = callToken(owner, key, hash, claimed[0].first_claimed_at);
+        return { response: await this.execute(owner, key, () => exec(token)), replayed: false };
+      }
 
       const [row] = (await this.ds.query(
         'SELECT request_hash, response_status, response_headers, response_body FROM idempotency_records WHERE owner = $1 AND key = $2',
         [owner, key],
       )) as IdempotencyRecord[];
-      if (!row) continue; // the first request failed and released the key: claim it now
+      if (!row) continue; // purged meanwhile: claim it now
       if (row.request_hash !== hash) {
         throw new ConflictError('This Idempotency-Key was already used with a different request', {
           title: 'Idempotency-Key reused',
@@ -120,11 +140,13 @@ export class IdempotencyService {
     }
   }
 
-  /** Deletes records past the retention period (any replica may run it). */
+  /** Deletes records past the retention period (any replica may run it); a released one once its request's first claim is. */
   async purgeExpired(): Promise<void> {
-    await this.ds.query(`DELETE FROM idempotency_records WHERE created_at < now() - make_interval(secs => $1)`, [
-      this.opts.retentionMs / 1000,
-    ]);
+    await this.ds.query(
+      `DELETE FROM idempotency_records
+       WHERE created_at < now() - make_interval(secs => $1) AND first_claimed_at < now() - make_interval(secs => $1)`,
+      [this.opts.retentionMs / 1000],
+    );
   }
 
   private async execute(owner: string, key: string, exec: () => Promise<StoredResponse>): Promise<StoredResponse> {
@@ -157,9 +179,17 @@ export class IdempotencyService {
     return response;
   }
 
+  /**
+   * Frees a claim whose request failed (a 5xx) for the next request with the key: marked as past
+   * its retention rather than deleted, so a retry of the same request keeps its first claim's time
+   * (and the tokens its calls carry).
+   */
   private async release(owner: string, key: string): Promise<void> {
     await this.ds
-      .query('DELETE FROM idempotency_records WHERE owner = $1 AND key = $2 AND response_status IS NULL', [owner, key])
+      .query(
+        `UPDATE idempotency_records SET created_at = '-infinity' WHERE owner = $1 AND key = $2 AND response_status IS NULL`,
+        [owner, key],
+      )
       .catch(() => undefined);
   }
 }

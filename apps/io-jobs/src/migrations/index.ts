@@ -3,6 +3,7 @@ import { CreateImports1795570100000 } from './1795570100000-create-imports';
 import { CreateExports1795620000000 } from './1795620000000-create-exports';
 import { AddRunAs1795700000000 } from './1795700000000-add-run-as';
 import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
+import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
 
 /** Every migration of the io_jobs schema, oldest first. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   CreateExports1795620000000,
   AddRunAs1795700000000,
   OutboxDeadLetters1795800000000,
+  IdempotentCalls1795900000000,
 ];

@@ -4,6 +4,7 @@ import { CreatePublicationBatches1795625601358 } from './1795625601358-create-pu
 import { AddBatchRunAs1795701000000 } from './1795701000000-add-batch-run-as';
 import { AddTraceContext1795702000000 } from './1795702000000-add-trace-context';
 import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
+import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
 
 /** Every migration of the publisher schema, oldest first. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   AddBatchRunAs1795701000000,
   AddTraceContext1795702000000,
   OutboxDeadLetters1795800000000,
+  IdempotentCalls1795900000000,
 ];

@@ -5,6 +5,7 @@ import { CreateWorkflowApprovals1795532561356 } from './1795532561356-create-wor
 import { CreateProductApprovals1795552141855 } from './1795552141855-create-product-approvals';
 import { UsersGroupsMembersIndex1795627000000 } from './1795627000000-users-groups-members-index';
 import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
+import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
 
 /** Every migration of the workflow schema, oldest first. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   CreateProductApprovals1795552141855,
   UsersGroupsMembersIndex1795627000000,
   OutboxDeadLetters1795800000000,
+  IdempotentCalls1795900000000,
 ];
