@@ -9951,7 +9951,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -10468,7 +10468,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -10514,7 +10514,7 @@ export interface operations {
                 since: string;
             };
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -10555,7 +10555,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -10600,7 +10600,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -10831,7 +10831,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -11226,7 +11226,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -11669,7 +11669,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -12074,7 +12074,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -12479,7 +12479,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -12964,7 +12964,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -13409,7 +13409,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -13854,7 +13854,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -14485,7 +14485,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -14725,7 +14725,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -14921,7 +14921,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -15327,7 +15327,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -15752,7 +15752,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -16197,7 +16197,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -16644,7 +16644,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -16886,7 +16886,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -16938,7 +16938,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -16990,7 +16990,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -17042,7 +17042,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -17094,7 +17094,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -17146,7 +17146,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -17196,7 +17196,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -17664,7 +17664,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -18305,7 +18305,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -18499,7 +18499,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -18545,7 +18545,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -18808,7 +18808,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -19333,7 +19333,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -19477,7 +19477,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -19768,7 +19768,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -20310,7 +20310,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -20454,7 +20454,7 @@ export interface operations {
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
                 "if-match"?: string;
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -20498,7 +20498,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -21118,7 +21118,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -21233,7 +21233,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -21477,7 +21477,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409 */
+                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
                 "idempotency-key"?: string;
             };
             path: {

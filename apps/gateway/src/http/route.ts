@@ -164,7 +164,7 @@ const idempotencyKeyHeader = z
   .optional()
   .meta({
     description:
-      'Makes the POST safe to retry: the same key and body within 24 h replays the first response; another body is a 409',
+      'Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409',
     example: '8f14e45f-ceea-467f-a0e8-3f1b5d2e6b4a',
   });
 
