@@ -30,13 +30,13 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs,tools,test}/**/*.spec.ts'],
       testPathIgnorePatterns: ['\\.int\\.spec\\.ts$', '\\.e2e\\.spec\\.ts$', '/node_modules/'],
     },
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int.spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs,tools,test}/**/*.int.spec.ts'],
       testTimeout: 60000,
     },
     {

@@ -48,6 +48,7 @@ describe('the cases of a run', () => {
       expect(c.request.path).toBe(`/api/v1/brands/${'c'.repeat(24)}`);
     for (const c of cases) {
       expect(c.request.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(c.request.headers['x-request-id']).toBe(`fz-unit-${c.index}`);
       for (const p of c.op.parameters.filter((x) => x.in === 'path'))
         expect(c.parameters).toContain(parameterKey(c.op, p));
     }
@@ -60,8 +61,11 @@ describe('the cases of a run', () => {
     expect(kinds.size).toBeGreaterThan(40);
     expect(cases.filter((c) => c.mutated).length / cases.length).toBeGreaterThan(0.5);
     for (const c of cases.filter((x) => x.kind.startsWith('multipart-'))) expect(c.op.id).toBe('POST /api/v1/imports');
-    for (const c of cases.filter((x) => x.kind.startsWith('wire:')))
+    for (const c of cases.filter((x) => x.kind.startsWith('wire:'))) {
       expect(c.request.raw?.bytes.length).toBeGreaterThan(0);
+      expect(c.request.raw?.bytes.toString('latin1')).toContain(`\r\nX-Request-Id: fz-unit-${c.index}\r\n`);
+    }
+    for (const c of cases) expect(c.request.headers['x-request-id']).toBe(`fz-unit-${c.index}`);
   });
 
   it('names the collection a body field points at', () => {

@@ -1,5 +1,5 @@
 import { PER_KIND, type FixtureIds } from './fixtures';
-import type { FuzzRequest } from './http';
+import { requestIdOf, type FuzzRequest } from './http';
 import {
   KINDS,
   isJson,
@@ -120,7 +120,7 @@ export function buildCase(ctx: CaseContext, index: number): FuzzCase {
     method: op.method,
     segments: pathSegments(op, ctx.fixtures, rng),
     query: [],
-    headers: { authorization: `Bearer ${ctx.apiKey}` },
+    headers: { authorization: `Bearer ${ctx.apiKey}`, 'x-request-id': requestIdOf(ctx.seed, index) },
     parameters: new Set(paramsIn(op, 'path').map((p) => parameterKey(op, p))),
     notes: [],
   };

@@ -62,6 +62,43 @@ export function parseRawResponse(bytes: Buffer): Omit<FuzzResponse, 'ms'> {
   return { status, headers, body, error: status ? undefined : `unreadable status line: ${statusLine.slice(0, 80)}` };
 }
 
+/**
+ * The X-Request-Id of a case: the gateway echoes it and logs it (and the apps behind it log it
+ * with each call), so a case of a report can be found in the platform's logs. A seed outside
+ * `A-Z a-z 0-9 . _ : -` makes ids the gateway replaces with its own.
+ */
+export const requestIdOf = (seed: string, index: number) => `fz-${seed}-${index}`;
+
+/** The longest Retry-After honoured: a store that is not back by then is a failure to report. */
+const RETRY_AFTER_CAP_MS = 10_000;
+
+/**
+ * How long to wait before sending a request again: the Retry-After of a 503 (delta-seconds or an
+ * HTTP date, at most `RETRY_AFTER_CAP_MS`); undefined for any other answer.
+ */
+export function retryDelayMs(res: Pick<FuzzResponse, 'status' | 'headers'>, now = Date.now()): number | undefined {
+  const value = res.headers['retry-after']?.trim();
+  if (res.status !== 503 || !value) return undefined;
+  const ms = /^\d+$/.test(value) ? Number(value) * 1_000 : Date.parse(value) - now;
+  return Number.isNaN(ms) ? 1_000 : Math.min(RETRY_AFTER_CAP_MS, Math.max(0, ms));
+}
+
+/**
+ * Sends a request, and once more after the wait when the answer is a 503 with Retry-After (a
+ * shared Postgres out of connections is not a defect of the request): only a second 503 stands.
+ * `first` is the 503 that was retried.
+ */
+export async function sendRetrying(
+  send: () => Promise<FuzzResponse>,
+  wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<{ res: FuzzResponse; first?: FuzzResponse }> {
+  const first = await send();
+  const delay = retryDelayMs(first);
+  if (delay === undefined) return { res: first };
+  await wait(delay);
+  return { res: await send(), first };
+}
+
 /** Sends fuzzed requests to one origin: ordinary ones over a keep-alive pool, raw ones each on a socket of its own. */
 export class FuzzClient {
   private readonly pool: Pool;

@@ -304,6 +304,7 @@ export const KINDS: Kind[] = [
           path: pathOf(b.draft),
           host: b.ctx.host,
           authorization: b.draft.headers.authorization ?? '',
+          requestId: b.draft.headers['x-request-id'],
           body: b.draft.body,
         },
         b.rng,

@@ -24,6 +24,10 @@ const report: FuzzReport = {
   transient: [{ index: 4, operation: 'GET /api/v1/brands', status: 200, detail: '503' }],
   storage: { refusalsChecked: 1, refusals: 1, batchesChecked: 1, batchesSkipped: 0, tables: 50 },
   failures: [
+    {
+      ...failure('DELETE /api/v1/families/{id}', 'stored-on-refusal', 12),
+      trace: ['rows written since 2026-11-26 10:00:00+00', "request ids of the batch's 1 cases: fz-cafe1234-12"],
+    },
     failure('POST /api/v1/brands', 'server-error', 7),
     failure('POST /api/v1/brands', 'server-error', 9),
     failure('GET /api/v1/brands', 'not-error-object', 3),
@@ -33,7 +37,7 @@ const report: FuzzReport = {
 describe('the report', () => {
   it('groups failures by operation, then kind', () => {
     const groups = groupFailures(report.failures);
-    expect([...groups.keys()]).toEqual(['POST /api/v1/brands', 'GET /api/v1/brands']);
+    expect([...groups.keys()]).toEqual(['DELETE /api/v1/families/{id}', 'POST /api/v1/brands', 'GET /api/v1/brands']);
     expect(
       groups
         .get('POST /api/v1/brands')
@@ -52,6 +56,7 @@ describe('the report', () => {
     expect(text).toContain('mutated requests the platform took (not failures): extra-field 2');
     expect(text).toContain('case 4 GET /api/v1/brands → 200');
     expect(text).toContain(replayLine('cafe1234', 9));
+    expect(text).toContain("      request ids of the batch's 1 cases: fz-cafe1234-12\n");
     expect(replayLine('cafe1234', 9)).toBe('FUZZ_SEED=cafe1234 FUZZ_CASE=9 npm run fuzz');
   });
 });

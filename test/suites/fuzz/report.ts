@@ -10,6 +10,8 @@ export interface Failure {
   detail: string;
   note: string;
   request: string;
+  /** What a reader needs to trace the failure in the platform's logs and tables (lines printed under it). */
+  trace?: string[];
 }
 
 /** What a run did and found. */
@@ -95,6 +97,7 @@ export function formatReport(r: FuzzReport, examples = 2): string {
       for (const f of list.slice(0, examples)) {
         lines.push(`    case ${f.index} (${f.caseKind}${f.note ? `: ${f.note}` : ''}) → ${f.status}: ${f.detail}`);
         if (f.request) lines.push(`      ${f.request}`);
+        for (const line of f.trace ?? []) lines.push(`      ${line}`);
         if (f.index >= 0) lines.push(`      replay: ${replayLine(r.seed, f.index)}`);
       }
     }

@@ -1,11 +1,11 @@
 import { buildCase, caseContext, type CaseContext, type FuzzCase } from './cases';
 import { checkResponse, excerpt, type CheckContext } from './checks';
 import { createFixtures } from './fixtures';
-import { FuzzClient, type FuzzResponse } from './http';
+import { FuzzClient, sendRetrying, type FuzzResponse } from './http';
 import { operationsOf, parameterKey, type ApiDocument, type Operation } from './operations';
 import type { Failure, FuzzReport } from './report';
 import { resolverOf, type Schema } from './schema';
-import { changedTables, StorageProbe, type Snapshot, type TableChange } from './storage';
+import { changedTables, formatChangedRow, StorageProbe, type Settled, type TableChange } from './storage';
 
 /** How a fuzz run is made. */
 export interface FuzzOptions {
@@ -46,6 +46,8 @@ const SETTLE_AFTER_WRITES_MS = 2_500;
 const SETTLE_AFTER_REFUSALS_MS = 400;
 /** Requests of a batch sent again alone to find the one that stored. */
 const BLAME_MAX = 20;
+/** Log lines shown per request named by a changed row. */
+const LOGGED_PER_REQUEST = 5;
 const tables = (cs: TableChange[]) => cs.map((t) => `${t.table} (${t.rowsBefore} → ${t.rowsAfter} rows)`).join(', ');
 /** Lines of the platform saying an app ended (the supervisor restarts it). */
 const EXITED = /\[start\] \S+ exited \(|restarting \S+ in /;
@@ -67,6 +69,13 @@ export function describeRequest(c: FuzzCase): string {
     .map(([k, v]) => `${k}: ${v.slice(0, 60)}`)
     .join(', ');
   return `${r.method} ${r.path.slice(0, 300)}${headers ? ` [${headers}]` : ''}${body}`;
+}
+
+/** A case's request id as sent, and as answered when the gateway gave another (a raw request Node's parser refused). */
+export function requestIdLine(o: { c: FuzzCase; res: FuzzResponse }): string {
+  const sent = o.c.request.headers['x-request-id'];
+  const answered = o.res.headers['x-request-id'];
+  return answered && answered !== sent ? `${sent} (answered as ${answered})` : sent;
 }
 
 /** Runs `work` over `items` with at most `concurrency` at once, in order of start. */
@@ -175,19 +184,16 @@ class Run {
 
   /**
    * Sends a case. A 503 with Retry-After (the store cannot take it now: on a shared machine, a
-   * Postgres out of connections) is sent again after the wait, as a client must; only a second
-   * 503 fails the case, and every retried one is reported.
+   * Postgres out of connections) is sent once more after the wait, as a client must; only a
+   * second 503 fails the case, and every retried one is reported.
    */
   private async send(c: FuzzCase): Promise<Outcome> {
-    let res = await this.client.send(c.request);
-    this.sent++;
-    for (let retry = 0; retry < 2 && res.status === 503 && res.headers['retry-after']; retry++) {
-      const first = res;
-      await new Promise((r) => setTimeout(r, Math.min(10, Number(first.headers['retry-after']) || 1) * 1_000));
-      res = await this.client.send(c.request);
+    const { res, first } = await sendRetrying(() => {
       this.sent++;
+      return this.client.send(c.request);
+    });
+    if (first)
       this.transient.push({ index: c.index, operation: c.op.id, status: res.status, detail: excerpt(first.body, 300) });
-    }
     this.opts.trace?.(
       `case ${c.index} ${c.op.id} (${c.kind}${c.note ? `: ${c.note}` : ''})\n  ${describeRequest(c)}\n  → ${res.status} ${res.error ?? excerpt(res.body, 2_000)}`,
     );
@@ -195,7 +201,7 @@ class Run {
     return { c, res };
   }
 
-  private record(o: Outcome, kind: Failure['kind'], detail: string): void {
+  private record(o: Outcome, kind: Failure['kind'], detail: string, trace?: string[]): void {
     this.failed.add(o.c.index);
     // What the platform logged about a request it failed (its error and stack, by request id).
     const id = o.res.headers['x-request-id'];
@@ -209,6 +215,7 @@ class Run {
       detail: logged?.length ? `${detail}; logged: ${logged.join(' ').slice(0, 1_500)}` : detail,
       note: o.c.note,
       request: describeRequest(o.c),
+      trace,
     });
   }
 
@@ -241,7 +248,6 @@ class Run {
   private async compareRefusals(batches: FuzzCase[][]): Promise<void> {
     let before = await this.settled(SETTLE_AFTER_WRITES_MS);
     for (const cases of batches) {
-      const since = await this.probe!.now();
       const outcomes = await pool(cases, this.opts.concurrency ?? 6, (c) => this.send(c));
       outcomes.forEach((o) => this.check(o));
       const after = outcomes.some(writes) ? undefined : await this.settled(SETTLE_AFTER_REFUSALS_MS);
@@ -257,13 +263,13 @@ class Run {
         before = after;
         continue;
       }
-      await this.blame(outcomes.filter(refusal), changes, since);
+      await this.blame(outcomes, changes, before.at);
       before = await this.settled(SETTLE_AFTER_WRITES_MS);
     }
   }
 
   /** A settled snapshot, its time counted. */
-  private async settled(gapMs: number): Promise<{ snapshot: Snapshot; stable: boolean }> {
+  private async settled(gapMs: number): Promise<Settled> {
     const started = Date.now();
     const s = await this.probe!.settled(gapMs);
     this.msStorage += Date.now() - started;
@@ -273,52 +279,83 @@ class Run {
   /**
    * A refused batch changed the tables: its requests that may write (those whose path names a
    * changed table first) are sent again alone, between two settled snapshots, to name the one
-   * that stores; if none does alone, the batch is the failure, with the rows written since it began.
+   * that stores; if none does alone, the batch is the failure. Each failure carries the rows
+   * written since the last equal checksum (`since`), the request ids of the batch's cases, and
+   * what the platform logged for the requests the rows name, to be matched with the apps' logs.
    */
-  private async blame(refused: Outcome[], changes: TableChange[], since: string): Promise<void> {
+  private async blame(batch: Outcome[], changes: TableChange[], since: string): Promise<void> {
     const probe = this.probe!;
+    const refused = batch.filter(refusal);
     const words = new Set(changes.flatMap((c) => c.table.split(/[._]/)));
     const relevance = (o: Outcome) => o.c.op.path.split(/[/_-]/).filter((w) => words.has(w)).length;
     const candidates = refused
       .filter((o) => !SAFE.has(o.c.request.method))
       .sort((a, b) => relevance(b) - relevance(a))
       .slice(0, BLAME_MAX);
-    const rows = async (cs: TableChange[], from: string) =>
-      (
-        await Promise.all(
-          cs.map(async (c) => (await probe.rowsSince(c.table, from)).map((r) => `${c.table}: ${r.slice(0, 300)}`)),
-        )
-      ).flat();
+    const changed = await this.changedRows(changes, since);
+    const trace = [
+      ...changed.lines,
+      `request ids of the batch's ${batch.length} cases: ${batch.map(requestIdLine).join(', ')}`,
+      ...this.loggedFor(changed.requestIds),
+    ];
     // A written row that names the request which wrote it (an event's request_id) names the culprit.
-    const changed = await rows(changes, since);
-    const ids = new Set([...changed.join(' ').matchAll(/"request_id": "([^"]+)"/g)].map((m) => m[1]));
-    const culprits = refused.filter((o) => ids.has(o.res.headers['x-request-id'] ?? ''));
+    const culprits = refused.filter((o) => changed.requestIds.includes(o.res.headers['x-request-id'] ?? ''));
     for (const o of culprits)
-      this.record(o, 'stored-on-refusal', `refused with ${o.res.status}, yet wrote ${changed.join(' | ')}`);
+      this.record(o, 'stored-on-refusal', `refused with ${o.res.status}, yet wrote rows naming its request id`, trace);
     let named = culprits.length > 0;
     for (const o of named ? [] : candidates) {
       const before = await probe.settled(SETTLE_AFTER_REFUSALS_MS);
-      const from = await probe.now();
-      const again = await this.client.send(o.c.request);
+      const { res: again } = await sendRetrying(() => this.client.send(o.c.request));
       const after = await probe.settled(SETTLE_AFTER_WRITES_MS);
       const diff = changedTables(before.snapshot, after.snapshot);
       if (diff.length > 0 && again.status >= 400) {
         named = true;
-        const changed = await rows(diff, from);
+        const alone = await this.changedRows(diff, before.at);
         this.record(
           { c: o.c, res: again },
           'stored-on-refusal',
-          `refused with ${again.status}, yet changed ${tables(diff)}; ${changed.join(' | ')}`,
+          `refused with ${again.status}, yet changed ${tables(diff)} when sent again alone`,
+          [...alone.lines, ...this.loggedFor(alone.requestIds), 'in its batch:', ...trace],
         );
       }
     }
     if (!named) {
       this.record(
-        refused[0],
+        refused[0] ?? batch[0],
         'stored-on-refusal',
-        `a batch of ${refused.length} refused requests (cases ${refused.map((o) => o.c.index).join(',')}) changed ${tables(changes)}; ${changed.join(' | ')}`,
+        `a batch of ${refused.length} refused requests (cases ${refused.map((o) => o.c.index).join(',')}) changed ${tables(changes)}`,
+        trace,
       );
     }
+  }
+
+  /** The rows of changed tables written since `since`, a line each, and the request ids they name. */
+  private async changedRows(changes: TableChange[], since: string): Promise<{ lines: string[]; requestIds: string[] }> {
+    const lines = [`rows written since ${since} (the last equal checksum):`];
+    const requestIds = new Set<string>();
+    for (const c of changes) {
+      const rows = await this.probe!.rowsSince(c.table, since);
+      if (rows === undefined)
+        lines.push(`  ${c.table}: no updated_at, created_at or deleted_at, its rows cannot be listed`);
+      else if (rows.length === 0)
+        lines.push(`  ${c.table}: none stamped since then (a row removed, or written unstamped)`);
+      for (const r of rows ?? []) {
+        lines.push(`  ${formatChangedRow(r)}`);
+        r.requestIds.forEach((id) => requestIds.add(id));
+      }
+    }
+    return { lines, requestIds: [...requestIds] };
+  }
+
+  /** What the platform logged for these requests, when this run started it (a few lines each). */
+  private loggedFor(requestIds: string[]): string[] {
+    const logs = this.opts.logs ?? [];
+    return requestIds.flatMap((id) =>
+      logs
+        .filter((l) => l.includes(id))
+        .slice(0, LOGGED_PER_REQUEST)
+        .map((l) => `logged for ${id}: ${l.slice(0, 500)}`),
+    );
   }
 
   report(ops: Operation[], started: number): FuzzReport {

@@ -55,6 +55,14 @@ export const PENDING_WORK: readonly { table: string; where: string; reason: stri
 /** Per table (`schema.table`): its row count and a checksum of its rows, whatever their order. */
 export type Snapshot = Record<string, { rows: number; sum: string }>;
 
+/** A snapshot of a still platform (see `StorageProbe.settled`). */
+export interface Settled {
+  snapshot: Snapshot;
+  stable: boolean;
+  /** The database's time just before the snapshot. */
+  at: string;
+}
+
 /** A difference between two snapshots. */
 export interface TableChange {
   table: string;
@@ -71,6 +79,70 @@ export function changedTables(before: Snapshot, after: Snapshot): TableChange[] 
 }
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Columns that say when a row was written; a row written since a time has one of them at or after it. */
+const STAMPS = ['updated_at', 'created_at', 'deleted_at'] as const;
+/** Columns shown beside a changed row's key, where its table has them. */
+const SHOWN = [...STAMPS, 'version', 'request_id'] as const;
+/**
+ * How far before a batch began its written rows are looked for: a transaction stamps its rows with
+ * its start (`now()`), so one open across the checksum stamps a time before the row was stored.
+ */
+const STAMP_MARGIN = '5 seconds';
+
+/**
+ * The query for the rows of a table written since `$1` (newest first), whole, or undefined when the
+ * table has none of `STAMPS`.
+ */
+export function rowsSinceSql(
+  schema: string,
+  table: string,
+  columns: readonly string[],
+  limit: number,
+): string | undefined {
+  const stamps = STAMPS.filter((c) => columns.includes(c)).map(quote);
+  if (stamps.length === 0) return undefined;
+  const since = `$1::timestamptz - interval '${STAMP_MARGIN}'`;
+  return (
+    `SELECT to_jsonb(x) AS row FROM ${quote(schema)}.${quote(table)} x ` +
+    `WHERE ${stamps.map((c) => `x.${c} >= ${since}`).join(' OR ')} ` +
+    `ORDER BY greatest(${stamps.map((c) => `x.${c}`).join(', ')}) DESC LIMIT ${limit}`
+  );
+}
+
+/** A row written since a time: its table, its primary key, and what says when and by whom. */
+export interface ChangedRow {
+  table: string;
+  key: Record<string, unknown>;
+  /** Its `SHOWN` columns that it has. */
+  shown: Record<string, unknown>;
+  /** Every `request_id` it holds, in a column or inside a JSON value (an event's envelope). */
+  requestIds: string[];
+}
+
+/** The `request_id` values anywhere in a value. */
+export function requestIdsIn(value: unknown): string[] {
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    k === 'request_id' && typeof v === 'string' ? [v] : requestIdsIn(v),
+  );
+}
+
+/** A row of a table (as `to_jsonb` gives it) as a changed row. */
+export function changedRow(table: string, row: Record<string, unknown>, keyColumns: readonly string[]): ChangedRow {
+  const pick = (cols: readonly string[]) => Object.fromEntries(cols.filter((c) => c in row).map((c) => [c, row[c]]));
+  return { table, key: pick(keyColumns), shown: pick(SHOWN), requestIds: [...new Set(requestIdsIn(row))] };
+}
+
+/** One line for a changed row: `table key=… updated_at=… version=… request ids …`. */
+export function formatChangedRow(r: ChangedRow): string {
+  const pairs = (o: Record<string, unknown>) =>
+    Object.entries(o)
+      .filter(([k, v]) => v !== null && k !== 'request_id')
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  const ids = r.requestIds.length > 0 ? [`request ids ${r.requestIds.join(',')}`] : [];
+  return [r.table, ...pairs(r.key), ...pairs(r.shown), ...ids].join(' ');
+}
 
 /** The query that checksums one table (its excluded columns left out of each row). */
 export function checksumSql(schema: string, table: string, columns: readonly string[] = []): string {
@@ -92,6 +164,8 @@ export class StorageProbe {
   tables: string[] = [];
   /** Each compared table's columns. */
   private readonly columns = new Map<string, string[]>();
+  /** Each compared table's primary key columns. */
+  private readonly keys = new Map<string, string[]>();
 
   private constructor(private readonly client: Client) {}
 
@@ -118,6 +192,14 @@ export class StorageProbe {
         GROUP BY 1, 2 ORDER BY 1, 2`,
     );
     const byName = new Map(rows.map((r) => [`${r.schema}.${r.table}`, r]));
+    const keys = await this.client.query<{ name: string; columns: string[] }>(
+      `SELECT n.nspname || '.' || c.relname AS name,
+              array_agg(a.attname::text ORDER BY array_position(i.indkey::int2[], a.attnum)) AS columns
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey)
+        WHERE i.indisprimary GROUP BY 1`,
+    );
+    for (const k of keys.rows) this.keys.set(k.name, k.columns);
     for (const ex of exclusions) {
       const found = byName.get(ex.table);
       const missing = ex.columns?.filter((c) => !found?.columns.includes(c)) ?? [];
@@ -159,16 +241,19 @@ export class StorageProbe {
   /**
    * A snapshot once the platform is still: two snapshots `gapMs` apart are equal and no background
    * work is due (what a write started — the outbox relay, the webhook fan-out, an export — has
-   * finished). `stable` is false when it kept changing for `timeoutMs`.
+   * finished). `stable` is false when it kept changing for `timeoutMs`. `at` is the database's
+   * time just before the snapshot was taken: what changes after it is written since `at`.
    */
-  async settled(gapMs = 400, timeoutMs = 20_000): Promise<{ snapshot: Snapshot; stable: boolean }> {
+  async settled(gapMs = 400, timeoutMs = 20_000): Promise<Settled> {
     const until = Date.now() + timeoutMs;
     let last = await this.snapshot();
     for (;;) {
       await new Promise((r) => setTimeout(r, gapMs));
+      const at = await this.now();
       const now = await this.snapshot();
-      if (changedTables(last, now).length === 0 && (await this.pending()) === 0) return { snapshot: now, stable: true };
-      if (Date.now() > until) return { snapshot: now, stable: false };
+      if (changedTables(last, now).length === 0 && (await this.pending()) === 0)
+        return { snapshot: now, stable: true, at };
+      if (Date.now() > until) return { snapshot: now, stable: false, at };
       last = now;
     }
   }
@@ -179,16 +264,16 @@ export class StorageProbe {
     return rows[0].now;
   }
 
-  /** A few rows of a table written since `since` (by its updated_at or created_at), as JSON text, to show what changed. */
-  async rowsSince(table: string, since: string, limit = 3): Promise<string[]> {
-    const stamp = ['updated_at', 'created_at'].find((c) => this.columns.get(table)?.includes(c));
-    if (!stamp) return [];
+  /**
+   * The rows of a table written since `since` (a few seconds before, see `STAMP_MARGIN`; newest
+   * first, at most `limit`), or undefined when the table has no column that says when.
+   */
+  async rowsSince(table: string, since: string, limit = 10): Promise<ChangedRow[] | undefined> {
     const [schema, name] = table.split('.');
-    const { rows } = await this.client.query<{ row: string }>(
-      `SELECT to_jsonb(x)::text AS row FROM ${quote(schema)}.${quote(name)} x WHERE ${quote(stamp)} >= $1::timestamptz LIMIT ${limit}`,
-      [since],
-    );
-    return rows.map((r) => r.row);
+    const sql = rowsSinceSql(schema, name, this.columns.get(table) ?? [], limit);
+    if (!sql) return undefined;
+    const { rows } = await this.client.query<{ row: Record<string, unknown> }>(sql, [since]);
+    return rows.map((r) => changedRow(table, r.row, this.keys.get(table) ?? []));
   }
 
   async close(): Promise<void> {

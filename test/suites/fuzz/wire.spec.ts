@@ -7,6 +7,7 @@ const base = {
   path: '/api/v1/brands',
   host: '127.0.0.1:8080',
   authorization: 'Bearer k',
+  requestId: 'fz-s-1',
   body: Buffer.from('{"code":"a"}'),
 };
 
@@ -18,6 +19,7 @@ describe('hand-written requests and uploads', () => {
       expect({ name, method: text.indexOf(' ') > 0 }).toEqual({ name, method: true });
       expect(w.note.length).toBeGreaterThan(3);
       if (w.halfClose) expect(['truncated-body', 'bad-chunked']).toContain(name);
+      expect({ name, id: text.includes('\r\nX-Request-Id: fz-s-1\r\n') }).toEqual({ name, id: true });
     }
     const long = WIRE_VARIANTS['overlong-header'](base, Prng.of('x')).bytes.toString('latin1');
     expect(long.length).toBeGreaterThan(16 * 1024);

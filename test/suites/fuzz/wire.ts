@@ -14,24 +14,33 @@ export interface WireBase {
   path: string;
   host: string;
   authorization: string;
+  /** The case's X-Request-Id, sent on every hand-written request that has headers of its own. */
+  requestId?: string;
   body?: Buffer;
 }
 
 const bytesOf = (...parts: (string | Buffer)[]) =>
   Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : p)));
 
-/** Header lines of a base request (Host, Authorization, Connection: close, and its body's length). */
+/** Header lines, each ended by CRLF. */
+const crlf = (lines: string[]) => lines.map((l) => `${l}\r\n`).join('');
+
+/** The X-Request-Id line of a base request, when it has an id. */
+const idLine = (base: WireBase) => (base.requestId ? [`X-Request-Id: ${base.requestId}`] : []);
+
+/** Header lines of a base request (Host, Authorization, X-Request-Id, Connection: close, and its body's length). */
 function head(base: WireBase, extra: string[] = [], opts: { host?: boolean; length?: boolean } = {}): string {
   const lines = [
     ...(opts.host === false ? [] : [`Host: ${base.host}`]),
     `Authorization: ${base.authorization}`,
+    ...idLine(base),
     'Connection: close',
     ...(base.body && opts.length !== false
       ? ['Content-Type: application/json', `Content-Length: ${base.body.length}`]
       : []),
     ...extra,
   ];
-  return lines.map((l) => `${l}\r\n`).join('');
+  return crlf(lines);
 }
 
 /** The wire-level variants: overlong request lines and headers, malformed lines, bodies that lie about their length. */
@@ -161,13 +170,14 @@ export const WIRE_VARIANTS: Record<string, (base: WireBase, rng: Prng) => WireRe
   upgrade: (b) => ({
     bytes: bytesOf(
       `${b.method} ${b.path} HTTP/1.1\r\nHost: ${b.host}\r\nAuthorization: ${b.authorization}\r\n` +
+        crlf(idLine(b)) +
         'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n' +
         'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
     ),
     note: 'an Upgrade to websocket',
   }),
   connect: (b) => ({
-    bytes: bytesOf(`CONNECT ${b.host} HTTP/1.1\r\nHost: ${b.host}\r\n\r\n`),
+    bytes: bytesOf(`CONNECT ${b.host} HTTP/1.1\r\nHost: ${b.host}\r\n${crlf(idLine(b))}\r\n`),
     note: 'a CONNECT request',
   }),
   'http-1.0': (b) => ({
