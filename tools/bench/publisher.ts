@@ -13,11 +13,10 @@
 //     CPU of each process (Linux /proc), the database's transactions and the events written, and
 //     each publication's steps from its tracking (queue, request, outcome, catalog recording).
 // Flags: --quick (1,000 products), --no-write (print only); BENCH_PUBLISH_PRODUCTS=<n> sets the size.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import { format, resolveConfig } from 'prettier';
 import { Agent, request } from 'undici';
@@ -25,9 +24,8 @@ import { newId } from '@pim/ids';
 import { createTestDatabase, createTestStream } from '@pim/testing';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 import type { RunningPlatform } from '../start';
-import { nodeArgs } from '../start/platform';
 import { appPid, cpuByComm, cpuMs, delta, machineBusyMs } from './proc';
-import { percentile, pool, startBenchPlatform, withSection, machineOf } from './shared';
+import { percentile, pool, startBenchPlatform, startReceiver, withSection, machineOf } from './shared';
 
 type Json = Record<string, unknown>;
 
@@ -72,7 +70,7 @@ interface Payload {
   id: string;
 }
 
-/** The receiver child process. */
+/** The channel's receiver child process, with its counts. */
 interface Receiver {
   url: string;
   child: ChildProcess;
@@ -81,20 +79,10 @@ interface Receiver {
   reset(): Promise<void>;
 }
 
-async function startReceiver(): Promise<Receiver> {
-  const child = spawn(process.execPath, [...nodeArgs(), join(__dirname, 'channel-receiver.child.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
-    child.once('exit', (code) => reject(new Error(`receiver exited (${code})`)));
-  });
-  const base = `http://127.0.0.1:${port}`;
+async function startChannelReceiver(): Promise<Receiver> {
+  const { url, base, child } = await startReceiver('channel-receiver.child.ts', '/listings');
   return {
-    url: `${base}/listings`,
+    url,
     child,
     stats: async () => (await (await fetch(`${base}/_stats`)).json()) as Awaited<ReturnType<Receiver['stats']>>,
     times: async () => (await (await fetch(`${base}/_times`)).json()) as number[],
@@ -213,7 +201,7 @@ export async function runPublisherBench(opts: { write: boolean }): Promise<void>
     await pg.connect();
     const machine = await machineOf(pg);
     say(`machine: ${JSON.stringify(machine)}; products: ${N}; load average ${loadAtStart}`);
-    receiver = await startReceiver();
+    receiver = await startChannelReceiver();
     const rcv = receiver;
     platform = await startBenchPlatform(db, stream, adminKey, logs, { PUBLISHER_ALLOWED_TARGETS: '127.0.0.0/8' });
     await sleep(2_000);

@@ -14,11 +14,9 @@
 // `npm run bench -- publisher` the publisher benchmark (tools/bench/publisher.ts),
 // `npm run bench -- soak` the soak benchmark (tools/bench/soak.ts), and
 // `npm run bench -- platform` the local platform's start and memory (tools/bench/platform.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, tmpdir, type as osType } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { execFileSync } from 'node:child_process';
 import { Client } from 'pg';
 import { Agent, request } from 'undici';
@@ -39,7 +37,7 @@ import { runOrdersBench } from './orders';
 import { runPlatformBench } from './platform';
 import { runPublisherBench } from './publisher';
 import { runSoakBench } from './soak';
-import { sectionOf as benchSectionOf } from './shared';
+import { sectionOf as benchSectionOf, startReceiver, type LocalReceiver } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
 const args = new Set(process.argv.slice(2));
@@ -68,36 +66,19 @@ interface Hit {
   eventAt: number | null;
 }
 
-/** The receiver child process. */
-async function startReceiver(): Promise<{
-  url: string;
-  port: number;
-  child: ChildProcess;
-  stats(): Promise<Hit[]>;
-  reset(): Promise<void>;
-}> {
-  const child = spawn(
-    process.execPath,
-    ['-r', require.resolve('@swc-node/register'), join(__dirname, 'receiver.child.ts')],
-    {
-      cwd: ROOT,
-      env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
-    child.once('exit', (code) => reject(new Error(`receiver exited (${code})`)));
-  });
-  const base = `http://127.0.0.1:${port}`;
+/** The webhook receiver child process, with the requests it got. */
+async function startHookReceiver(): Promise<
+  LocalReceiver & {
+    stats(): Promise<Hit[]>;
+    reset(): Promise<void>;
+  }
+> {
+  const receiver = await startReceiver('receiver.child.ts', '/hook');
   return {
-    url: `${base}/hook`,
-    port,
-    child,
-    stats: async () => (await (await fetch(`${base}/_stats`)).json()) as Hit[],
+    ...receiver,
+    stats: async () => (await (await fetch(`${receiver.base}/_stats`)).json()) as Hit[],
     reset: async () => {
-      await fetch(`${base}/_reset`, { method: 'POST' });
+      await fetch(`${receiver.base}/_reset`, { method: 'POST' });
     },
   };
 }
@@ -220,7 +201,7 @@ function machine(): Record<string, string> {
 async function main(): Promise<void> {
   const info = machine();
   say(`machine: ${JSON.stringify(info)}`);
-  const receiver = await startReceiver();
+  const receiver = await startHookReceiver();
   const db = await createTestDatabase('bench');
   const dataDir = mkdtempSync(join(tmpdir(), 'pim-bench-'));
   let platform: RunningPlatform | undefined;

@@ -1,8 +1,14 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { startPlatform, type RunningPlatform } from '../start';
+import { nodeArgs } from '../start/platform';
 
-// What the benchmarks share: percentiles, a bounded pool of calls, and their sections of
-// docs/benchmarks.md (each benchmark rewrites only its own "## <title>" section).
+// What the benchmarks share: percentiles, a bounded pool of calls, their local receivers, and
+// their sections of docs/benchmarks.md (each benchmark rewrites only its own "## <title>" section).
+
+const ROOT = join(__dirname, '..', '..');
 
 /** The p-th percentile of sorted numbers (nearest rank). */
 export function percentile(sorted: number[], p: number): number {
@@ -87,4 +93,33 @@ export async function machineOf(pg: { query(sql: string): Promise<{ rows: unknow
     node: process.version,
     postgres,
   };
+}
+
+/** A local receiver child process: where the platform is to send (`url`), and its control base. */
+export interface LocalReceiver {
+  /** `base` and the path the platform sends to. */
+  url: string;
+  /** `http://127.0.0.1:<port>`: the receiver's control requests (`/_stats`, `/_reset`...) go here. */
+  base: string;
+  port: number;
+  child: ChildProcess;
+}
+
+/**
+ * Starts a receiver (tools/bench/*.child.ts, in its own process so that the bench's client and the
+ * platform compete for the CPU the same way) and waits for the port it prints as one JSON line.
+ */
+export async function startReceiver(file: string, path: string): Promise<LocalReceiver> {
+  const child = spawn(process.execPath, [...nodeArgs(), join(__dirname, file)], {
+    cwd: ROOT,
+    env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
+  });
+  const base = `http://127.0.0.1:${port}`;
+  return { url: `${base}${path}`, base, port, child };
 }

@@ -15,11 +15,9 @@
 // that every event since the webhooks were set reached the receiver.
 // Flags: --minutes N (default 30), --rate N (operations started per second, default 30),
 // --no-write (print only). Ctrl-C ends the load early and reports without writing.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import { format, resolveConfig } from 'prettier';
 import { Agent, FormData, fetch } from 'undici';
@@ -30,10 +28,9 @@ import { DemoApi } from '../demo/api';
 import { KITS, USERS, WORKFLOWS, WORKFLOW_CODE, WORKFLOW_APPROVALS } from '../demo/data';
 import { loadDemo } from '../demo/loader';
 import type { RunningPlatform } from '../start';
-import { nodeArgs } from '../start/platform';
 import { freePort } from '../start/ports';
 import { appPid, memoryOf, openFds, rssParts, tcpConnections } from './proc';
-import { machineOf, percentile, startBenchPlatform, withSection } from './shared';
+import { machineOf, percentile, startBenchPlatform, startReceiver, withSection, type LocalReceiver } from './shared';
 
 type Json = Record<string, unknown>;
 
@@ -750,28 +747,6 @@ function bulkProduct(w: World, k: number, round: number): Json {
 // ---------------------------------------------------------------------------------------------
 // Setup: receivers, the platform, webhooks on every collection, the demo catalog, keys, a channel.
 
-interface Receiver {
-  url: string;
-  child: ChildProcess;
-  base: string;
-}
-
-/** A receiver child (tools/bench/*.child.ts) that prints its port as one JSON line. */
-async function startChild(file: string, path: string): Promise<Receiver> {
-  const child = spawn(process.execPath, [...nodeArgs(), join(__dirname, file)], {
-    cwd: ROOT,
-    env: { ...process.env, SWC_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
-    child.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
-  });
-  const base = `http://127.0.0.1:${port}`;
-  return { url: `${base}${path}`, child, base };
-}
-
 /** Loads the demo catalog and what the load needs besides; returns what the load knows. */
 async function seed(gatewayUrl: string, adminKey: string, receiverUrl: string, channelUrl: string): Promise<World> {
   const api = new DemoApi({ url: gatewayUrl, key: adminKey });
@@ -935,8 +910,8 @@ export async function runSoakBench(argv: string[]): Promise<void> {
   const logs: string[] = [];
   const appLogs = new Map<string, { count: number; line: string }>();
   let platform: RunningPlatform | undefined;
-  let receiver: Receiver | undefined;
-  let channelReceiver: Receiver | undefined;
+  let receiver: LocalReceiver | undefined;
+  let channelReceiver: LocalReceiver | undefined;
   const pg = new Client({ connectionString: db.url, application_name: 'soak-bench' });
   const agent = new Agent({ connections: MAX_IN_FLIGHT, keepAliveTimeout: 10_000 });
   let interrupted = false;
@@ -958,8 +933,8 @@ export async function runSoakBench(argv: string[]): Promise<void> {
         .map((x) => x.toFixed(2))
         .join(' / ')}`,
     );
-    receiver = await startChild('receiver.child.ts', '/hooks');
-    channelReceiver = await startChild('channel-receiver.child.ts', '/listings');
+    receiver = await startReceiver('receiver.child.ts', '/hooks');
+    channelReceiver = await startReceiver('channel-receiver.child.ts', '/listings');
     const metricsPorts: Record<string, string> = {};
     for (const app of APPS)
       metricsPorts[`${app.toUpperCase().replace(/-/g, '_')}_METRICS_PORT`] = String(await freePort());
