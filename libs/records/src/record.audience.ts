@@ -12,8 +12,11 @@ export interface ProductOwnedSight {
   visible(productIds: string[]): Promise<string[]>;
 }
 
-/** The 404 of a write that would leave a record on a product the caller cannot see: as for no product. */
-const productOutOfSight = (productId: string) =>
+/**
+ * The 404 of a record (a relation, an approval, a publication) on a product the caller cannot see,
+ * read or written: the same answer as for no product, so it tells nothing of products out of sight.
+ */
+export const productOutOfSight = (productId: string) =>
   new NotFoundError(`No product with _id '${productId}'`, {
     title: 'Product not found',
     solution: 'Name a product you can see: list the products to find its _id',

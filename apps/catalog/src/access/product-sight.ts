@@ -1,9 +1,9 @@
 import type { EntityManager } from 'typeorm';
-import { AuthorizationError, NotFoundError, ValidationError } from '@pim/errors';
+import { AuthorizationError, ValidationError } from '@pim/errors';
 import { isId } from '@pim/ids';
 import { currentAccess, type ProductAccess } from '@pim/logging';
 import type { ProductView } from '@pim/resources';
-import type { Audience, RecordView } from '@pim/records';
+import { productOutOfSight, type Audience, type RecordView } from '@pim/records';
 import type { ProductEntity } from '../entities/product.entity';
 import type { ProductRelationEntity } from '../entities/relation.entity';
 import { liveProductIdsSeen, liveProductSeen, productSeenWhere } from '../repositories/products.repository';
@@ -67,14 +67,6 @@ export function inSight(sight: { groups: string[]; catalogs: string[] }): {
   if (patterns.length === 0) return { sql: 'false', params: {} };
   return { sql: 't.catalogs @> ANY(CAST(:sight_patterns AS jsonb[]))', params: { sight_patterns: patterns } };
 }
-
-/** The 404 of a relation whose product the caller cannot see. */
-const productOutOfSight = (productId: string) =>
-  new NotFoundError(`No product with _id '${productId}'`, {
-    title: 'Product not found',
-    solution: 'Name a product you can see: list the products to find its _id',
-    details: [{ field: 'product_id', message: 'names no product you can see' }],
-  });
 
 /**
  * Product relations as a restricted caller sees them: those of a product they see (the items a
