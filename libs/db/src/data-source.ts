@@ -71,14 +71,23 @@ export async function ensureSchema(url: string, schema: string): Promise<void> {
 }
 
 /**
+ * The advisory lock every app's migrations take: one per database, not per schema, because
+ * migrations also create what a database holds once (`CREATE EXTENSION IF NOT EXISTS unaccent`),
+ * which two sessions running at once can both try to create (a unique violation: the first
+ * start of a fresh database, with every app's migration Job started together, failed so).
+ */
+export const MIGRATE_LOCK = 'pim-migrate';
+
+/**
  * Creates the schema if missing and runs pending migrations, each in its own transaction.
- * Serialized across replicas with an advisory lock so two processes never migrate at once.
+ * Serialized across replicas and apps with an advisory lock (MIGRATE_LOCK) so two processes never
+ * migrate one database at once.
  */
 export async function migrate(opts: AppDataSourceOptions): Promise<string[]> {
   await ensureSchema(opts.url, opts.schema);
   const lock = new Client({ connectionString: opts.url });
   await lock.connect();
-  const key = `pim-migrate:${opts.schema}`;
+  const key = MIGRATE_LOCK;
   try {
     await lock.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
     const ds = createDataSource({ ...opts, poolSize: 2 });

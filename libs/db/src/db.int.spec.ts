@@ -96,4 +96,24 @@ describe('db', () => {
     await expect(migrate(opts)).rejects.toThrow(/no_such_table/);
     expect(await tablesIn('other')).toEqual(['migrations', 'widgets']);
   });
+
+  it('runs the migrations of different schemas of one database one at a time (extensions are database-wide)', async () => {
+    const spans: Record<string, [number, number]> = {};
+    const timed = (name: string) =>
+      class implements MigrationInterface {
+        name = `${name}1700000000002`;
+        async up(q: QueryRunner): Promise<void> {
+          const start = Date.now();
+          // What every app's first migration does; two at once can fail with a unique violation.
+          await q.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public`);
+          await q.query(`SELECT pg_sleep(0.3)`);
+          spans[name] = [start, Date.now()];
+        }
+        async down(): Promise<void> {}
+      };
+    const opts = (schema: string) => ({ url: db.url, schema, entities: [], migrations: [timed(schema)] });
+    await Promise.all([migrate(opts('first')), migrate(opts('second'))]);
+    const [a, b] = [spans.first, spans.second].sort((x, y) => x[0] - y[0]);
+    expect(b[0]).toBeGreaterThanOrEqual(a[1]);
+  });
 });
