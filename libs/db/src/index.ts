@@ -8,7 +8,7 @@ export {
   type AppDataSourceOptions,
 } from './data-source';
 export { isDeadlock, transactionRetryingDeadlocks, translatePgError, type UniqueMessages } from './pg-errors';
-export { LISTEN_RETRY_MS, pgClientConfigOf, PgListener, type PgListenerOptions } from './listener';
+export { LISTEN_PURPOSE, LISTEN_RETRY_MS, pgClientConfigOf, PgListener, type PgListenerOptions } from './listener';
 export { copyColumnsOf, copyInto, copyLine, copyValue, type CopyColumn, type CopyKind } from './copy';
 export { Wakeup } from './wakeup';
 export { RawJson, stringifyWithRaw } from './raw-json';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { PgListener, pgClientConfigOf } from './listener';
+import { LISTEN_PURPOSE, PgListener, pgClientConfigOf } from './listener';
 import { Wakeup } from './wakeup';
 
 /** What a loop logs with (a pino logger fits). */
@@ -14,16 +14,14 @@ export interface NotifiedLoopOptions {
   channel: string;
   /** The loop in words, for logs: `outbox relay`. */
   name: string;
-  /** What its LISTEN connection is called after the app's name (`<app>-<purpose>`): `outbox-listen`. */
-  listenPurpose: string;
   logger: LoopLogger;
   /** Rounds kept in flight at once (`loop(0)`, `loop(1)`…), all woken by the same NOTIFY. Default 1. */
   loops?: number;
 }
 
 /**
- * A background loop of one process that Postgres NOTIFY wakes: a dedicated LISTEN connection
- * (coming back by itself; while it is away the loop only polls), a wakeable wait, and the
+ * A background loop of one process that Postgres NOTIFY wakes: a LISTEN on the process's shared
+ * listening connection (coming back by itself; while it is away the loop only polls), a wakeable wait, and the
  * start/stop lifecycle. Work committed while nobody listened is found by the next round, as a
  * (re)connected listener wakes the loop. Subclasses write `loop()`, ending it when `stopping`.
  */
@@ -35,7 +33,7 @@ export abstract class NotifiedLoop {
 
   constructor(private readonly loopOpts: NotifiedLoopOptions) {
     this.listener = new PgListener({
-      config: pgClientConfigOf(loopOpts.dataSource, loopOpts.listenPurpose),
+      config: pgClientConfigOf(loopOpts.dataSource, LISTEN_PURPOSE),
       channel: loopOpts.channel,
       onNotify: () => this.wakeup.wake(),
       onListening: () => this.wakeup.wake(),

@@ -243,7 +243,7 @@ describe('outbox', () => {
     const listeners = async (): Promise<number[]> =>
       (
         await ds.query(
-          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'evt_listen-outbox-listen'`,
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'evt_listen-listen'`,
         )
       ).map((x: { pid: number }) => x.pid);
     const [first] = await waitFor(async () => {

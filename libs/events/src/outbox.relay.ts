@@ -137,7 +137,6 @@ export class OutboxRelay extends NotifiedLoop {
       dataSource: opts.dataSource,
       channel: outboxChannel(schemaOf(opts.dataSource.options)),
       name: 'outbox relay',
-      listenPurpose: 'outbox-listen',
       logger: opts.logger,
     });
     this.ds = opts.dataSource;

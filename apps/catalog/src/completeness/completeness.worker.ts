@@ -95,7 +95,6 @@ export class CompletenessWorker extends NotifiedLoop {
       dataSource: opts.dataSource,
       channel: completenessChannel(schemaOf(opts.dataSource.options)),
       name: 'completeness worker',
-      listenPurpose: 'completeness-listen',
       logger: opts.logger,
     });
     this.ds = opts.dataSource;

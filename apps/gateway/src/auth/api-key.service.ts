@@ -4,7 +4,7 @@ import { AuthenticationError, NotFoundError, ValidationError } from '@pim/errors
 import { newId, requireId } from '@pim/ids';
 import { currentContext } from '@pim/logging';
 import { applyListQuery, validateListQuery, type ListQuery } from '@pim/query';
-import { PgListener, pgClientConfigOf, translatePgError } from '@pim/db';
+import { LISTEN_PURPOSE, PgListener, pgClientConfigOf, translatePgError } from '@pim/db';
 import type { Logger } from '@pim/logging';
 import { ApiKeyEntity } from './api-key.entity';
 import { apiKeyListDecl, type ApiKeyInput, type ApiKeyView } from './api-key.schemas';
@@ -86,7 +86,7 @@ export class ApiKeyService {
       this.known === null
         ? null
         : new PgListener({
-            config: pgClientConfigOf(ds, 'api-keys-listen'),
+            config: pgClientConfigOf(ds, LISTEN_PURPOSE),
             channel: API_KEYS_CHANNEL,
             onNotify: (prefix) => this.forget(prefix),
             onListening: () => this.forget(),

@@ -49,7 +49,6 @@ export class BatchRunner extends NotifiedLoop {
       dataSource: opts.dataSource,
       channel: BATCHES_CHANNEL,
       name: 'publication batch runner',
-      listenPurpose: 'batches-listen',
       logger: opts.logger,
     });
     this.pageSize = opts.pageSize ?? 100;

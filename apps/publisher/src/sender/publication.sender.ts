@@ -133,7 +133,6 @@ export class PublicationSender extends NotifiedLoop {
       dataSource: opts.dataSource,
       channel: PUBLICATIONS_CHANNEL,
       name: 'publication sender',
-      listenPurpose: 'publications-listen',
       logger: opts.logger,
     });
     this.outcomes = opts.metrics && publicationOutcomes(opts.metrics);

@@ -94,7 +94,6 @@ export class DeliveryWorker extends NotifiedLoop {
       dataSource: opts.dataSource,
       channel: DELIVERIES_CHANNEL,
       name: 'delivery worker',
-      listenPurpose: 'deliveries-listen',
       logger: opts.logger,
       loops: CYCLES_IN_FLIGHT,
     });

@@ -83,7 +83,6 @@ export class ProductApprovalApplier extends NotifiedLoop {
       dataSource: opts.dataSource,
       channel: APPLY_CHANNEL,
       name: 'product approval applier',
-      listenPurpose: 'approvals-listen',
       logger: opts.logger,
     });
     this.leaseMs = opts.leaseMs ?? 30_000;
