@@ -12,17 +12,17 @@ import {
 
 /**
  * Postgres connections one pod of each app may hold at most (estimates read from the code): its
- * TypeORM pool (libs/db: 10 unless the app sets poolSize), other pools, and one connection per
- * LISTEN loop (libs/db PgListener / NotifiedLoop, the outbox relay included).
+ * TypeORM pool (libs/db: 10 unless the app sets poolSize), other pools, and the one LISTEN
+ * connection its listeners share (libs/db PgListener: the outbox relay, the workers).
  */
 export const CONNECTIONS_PER_POD: Record<string, number> = {
-  gateway: 20 + 10 + 1, // poolSize 20 (data-source.ts), rate-limit pool 10 (main.ts), API key LISTEN
-  catalog: 10 + 2, // relay, completeness worker
-  workflow: 10 + 2, // relay, product approval applier
-  orders: 10 + 1, // relay
-  'io-jobs': 10 + 3 + 1, // pg-boss pool 3 (jobs/job.queue.ts), relay
-  publisher: 10 + 3, // relay, sender, publication batches
-  webhooks: 16 + 4 + 2, // poolSize 16 (app.ts), delivery claim pool 4, relay, delivery worker
+  gateway: 20 + 10 + 1, // poolSize 20 (data-source.ts), rate-limit pool 10 (main.ts), LISTEN (API keys)
+  catalog: 10 + 1, // LISTEN (relay, completeness worker)
+  workflow: 10 + 1, // LISTEN (relay, product approval applier)
+  orders: 10 + 1, // LISTEN (relay)
+  'io-jobs': 10 + 3 + 1, // pg-boss pool 3 (jobs/job.queue.ts), LISTEN (relay)
+  publisher: 10 + 1, // LISTEN (relay, sender, publication batches)
+  webhooks: 16 + 4 + 1, // poolSize 16 (app.ts), delivery claim pool 4, LISTEN (relay, delivery worker)
 };
 /** A migration Job: schema creation, the advisory lock, a pool of 2 (libs/db migrate). */
 const CONNECTIONS_PER_MIGRATION = 4;
