@@ -171,9 +171,11 @@ describe('access by users groups through the whole platform', () => {
   });
 
   it('exports as its creator: each user’s file holds the products they see', async () => {
+    const exportOf = {} as Record<User, string>;
     for (const user of Object.keys(USERS) as User[]) {
       const made = await as(user, 'POST', '/api/v1/exports', { file_type: 'csv', report_type: 'general' });
       expect(made.status).toBe(201);
+      exportOf[user] = made.json._id as string;
       let done: Json = {};
       await eventually(async () => {
         done = (await as(user, 'GET', `/api/v1/exports/${made.json._id as string}`)).json;
@@ -196,6 +198,35 @@ describe('access by users groups through the whole platform', () => {
           .sort(),
       ]).toEqual([user, expected(user)]);
     }
+
+    // A user whose groups do not see every product sees only the exports they created: the others
+    // are left out of the list and its total, and are a 404 as for no export; Carla (every product)
+    // and an admin key see them all.
+    const download = (user: User, id: string) =>
+      fetch(`${e2e.platform.gatewayUrl}/exports/${id}/download`, {
+        headers: { authorization: `Bearer ${keys[user]}` },
+      });
+    for (const user of ['ana', 'bruno'] as const) {
+      const list = await as(user, 'GET', '/api/v1/exports?limit=100');
+      expect([user, list.json.total, (list.json.data as Json[]).map((e) => e._id)]).toEqual([
+        user,
+        1,
+        [exportOf[user]],
+      ]);
+      for (const other of (Object.keys(USERS) as User[]).filter((u) => u !== user)) {
+        const read = await as(user, 'GET', `/api/v1/exports/${exportOf[other]}`);
+        expect([user, other, read.status, read.json.kind]).toEqual([user, other, 404, 'not_found']);
+        const res = await download(user, exportOf[other]);
+        await res.arrayBuffer();
+        expect([user, other, res.status]).toEqual([user, other, 404]);
+        expect((await as(user, 'DELETE', `/api/v1/exports/${exportOf[other]}`)).status).toBe(404);
+      }
+    }
+    for (const list of [
+      await as('carla', 'GET', '/api/v1/exports?limit=100'),
+      await e2e.api('GET', '/api/v1/exports?limit=100'),
+    ])
+      expect((list.json.data as Json[]).map((e) => e._id)).toEqual(expect.arrayContaining(Object.values(exportOf)));
   });
 
   it('bulk upserts refuse, per item, the products a user does not see', async () => {

@@ -347,6 +347,15 @@ describe('exports through the whole platform', () => {
   it('records who downloaded the file, each user once', async () => {
     const { done } = await run({ file_type: 'xlsx', file_name: 'mine', filters: { _id_in: [ids['mug-0']] } });
     expect(done.file_name).toBe('mine.xlsx');
+    // Ana reads an export she did not create: her users group sees every product (a user whose
+    // groups see only some products reads only her own exports).
+    const group = await e2e.api('POST', '/api/v1/users-groups', {
+      source_id: 'sso',
+      name: 'exporters',
+      users: [{ id: USER, name: 'Ana' }],
+      has_full_product_access: true,
+    });
+    expect(group.status).toBe(201);
     const key = await e2e.newKey(['exports:read'], { user_id: USER, user_name: 'Ana' });
     for (let i = 0; i < 2; i++) expect((await download(done._id as string, key)).res.status).toBe(200);
     const after = (await e2e.api('GET', `/api/v1/exports/${done._id}`)).json;

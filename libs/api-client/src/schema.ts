@@ -1403,7 +1403,7 @@ export interface paths {
         };
         /**
          * List imports
-         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over file_name) as in every list.
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over file_name) as in every list. An import belongs to the user who uploaded it and, once started, to the user who started it (it writes products as them). An API key bound to a user whose users groups do not see every product sees only the imports that belong to that user: the others are left out of lists and their totals, and every call on one (reading, changing, starting, canceling, deleting, its error file, its progress) answers 404, as for an import that does not exist. Admin keys, keys bound to no user and users in a group with has_full_product_access see every import.
          *
          *     Needs scope `imports:read` (or `admin`).
          */
@@ -1431,7 +1431,9 @@ export interface paths {
         };
         /**
          * Get a import
-         * @description Needs scope `imports:read` (or `admin`).
+         * @description An import belongs to the user who uploaded it and, once started, to the user who started it (it writes products as them). An API key bound to a user whose users groups do not see every product sees only the imports that belong to that user: the others are left out of lists and their totals, and every call on one (reading, changing, starting, canceling, deleting, its error file, its progress) answers 404, as for an import that does not exist. Admin keys, keys bound to no user and users in a group with has_full_product_access see every import.
+         *
+         *     Needs scope `imports:read` (or `admin`).
          */
         get: operations["getImport"];
         put?: never;
@@ -1617,7 +1619,7 @@ export interface paths {
         };
         /**
          * List exports
-         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over file_name) as in every list.
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over file_name) as in every list. An API key bound to a user whose users groups do not see every product sees only the exports that user created: the others are left out of lists and their totals, and reading, downloading, retrying or deleting one answers 404, as for an export that does not exist. Admin keys, keys bound to no user and users in a group with has_full_product_access see every export.
          *
          *     Needs scope `exports:read` (or `admin`).
          */
@@ -1645,7 +1647,9 @@ export interface paths {
         };
         /**
          * Get a export
-         * @description Needs scope `exports:read` (or `admin`).
+         * @description An API key bound to a user whose users groups do not see every product sees only the exports that user created: the others are left out of lists and their totals, and reading, downloading, retrying or deleting one answers 404, as for an export that does not exist. Admin keys, keys bound to no user and users in a group with has_full_product_access see every export.
+         *
+         *     Needs scope `exports:read` (or `admin`).
          */
         get: operations["getExport"];
         put?: never;
@@ -1901,7 +1905,7 @@ export interface paths {
         };
         /**
          * List publication batches
-         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list.
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name) as in every list. An API key bound to a user whose users groups do not see every product sees only the batches that user created (POST /publications/bulk): the others are left out of lists and their totals, and reading or deleting one answers 404, as for a batch that does not exist. Admin keys, keys bound to no user and users in a group with has_full_product_access see every batch.
          *
          *     Needs scope `publication_batches:read` (or `admin`).
          */
@@ -1923,7 +1927,9 @@ export interface paths {
         };
         /**
          * Get a publication batch
-         * @description Needs scope `publication_batches:read` (or `admin`).
+         * @description An API key bound to a user whose users groups do not see every product sees only the batches that user created (POST /publications/bulk): the others are left out of lists and their totals, and reading or deleting one answers 404, as for a batch that does not exist. Admin keys, keys bound to no user and users in a group with has_full_product_access see every batch.
+         *
+         *     Needs scope `publication_batches:read` (or `admin`).
          */
         get: operations["getPublicationBatch"];
         put?: never;

@@ -10,7 +10,7 @@ export {
   type RecordHandlers,
 } from './record.grpc';
 export { DeclaredColumns, columnOptions, declaredEntity } from './record.columns';
-export { productOutOfSight, productOwnedAudience, type ProductOwnedSight } from './record.audience';
+export { productOutOfSight, productOwnedAudience, runAsOwnedAudience, type ProductOwnedSight } from './record.audience';
 export { declaredRecord, type RecordStorage } from './record.declared';
 export { exclusiveFlag } from './record.exclusive';
 export {

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { NotFoundError } from '@pim/errors';
 import { runWithContext, type ProductAccess } from '@pim/logging';
 import type { RecordEntity } from './record.entity';
-import { productOwnedAudience } from './record.audience';
+import { productOwnedAudience, runAsOwnedAudience } from './record.audience';
 
 type Owned = RecordEntity & { product_id: string };
 
@@ -58,5 +58,23 @@ describe('productOwnedAudience', () => {
     const err = a?.outOfSight?.({ product_id: 'p2' } as Owned);
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err).toMatchObject({ message: "No product with _id 'p2'", details: [{ field: 'product_id' }] });
+  });
+});
+
+describe('runAsOwnedAudience', () => {
+  const audience = runAsOwnedAudience<RecordEntity & { run_as: null }, never>();
+
+  it('restricts nothing for a caller without access or with every product', async () => {
+    expect(await audience(m)).toBeUndefined();
+    const full = { ...restricted(), all_products: true };
+    expect(await runWithContext({ requestId: 't', actor: { access: full } }, () => audience(m))).toBeUndefined();
+  });
+
+  it('keeps a restricted caller to the records they run as, by their user id', async () => {
+    const a = await runWithContext({ requestId: 't', actor: { access: restricted() } }, () => audience(m, ['r1']));
+    expect(a?.where).toEqual({
+      sql: "t.run_as ->> 'user_id' = :run_as_user_id",
+      params: { run_as_user_id: '6740a1b2c3d4e5f6000000a1' },
+    });
   });
 });

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { NotFoundError } from '@pim/errors';
-import { currentAccess, type ProductAccess } from '@pim/logging';
+import { currentAccess, type ProductAccess, type RunAs } from '@pim/logging';
 import type { RecordEntity } from './record.entity';
 import type { Audience, RecordView } from './record.resource';
 
@@ -56,5 +56,25 @@ export function productOwnedAudience<E extends RecordEntity & { product_id: stri
           : { sql: 't.product_id = ANY(:seen_product_ids)', params: { seen_product_ids: seen } },
       outOfSight: (record) => productOutOfSight(record.product_id),
     };
+  };
+}
+
+/**
+ * The audience of records a job keeps its caller on (`run_as`: exports, imports, publication
+ * batches): a caller restricted by users groups (their access present and not every product) sees
+ * only the records they set to work themselves (`run_as.user_id` is theirs), so others are absent
+ * from lists and totals and are a 404 by id, for reads and writes alike — the same 404 as for no
+ * record. Reason: such a record holds what its creator saw (a file, counts, refusals naming
+ * products), which need not be what this caller may see. Records kept with no caller (`run_as`
+ * NULL: unrestricted work, or written before the column) are seen by unrestricted callers alone.
+ */
+export function runAsOwnedAudience<E extends RecordEntity & { run_as: RunAs | null }, V extends RecordView>(): (
+  m: EntityManager,
+  about?: readonly string[],
+) => Promise<Audience<E, V> | undefined> {
+  return async () => {
+    const access = currentAccess();
+    if (!access || access.all_products) return undefined;
+    return { where: { sql: `t.run_as ->> 'user_id' = :run_as_user_id`, params: { run_as_user_id: access.user_id } } };
   };
 }

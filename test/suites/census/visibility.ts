@@ -40,7 +40,7 @@ export const SPECIAL_PROBES: Record<string, string> = {
 const AS_PLACED = 'orders name the products of their items as placed; orders are not records of products';
 const CONFIGURATION = 'configuration naming the products a workflow approval governs (ids only)';
 const RUNS_AS_CREATOR =
-  'a job runs as its creator and holds what they saw (docs/decisions/access.md); other users with the scope read it whole';
+  'a job runs as its creator and holds what they saw; a restricted user reads only the jobs they set to work, whatever products they name (docs/decisions/access.md)';
 
 /**
  * Operations whose requests or answers name products but that are not records of one, each with

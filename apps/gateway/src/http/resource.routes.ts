@@ -56,6 +56,11 @@ export interface RecordRouteSpec<V extends { _id: string; version: number }, M, 
   created?: { schema: ZodType; description: string; body(record: V, reply: Record<string, unknown>): unknown };
   /** What the create route says, when more than its handle's uniqueness matters (an export is queued). */
   createDescription?: string;
+  /**
+   * Who sees which records, when some callers see only some of them (a user's own exports): added
+   * to the list's and the get's descriptions.
+   */
+  visibility?: string;
   /** Statuses a create may answer besides the common ones (404: it names a product the caller cannot see). */
   createErrors?: number[];
   /**
@@ -246,7 +251,9 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     operationId: `list${many}`,
     scope: read,
     summary: `List ${labels}`,
-    description: `Pagination, sorting, filters and \`_search\` (case- and accent-insensitive, over ${spec.searches ?? 'code and every language of name'}) as in every list.`,
+    description:
+      `Pagination, sorting, filters and \`_search\` (case- and accent-insensitive, over ${spec.searches ?? 'code and every language of name'}) as in every list.` +
+      (spec.visibility ? ` ${spec.visibility}` : ''),
     tags,
     listQuery: listQuery,
     responses: { 200: { description: 'A page of records', schema: list } },
@@ -283,6 +290,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     operationId: `get${one}`,
     scope: read,
     summary: `Get a ${label}`,
+    ...(spec.visibility ? { description: spec.visibility } : {}),
     tags,
     responses: { 200: { description: `The ${label}`, schema: spec.schemas.view, headers: etagHeaders } },
     handler: async ({ params }) => {

@@ -41,6 +41,13 @@ const CREATE_DESCRIPTION =
   'takes it (`in_progress`) and ends it `completed` (then GET /exports/{id}/download) or `failed` (then retry). ' +
   'A column or an attribute that does not exist is a 400 here, not a failure later.';
 
+/** Who sees which exports: a restricted user their own (an export's file holds what its creator saw). */
+const EXPORTS_VISIBILITY =
+  'An API key bound to a user whose users groups do not see every product sees only the exports that user created: ' +
+  'the others are left out of lists and their totals, and reading, downloading, retrying or deleting one answers 404, ' +
+  'as for an export that does not exist. Admin keys, keys bound to no user and users in a group with ' +
+  'has_full_product_access see every export.';
+
 /** `POST /exports/{id}/retry`. */
 function retryRoute(api: Api, client: () => ExportClients): void {
   api.route({
@@ -122,6 +129,7 @@ export function exportRoutes(api: Api, client: () => ExportClients, limits: Para
       codec: exportCodec,
       without: ['replace', 'patch'],
       createDescription: CREATE_DESCRIPTION,
+      visibility: EXPORTS_VISIBILITY,
     },
     limits,
     {},

@@ -152,6 +152,14 @@ function uploadRoute(api: Api, client: () => IoJobsClients, uploadMaxBytes: numb
   });
 }
 
+/** Who sees which imports: a restricted user their own (an import's counts and refused rows are what its user could write). */
+const IMPORTS_VISIBILITY =
+  'An import belongs to the user who uploaded it and, once started, to the user who started it (it writes products as them). ' +
+  'An API key bound to a user whose users groups do not see every product sees only the imports that belong to that user: ' +
+  'the others are left out of lists and their totals, and every call on one (reading, changing, starting, canceling, ' +
+  'deleting, its error file, its progress) answers 404, as for an import that does not exist. Admin keys, keys bound to ' +
+  'no user and users in a group with has_full_product_access see every import.';
+
 const MOVES = {
   start: {
     summary: 'Start an import',
@@ -337,6 +345,7 @@ export const ioJobsRoutes: OwnerRoutes = {
         client: () => c().imports,
         codec: importCodec,
         without: ['create', 'replace'],
+        visibility: IMPORTS_VISIBILITY,
       },
       limits,
       {},

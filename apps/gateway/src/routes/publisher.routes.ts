@@ -261,6 +261,11 @@ export const publisherRoutes: OwnerRoutes = {
         client: () => c().publicationBatches,
         codec: batchCodec,
         without: ['create', 'replace', 'patch'],
+        visibility:
+          'An API key bound to a user whose users groups do not see every product sees only the batches that user created ' +
+          '(POST /publications/bulk): the others are left out of lists and their totals, and reading or deleting one answers 404, ' +
+          'as for a batch that does not exist. Admin keys, keys bound to no user and users in a group with ' +
+          'has_full_product_access see every batch.',
       },
       limits,
       { channels: loaders.channels },

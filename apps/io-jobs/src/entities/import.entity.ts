@@ -5,7 +5,8 @@ import type { RunAs } from '@pim/logging';
 
 /**
  * An import: the declared fields (`Import` in @pim/resources) and the common record columns, plus
- * what the API never shows: the worker's checkpoint and who it runs as (the user who started it).
+ * what the API never shows: the worker's checkpoint and who it runs as (its uploader, then the user
+ * who started it).
  */
 @Entity({ name: 'imports' })
 @Index('IDX_imports_created_at', ['created_at', '_id'])
@@ -20,9 +21,10 @@ export class ImportEntity extends declaredEntity(Import, SearchableRecordEntity)
   batch_size!: number | null;
 
   /**
-   * The caller who started it (`{ user_id?, user_name?, access? }` from the start request's
-   * context): its worker looks up and writes products as them, so a row naming a product out of
-   * their sight is refused. NULL: unrestricted (no caller, or started before the column).
+   * The caller who uploaded it, then the one who started it (`{ user_id?, user_name?, access? }`
+   * from that request's context): its worker looks up and writes products as them, so a row naming
+   * a product out of their sight is refused, and a caller restricted by users groups sees the import
+   * only when it is theirs. NULL: unrestricted (no caller, or written before the column).
    */
   @Column({ type: 'jsonb', nullable: true })
   run_as!: RunAs | null;

@@ -1,5 +1,5 @@
 import { type ConflictError, ValidationError, stateConflict } from '@pim/errors';
-import { declaredRecord } from '@pim/records';
+import { declaredRecord, runAsOwnedAudience } from '@pim/records';
 import {
   Export,
   type ExportFilters,
@@ -75,12 +75,15 @@ async function checkColumns(catalog: CatalogLink, next: ExportEntity): Promise<v
  * (so a worker of any replica takes it) and their creator kept as who the job runs as (`run_as`:
  * the file holds the products the creator's users groups see), then moved only by the worker
  * (in_progress, completed, failed) and by retry (which keeps the creator). Identified by `_id`
- * alone; never replaced or patched. One being written is not deleted.
+ * alone; never replaced or patched. One being written is not deleted. A caller restricted by users
+ * groups sees only the exports they created (`runAsOwnedAudience`): the file of another holds what
+ * its creator saw.
  */
 export const exportRecord = (deps: { queue: JobQueue; spec: QueueSpec; catalog: CatalogLink }) =>
   declaredRecord(Export, {
     entity: ExportEntity,
     handle: '_id',
+    audience: runAsOwnedAudience(),
     hooks: {
       async beforeWrite(m, next, prev) {
         if (prev) return; // exports are never changed by a caller after creation

@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { type ConflictError, ValidationError, stateConflict, withLinks } from '@pim/errors';
-import { declaredRecord } from '@pim/records';
+import { declaredRecord, runAsOwnedAudience } from '@pim/records';
 import { Import, type ImportHeader, type ImportStatus } from '@pim/resources';
+import { currentRunAs } from '@pim/logging';
 import type { FileStorage } from '@pim/storage';
 import { ImportEntity } from '../entities/import.entity';
 import type { CatalogLink } from '../links/catalog.link';
@@ -104,14 +105,22 @@ async function settle(
 /**
  * Imports on the record engine. Created only by an upload (which fills the file's fields), then
  * patched while `uploaded` or `mapped`: see `settle`. Identified by `_id` alone. A queued or
- * running import is not deleted (cancel it first).
+ * running import is not deleted (cancel it first). It belongs to whom it runs as (`run_as`): its
+ * uploader, then the user who started it; a caller restricted by users groups sees only the
+ * imports that are theirs (`runAsOwnedAudience`): another's counts and refused rows are what that
+ * user could write.
  */
 export const importRecord = (deps: { storage: FileStorage; catalog: CatalogLink }) =>
   declaredRecord(Import, {
     entity: ImportEntity,
     handle: '_id',
+    audience: runAsOwnedAudience(),
     hooks: {
-      beforeWrite: (m, next, prev) => settle(m, deps, next, prev),
+      async beforeWrite(m, next, prev) {
+        // The uploader owns it until someone starts it (start keeps the starter, whom it writes as).
+        if (!prev) next.run_as = currentRunAs();
+        await settle(m, deps, next, prev);
+      },
       async beforeDelete(_m, record) {
         if (record.status === 'queued' || record.status === 'processing')
           throw notNow(record, 'a queued or running import is not deleted; cancel it first', [

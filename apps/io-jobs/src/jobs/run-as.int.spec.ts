@@ -229,9 +229,11 @@ describe('jobs run as who set them to work (real Postgres, real catalog)', () =>
     const bare = await exports.create({ file_type: 'csv' });
     expect(await runAsOf('exports', bare._id)).toBeNull();
 
-    // Retried by another user, it still runs as its creator.
+    // Retried by another user (one who sees every export), it still runs as its creator; a
+    // restricted user other than the creator does not see it at all.
     await exports.mutate(byAna._id, undefined, (r) => void (r.status = 'failed'));
-    const retried = await as(bob, () => exportMoves.retry(byAna._id));
+    await expect(as(bob, () => exportMoves.retry(byAna._id))).rejects.toThrow(`No export with _id '${byAna._id}'`);
+    const retried = await as(unrestricted, () => exportMoves.retry(byAna._id));
     expect(retried).toMatchObject({ status: 'pending' });
     expect(retried).not.toHaveProperty('run_as');
     expect(await runAsOf('exports', byAna._id)).toEqual(ana);
@@ -268,8 +270,9 @@ describe('jobs run as who set them to work (real Postgres, real catalog)', () =>
   });
 
   it('writes an import as the user who started it: rows naming products out of their catalogs are refused with the catalog’s error', async () => {
-    // Uploaded and mapped by Bob; started by Ana, whose groups see c1 only.
-    const started = await as(bob, () =>
+    // Uploaded and mapped by Ana (a restricted user sees only her own imports); started by her,
+    // whose groups see c1 only.
+    const started = await as(ana, () =>
       mappedImport([
         ['in_c1', 'Kettle by Ana'],
         ['in_c2', 'Mug by Ana'],

@@ -1,6 +1,6 @@
 import { currentRunAs, traceContextOf } from '@pim/logging';
 import { ValidationError, stateConflict } from '@pim/errors';
-import { declaredRecord, requireLive } from '@pim/records';
+import { declaredRecord, requireLive, runAsOwnedAudience } from '@pim/records';
 import { PublicationBatch, productFiltersQuery, type ProductFilters } from '@pim/resources';
 import { PublicationBatchEntity } from '../entities/publication-batch.entity';
 import { channelsRepository } from '../repositories/channels.repository';
@@ -25,12 +25,15 @@ function checkFilters(filters: ProductFilters): void {
  * Publication batches on the record engine: created pending for a live, enabled channel and
  * filters the product list takes (a runner of any replica is woken at commit); moved only by the
  * runner. Identified by `_id`; never replaced or patched; one running is not deleted. A batch
- * runs as its creator (`run_as`): it publishes only the products their users groups see.
+ * runs as its creator (`run_as`): it publishes only the products their users groups see, and a
+ * caller restricted by users groups sees only the batches they created (`runAsOwnedAudience`):
+ * another's counts and refusals name products its creator saw.
  */
 export const publicationBatchRecord = (batches: () => PublicationBatchesRepository) =>
   declaredRecord(PublicationBatch, {
     entity: PublicationBatchEntity,
     handle: '_id',
+    audience: runAsOwnedAudience(),
     hooks: {
       async beforeWrite(m, next, prev) {
         if (prev) return;

@@ -1,6 +1,34 @@
-import { ValidationError } from '@pim/errors';
+import { NotFoundError, ValidationError } from '@pim/errors';
+import { runWithContext } from '@pim/logging';
+import type { ListQuery } from '@pim/query';
 import type { PublicationBatchView, PublicationView } from '@pim/resources';
 import { publisherTestContext, type PublisherTestContext } from '../testing/publisher.context';
+
+const ANA = '6740a1b2c3d4e5f6000000a1';
+const G1 = 'aaaaaaaaaaaaaaaaaaaaaaa1';
+const G2 = 'aaaaaaaaaaaaaaaaaaaaaaa2';
+const BOB = '6740a1b2c3d4e5f6000000b2';
+/** Runs a call as a user: restricted by the users groups `groups`, or seeing every product with `all`. */
+const asUser = <T>(user_id: string, groups: string[] | 'all', fn: () => Promise<T>) =>
+  runWithContext(
+    {
+      requestId: 'test',
+      actor: {
+        user_id,
+        access: { user_id, all_products: groups === 'all', groups: groups === 'all' ? [] : groups },
+      },
+    },
+    fn,
+  );
+const everything = (limit = 100): ListQuery => ({
+  page: 1,
+  limit,
+  skip: 0,
+  sort: [{ field: '_id', direction: 'asc' }],
+  filters: [],
+  search: undefined,
+  expand: [],
+});
 
 // Publication batches against the real Postgres and a real catalog process: filters, pages, refusals, resumption.
 describe('publication batches (real Postgres, real catalog)', () => {
@@ -82,6 +110,40 @@ describe('publication batches (real Postgres, real catalog)', () => {
       filters: { _id_in: ready.map((p) => p.id).join(',') },
     });
     expect(await until(again._id)).toMatchObject({ status: 'completed', products_count: 7, publications_count: 7 });
+  });
+
+  it('shows a restricted user only the batches they created: others are absent from lists and totals and a 404 by id', async () => {
+    const channel = await ctx.newChannel();
+    const seen = await ctx.newProduct({}, [G1]);
+    const anas = await asUser(ANA, [G1], () =>
+      ctx.batches.create({ channel_id: channel._id, filters: { _id: seen.id } }),
+    );
+    const bobs = await asUser(BOB, [G2], () => ctx.batches.create({ channel_id: channel._id }));
+    const unrestricted = await ctx.batches.create({ channel_id: channel._id });
+    const all = [anas._id, bobs._id, unrestricted._id];
+
+    const listed = await asUser(ANA, [G1], () => ctx.batches.list(everything()));
+    expect([listed.total, listed.data.map((b) => b._id)]).toEqual([1, [anas._id]]);
+    expect((await asUser(ANA, [G1], () => ctx.batches.batchGet(all, []))).map((b) => b._id)).toEqual([anas._id]);
+    expect((await asUser(BOB, 'all', () => ctx.batches.list(everything(1)))).total).toBe(3);
+    expect((await ctx.batches.list(everything())).total).toBe(3);
+
+    for (const id of [bobs._id, unrestricted._id])
+      for (const call of [() => ctx.batches.get(id), () => ctx.batches.remove(id)]) {
+        const err = await asUser(ANA, [G1], call).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(NotFoundError);
+        expect(err).toMatchObject({ message: `No publication batch with _id '${id}'` });
+      }
+    expect(await ctx.batches.get(bobs._id)).toMatchObject({ status: 'pending', version: bobs.version });
+
+    // Her batch runs as her and she follows it to the end.
+    await ctx.startRunner();
+    await until(anas._id);
+    expect(await asUser(ANA, [G1], () => ctx.batches.get(anas._id))).toMatchObject({
+      status: 'completed',
+      products_count: 1,
+      publications_count: 1,
+    });
   });
 
   it('refuses filters the product list does not take and a disabled channel, and fails a batch whose channel goes away', async () => {
