@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '@pim/logging';
 import { currentContext } from '@pim/logging';
 import type { HealthChecker } from '@pim/rpc';
-import { Api } from './http/route';
+import { Api, authorizeDeclared } from './http/route';
 import { errorHandler, notFoundHandler, requireJson, sendError } from './http/errors';
 import { requestContext } from './http/request-context';
 import { jsonGuard } from './http/json-guard';
@@ -265,6 +265,7 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
       perIp: deps.rateLimits.perIp,
       access: deps.userAccess ?? userAccessFrom(() => deps.owners?.workflow),
     }),
+    authorizeDeclared,
     requireJson((req) => api.takesUpload(req.method, req.path)),
     jsonBody(deps.jsonBodyLimit, deps.bulkBodyLimit ?? '16mb'),
     jsonGuard(),

@@ -55,6 +55,22 @@ describe('route census', () => {
     }
   });
 
+  it('refuses a key without the scope of the route before reading its body: 403, not the 400 or 415 the body would get', async () => {
+    const key = await ctx.newKey(['orders:read']);
+    const refused: string[] = [];
+    for (const d of app.api.declared.filter((x) => x.scope !== 'authenticated' && x.scope !== 'orders:read')) {
+      const path = d.path.replace(/:[a-z_]+/gi, '6740a1b2c3d4e5f601234567');
+      // A body that is neither JSON nor a multipart upload.
+      const r = await ctx.request(d.method.toUpperCase(), path, d.method === 'get' ? undefined : '{not json', {
+        authorization: `Bearer ${key}`,
+        ...(d.method === 'get' ? {} : { 'content-type': 'text/plain' }),
+      });
+      if (r.status !== 403) refused.push(`${d.method} ${d.path}: ${r.status}`);
+      else expect(r.json).toMatchObject({ code: 403, kind: 'authorization' });
+    }
+    expect(refused).toEqual([]);
+  });
+
   it('would notice a route added beside the declarations', async () => {
     app.api.router.get('/sneaky', (_req, res) => {
       res.json({ open: true });
