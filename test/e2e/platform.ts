@@ -78,7 +78,8 @@ export async function startE2E(
   }
   const base = platform.gatewayUrl.replace(/\/api\/v1$/, '');
   const api = apiAt(base, adminKey);
-  const clientWith = (apiKey?: string) => createPimClient({ baseUrl: base, apiKey });
+  // Every answer as the gateway gave it (the tests check 429s and 503s): no retries.
+  const clientWith = (apiKey?: string) => createPimClient({ baseUrl: base, apiKey, retries: false });
   const client = clientWith(adminKey);
   return {
     platform,

@@ -1,7 +1,7 @@
 // A small HTTP client of the public API for the demo loader: JSON in and out, the admin key on
-// every call, lists paged through, and transient answers (429, 5xx, a dropped connection) retried
-// with the same Idempotency-Key, which the gateway replays and never stores for a 5xx.
-import { randomUUID } from 'node:crypto';
+// every call, lists paged through. Transient answers (429, 5xx, a dropped connection) are retried
+// by @pim/api-client's retrying fetch, POSTs with one Idempotency-Key, which the gateway replays.
+import { eachPage, retryingFetch, type Fetch, type RetryingFetch } from '@pim/api-client';
 
 export type Json = Record<string, unknown>;
 
@@ -62,57 +62,52 @@ export interface ApiOptions {
   key: string;
   /** Attempts of one call while the answer is transient (default 6). */
   attempts?: number;
+  /** A fetch to use instead of the global one (tests); retried around. */
+  fetch?: Fetch;
 }
-
-const TRANSIENT = new Set([429, 500, 502, 503, 504]);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** JSON calls to `<url><path>` with the key; throws DemoApiError on a refusal. */
 export class DemoApi {
   readonly url: string;
-  /** Requests sent (attempts included). */
-  requests = 0;
   private readonly key: string;
-  private readonly attempts: number;
+  private readonly fetch: RetryingFetch;
 
   constructor(opts: ApiOptions) {
     this.url = opts.url.replace(/\/+$/, '');
     this.key = opts.key;
-    this.attempts = opts.attempts ?? 6;
+    this.fetch = retryingFetch(opts.fetch, {
+      attempts: opts.attempts ?? 6,
+      // Nothing answered the very first request: the platform is down, say so at once.
+      onRetry: ({ error }) => error === undefined || this.requests > 1,
+    });
+  }
+
+  /** Requests sent (attempts included). */
+  get requests(): number {
+    return this.fetch.requests;
   }
 
   async call<T = Json>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-    const idempotency = method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
-    for (let attempt = 1; ; attempt++) {
-      let res: Response;
-      try {
-        this.requests++;
-        res = await fetch(`${this.url}${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${this.key}`,
-            accept: 'application/json',
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-            ...idempotency,
-            ...headers,
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-      } catch (err) {
-        // Nothing answered: the platform is down (first call) or dropped the connection.
-        if (attempt >= this.attempts || this.requests === 1) throw new DemoUnreachableError(this.url, err);
-        await sleep(backoff(attempt));
-        continue;
-      }
-      const text = await res.text();
-      const json = text ? parse(text) : {};
-      if (res.ok) return json as T;
-      if (TRANSIENT.has(res.status) && attempt < this.attempts) {
-        await sleep(retryDelay(res, attempt));
-        continue;
-      }
-      throw new DemoApiError(method, path, res.status, json as ErrorObject);
+    const request = new Request(`${this.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.key}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let res: Response;
+    try {
+      res = await this.fetch(request);
+    } catch (err) {
+      throw new DemoUnreachableError(this.url, err);
     }
+    const text = await res.text();
+    const json = text ? parse(text) : {};
+    if (res.ok) return json as T;
+    throw new DemoApiError(method, path, res.status, json as ErrorObject);
   }
 
   get<T = Json>(path: string): Promise<T> {
@@ -131,12 +126,13 @@ export class DemoApi {
   /** Every record a list query selects, page by page (100 a page). */
   async list(path: string, query: Record<string, string> = {}): Promise<Json[]> {
     const out: Json[] = [];
-    for (let page = 1; ; page++) {
-      const qs = new URLSearchParams({ ...query, limit: '100', page: String(page) });
-      const r = await this.get<{ data: Json[]; pages: number }>(`${path}?${qs}`);
-      out.push(...r.data);
-      if (page >= r.pages || r.data.length === 0) return out;
-    }
+    const pages = eachPage((page) =>
+      this.get<{ data: Json[]; pages: number }>(
+        `${path}?${new URLSearchParams({ ...query, limit: '100', page: String(page) })}`,
+      ),
+    );
+    for await (const { data } of pages) out.push(...data);
+    return out;
   }
 
   /** The records whose `field` is one of `values` (`<field>_in`, in chunks the query string takes). */
@@ -154,19 +150,6 @@ function parse(text: string): unknown {
   } catch {
     return { message: text.slice(0, 500) };
   }
-}
-
-function backoff(attempt: number): number {
-  return Math.min(8_000, 500 * 2 ** (attempt - 1));
-}
-
-/** The wait a 429/503 asks for (Retry-After, else RateLimit-Reset), else a doubling back-off. */
-function retryDelay(res: Response, attempt: number): number {
-  for (const h of ['retry-after', 'ratelimit-reset']) {
-    const s = Number(res.headers.get(h));
-    if (Number.isFinite(s) && s > 0) return Math.min(60_000, s * 1000);
-  }
-  return backoff(attempt);
 }
 
 /** `values` cut into chunks of at most `size` items and `chars` characters joined. */

@@ -1,5 +1,27 @@
-import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components } from './schema';
+
+export { createPimClient, type PimClient, type PimClientOptions } from './client';
+export {
+  retryingFetch,
+  waitAsked,
+  TRANSIENT_STATUSES,
+  type Fetch,
+  type RetryEvent,
+  type RetryingFetch,
+  type RetryOptions,
+} from './retry';
+export {
+  eachPage,
+  listAll,
+  listPages,
+  MAX_PAGE_LIMIT,
+  PimApiError,
+  type ListEnvelope,
+  type ListInit,
+  type ListItem,
+  type ListPage,
+  type ListPath,
+} from './list';
 
 /** The generated types of the document: paths, operations and component schemas. */
 export type { components, operations, paths } from './schema';
@@ -14,29 +36,3 @@ export type WebhookInput = Schema<'WebhookInput'>;
 export type ApiKey = Schema<'ApiKey'>;
 /** The error object every error response carries. */
 export type ErrorObject = Schema<'Error'>;
-
-/** Where the API is and who calls it. */
-export interface PimClientOptions {
-  /** The gateway's origin, e.g. `https://pim.example.com` (the paths carry `/api/v1`). */
-  baseUrl: string;
-  /** An API key (`pim_<prefix>_<secret>`), sent on every request as `Authorization: Bearer …`. */
-  apiKey?: string;
-  /** A fetch to use instead of the global one (tests, proxies, retries). */
-  fetch?: (input: Request) => Promise<Response>;
-}
-
-/** A typed client of the API: `client.GET('/api/v1/webhooks/{id}', { params: { path: { id } } })`. */
-export type PimClient = Client<paths>;
-
-/**
- * A client of the PIM API whose paths, parameters, bodies and responses are typed from the
- * gateway's OpenAPI document. A call resolves to `{ data, error, response }`: `data` on 2xx,
- * `error` (the error object) otherwise; `response` gives status and headers (ETag, RateLimit-*).
- */
-export function createPimClient({ baseUrl, apiKey, fetch }: PimClientOptions): PimClient {
-  return createClient<paths>({
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
-    ...(fetch ? { fetch } : {}),
-  });
-}

@@ -18310,10 +18310,7 @@ export interface operations {
     createImport: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -18332,7 +18329,6 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     /** @description Version of the record; send it back in If-Match or If-None-Match */
                     ETag: string;
                     /** @description Path of the new record */

@@ -341,7 +341,7 @@ export class Api {
         description: r.description,
         headers: responseHeaders({
           ...counted,
-          ...(spec.method === 'post' ? this.headerRefs(['Idempotent-Replayed']) : {}),
+          ...(spec.method === 'post' && !spec.upload ? this.headerRefs(['Idempotent-Replayed']) : {}),
           ...ownHeaders(r.headers),
         }),
         content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
@@ -357,7 +357,9 @@ export class Api {
     }
     for (const status of [...statuses].sort()) responses[String(status)] = this.errorResponseRef(status);
     let headers = spec.requestHeaders;
-    if (spec.method === 'post') headers = (headers ?? z.object({})).extend({ 'idempotency-key': idempotencyKeyHeader });
+    // An upload's body is a stream the gateway does not keep: no Idempotency-Key (a retry uploads anew).
+    if (spec.method === 'post' && !spec.upload)
+      headers = (headers ?? z.object({})).extend({ 'idempotency-key': idempotencyKeyHeader });
     if (etag) headers = (headers ?? z.object({})).extend({ 'if-none-match': ifNoneMatchHeader });
     return {
       method: spec.method,
