@@ -4,7 +4,7 @@ import type { AppSpec } from './app-spec';
 import { apps as defaultApps } from './apps';
 import { appEnvironment, appFiles, assignPorts, assignReplicaPorts, replicaName, type SharedSettings } from './app-env';
 import { probeApp } from './health';
-import { ManagedProcess, describeExit } from './managed-process';
+import { ManagedProcess, describeExit, type ExitStatus } from './managed-process';
 import { NATS_MISSING, checkNats, findNatsServer, startLocalNats } from './nats';
 import { freePort, isPortFree } from './ports';
 import { ensureDatabase, redactUrl, startEmbeddedPostgres } from './postgres';
@@ -155,6 +155,8 @@ export class Platform {
   private readonly infra: ManagedProcess[] = [];
   /** The local nats-server (one of `infra`) and how to start it again, when the platform runs one. */
   private localNats: LocalNats | undefined;
+  /** A supervised start of the local nats-server waiting for its delay. */
+  private natsRestart: NodeJS.Timeout | undefined;
   private readonly running = new Map<string, ManagedProcess>();
   private migrating: ManagedProcess | undefined;
   private ports: Record<string, number> = {};
@@ -344,6 +346,32 @@ export class Platform {
     if (old >= 0) this.infra[old] = proc;
     else this.infra.push(proc);
     if (this.localNats) this.localNats.proc = proc;
+    void proc.exited.then((status) => this.natsExited(proc, status));
+  }
+
+  /**
+   * The local nats-server exited on its own: with `restart: 'on-crash'` (`npm start`) it is
+   * started again on its port and store like a crashed app (the apps reconnect by themselves and
+   * their outboxes hold the events meanwhile), a crash loop stopping everything.
+   */
+  private natsExited(proc: ManagedProcess, status: ExitStatus): void {
+    const name = 'nats';
+    if (this.abort.signal.aborted || this.intended.has(name) || this.localNats?.proc !== proc) return;
+    this.say(`nats-server exited (${describeExit(status)})`);
+    if (!this.up || this.opts.restart !== 'on-crash') return;
+    const inARow = this.countCrash(name, proc);
+    if (inARow >= CRASH_LOOP_LIMIT) return this.giveUp(name, inARow, proc);
+    const delay = restartDelayMs(inARow);
+    this.say(`starting nats-server again in ${(delay / 1000).toFixed(1)} s (crash ${inARow} in a row)`);
+    this.natsRestart = setTimeout(() => {
+      this.natsRestart = undefined;
+      if (this.abort.signal.aborted || this.intended.has(name) || !this.localNats) return;
+      this.restartCount.set(name, (this.restartCount.get(name) ?? 0) + 1);
+      // One that dies again during its start is supervised by its own exit.
+      this.localNats
+        .start()
+        .catch((err: unknown) => this.say(`nats-server did not start again: ${(err as Error).message}`));
+    }, delay);
   }
 
   private ownNats(): LocalNats {
@@ -469,19 +497,8 @@ export class Platform {
   /** After a crash: restart later, or give up on a crash loop and stop everything. */
   private supervise(app: AppSpec, replica: number, proc: ManagedProcess): void {
     const name = replicaName(app.name, replica);
-    const stable = Date.now() - proc.startedAt >= STABLE_MS;
-    const inARow = stable ? 1 : (this.crashes.get(name) ?? 0) + 1;
-    this.crashes.set(name, inARow);
-    if (inARow >= CRASH_LOOP_LIMIT) {
-      const seconds = Math.round((Date.now() - proc.startedAt) / 100) / 10;
-      const lines = proc.lastLines.length > 0 ? proc.lastLines.map((l) => `  ${l}`).join('\n') : '  (no output)';
-      const message =
-        `${name} crashed ${inARow} times in a row, the last ${seconds} s after its start; ` +
-        `stopping the platform. Its last lines:\n${lines}`;
-      this.say(message);
-      void this.stop().then(() => this.opts.onGiveUp?.(message));
-      return;
-    }
+    const inARow = this.countCrash(name, proc);
+    if (inARow >= CRASH_LOOP_LIMIT) return this.giveUp(name, inARow, proc);
     const delay = restartDelayMs(inARow);
     this.say(`restarting ${name} in ${(delay / 1000).toFixed(1)} s (crash ${inARow} in a row)`);
     const timer = setTimeout(() => {
@@ -493,6 +510,25 @@ export class Platform {
       this.waitHealthy(app, replica).catch(() => undefined);
     }, delay);
     this.pendingRestarts.set(name, timer);
+  }
+
+  /** Crashes in a row of a supervised process, this one counted (one that had run STABLE_MS starts afresh). */
+  private countCrash(name: string, proc: ManagedProcess): number {
+    const stable = Date.now() - proc.startedAt >= STABLE_MS;
+    const inARow = stable ? 1 : (this.crashes.get(name) ?? 0) + 1;
+    this.crashes.set(name, inARow);
+    return inARow;
+  }
+
+  /** A crash loop: says so with the process's last lines and stops everything. */
+  private giveUp(name: string, inARow: number, proc: ManagedProcess): void {
+    const seconds = Math.round((Date.now() - proc.startedAt) / 100) / 10;
+    const lines = proc.lastLines.length > 0 ? proc.lastLines.map((l) => `  ${l}`).join('\n') : '  (no output)';
+    const message =
+      `${name} crashed ${inARow} times in a row, the last ${seconds} s after its start; ` +
+      `stopping the platform. Its last lines:\n${lines}`;
+    this.say(message);
+    void this.stop().then(() => this.opts.onGiveUp?.(message));
   }
 
   private async waitHealthy(app: AppSpec, replica: number): Promise<void> {
@@ -531,9 +567,16 @@ export class Platform {
     if (name === 'nats') {
       const nats = this.ownNats();
       if (this.abort.signal.aborted) throw new StartAborted();
-      await nats.proc.stop(this.stopGraceMs);
-      this.say('starting nats-server again');
-      await nats.start();
+      clearTimeout(this.natsRestart);
+      this.natsRestart = undefined;
+      this.intended.add(name);
+      try {
+        await nats.proc.stop(this.stopGraceMs);
+        this.say('starting nats-server again');
+        await nats.start();
+      } finally {
+        this.intended.delete(name);
+      }
       return;
     }
     for (const { app, replica } of this.targets(name)) {
@@ -556,6 +599,7 @@ export class Platform {
     this.abort.abort();
     for (const timer of this.pendingRestarts.values()) clearTimeout(timer);
     this.pendingRestarts.clear();
+    clearTimeout(this.natsRestart);
     // Let a start in progress notice and return, so every process it made is known here.
     await this.starting;
     const grace = this.stopGraceMs;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { probeHttp } from './health';
+import { canConnect } from './ports';
 import { CRASH_LOOP_LIMIT, restartDelayMs, startPlatform, type PlatformState, type RunningPlatform } from './platform';
 import { duration, formatStatus, replicaStatuses } from './status';
 import { fixtureApps } from './fixtures/fixture.apps';
@@ -101,6 +102,33 @@ describe('a platform that restarts what crashes', () => {
       expect((await status()).rows[1].restarts).toBe(1);
     } finally {
       await platform?.stop();
+    }
+  });
+
+  it('starts its own nats-server again when it dies, on its port and store', async () => {
+    const lines: string[] = [];
+    const dataDir = mkdtempSync(join(tmpdir(), 'pim-supervision-nats-'));
+    const platform = await startPlatform({
+      apps: fixtureApps(),
+      databaseUrl: db.url,
+      dataDir,
+      portBase: 'free',
+      restart: 'on-crash',
+      stopGraceMs: 1000,
+      log: (l) => lines.push(l),
+    });
+    try {
+      const { port } = new URL(platform.natsUrl);
+      platform.kill('nats', 'SIGKILL');
+      await eventually(async () => lines.includes('[start] nats-server exited (signal SIGKILL)'), 5_000);
+      await eventually(async () => canConnect('127.0.0.1', Number(port)), 15_000);
+      expect(lines.some((l) => /^\[start\] starting nats-server again in \d\.\d s \(crash 1 in a row\)$/.test(l))).toBe(
+        true,
+      );
+      expect(platform.restarts()).toEqual({ nats: 1 });
+    } finally {
+      await platform.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

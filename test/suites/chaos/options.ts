@@ -12,8 +12,6 @@ export interface ChaosOptions {
   pauseMs: [number, number];
   /** Pause between two kills: a random time in [min, max] ms. */
   killEveryMs: [number, number];
-  /** How long nats-server stays down: a random time in [min, max] ms. */
-  natsDownMs: [number, number];
   /** Processes per app (`startPlatform`'s `replicas`). */
   replicas: Record<string, number>;
   /** The chance that a kill of a replicated app takes every replica at once. */
@@ -36,7 +34,6 @@ export const DEFAULT_CHAOS: Omit<ChaosOptions, 'seed' | 'log'> = {
   lanes: 3,
   pauseMs: [20, 200],
   killEveryMs: [1_200, 3_000],
-  natsDownMs: [300, 2_500],
   replicas: { gateway: 2, webhooks: 2 },
   allReplicasChance: 0.3,
   writeDeadlineMs: 90_000,

@@ -108,7 +108,6 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const plan = planKills(random.fork(2), {
       durationMs: opts.durationMs,
       everyMs: opts.killEveryMs,
-      natsDownMs: opts.natsDownMs,
       replicas: Object.fromEntries(Object.entries(platform.replicas).map(([app, rs]) => [app, rs.map((r) => r.name)])),
       allReplicasChance: opts.allReplicasChance,
     });

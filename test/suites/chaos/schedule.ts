@@ -9,8 +9,6 @@ export interface PlannedKill {
   target: string;
   /** The kind it counts under: the app's name, or `nats`. */
   kind: string;
-  /** nats only: how long it stays down before it is started again. */
-  downMs?: number;
 }
 
 /** What the plan is made from. */
@@ -18,8 +16,6 @@ export interface KillPlanOptions {
   durationMs: number;
   /** Pause between two kills: a random time in [min, max] ms. */
   everyMs: [number, number];
-  /** How long nats-server stays down: a random time in [min, max] ms. */
-  natsDownMs: [number, number];
   /** The replica names of each app, the first first (`RunningPlatform.replicas`). */
   replicas: Record<string, string[]>;
   /** The chance that a kill of a replicated app takes every replica at once. */
@@ -56,7 +52,11 @@ export function planKills(random: Random, opts: KillPlanOptions): PlannedKill[] 
     if (round.length === 0) round = random.shuffle(kinds);
     const kind = round.shift()!;
     if (kind === 'nats') {
-      plan.push({ atMs: at, target: 'nats', kind, downMs: random.int(...opts.natsDownMs) });
+      // Supervision starts nats-server again as it does an app, and gives up on it the same way.
+      const count = countIfKilled(kind, at);
+      if (count > MAX_KILLS_IN_A_ROW) continue;
+      inARow.set(kind, { at, count });
+      plan.push({ atMs: at, target: 'nats', kind });
       continue;
     }
     // The first replica bears the app's name, which kills every replica: alone, only the others can go.
