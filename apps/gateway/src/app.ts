@@ -158,8 +158,14 @@ function requestTimeout(ms: number): RequestHandler {
     }, ms);
     res.once('finish', () => clearTimeout(timer));
     res.once('close', () => clearTimeout(timer));
+    // The calls the request makes end by then, and the apps commit nothing of it after it.
+    const context = currentContext();
+    if (context) context.deadline = new Date(Date.now() + ms);
     // A long-running route (an upload, a download, a stream of events) lifts the timeout.
-    res.locals.cancelTimeout = () => clearTimeout(timer);
+    res.locals.cancelTimeout = () => {
+      clearTimeout(timer);
+      if (context) delete context.deadline;
+    };
     next();
   };
 }

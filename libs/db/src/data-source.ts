@@ -1,6 +1,6 @@
 import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
 import { Client } from 'pg';
-import { IdempotentCallRecorder } from './idempotent-calls';
+import { CallCommitGuard } from './idempotent-calls';
 
 /** What an app tells the db lib about its persistence. */
 export interface AppDataSourceOptions {
@@ -37,7 +37,7 @@ export function createDataSource(opts: AppDataSourceOptions): DataSource {
     url: opts.url,
     schema: opts.schema,
     entities: opts.entities,
-    subscribers: [IdempotentCallRecorder],
+    subscribers: [CallCommitGuard],
     migrations: opts.migrations,
     migrationsTableName: MIGRATIONS_TABLE,
     migrationsTransactionMode: 'each',

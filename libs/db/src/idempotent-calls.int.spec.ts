@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
-import { runWithCallMark, type CallMark } from '@pim/logging';
+import { runWithCallMark, runWithContext, type CallMark } from '@pim/logging';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import {
   CallAlreadyWritten,
+  CallerGone,
   createDataSource,
   IDEMPOTENT_CALLS_DOWN_SQL,
   IDEMPOTENT_CALLS_UP_SQL,
@@ -106,5 +107,21 @@ describe('idempotent calls: the token recorded inside the write transaction', ()
     await ds.query(`UPDATE idempotent_calls SET created_at = now() - interval '8 days' WHERE token = $1`, [old]);
     expect(await new IdempotentCallStore(ds).purgeExpired()).toBe(1);
     expect(await ledger(old)).toEqual([]);
+  });
+
+  it('rolls back a transaction whose call ran past its deadline: its caller was already answered', async () => {
+    const inTime = runWithContext({ requestId: 'r-in-time', deadline: new Date(Date.now() + 60_000) }, () =>
+      write(ds, undefined, 'in time'),
+    );
+    await inTime;
+    expect(await notes(ds, 'in time')).toBe(1);
+    const late = runWithContext({ requestId: 'r-late', deadline: new Date(Date.now() + 50) }, () =>
+      ds.transaction(async (m) => {
+        await m.query('INSERT INTO notes (text) VALUES ($1)', ['too late']);
+        await m.query('SELECT pg_sleep(0.1)');
+      }),
+    );
+    await expect(late).rejects.toBeInstanceOf(CallerGone);
+    expect(await notes(ds, 'too late')).toBe(0);
   });
 });

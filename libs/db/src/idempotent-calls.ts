@@ -1,6 +1,6 @@
 import { EventSubscriber, type DataSource, type EntitySubscriberInterface, type TransactionCommitEvent } from 'typeorm';
-import { ConflictError } from '@pim/errors';
-import { currentCallMark } from '@pim/logging';
+import { ConflictError, UnavailableError } from '@pim/errors';
+import { currentCallMark, currentContext } from '@pim/logging';
 
 // Unqualified names: every query runs with search_path set to the app's schema (createDataSource).
 
@@ -37,14 +37,32 @@ export class CallAlreadyWritten extends ConflictError {
   }
 }
 
+/** Thrown (rolling the transaction back) when the request's caller stopped waiting before the commit. */
+export class CallerGone extends UnavailableError {
+  constructor() {
+    super('The request ran past its time limit before its change was saved; nothing of it was saved', {
+      title: 'Request timed out',
+      solution: 'Send the request again (with the same Idempotency-Key for a POST)',
+      retryAfter: 1,
+    });
+  }
+}
+
 /**
- * Records, inside every transaction a call with an idempotency token commits, the token beside the
- * writes (registered on every app's DataSource by createDataSource; a no-op outside such a call).
- * A transaction of a second run of the same call finds the first run's record and is rolled back.
+ * What every transaction of a call does before it commits (registered on every app's DataSource
+ * by createDataSource; a no-op outside a call):
+ * - past the call's deadline (its caller — the gateway, another app — has stopped waiting, and
+ *   has answered or will answer a failure), it is rolled back: a request answered with a 503 or 504
+ *   leaves nothing behind, save a commit that began in the last moment;
+ * - with an idempotency token, it records the token beside the writes; a transaction of a second
+ *   run of the same call finds the first run's record and is rolled back.
  */
 @EventSubscriber()
-export class IdempotentCallRecorder implements EntitySubscriberInterface {
+export class CallCommitGuard implements EntitySubscriberInterface {
   async beforeTransactionCommit(event: TransactionCommitEvent): Promise<void> {
+    const deadline = currentContext()?.deadline;
+    if (deadline !== undefined && Date.now() >= deadline.getTime() && event.queryRunner.isTransactionActive)
+      throw new CallerGone();
     const mark = currentCallMark();
     if (!mark || mark.answered || !event.queryRunner.isTransactionActive) return;
     if (!(await this.hasLedger(event))) return;

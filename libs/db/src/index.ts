@@ -17,9 +17,10 @@ export { lockStrings } from './advisory';
 export { pgPoolOf, watchPools, type PoolLike, type WatchedPool } from './pool.metrics';
 export {
   CallAlreadyWritten,
+  CallerGone,
   IDEMPOTENT_CALLS_DOWN_SQL,
   IDEMPOTENT_CALLS_RETENTION_HOURS,
   IDEMPOTENT_CALLS_UP_SQL,
-  IdempotentCallRecorder,
+  CallCommitGuard,
   IdempotentCallStore,
 } from './idempotent-calls';

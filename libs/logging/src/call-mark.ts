@@ -4,7 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * One run of a gRPC call that carries an idempotency token (a POST with an Idempotency-Key): what
  * its write transactions record beside their writes, so that a retry of the same call after a lost
  * answer is answered from the first run instead of writing again (@pim/rpc `idempotentService`,
- * @pim/db `IdempotentCallRecorder`).
+ * @pim/db `CallCommitGuard`).
  */
 export interface CallMark {
   /** The call's token: the same on every retry of the same call. */

@@ -30,6 +30,13 @@ export interface RequestContext {
    * on a retry of the request (@pim/rpc metadata).
    */
   idempotency?: { token: string; calls: Map<string, number> };
+  /**
+   * When the caller stops waiting: the gateway's request time-out, or the deadline of
+   * the gRPC call being served. Calls made for the request end by then too, and a write
+   * transaction still open then is not committed (@pim/db `CallCommitGuard`): the caller
+   * was told the request failed, so nothing of it is kept.
+   */
+  deadline?: Date;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -1,7 +1,7 @@
 import { credentials, type Client, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
 import { fromGrpcError } from '@pim/errors';
 import { CHANNEL_OPTIONS } from './channel';
-import { callMetadata, endClientSpan, startClientSpan } from './tracing';
+import { callDeadline, callMetadata, endClientSpan, startClientSpan } from './tracing';
 
 /** A generated client constructor (ts-proto `makeGenericClientConstructor` output). */
 export type ClientCtor<C extends Client> = new (
@@ -62,7 +62,7 @@ export function createRpcClient<C extends Client>(
         new Promise((resolve, reject) => {
           const span = startClientSpan(path, () => opts.address);
           const md = callMetadata(span, path);
-          const deadline = new Date(Date.now() + (callOpts.deadlineMs ?? opts.deadlineMs));
+          const deadline = callDeadline(callOpts.deadlineMs ?? opts.deadlineMs);
           (method as UnaryMethod<unknown, unknown>).call(raw, req, md, { deadline }, (err, res) => {
             endClientSpan(span, err);
             if (err) reject(fromGrpcError(err, opts.service));

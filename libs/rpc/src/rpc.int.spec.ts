@@ -22,12 +22,15 @@ describe('rpc: server bootstrap and client factory', () => {
   let app: GrpcApp;
   let address: string;
   let seen: CallContext[] = [];
+  /** The request context each call's handler ran in. */
+  let contexts: (RequestContext | undefined)[] = [];
   let release: (() => void) | undefined;
 
   beforeAll(async () => {
     const implementation: Partial<pb.WebhooksServiceServer> = {
       getWebhook: unary(logger, 'GetWebhook', async (req: pb.GetWebhookRequest, ctx) => {
         seen.push(ctx);
+        contexts.push(currentContext());
         if (req.id === 'missing') throw new NotFoundError('No webhook with _id missing');
         if (req.id === 'bad') throw new ValidationError('id is bad', { details: [{ field: '_id', message: 'bad' }] });
         if (req.id === 'crash') throw new Error('SELECT * FROM secret_table failed');
@@ -58,6 +61,7 @@ describe('rpc: server bootstrap and client factory', () => {
 
   beforeEach(() => {
     seen = [];
+    contexts = [];
   });
 
   const client = () => createRpcClient(pb.WebhooksServiceClient, { service: 'webhooks', address, deadlineMs: 2000 });
@@ -69,6 +73,20 @@ describe('rpc: server bootstrap and client factory', () => {
     expect(res.webhook?.created_by_name).toBe('José');
     expect(seen[0]).toMatchObject({ requestId: 'req-77', actor: { user_id: 'u1', user_name: 'José' } });
     expect(seen[0].deadline).toBeInstanceOf(Date);
+    c.close();
+  });
+
+  it('ends a call by the deadline of its request when that comes first, and the callee context carries it', async () => {
+    const c = client();
+    const requestEnds = new Date(Date.now() + 500);
+    await runWithContext({ requestId: 'req-deadline', deadline: requestEnds }, () => c.getWebhook({ id: sample.id }));
+    // The call's own limit is 2 s; the request ends in 0.5 s: the callee sees the request's end.
+    const served = contexts[0]?.deadline?.getTime() ?? 0;
+    expect(Math.abs(served - requestEnds.getTime())).toBeLessThan(100);
+    await runWithContext({ requestId: 'req-later', deadline: new Date(Date.now() + 60_000) }, () =>
+      c.getWebhook({ id: sample.id }),
+    );
+    expect((contexts[1]?.deadline?.getTime() ?? 0) - Date.now()).toBeLessThan(2_100);
     c.close();
   });
 

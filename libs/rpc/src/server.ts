@@ -6,6 +6,7 @@ import {
   type handleClientStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
+  type Metadata,
   type ServerReadableStream,
   type ServerUnaryCall,
   type ServerWritableStream,
@@ -40,13 +41,8 @@ export function unary<Req, Res>(
   fn: (req: Req, ctx: CallContext) => Promise<Res>,
 ): handleUnaryCall<Req, Res> {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
-    const ctx = metadataToContext(call.metadata, randomUUID);
-    const deadline = call.getDeadline();
-    const callCtx: CallContext = {
-      ...ctx,
-      deadline:
-        deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline as number) : undefined,
-    };
+    const ctx = contextOf(call);
+    const callCtx = callContext(ctx, call.getDeadline());
     const span = startServerSpan(call);
     runWithContext(ctx, () =>
       withSpan(span, () => {
@@ -69,12 +65,23 @@ export function unary<Req, Res>(
   };
 }
 
-const callContext = (
-  ctx: RequestContext,
-  deadline: ReturnType<ServerUnaryCall<unknown, unknown>['getDeadline']>,
-): CallContext => ({
+type Deadline = ReturnType<ServerUnaryCall<unknown, unknown>['getDeadline']>;
+
+/** A call's deadline as a time, if it has one. */
+const deadlineOf = (deadline: Deadline): Date | undefined =>
+  deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline as number) : undefined;
+
+/** The request context of a call: from its metadata, with its deadline (what it commits must be in by then). */
+function contextOf(call: { metadata: Metadata; getDeadline(): Deadline }): RequestContext {
+  const ctx = metadataToContext(call.metadata, randomUUID);
+  const deadline = deadlineOf(call.getDeadline());
+  if (deadline) ctx.deadline = deadline;
+  return ctx;
+}
+
+const callContext = (ctx: RequestContext, deadline: Deadline): CallContext => ({
   ...ctx,
-  deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline as number) : undefined,
+  deadline: deadlineOf(deadline),
 });
 
 /** Thrown by `send` once the caller has gone, so the producer stops. */
@@ -96,7 +103,7 @@ export function serverStream<Req, Res>(
   fn: (req: Req, send: (res: Res) => Promise<void>, ctx: CallContext) => Promise<void>,
 ): handleServerStreamingCall<Req, Res> {
   return (call: ServerWritableStream<Req, Res>) => {
-    const ctx = metadataToContext(call.metadata, randomUUID);
+    const ctx = contextOf(call);
     const send = async (res: Res): Promise<void> => {
       if (call.cancelled) throw new StreamCancelledError(method);
       if (!call.write(res)) {
@@ -277,7 +284,7 @@ export function clientStream<Req, Res>(
   fn: (messages: AsyncIterable<Req>, ctx: CallContext) => Promise<Res>,
 ): handleClientStreamingCall<Req, Res> {
   return (call: ServerReadableStream<Req, Res>, callback: sendUnaryData<Res>) => {
-    const ctx = metadataToContext(call.metadata, randomUUID);
+    const ctx = contextOf(call);
     const span = startServerSpan(call);
     runWithContext(ctx, () =>
       withSpan(span, () => {

@@ -7,7 +7,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { fromGrpcError } from '@pim/errors';
-import { callMetadata, endClientSpan, startClientSpan } from './tracing';
+import { callDeadline, callMetadata, endClientSpan, startClientSpan } from './tracing';
 
 /** The full RPC name of a generated client's method, for its span. */
 function pathOf(client: Client, method: string, service: string): string {
@@ -62,7 +62,7 @@ export function openClientStream<Req, Res>(
   const span = startClientSpan(pathOf(client, method, opts.service), () => clientAddress(client));
   const done = new Promise<Res>((resolve, reject) => {
     const fn = (client as unknown as Record<string, ClientStreamMethod<Req, Res>>)[method];
-    call = fn.call(client, callMetadata(span), { deadline: new Date(Date.now() + opts.deadlineMs) }, (err, res) => {
+    call = fn.call(client, callMetadata(span), { deadline: callDeadline(opts.deadlineMs) }, (err, res) => {
       settled = true;
       endClientSpan(span, err);
       if (err) {
@@ -108,7 +108,7 @@ export async function* readServerStream<Req, Res>(
   const fn = (client as unknown as Record<string, ServerStreamMethod<Req, Res>>)[method];
   const span = startClientSpan(pathOf(client, method, opts.service), () => clientAddress(client));
   const call = fn.call(client, request, callMetadata(span), {
-    deadline: new Date(Date.now() + opts.deadlineMs),
+    deadline: callDeadline(opts.deadlineMs),
   });
   let finished = false;
   try {

@@ -58,6 +58,17 @@ export function callMetadata(span: Span, path?: string): Metadata {
   return md;
 }
 
+/**
+ * The deadline of an outgoing call: `ms` from now, or sooner when the request it is made for
+ * ends sooner (its context's deadline: the gateway's request time-out, or the deadline of the call
+ * being served) — a call that outlives its request's answer could only write what nobody waits for.
+ */
+export function callDeadline(ms: number): Date {
+  const own = Date.now() + ms;
+  const request = currentContext()?.deadline?.getTime();
+  return new Date(request !== undefined && request < own ? request : own);
+}
+
 /** Ends a client span with the call's status (any status but OK is an error for the caller). */
 export function endClientSpan(span: Span, err: Pick<ServiceError, 'code' | 'details'> | null): void {
   if (!span.isRecording()) return span.end();
