@@ -20,7 +20,7 @@ import { newId } from '@pim/ids';
 import { createTestDatabase, createTestStream } from '@pim/testing';
 import { newToken } from '../../apps/gateway/src/auth/api-key.token';
 import type { RunningPlatform } from '../start';
-import { percentile, pool, sectionOf, startBenchPlatform, withSection } from './shared';
+import { percentile, pool, startBenchPlatform, withSection } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -134,9 +134,6 @@ const TYPES: { type: string; config?: Record<string, unknown>; value: (n: number
 
 /** Replaces (or appends) the "## Catalog" section of docs/benchmarks.md, keeping the rest. */
 export const withCatalogSection = (doc: string, section: string): string => withSection(doc, 'Catalog', section);
-
-/** The "## Catalog" section of a benchmarks document, or '' (so other benchmarks keep it when they rewrite the file). */
-export const catalogSectionOf = (doc: string): string => sectionOf(doc, 'Catalog');
 
 /** The catalog benchmark; resolves when done (exit code 1 on failure). */
 export async function runCatalogBench(opts: { write: boolean; keepDb?: boolean }): Promise<void> {

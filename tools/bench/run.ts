@@ -30,14 +30,14 @@ import { startPlatform, type RunningPlatform } from '../start';
 import { findNatsServer } from '../start/nats';
 import { freePort } from '../start/ports';
 import { runConservation, type ConservationReport } from './conservation';
-import { catalogSectionOf, runCatalogBench } from './catalog';
+import { runCatalogBench } from './catalog';
 import { runExportsBench } from './exports';
 import { runImportsBench } from './imports';
 import { runOrdersBench } from './orders';
 import { runPlatformBench } from './platform';
 import { runPublisherBench } from './publisher';
 import { runSoakBench } from './soak';
-import { sectionOf as benchSectionOf, startReceiver, type LocalReceiver } from './shared';
+import { mergeReport, startReceiver, type LocalReceiver } from './shared';
 
 const ROOT = join(__dirname, '..', '..');
 const args = new Set(process.argv.slice(2));
@@ -511,9 +511,8 @@ async function main(): Promise<void> {
       metricsText,
     });
     if (!args.has('--no-write')) {
-      // The other benchmarks' sections are kept: each benchmark rewrites only its own part.
-      const others = ['Orders', 'Imports', 'Exports', 'Publisher'].map((t) => benchSectionOf(doc, t)).join('');
-      writeFileSync(docPath, `${report.trimEnd()}\n${catalogSectionOf(doc)}${others}`);
+      // Every other section is kept where it is: each benchmark rewrites only its own part.
+      writeFileSync(docPath, mergeReport(doc, report));
       say('written to docs/benchmarks.md');
     } else {
       say(report);

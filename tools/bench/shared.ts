@@ -47,12 +47,25 @@ export function withSection(doc: string, title: string, section: string): string
   return `${doc.slice(0, start).trimEnd()}\n\n${section.trimEnd()}\n${rest < 0 ? '' : doc.slice(rest)}`;
 }
 
-/** The "## <title>" section of a benchmarks document, or '' (so other benchmarks keep it when they rewrite the file). */
-export function sectionOf(doc: string, title: string): string {
-  const start = doc.indexOf(`\n## ${title}`);
-  if (start < 0) return '';
-  const rest = doc.indexOf('\n## ', start + 1);
-  return `\n${doc.slice(start + 1, rest < 0 ? undefined : rest).trimEnd()}\n`;
+/**
+ * A benchmarks document with a benchmark's report merged in: the report's text before its first
+ * "## " heading replaces the document's, and each of its "## " sections replaces the document's
+ * section of the same heading line (or is added at the end); every other section of the document
+ * stays where it is (other benchmarks' results, hand-written summaries).
+ */
+export function mergeReport(doc: string, report: string): string {
+  const split = (text: string) => text.split(/\n(?=## )/);
+  const [preamble, ...sections] = split(report.trimEnd());
+  if (!doc.trim()) return `${report.trimEnd()}\n`;
+  const [, ...kept] = split(doc.trimEnd());
+  const heading = (section: string) => section.split('\n', 1)[0].trim();
+  const fresh = new Map(sections.map((section) => [heading(section), section.trimEnd()]));
+  const out = kept.map((section) => {
+    const replaced = fresh.get(heading(section));
+    fresh.delete(heading(section));
+    return replaced ?? section.trimEnd();
+  });
+  return `${[preamble.trimEnd(), ...out, ...fresh.values()].join('\n\n')}\n`;
 }
 
 /**
