@@ -1,4 +1,11 @@
-import { EventSubscriber, type DataSource, type EntitySubscriberInterface, type TransactionCommitEvent } from 'typeorm';
+import {
+  EventSubscriber,
+  type DataSource,
+  type EntitySubscriberInterface,
+  type MigrationInterface,
+  type QueryRunner,
+  type TransactionCommitEvent,
+} from 'typeorm';
 import { ConflictError, UnavailableError } from '@pim/errors';
 import { currentCallMark, currentContext } from '@pim/logging';
 
@@ -20,6 +27,25 @@ export const IDEMPOTENT_CALLS_DOWN_SQL: string[] = [
   `DROP INDEX "IDX_idempotent_calls_created_at"`,
   `DROP TABLE "idempotent_calls"`,
 ];
+
+/**
+ * The migration that creates the ledger in an app's schema, named `IdempotentCalls<timestamp>` as
+ * that app's migrations list it (the same statements in every app; each app keeps its own entry).
+ */
+export function idempotentCallsMigration(timestamp: number): new () => MigrationInterface {
+  const name = `IdempotentCalls${timestamp}`;
+  return class implements MigrationInterface {
+    name = name;
+
+    async up(q: QueryRunner): Promise<void> {
+      for (const sql of IDEMPOTENT_CALLS_UP_SQL) await q.query(sql);
+    }
+
+    async down(q: QueryRunner): Promise<void> {
+      for (const sql of IDEMPOTENT_CALLS_DOWN_SQL) await q.query(sql);
+    }
+  };
+}
 
 /**
  * How long a call's record is kept: a retry of a call whose answer was lost later than this runs

@@ -23,4 +23,5 @@ export {
   IDEMPOTENT_CALLS_UP_SQL,
   CallCommitGuard,
   IdempotentCallStore,
+  idempotentCallsMigration,
 } from './idempotent-calls';
