@@ -77,7 +77,7 @@ class ListenConnection {
   async add(sub: Subscription): Promise<void> {
     this.subscriptions.add(sub);
     if (this.client === null) await this.connect();
-    else await this.listenTo(this.client, [sub]);
+    else await this.listenTo(this.client, sub);
   }
 
   async remove(sub: Subscription): Promise<void> {
@@ -149,16 +149,14 @@ class ListenConnection {
     return [...this.subscriptions].filter((sub) => !this.channels.has(sub.channel));
   }
 
-  /** Listens to the channels of listeners added to a connection already open. */
-  private async listenTo(client: Client, subs: Subscription[]): Promise<void> {
+  /** Listens to the channel of a listener added to a connection already open. */
+  private async listenTo(client: Client, sub: Subscription): Promise<void> {
     try {
-      for (const sub of subs) {
-        if (!this.channels.has(sub.channel)) {
-          await client.query(`LISTEN ${quoteIdent(sub.channel)}`);
-          this.channels.add(sub.channel);
-        }
+      if (!this.channels.has(sub.channel)) {
+        await client.query(`LISTEN ${quoteIdent(sub.channel)}`);
+        this.channels.add(sub.channel);
       }
-      for (const sub of subs) if (this.listens(sub)) sub.onListening?.();
+      if (this.listens(sub)) sub.onListening?.();
     } catch {
       // The connection failed: its 'error' or 'end' handler tells every listener and retries.
     }

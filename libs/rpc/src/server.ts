@@ -25,11 +25,11 @@ import { metadataToContext } from './metadata';
 import { GrpcServerMetrics } from './metrics';
 import { endServerSpan, startServerSpan } from './tracing';
 
-/** What a handler knows about the call beyond its request message. */
-export interface CallContext extends RequestContext {
-  /** When the caller stops waiting (from its deadline), if it set one. */
-  deadline?: Date;
-}
+/**
+ * What a handler knows about the call beyond its request message: the request context, with the
+ * call's deadline (when the caller stops waiting) if it set one.
+ */
+export type CallContext = RequestContext;
 
 /**
  * Wraps a domain call as a grpc-js unary handler: context from metadata, errors mapped to
@@ -42,11 +42,10 @@ export function unary<Req, Res>(
 ): handleUnaryCall<Req, Res> {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
     const ctx = contextOf(call);
-    const callCtx = callContext(ctx, call.getDeadline());
     const span = startServerSpan(call);
     runWithContext(ctx, () =>
       withSpan(span, () => {
-        fn(call.request, callCtx).then(
+        fn(call.request, ctx).then(
           (res) => {
             callback(null, res);
             endServerSpan(span, status.OK);
@@ -78,11 +77,6 @@ function contextOf(call: { metadata: Metadata; getDeadline(): Deadline }): Reque
   if (deadline) ctx.deadline = deadline;
   return ctx;
 }
-
-const callContext = (ctx: RequestContext, deadline: Deadline): CallContext => ({
-  ...ctx,
-  deadline: deadlineOf(deadline),
-});
 
 /** Thrown by `send` once the caller has gone, so the producer stops. */
 export class StreamCancelledError extends Error {
@@ -122,7 +116,7 @@ export function serverStream<Req, Res>(
     const span = startServerSpan(call);
     runWithContext(ctx, () =>
       withSpan(span, () => {
-        fn(call.request, send, callContext(ctx, call.getDeadline())).then(
+        fn(call.request, send, ctx).then(
           () => {
             call.end();
             endServerSpan(span, status.OK);
@@ -288,7 +282,7 @@ export function clientStream<Req, Res>(
     const span = startServerSpan(call);
     runWithContext(ctx, () =>
       withSpan(span, () => {
-        fn(call as AsyncIterable<Req>, callContext(ctx, call.getDeadline())).then(
+        fn(call as AsyncIterable<Req>, ctx).then(
           (res) => {
             callback(null, res);
             endServerSpan(span, status.OK);
