@@ -1,6 +1,7 @@
 import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
 import { Client } from 'pg';
 import { CallCommitGuard } from './idempotent-calls';
+import { installJsonCompare } from './json-compare';
 
 /** What an app tells the db lib about its persistence. */
 export interface AppDataSourceOptions {
@@ -32,6 +33,7 @@ export const MIGRATIONS_TABLE = 'migrations';
 
 /** A TypeORM DataSource pinned to the app's schema and its own migrations table; never synchronizes. */
 export function createDataSource(opts: AppDataSourceOptions): DataSource {
+  installJsonCompare();
   return new DataSource({
     type: 'postgres',
     url: opts.url,

@@ -109,3 +109,10 @@ describe('attribute input: type_config checked against the type', () => {
     expect(TYPE_CONFIG_KEYS.select).toEqual([]);
   });
 });
+
+describe('attribute input: the key', () => {
+  it('is refused as __proto__, the one key no product attributes object can keep, and taken as constructor', () => {
+    expect(problems({ type: 'text', key: '__proto__' })).toEqual(['key the key __proto__ cannot be stored; rename it']);
+    expect(problems({ type: 'text', key: 'constructor' })).toEqual([]);
+  });
+});

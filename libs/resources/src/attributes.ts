@@ -278,6 +278,9 @@ export const attributeKeySchema = z
   .string()
   .max(100)
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be letters, digits and _ (not starting with a digit)')
+  // It is a key of every product's `attributes`, where `__proto__` cannot be kept as data (the
+  // gateway refuses it as any JSON key).
+  .refine((key) => key !== '__proto__', 'the key __proto__ cannot be stored; rename it')
   .meta({
     description: 'Unique among live attributes; product values are stored under it (attributes.<key>)',
     example: 'voltage',

@@ -38,11 +38,58 @@ export function allows(granted: readonly string[], needed: Scope): boolean {
   return false;
 }
 
-/** Throws 403 unless the caller holds the scope. */
+/**
+ * Collections that are platform-wide configuration, each with why (docs/decisions/webhooks.md):
+ * their scopes count only on an unrestricted key, since what they hold or send is not filtered by
+ * what a user may see.
+ */
+export const PLATFORM_WIDE: Readonly<Record<string, string>> = {
+  webhooks:
+    'there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers',
+};
+
+/**
+ * Whether a key acts for a user whom users groups and attribute groups may restrict: bound to a
+ * user and without `admin` (full product access included: attribute groups still hide values).
+ */
+export function isRestricted(principal: Pick<Principal, 'scopes' | 'user_id'>): boolean {
+  return Boolean(principal.user_id) && !principal.scopes.includes('admin');
+}
+
+/** The platform-wide collection a scope is of, if it is one (`webhooks:write` → `webhooks`). */
+const platformWideOf = (scope: Scope): string | undefined => {
+  const collection = scope.split(':')[0];
+  return scope.includes(':') && Object.hasOwn(PLATFORM_WIDE, collection) ? collection : undefined;
+};
+
+/** What a route needs, as its OpenAPI description says it. */
+export function scopeNote(scope: Scope): string {
+  if (scope === 'admin' || scope === 'authenticated') return `Needs scope \`${scope}\`.`;
+  const wide = platformWideOf(scope);
+  const needs = `Needs scope \`${scope}\` (or \`admin\`)`;
+  if (!wide) return `${needs}.`;
+  return `${needs} on an unrestricted key: one with \`admin\`, or an integration's key bound to no user. ${wide[0].toUpperCase()}${wide.slice(1)} are platform-wide configuration: ${PLATFORM_WIDE[wide]}. A key bound to a user without \`admin\` gets 403, even with the scope.`;
+}
+
+/**
+ * Throws 403 unless the caller holds the scope — and, for a platform-wide collection's scope,
+ * unless the key is unrestricted: a user's key could otherwise point the collection's one webhook
+ * at itself and receive what its user may not see, taking it from its owner on the way.
+ */
 export function authorize(principal: Principal, needed: Scope): void {
   if (!allows(principal.scopes, needed)) {
     throw new AuthorizationError(`This API key lacks the scope '${needed}'`, {
       solution: `Use a key that carries '${needed}'${needed === 'admin' ? '' : " or 'admin'"}; an admin can grant it at /api/v1/api-keys`,
     });
+  }
+  const wide = platformWideOf(needed);
+  if (wide && isRestricted(principal)) {
+    throw new AuthorizationError(
+      `This API key is bound to a user (user_id ${principal.user_id}) and lacks 'admin': ${wide} are platform-wide configuration, read and written only with an unrestricted key, because ${PLATFORM_WIDE[wide]}`,
+      {
+        title: 'Not allowed for a user’s key',
+        solution: `Use a key with the 'admin' scope, or an integration's key bound to no user (created at /api/v1/api-keys without user_id) that carries '${needed}'`,
+      },
+    );
   }
 }

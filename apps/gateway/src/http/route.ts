@@ -12,7 +12,7 @@ import {
   sharedHeaderObject,
   type SharedHeader,
 } from '../openapi/headers';
-import { authorize, type Principal, type Scope } from '../auth/scopes';
+import { authorize, scopeNote, type Principal, type Scope } from '../auth/scopes';
 import { requestHash, type IdempotencyService } from '../idempotency/idempotency.service';
 import { setRoute } from './metrics';
 
@@ -366,7 +366,7 @@ export class Api {
       path: `${this.base}${toOpenApiPath(spec.path)}`,
       operationId: spec.operationId,
       summary: spec.summary,
-      description: `${spec.description ? `${spec.description}\n\n` : ''}Needs scope \`${spec.scope}\`${spec.scope === 'admin' || spec.scope === 'authenticated' ? '' : ' (or `admin`)'}.`,
+      description: `${spec.description ? `${spec.description}\n\n` : ''}${scopeNote(spec.scope)}`,
       tags: spec.tags,
       security: [{ [SECURITY_SCHEME]: spec.scope === 'authenticated' ? [] : [spec.scope] }],
       request: {

@@ -69,11 +69,13 @@ export function buildPayload(
   envelope: Pick<EventEnvelope, 'type' | 'occurred_at' | 'data'>,
   pairs: KeyValuePair[],
 ): string {
-  const payload: Record<string, unknown> = {
+  // Pair keys are the webhook writer's: on a null prototype each is a member (a `__proto__` pair
+  // kept from before it was refused included), never a setter of the payload's prototype.
+  const payload: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, {
     type: envelope.type,
     timestamp: envelope.occurred_at,
     data: envelope.data,
-  };
+  });
   for (const { key, value } of pairs) if (!RESERVED_BODY_KEYS.includes(key)) payload[key] = value;
   return JSON.stringify(payload);
 }
@@ -84,7 +86,8 @@ export function buildHeaders(
   body: string,
   timestampSeconds: number,
 ): Record<string, string> {
-  const headers: Record<string, string> = {};
+  // Header names are the webhook writer's (`__proto__` is a valid one): members of a null prototype.
+  const headers = Object.create(null) as Record<string, string>;
   for (const { key, value } of d.headers)
     if (!RESERVED_HEADERS.has(key.toLowerCase())) headers[key.toLowerCase()] = value;
   headers['content-type'] = 'application/json';

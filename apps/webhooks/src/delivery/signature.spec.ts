@@ -90,6 +90,20 @@ describe('Standard Webhooks signing', () => {
     expect(headers['content-type']).toBe('application/json');
   });
 
+  it('delivers body pairs and headers named like members of Object.prototype as data', () => {
+    const pairs = ['constructor', 'toString', 'hasOwnProperty', '__proto__'].map((key) => ({ key, value: key[0] }));
+    const body = buildPayload(envelope, pairs);
+    // JSON.parse keeps every key as an own member, `__proto__` included (a pair kept from before it was refused).
+    expect(Object.entries(JSON.parse(body) as object).slice(3)).toEqual(pairs.map((p) => [p.key, p.value]));
+    const headers = buildHeaders(
+      { eventId: envelope.id, headers: [{ key: '__proto__', value: 'p' }], secrets: [newSigningSecret()] },
+      body,
+      1,
+    );
+    expect(Object.keys(headers)).toContain('__proto__');
+    expect(headers['__proto__']).toBe('p');
+  });
+
   it('classifies status codes: 2xx success, 410 gone, 429/503 rate limited, the rest (3xx included) failures', () => {
     expect([200, 204, 299].map(outcomeOf)).toEqual(['success', 'success', 'success']);
     expect(outcomeOf(410)).toBe('gone');

@@ -14,6 +14,13 @@ export const WEBHOOKS_STORE: RecordStore = { source: 'webhooks' };
 export const RESERVED_BODY_KEYS = ['type', 'timestamp', 'data'];
 
 /**
+ * The key a body pair cannot have: it would be a key of the delivered JSON, and `__proto__` is the
+ * one key a JSON object cannot carry into a plain JavaScript object (a receiver's copy of the
+ * payload drops it); refused like a `__proto__` key of any request body (the gateway's json-guard).
+ */
+const PROTO_KEY = '__proto__';
+
+/**
  * The address policy of webhook targets, at write time and at delivery: public addresses only,
  * plus the ranges the operator allows; its refusals name webhooks and WEBHOOKS_ALLOWED_TARGETS.
  */
@@ -28,7 +35,7 @@ export function newSigningSecret(): string {
 
 /**
  * Rules beyond the shape: an IP-literal (or localhost) URL must be one delivery may reach, and
- * body pairs may not replace the payload's own keys.
+ * body pairs may not replace the payload's own keys nor be named `__proto__`.
  */
 function checkTarget(policy: AddressPolicy, url: string | null, body: KeyValuePair[]): void {
   const details: ErrorDetail[] = [];
@@ -39,12 +46,14 @@ function checkTarget(policy: AddressPolicy, url: string | null, body: KeyValuePa
   body.forEach((pair, i) => {
     if (RESERVED_BODY_KEYS.includes(pair.key))
       details.push({ field: `body.${i}.key`, message: `'${pair.key}' is part of every payload; choose another key` });
+    if (pair.key === PROTO_KEY)
+      details.push({ field: `body.${i}.key`, message: `the key ${PROTO_KEY} cannot be stored; rename it` });
   });
   if (details.length > 0) {
     throw new ValidationError(details.map((d) => `${d.field}: ${d.message}`).join('; '), {
       title: 'Invalid webhook',
       solution:
-        'Point the webhook at a public address (or ask the operator to allow the range) and rename reserved body keys',
+        'Point the webhook at a public address (or ask the operator to allow the range) and rename reserved body keys and __proto__',
       details,
     });
   }

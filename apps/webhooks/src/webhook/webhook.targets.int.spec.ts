@@ -78,6 +78,19 @@ describe('webhook targets, body keys and secret rotation (real Postgres)', () =>
     expect((err as ValidationError).details!.map((d) => d.field)).toEqual(['body.1.key', 'body.2.key']);
   });
 
+  it('refuses a body pair named __proto__, which no payload could carry, and keeps the ones named like its members', async () => {
+    const err = await ctx.service
+      .create({ collection: 'catalogs', body: [{ key: '__proto__', value: 'x' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).details).toEqual([
+      { field: 'body.0.key', message: 'the key __proto__ cannot be stored; rename it' },
+    ]);
+    const body = ['constructor', 'toString', 'hasOwnProperty'].map((key) => ({ key, value: key }));
+    const { webhook } = await ctx.service.create({ collection: 'catalogs', body });
+    expect(webhook.body).toEqual(body);
+  });
+
   it('rotates the secret under If-Match, keeping the previous one for the overlap, with an event', async () => {
     const svc = new WebhookService(ctx.ds, { secrets: ctx.secrets, secretOverlapMs: 60_000 });
     const { webhook, secret } = await svc.create({ collection: 'channels', url: 'https://hooks.example.com/c' });
