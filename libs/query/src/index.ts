@@ -19,6 +19,7 @@ export {
   DEFAULT_LIMIT,
   FILTER_OPS,
   MAX_LIMIT,
+  MAX_SKIP,
   filterKey,
   type Filter,
   type FilterOp,
@@ -26,7 +27,7 @@ export {
   type ListQuery,
   type SortField,
 } from './list-query.types';
-export { opsFor } from './list-query.rules';
+export { DEEP_PAGING, maxPage, opsFor } from './list-query.rules';
 export { parseListQuery } from './list-query.parser';
 export { validateListQuery } from './list-query.validator';
 export { applyListQuery, sortWithTieBreak, type ApplyListQueryOptions } from './list-query.sql';

@@ -7,14 +7,16 @@ import {
   defaultSortOf,
   limitProblem,
   pageProblem,
+  pageTooDeep,
   parseSort,
   quote,
   resolveFilterKey,
   resolveLimits,
   skipProblem,
+  skipTooDeep,
   unknownFilter,
 } from './list-query.rules';
-import type { Filter, ListLimits, ListQuery, SortField } from './list-query.types';
+import { MAX_SKIP, type Filter, type ListLimits, type ListQuery, type SortField } from './list-query.types';
 import { RESERVED_PARAMS, type ResourceDecl } from './resource.declaration';
 
 /** Every value a query parameter carries, as strings; null when its shape is not a plain value or list of them. */
@@ -33,6 +35,14 @@ function wholeNumber(text: string): number | undefined {
   if (!/^\d+$/.test(text)) return undefined;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/**
+ * Digits as a number, however large (past 2^53 it is approximate, past a double Infinity): a
+ * position that far is still a whole number, refused for its depth rather than its form.
+ */
+function digitsValue(text: string): number | undefined {
+  return /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
 /**
@@ -69,17 +79,20 @@ export function parseListQuery(decl: ResourceDecl, raw: Record<string, unknown>,
   };
 
   let limit = limits.defaultLimit;
+  let limitValid = true;
   const limitText = single('limit');
   if (limitText !== undefined) {
     const n = wholeNumber(limitText);
-    if (n === undefined || n < 1 || n > limits.maxLimit) problems.push(limitProblem(limitText, limits.maxLimit));
-    else limit = n;
+    if (n === undefined || n < 1 || n > limits.maxLimit) {
+      problems.push(limitProblem(limitText, limits.maxLimit));
+      limitValid = false;
+    } else limit = n;
   }
 
   let page = 1;
   const pageText = single('page');
   if (pageText !== undefined) {
-    const n = wholeNumber(pageText);
+    const n = digitsValue(pageText);
     if (n === undefined || n < 1) problems.push(pageProblem(pageText));
     else page = n;
   }
@@ -87,15 +100,17 @@ export function parseListQuery(decl: ResourceDecl, raw: Record<string, unknown>,
   let skip = (page - 1) * limit;
   const skipText = single('skip');
   if (skipText !== undefined) {
-    const n = wholeNumber(skipText);
+    const n = digitsValue(skipText);
     if (n === undefined) problems.push(skipProblem(skipText));
+    else if (n > MAX_SKIP) problems.push(skipTooDeep(skipText));
     else {
       // skip wins over page: the window starts exactly where the caller asked.
       skip = n;
       page = Math.floor(skip / limit) + 1;
     }
-  } else if (!Number.isSafeInteger(skip)) {
-    problems.push(pageProblem(String(page)));
+  } else if (pageText !== undefined && skip > MAX_SKIP && limitValid) {
+    // Only with the limit the caller meant: a maximum page for a refused limit would mislead.
+    problems.push(pageTooDeep(pageText, limit));
   }
 
   let sort: SortField[] = defaultSortOf(decl);

@@ -4,6 +4,7 @@ import {
   DEFAULT_LIMIT,
   FILTER_OPS,
   MAX_LIMIT,
+  MAX_SKIP,
   filterKey,
   type Filter,
   type FilterOp,
@@ -208,6 +209,7 @@ export function checkExpand(decl: ResourceDecl, expand: string[]): QueryProblem[
 /**
  * Checks and settles the window of a structured query. As in the query string, skip wins: a
  * positive skip gives the page; a zero or missing skip (proto3's default) is derived from page.
+ * The window may start at most MAX_SKIP records in, whichever way it is given.
  */
 export function settleWindow(
   w: { page?: unknown; limit?: unknown; skip?: unknown },
@@ -219,16 +221,26 @@ export function settleWindow(
   if (limit === undefined) problems.push(limitProblem(String(w.limit), limits.maxLimit));
   const skipGiven = w.skip !== undefined && w.skip !== null && w.skip !== 0;
   if (skipGiven && !whole(w.skip, 0)) problems.push(skipProblem(String(w.skip)));
+  else if (skipGiven && (w.skip as number) > MAX_SKIP) problems.push(skipTooDeep(String(w.skip)));
   const page = w.page === undefined || w.page === null ? 1 : w.page;
   if (!skipGiven && !whole(page, 1)) problems.push(pageProblem(String(page)));
+  else if (!skipGiven && limit !== undefined && ((page as number) - 1) * limit > MAX_SKIP)
+    problems.push(pageTooDeep(String(page), limit));
   if (problems.length > 0 || limit === undefined) return { page: 1, limit: 1, skip: 0, problems };
   if (skipGiven) {
     const skip = w.skip as number;
     return { page: Math.floor(skip / limit) + 1, limit, skip, problems };
   }
-  const skip = ((page as number) - 1) * limit;
-  if (!Number.isSafeInteger(skip)) return { page: 1, limit, skip: 0, problems: [pageProblem(String(page))] };
-  return { page: page as number, limit, skip, problems };
+  return { page: page as number, limit, skip: ((page as number) - 1) * limit, problems };
+}
+
+/** How to read past the deepest window a list allows: by `_id`, which any depth answers as fast. */
+export const DEEP_PAGING =
+  'To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page';
+
+/** The last page a window of `limit` records may ask for: its skip, (page - 1) × limit, stays within MAX_SKIP. */
+export function maxPage(limit: number): number {
+  return Math.floor(MAX_SKIP / limit) + 1;
 }
 
 /** Problem for a bad `page`. */
@@ -237,6 +249,15 @@ export function pageProblem(got: string): QueryProblem {
     field: 'page',
     message: `page must be a whole number from 1, got ${quote(got)}`,
     solution: 'Send page=1 for the first page',
+  };
+}
+
+/** Problem for a `page` whose window would start past MAX_SKIP records. */
+export function pageTooDeep(got: string, limit: number): QueryProblem {
+  return {
+    field: 'page',
+    message: `page may be at most ${maxPage(limit)} with limit ${limit} (a page starts at most ${MAX_SKIP} records in), got ${quote(got)}`,
+    solution: DEEP_PAGING,
   };
 }
 
@@ -255,5 +276,14 @@ export function skipProblem(got: string): QueryProblem {
     field: 'skip',
     message: `skip must be a whole number from 0, got ${quote(got)}`,
     solution: 'Send skip=0 or more, or use page instead',
+  };
+}
+
+/** Problem for a `skip` past MAX_SKIP. */
+export function skipTooDeep(got: string): QueryProblem {
+  return {
+    field: 'skip',
+    message: `skip may be at most ${MAX_SKIP}, got ${quote(got)}`,
+    solution: DEEP_PAGING,
   };
 }

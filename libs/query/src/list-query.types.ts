@@ -42,6 +42,13 @@ export const DEFAULT_LIMIT = 25;
 /** Largest page size by default (docs/platform/rules.md: lists, limits). */
 export const MAX_LIMIT = 100;
 
+/**
+ * The deepest a list window may start: `skip`, or `(page - 1) * limit`, is at most 2^31 - 1.
+ * Every List RPC carries the window as int32, and an offset that deep is a scan of billions of
+ * rows anyway; deeper reads page by `_id` (`sort=_id&_id_gt=<last _id>`), which stays fast.
+ */
+export const MAX_SKIP = 2_147_483_647;
+
 /** The query parameter a filter comes from: `enabled`, `collection_in`, `_id_in`. */
 export function filterKey(filter: Pick<Filter, 'field' | 'op'>): string {
   return filter.op === 'eq' ? filter.field : `${filter.field}_${filter.op}`;

@@ -9,6 +9,57 @@ const MAX_PAIRS = 50;
 /** RFC 9110 token: what an HTTP header name may contain. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
+/**
+ * What an HTTP header value may hold: exactly what Node's HTTP client and undici send
+ * (`http.validateHeaderValue`): tab and the characters U+0020–U+007E and U+0080–U+00FF. CR or LF
+ * would end the header early, NUL and the other control characters are refused, and a header
+ * carries single bytes, so nothing past U+00FF. A value outside it fails every request at send
+ * time, which a delivery or a publication then retries for hours: it is refused when written.
+ */
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+const REFUSED_IN_VALUE = /[^\t\x20-\x7e\x80-\xff]/u;
+const NAMED_CHARACTERS: Record<string, string> = {
+  '\r': 'a carriage return (CR)',
+  '\n': 'a line feed (LF)',
+  '\0': 'a NUL character',
+};
+
+/** The first character of a header value that an HTTP client refuses, in words; undefined when there is none. */
+export function refusedHeaderCharacter(value: string): string | undefined {
+  const found = REFUSED_IN_VALUE.exec(value);
+  if (!found) return undefined;
+  const code = `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  return `${NAMED_CHARACTERS[found[0]] ?? `the character ${code}`} at position ${found.index + 1}`;
+}
+
+/**
+ * One HTTP header a delivery or a publication sends, checked as the HTTP client will check it:
+ * its name a token, its value within HEADER_VALUE (the refusal names the header).
+ */
+export const httpHeaderSchema = z
+  .strictObject({
+    key: z.string().min(1).max(256).meta({ example: 'X-Api-Key' }),
+    value: z.string().max(8192).meta({
+      example: 'k3y',
+      pattern: HEADER_VALUE.source,
+      description:
+        'Tab and the characters U+0020 to U+007E and U+0080 to U+00FF: no line breaks (CR, LF), NUL or other control characters, nothing past U+00FF',
+    }),
+  })
+  .superRefine((kv, ctx) => {
+    if (!HEADER_NAME.test(kv.key))
+      ctx.addIssue({ code: 'custom', path: ['key'], message: 'key must be a valid HTTP header name' });
+    const refused = refusedHeaderCharacter(kv.value);
+    if (refused)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: `value of header '${kv.key.slice(0, 64)}' holds ${refused}, which no HTTP request can carry: a header value takes tab and the characters U+0020 to U+007E and U+0080 to U+00FF only`,
+      });
+  })
+  .meta({ description: 'An HTTP header: its name and its value' });
+
 /** An absolute http(s) URL. */
 export const webhookUrlSchema = z
   .string()
@@ -39,12 +90,7 @@ const collectionSchema = z
   });
 
 const headersSchema = z
-  .array(
-    keyValueSchema.refine((kv) => HEADER_NAME.test(kv.key), {
-      message: 'key must be a valid HTTP header name',
-      path: ['key'],
-    }),
-  )
+  .array(httpHeaderSchema)
   .max(MAX_PAIRS)
   .meta({ description: 'Headers sent with every delivery' });
 

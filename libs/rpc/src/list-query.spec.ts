@@ -1,4 +1,5 @@
-import type { ListQuery } from '@pim/query';
+import { common } from '@pim/contracts';
+import { MAX_SKIP, type ListQuery } from '@pim/query';
 import { fromProtoListQuery, toProtoListQuery } from './list-query';
 
 describe('list query over gRPC', () => {
@@ -19,6 +20,13 @@ describe('list query over gRPC', () => {
       expand: ['brand'],
     };
     expect(fromProtoListQuery(toProtoListQuery(q))).toEqual(q);
+  });
+
+  it('encodes the deepest window (skip 2^31 - 1 with limit 1, page 2^31) and reads it back', () => {
+    const q: ListQuery = { page: MAX_SKIP + 1, limit: 1, skip: MAX_SKIP, sort: [], filters: [], expand: [] };
+    const wire = common.ListQuery.decode(common.ListQuery.encode(toProtoListQuery(q)).finish());
+    expect(wire).toMatchObject({ page: 0, limit: 1, skip: MAX_SKIP });
+    expect(fromProtoListQuery(wire)).toMatchObject({ page: MAX_SKIP + 1, limit: 1, skip: MAX_SKIP });
   });
 
   it('fills defaults for an absent query and drops an empty search', () => {

@@ -34,6 +34,11 @@ export interface FuzzCase {
   mutated: boolean;
   /** The client cut the request short: no answer is acceptable. */
   mayGoUnanswered: boolean;
+  /**
+   * A name the answer must carry exactly when it is a 2xx: a download's Content-Disposition
+   * (`filename*`, else `filename`), or an upload's or an export's `file_name`.
+   */
+  fileName?: { expected: string; in: 'content-disposition' | 'file_name' };
 }
 
 /** What generating a case needs; the same context and index always give the same case. */
@@ -61,7 +66,7 @@ export function caseContext(parts: Omit<CaseContext, 'methodsByPath'>): CaseCont
  * (`attributes/<id>/options`); DELETE is aimed at the records after the first two of a kind, so
  * that the others stay for the rest of the run.
  */
-function pathSegments(op: Operation, fixtures: FixtureIds, rng: Prng): string[] {
+export function pathSegments(op: Operation, fixtures: FixtureIds, rng: Prng): string[] {
   const slots = op.path.split('/').slice(1);
   const out: string[] = [];
   for (let i = 0; i < slots.length; i++) {

@@ -1,5 +1,5 @@
 import document from '../../../libs/api-client/openapi.json';
-import { brokenText, checkResponse, type CheckContext } from './checks';
+import { brokenText, checkResponse, fileNameProblems, type CheckContext } from './checks';
 import type { FuzzResponse } from './http';
 import { resolverOf, type Schema } from './schema';
 
@@ -58,5 +58,41 @@ describe('checkResponse', () => {
   it('finds a lone surrogate anywhere in a parsed value', () => {
     expect(brokenText({ a: ['ok', { b: 'x\udc00' }] })).toBe('(root).a.1.b');
     expect(brokenText({ a: '😀' })).toBeUndefined();
+  });
+});
+
+describe('fileNameProblems', () => {
+  const name = 'relatório–名前-🙂.csv';
+  const download = (disposition?: string, status = 200) =>
+    response(status, 'a,b\n', disposition === undefined ? {} : { 'content-disposition': disposition });
+  const inHeader = { expected: name, in: 'content-disposition' as const };
+
+  it('passes a download whose filename* (or plain filename) is the name exactly', () => {
+    const encoded = encodeURIComponent(name);
+    expect(
+      fileNameProblems(download(`attachment; filename="relatorio.csv"; filename*=UTF-8''${encoded}`), inHeader),
+    ).toEqual([]);
+    expect(
+      fileNameProblems(download('attachment; filename=a.csv'), { expected: 'a.csv', in: 'content-disposition' }),
+    ).toEqual([]);
+  });
+
+  it('fails a download with another name, or none', () => {
+    const kinds = (r: FuzzResponse) => fileNameProblems(r, inHeader).map((p) => `${p.kind}: ${p.detail}`);
+    expect(kinds(download('attachment; filename="relat?rio.csv"'))).toEqual([
+      expect.stringMatching(/^wrong-file-name: expected/),
+    ]);
+    expect(kinds(download())).toEqual([expect.stringContaining('no Content-Disposition')]);
+    expect(kinds(download('attachment'))).toEqual([expect.stringContaining('got undefined')]);
+  });
+
+  it("checks a record's file_name, and nothing on a refusal or without an expectation", () => {
+    const made = (file_name: string) => response(201, { _id: 'x', file_name });
+    expect(fileNameProblems(made(name), { expected: name, in: 'file_name' })).toEqual([]);
+    expect(fileNameProblems(made('relatÃ³rio.csv'), { expected: name, in: 'file_name' })[0]?.kind).toBe(
+      'wrong-file-name',
+    );
+    expect(fileNameProblems(download(undefined, 409), inHeader)).toEqual([]);
+    expect(fileNameProblems(download(), undefined)).toEqual([]);
   });
 });

@@ -1,3 +1,5 @@
+import { parse as parseDisposition } from 'content-disposition';
+import type { FuzzCase } from './cases';
 import type { FuzzResponse } from './http';
 import { validate, type Resolver, type Schema } from './schema';
 
@@ -10,7 +12,9 @@ export type FailureKind =
   /** A 4xx whose body is not the error object of the document. */
   | 'not-error-object'
   /** A refused request changed what the platform stores. */
-  | 'stored-on-refusal';
+  | 'stored-on-refusal'
+  /** An upload, an export or a download answered with another file name than the one given. */
+  | 'wrong-file-name';
 
 /** One failed check of one response. */
 export interface Problem {
@@ -77,4 +81,33 @@ export function brokenText(value: unknown, path = '(root)'): string | undefined 
 export function excerpt(body: Buffer, max = 200): string {
   const text = body.toString('utf8');
   return text.length <= max ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, max))}…(${body.length} bytes)`;
+}
+
+/**
+ * What is wrong with the file name a 2xx carries, when its case expects one: a download's
+ * Content-Disposition (RFC 6266: `filename*` wins over `filename`), or a record's `file_name`.
+ */
+export function fileNameProblems(res: FuzzResponse, expected: FuzzCase['fileName']): Problem[] {
+  if (!expected || res.status < 200 || res.status > 299) return [];
+  const wrong = (got: string) => [
+    { kind: 'wrong-file-name' as const, detail: `expected ${JSON.stringify(expected.expected)}, got ${got}` },
+  ];
+  if (expected.in === 'file_name') {
+    let name: unknown;
+    try {
+      name = (JSON.parse(res.body.toString('utf8')) as { file_name?: unknown }).file_name;
+    } catch {
+      return wrong(`a body that is not JSON: ${excerpt(res.body)}`);
+    }
+    return name === expected.expected ? [] : wrong(`file_name ${JSON.stringify(name)}`);
+  }
+  const header = res.headers['content-disposition'];
+  if (!header) return wrong('no Content-Disposition');
+  let name: string | undefined;
+  try {
+    name = parseDisposition(header).parameters.filename;
+  } catch (err) {
+    return wrong(`a Content-Disposition that does not parse (${(err as Error).message}): ${JSON.stringify(header)}`);
+  }
+  return name === expected.expected ? [] : wrong(`${JSON.stringify(name)} from ${JSON.stringify(header)}`);
 }

@@ -72,6 +72,30 @@ export const PER_KIND = 3;
 
 type Json = Record<string, unknown>;
 
+/**
+ * File names in several scripts: Latin with accents, dashes, CJK, right-to-left Arabic and Hebrew,
+ * emoji (one with joiners), combining characters. The fixtures make an import and a completed
+ * export of each; the edge cases (edges.ts) upload, export and download with them.
+ */
+export const SCRIPT_FILE_NAMES = [
+  'relatório de preços ação.csv',
+  'lista–preços — 2026.csv',
+  '商品リスト名前.csv',
+  'تقرير المنتجات.csv',
+  'רשימת מוצרים.csv',
+  'produtos 🙂🚀.csv',
+  '👨‍👩‍👧 família.csv',
+  'cafe\u0301 nai\u0308ve.csv',
+  'lista–名.csv',
+];
+
+/** Fixture collections of the records made with those names (no path lists them, so no case picks them at random). */
+export const NAMED_EXPORTS = 'named-files/exports';
+export const NAMED_IMPORTS = 'named-files/imports';
+
+/** How long the fixtures wait for their named exports to complete. */
+const EXPORTS_WAIT_MS = 60_000;
+
 /** A minimal CSV an import can read. */
 export const IMPORT_CSV = 'code;name;enabled\nFZ-1;Caneca;sim\nFZ-2;Copo;não\n';
 
@@ -252,6 +276,19 @@ export async function createFixtures(client: FuzzClient, apiKey: string): Promis
     ids.add('imports', (JSON.parse(res.body.toString()) as Json)._id as string);
   }
   await each((i) => make('exports', { file_type: i === 1 ? 'xlsx' : 'csv', filters: { enabled: true } }));
+  for (const [i, name] of SCRIPT_FILE_NAMES.entries()) {
+    const boundary = `fuzznamed${i}`;
+    const res = await client.send({
+      method: 'POST',
+      path: '/api/v1/imports',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: multipartBody(boundary, { name, content: IMPORT_CSV }),
+    });
+    if (res.status !== 201) throw new Error(`fixture upload of ${JSON.stringify(name)} failed: ${res.status}`);
+    ids.add(NAMED_IMPORTS, (JSON.parse(res.body.toString()) as Json)._id as string);
+    const made = await call('POST', 'exports', { file_type: 'csv', file_name: name, filters: { enabled: true } });
+    ids.add(NAMED_EXPORTS, made._id as string);
+  }
   await each((i) =>
     make('channels', {
       code: `fz-shop-${i}`,
@@ -268,6 +305,17 @@ export async function createFixtures(client: FuzzClient, apiKey: string): Promis
     ids.add('publication-batches', batch._id as string);
   });
   await each((i) => make('api-keys', { name: `Fuzz key ${i}`, scopes: ['brands:read'] }));
+  // The named exports' files are downloaded by edge cases: they must be written by then.
+  const exportsUntil = Date.now() + EXPORTS_WAIT_MS;
+  for (const id of ids.list(NAMED_EXPORTS)) {
+    for (;;) {
+      const status = (await call('GET', `exports/${id}`)).status as string;
+      if (status === 'completed') break;
+      if (status === 'failed' || Date.now() > exportsUntil)
+        throw new Error(`fixture export ${id} is ${status} (it should have completed)`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
   // The fan-out turns the events above into deliveries of the hooks, shortly.
   const until = Date.now() + 15_000;
   for (const hook of hooks) {

@@ -1,5 +1,6 @@
 import { buildCase, caseContext, type CaseContext, type FuzzCase } from './cases';
-import { checkResponse, excerpt, type CheckContext } from './checks';
+import { checkResponse, excerpt, fileNameProblems, type CheckContext } from './checks';
+import { edgeCase, edgeCases } from './edges';
 import { createFixtures } from './fixtures';
 import { FuzzClient, sendRetrying, type FuzzResponse } from './http';
 import { operationsOf, parameterKey, type ApiDocument, type Operation } from './operations';
@@ -158,12 +159,16 @@ class Run {
       Array.from({ length: Math.ceil(items.length / batchSize) }, (_, i) =>
         items.slice(i * batchSize, (i + 1) * batchSize),
       );
-    const indices = this.opts.only ?? Array.from({ length: this.opts.requests }, (_, i) => i);
+    // The edge cases (-1, -2, …) first, every run; then the generated ones (0, 1, …).
+    const edges = edgeCases(this.ctx).map((c) => c.index);
+    const indices = this.opts.only ?? [...edges, ...Array.from({ length: this.opts.requests }, (_, i) => i)];
     // A phase sends its cases, then sends the ones refused again in batches between checksums of
     // the tables: a batch of refusals follows a batch of refusals, so the platform settles once
     // after the phase's accepted writes rather than before every batch.
     for (let start = 0; start < indices.length; start += batchSize * PHASE_BATCHES) {
-      const cases = indices.slice(start, start + batchSize * PHASE_BATCHES).map((i) => buildCase(this.ctx, i));
+      const cases = indices
+        .slice(start, start + batchSize * PHASE_BATCHES)
+        .map((i) => (i < 0 ? edgeCase(this.ctx, i) : buildCase(this.ctx, i)));
       const refused: FuzzCase[] = [];
       for (const chunk of chunks(cases)) refused.push(...(await this.firstLook(chunk)));
       if (this.probe) await this.compareRefusals(chunks(refused));
@@ -238,7 +243,8 @@ class Run {
 
   private check(o: Outcome): void {
     if (this.failed.has(o.c.index)) return;
-    for (const p of checkResponse(o.res, this.checks, o.c.mayGoUnanswered)) this.record(o, p.kind, p.detail);
+    const problems = checkResponse(o.res, this.checks, o.c.mayGoUnanswered);
+    for (const p of [...problems, ...fileNameProblems(o.res, o.c.fileName)]) this.record(o, p.kind, p.detail);
   }
 
   /**

@@ -1,15 +1,17 @@
 import { z } from 'zod';
 import {
+  DEEP_PAGING,
+  DEFAULT_LIMIT,
   DEFAULT_SORT,
+  MAX_SKIP,
   isFilterable,
+  maxPage,
   opsFor,
   sortableFields,
   type FieldType,
   type FilterOp,
   type ResourceDecl,
 } from '@pim/query';
-
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 /** Any text without NUL: Postgres text cannot hold NUL, so the list parser refuses it. */
 const NO_NUL = '^[^\\u0000]*$';
@@ -86,9 +88,15 @@ export function listQuerySchema(decl: ResourceDecl, maxLimit: number): z.ZodObje
       .number()
       .int()
       .min(1)
-      .max(MAX_SAFE)
+      .max(maxPage(1))
       .optional()
-      .meta({ format: 'int64', description: 'Page number, from 1', example: 1 }),
+      .meta({
+        format: 'int64',
+        description:
+          `Page number, from 1. A page starts at most ${MAX_SKIP} records in: (page - 1) × limit may be at most ${MAX_SKIP} ` +
+          `(page ${maxPage(DEFAULT_LIMIT)} with limit ${DEFAULT_LIMIT}, ${maxPage(1)} with limit 1). ${DEEP_PAGING}.`,
+        example: 1,
+      }),
     limit: z
       .number()
       .int()
@@ -100,9 +108,13 @@ export function listQuerySchema(decl: ResourceDecl, maxLimit: number): z.ZodObje
       .number()
       .int()
       .min(0)
-      .max(MAX_SAFE)
+      .max(MAX_SKIP)
       .optional()
-      .meta({ format: 'int64', description: 'Records to skip (instead of page)', example: 0 }),
+      .meta({
+        format: 'int32',
+        description: `Records to skip (instead of page; it wins when both are sent), at most ${MAX_SKIP}. ${DEEP_PAGING}.`,
+        example: 0,
+      }),
   };
   const sortable = sortableFields(decl);
   if (sortable.length) {

@@ -37,4 +37,21 @@ describe('readUpload', () => {
     await expect(upload).rejects.toBeInstanceOf(ValidationError);
     await expect(upload).rejects.toMatchObject({ title: 'Malformed upload' });
   });
+
+  it.each([
+    ['as the raw UTF-8 bytes browsers and fetch send', 'filename="lista–名.csv"'],
+    ['as an RFC 5987 extended parameter', "filename*=UTF-8''lista%E2%80%93%E5%90%8D.csv"],
+  ])('reads a file name beyond Latin-1 exactly, %s', async (_how, param) => {
+    const head = `Content-Disposition: form-data; name="file"; ${param}\r\nContent-Type: text/csv\r\n\r\n`;
+    let name = '';
+    await readUpload(request(Buffer.from(`--xyz\r\n${head}SKU\r\n--xyz--\r\n`, 'utf8')) as never, {
+      fileField: 'file',
+      maxBytes: 1_000,
+      onFile: async ({ fileName, stream }) => {
+        name = fileName;
+        stream.resume();
+      },
+    });
+    expect(name).toBe('lista–名.csv');
+  });
 });

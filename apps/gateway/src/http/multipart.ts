@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import busboy from 'busboy';
 import type { Readable } from 'node:stream';
 import { PayloadTooLargeError, ValidationError } from '@pim/errors';
+import { keyProblem, refusalOf } from './json-guard';
 
 /** A file part as it arrives: its name and a stream of its bytes (read it, or it is skipped). */
 export interface UploadedFile {
@@ -37,6 +38,9 @@ export function readUpload(
     try {
       parser = busboy({
         headers: req.headers,
+        // File names arrive as the UTF-8 bytes browsers and HTTP clients send; read as busboy's
+        // default, Latin-1, every name beyond ASCII (`lista–名.csv`) would be stored garbled.
+        defParamCharset: 'utf8',
         limits: { fileSize: opts.maxBytes, files: 1, fields: 20, fieldSize: 1_024, parts: 25 },
       });
     } catch (err) {
@@ -54,6 +58,10 @@ export function readUpload(
       reject(err);
     };
     parser.on('field', (name, value) => {
+      // Refused as a JSON body's key is (json-guard.ts): a field named `__proto__` would set the
+      // prototype of `fields` here instead of being one, and so be dropped without a word.
+      const kind = keyProblem(name);
+      if (kind) return fail(refusalOf({ field: name, kind }));
       fields[name] = value;
     });
     const malformed = (err: Error) =>

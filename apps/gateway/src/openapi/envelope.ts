@@ -1,4 +1,5 @@
 import { z, type ZodType } from 'zod';
+import { MAX_SKIP } from '@pim/query';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -18,8 +19,9 @@ const pageUrl = z.string().max(8192).meta({ format: 'uri-reference', example: '/
 export function envelopeSchema(id: string, item: ZodType, maxLimit: number) {
   return z
     .strictObject({
-      page: count(1, MAX_SAFE, 'This page, from 1', 1),
-      skip: count(0, MAX_SAFE, 'Records before this page', 0),
+      // A window starts at most MAX_SKIP records in; skip MAX_SKIP with limit 1 is the page after it.
+      page: count(1, MAX_SKIP + 1, 'This page, from 1', 1),
+      skip: count(0, MAX_SKIP, 'Records before this page', 0),
       limit: count(1, maxLimit, 'Page size', 25),
       sort: z
         .record(

@@ -5,7 +5,7 @@ import { Export, type ExportInput, type ExportView } from '@pim/resources';
 import { readServerStream, recordClient, type PromiseClient, type RecordClient } from '@pim/rpc';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader } from '../http/conditional';
 import { declaredCodec } from '../http/declared.codec';
-import { fileDownload } from '../http/file-download';
+import { dispositionHeader, fileDownload } from '../http/file-download';
 import { recordRoutes } from '../http/resource.routes';
 import type { Api } from '../http/route';
 
@@ -96,7 +96,7 @@ function downloadRoute(api: Api, client: () => ExportClients): void {
         schema: z.string().max(DOWNLOAD_MAX_BYTES).meta({ format: 'binary' }),
         contentType: 'application/octet-stream',
         headers: z.object({
-          'Content-Disposition': z.string().max(300).meta({ description: 'attachment; filename="<file_name>"' }),
+          'Content-Disposition': dispositionHeader("the export's file_name"),
           'Content-Length': z.string().max(20).meta({ description: 'The size of the file in bytes' }),
         }),
       },

@@ -21,7 +21,7 @@ import {
 import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from '../http/conditional';
 import { declaredCodec } from '../http/declared.codec';
 import { UPLOAD_MAX_BYTES } from '../config';
-import { fileDownload } from '../http/file-download';
+import { dispositionHeader, fileDownload } from '../http/file-download';
 import { readUpload } from '../http/multipart';
 import { recordRoutes } from '../http/resource.routes';
 import type { Api } from '../http/route';
@@ -222,10 +222,9 @@ function errorsRoute(api: Api, client: () => IoJobsClients): void {
         schema: z.string().max(DOWNLOAD_MAX_BYTES).meta({ format: 'binary' }),
         contentType: 'application/octet-stream',
         headers: z.object({
-          'Content-Disposition': z
-            .string()
-            .max(300)
-            .meta({ description: 'attachment; filename="<file>-errors.<csv|xlsx>"' }),
+          'Content-Disposition': dispositionHeader(
+            'the uploaded file name without its extension, then -errors.csv or -errors.xlsx',
+          ),
         }),
       },
     },

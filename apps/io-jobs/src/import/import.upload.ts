@@ -15,7 +15,10 @@ export function cleanFileName(name: string): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return clean.slice(0, 255) || 'upload';
+  // Cut between two characters, never between the halves of one (an emoji): half of one has no
+  // UTF-8 form, and the name would not survive the trip to a download's header.
+  const cut = clean.slice(0, 255);
+  return (/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut) || 'upload';
 }
 
 /** A storage key segment from a file name: letters, digits, dots, dashes and underscores. */
