@@ -386,6 +386,234 @@ describe('access by users groups through the whole platform', () => {
     });
   });
 
+  it('never runs a query naming an attribute hidden from the user: product filters, exports, bulk publications, workflow approvals', async () => {
+    // unit_cost is hidden from Ana (the test before); c1, which she sees, holds 12.5.
+    const anaKey = await e2e.newKey(
+      ['products:read', 'exports:write', 'publications:write', 'workflow_approvals:write'],
+      { user_id: USERS.ana, user_name: 'ana' },
+    );
+    const ana = (method: string, path: string, body?: unknown) =>
+      e2e.api(method, path, body, { authorization: `Bearer ${anaKey}` });
+    const hiddenRefusal = (what: string, r: { status: number; json: Json }) =>
+      expect([what, r.status, r.json.kind, JSON.stringify(r.json.details)]).toEqual([
+        what,
+        403,
+        'authorization',
+        expect.stringContaining('unit_cost'),
+      ]);
+    for (const [suffix, value] of [
+      ['', '12.5'],
+      ['_ne', '1'],
+      ['_in', '12.5,13'],
+      ['_nin', '1'],
+      ['_exists', 'true'],
+      ['_exists', 'false'],
+      ['_gt', '1'],
+      ['_gte', '12.5'],
+      ['_lt', '100'],
+      ['_lte', '100'],
+    ]) {
+      const q = `attributes.unit_cost${suffix}=${value}`;
+      hiddenRefusal(q, await ana('GET', `/api/v1/products?${q}`));
+      hiddenRefusal(`${q} with _id`, await ana('GET', `/api/v1/products?_id=${ids.c1}&${q}`));
+    }
+    // The binary search that read a value in 11 requests: every probe answers the same refusal.
+    const answers = new Set<string>();
+    let [low, high] = [0, 1024];
+    for (let i = 0; i < 11; i++) {
+      const mid = (low + high) / 2;
+      const r = await ana('GET', `/api/v1/products?_id=${ids.c1}&attributes.unit_cost_gte=${mid}`);
+      answers.add(`${r.status} ${String(r.json.message)}`);
+      if (r.status === 200 && (r.json.total as number) > 0) low = mid;
+      else high = mid;
+    }
+    expect([...answers]).toEqual(["403 You may not query the attributes 'unit_cost'"]);
+    // Bruno is not denied the attribute: the same filter answers him.
+    const bruno = await as('bruno', 'GET', `/api/v1/products?_id=${ids.c1}&attributes.unit_cost_gte=12`);
+    expect([bruno.status, bruno.json.total]).toEqual([200, 1]);
+
+    // Exports: attr_control and an attribute column are refused at creation, and nothing is stored.
+    const unitCost = ((await e2e.api('GET', '/api/v1/attributes?key=unit_cost')).json.data as Json[])[0]._id;
+    const exportsBefore = (await e2e.api('GET', '/api/v1/exports?limit=1')).json.total;
+    hiddenRefusal(
+      'attr_control',
+      await ana('POST', '/api/v1/exports', {
+        file_type: 'csv',
+        report_type: 'per_attributes',
+        filters: {
+          attr_control: [{ attribute_item: { id: unitCost }, attributes: { key: 'unit_cost', name: 'Cost' } }],
+        },
+      }),
+    );
+    const column = await ana('POST', '/api/v1/exports', {
+      file_type: 'csv',
+      report_type: 'general',
+      headers: [
+        { label: 'code', value: 'code', isAttribute: false },
+        { label: 'Cost', value: 'unit_cost', isAttribute: true },
+      ],
+    });
+    hiddenRefusal('export column', column);
+    expect(column.json.details).toContainEqual({ field: 'headers.1', message: 'is hidden from your user' });
+    expect((await e2e.api('GET', '/api/v1/exports?limit=1')).json.total).toBe(exportsBefore);
+    // A default export's columns are the attributes its products hold: never one hidden from its creator.
+    const columnsOf = async (key: string) => {
+      const made = await e2e.api(
+        'POST',
+        '/api/v1/exports',
+        { file_type: 'csv', report_type: 'general', filters: { _id_in: [ids.c1] } },
+        { authorization: `Bearer ${key}` },
+      );
+      expect(made.status).toBe(201);
+      await eventually(
+        async () => (await e2e.api('GET', `/api/v1/exports/${made.json._id as string}`)).json.status === 'completed',
+        60_000,
+      );
+      const res = await fetch(`${e2e.platform.gatewayUrl}/exports/${made.json._id as string}/download`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return (await res.text()).split(/\r?\n/)[0];
+    };
+    expect(await columnsOf(anaKey)).not.toContain('unit_cost');
+    expect(await columnsOf(keys.bruno)).toContain('unit_cost');
+
+    // Bulk publications and workflow approvals keep filters to run later: refused when given.
+    const channel = await e2e.api('POST', '/api/v1/channels', {
+      code: 'hidden_shop',
+      name: 'Hidden shop',
+      endpoint: { url: 'http://127.0.0.1:9/listings', timeout_ms: 1_000 },
+    });
+    expect(channel.status).toBe(201);
+    const batchesBefore = (await e2e.api('GET', '/api/v1/publication-batches?limit=1')).json.total;
+    const bulk = await ana('POST', '/api/v1/publications/bulk', {
+      channel_id: channel.json._id,
+      filters: { 'attributes.unit_cost_exists': 'true' },
+    });
+    hiddenRefusal('bulk publication', bulk);
+    expect(bulk.json.details).toContainEqual({
+      field: 'filters.attributes.unit_cost',
+      message: 'is hidden from your user',
+    });
+    expect((await e2e.api('GET', '/api/v1/publication-batches?limit=1')).json.total).toBe(batchesBefore);
+    const steps = [{ name: 'Review', order: 1, approvers: [USERS.bruno] }];
+    hiddenRefusal(
+      'workflow approval',
+      await ana('POST', '/api/v1/workflow-approvals', {
+        code: 'ana_costly',
+        name: 'Costly',
+        enabled: true,
+        filters: { 'attributes.unit_cost_gte': '10' },
+        steps,
+      }),
+    );
+    expect((await e2e.api('GET', '/api/v1/workflow-approvals?code=ana_costly')).json.total).toBe(0);
+    // One made by someone who may: Ana may rename it (its filters stay as they are), not change them.
+    const costly = await e2e.api('POST', '/api/v1/workflow-approvals', {
+      code: 'costly',
+      name: 'Costly',
+      enabled: true,
+      filters: { 'attributes.unit_cost_gte': '10' },
+      steps,
+    });
+    expect(costly.status).toBe(201);
+    const at = `/api/v1/workflow-approvals/${costly.json._id as string}`;
+    expect((await ana('PATCH', at, { name: 'Costly ones' })).status).toBe(200);
+    hiddenRefusal('workflow approval patch', await ana('PATCH', at, { filters: { 'attributes.unit_cost_gte': '1' } }));
+    expect((await e2e.api('GET', at)).json).toMatchObject({ filters: { 'attributes.unit_cost_gte': '10' } });
+    expect((await e2e.api('DELETE', at)).status).toBe(204);
+  });
+
+  it('never lets a relation or a proposal name a product out of sight, and keeps the items a user cannot see', async () => {
+    const anaKey = await e2e.newKey(['product_relations:write', 'product_approvals:write'], {
+      user_id: USERS.ana,
+      user_name: 'ana',
+    });
+    const ana = (method: string, path: string, body?: unknown) =>
+      e2e.api(method, path, body, { authorization: `Bearer ${anaKey}` });
+    const UNKNOWN = '6740a1b2c3d4e5f60000dead';
+    const service = await e2e.api('POST', '/api/v1/products', {
+      code: 'c2_service',
+      type: 'service',
+      name: { en: 'Installation' },
+      catalogs: [{ _id: catalogs.c2, user_groups: [] }],
+    });
+    expect(service.status).toBe(201);
+    const unseenService = service.json._id as string;
+    /** What an answer says of each item: its messages, ids written as <id>. */
+    const said = (r: { status: number; json: Json }) => [
+      r.status,
+      ((r.json.details ?? []) as Json[]).map((d) => String(d.message).replace(/[0-9a-f]{24}/g, '<id>')),
+    ];
+
+    // An association naming a product out of sight and an unknown id: both are unknown products.
+    const both = await ana('POST', '/api/v1/product-relations', {
+      type: 'association',
+      product_id: ids.c1,
+      association: [{ id: ids.c2 }, { id: UNKNOWN }],
+    });
+    expect(said(both)).toEqual([400, ["no live product has _id '<id>'", "no live product has _id '<id>'"]]);
+    // A kit item out of sight is not created; a service out of sight is unknown, not "a service".
+    for (const [type, unseen] of [
+      ['kit_products', ids.c2],
+      ['kit_products', unseenService],
+      ['kit_services', ids.c2],
+      ['eligible_service_products', ids.c2],
+    ] as const) {
+      const hidden = await ana('POST', '/api/v1/product-relations', {
+        type,
+        product_id: ids.c1,
+        [type]: [{ id: unseen, ...(type.startsWith('kit_') ? { quantity: 1 } : {}) }],
+      });
+      const none = await ana('POST', '/api/v1/product-relations', {
+        type,
+        product_id: ids.c1,
+        [type]: [{ id: UNKNOWN, ...(type.startsWith('kit_') ? { quantity: 1 } : {}) }],
+      });
+      expect([type, unseen, ...said(hidden)]).toEqual([type, unseen, ...said(none)]);
+      expect(hidden.status).toBe(400);
+    }
+    expect((await e2e.api('GET', `/api/v1/product-relations?product_id=${ids.c1}`)).json.total).toBe(0);
+
+    // A relation holding an item Ana cannot see: her replace and patch keep it.
+    const made = await e2e.api('POST', '/api/v1/product-relations', {
+      type: 'association',
+      product_id: ids.c1,
+      association: [{ id: ids.c1_c2 }, { id: ids.c2 }],
+    });
+    expect(made.status).toBe(201);
+    const at = `/api/v1/product-relations/${made.json._id as string}`;
+    const itemsNow = async () =>
+      ((await e2e.api('GET', at)).json.association as { id: string }[]).map((i) => i.id).sort();
+    const put = await ana('PUT', at, { type: 'association', product_id: ids.c1, association: [{ id: ids.c1_c3 }] });
+    expect(put.status).toBe(200);
+    expect(await itemsNow()).toEqual([ids.c1_c3, ids.c2].sort());
+    const patch = await ana('PATCH', at, { association: [{ id: ids.c1_c2 }] });
+    expect(patch.status).toBe(200);
+    expect(await itemsNow()).toEqual([ids.c1_c2, ids.c2].sort());
+    // Sent back as read, the held item stays; a new one out of sight is still unknown.
+    expect((await ana('PATCH', at, { association: [{ id: ids.c1_c2 }, { id: ids.c2 }] })).status).toBe(200);
+    expect(said(await ana('PATCH', at, { association: [{ id: ids.c2_c3 }] }))).toEqual([
+      400,
+      ["no live product has _id '<id>'"],
+    ]);
+    expect((await e2e.api('DELETE', at)).status).toBe(204);
+
+    // Product approvals: proposed items out of sight are unknown products too, before any other rule.
+    const group = await e2e.api('POST', '/api/v1/attribute-groups', { key: 'proposal_specs', name: { en: 'Specs' } });
+    for (const list of ['kit_products', 'disassociate_kit_products', 'eligible_service_products', 'kit_services']) {
+      const proposal = (id: string) => ({
+        product_id: ids.c1,
+        attribute_groups: [group.json._id],
+        [list]: [{ id, ...(list.includes('kit_') ? { quantity: 1 } : {}) }],
+      });
+      const hidden = await ana('POST', '/api/v1/product-approvals', proposal(ids.c2));
+      const none = await ana('POST', '/api/v1/product-approvals', proposal(UNKNOWN));
+      expect([list, ...said(hidden)]).toEqual([list, 400, ["no live product has _id '<id>'"]]);
+      expect([list, ...said(none)]).toEqual([list, ...said(hidden)]);
+    }
+    expect((await e2e.api('DELETE', `/api/v1/products/${unseenService}`)).status).toBe(204);
+  });
+
   it('takes a membership change into account on the next request, on either gateway', async () => {
     const before = await as('bruno', 'GET', '/api/v1/products?limit=100', undefined, secondBase);
     expect(before.json.total).toBe(expected('bruno').length);

@@ -10,6 +10,7 @@ import {
   type Operation,
 } from '../suites/census/operations';
 import { grantableScopes, lackingScope, satisfies } from '../suites/census/scopes';
+import { ATTRIBUTE_FILTERS, hiddenAttributePlan, type HiddenProbe } from '../suites/census/hidden';
 import { SPECIAL_PROBES, visibilityPlan, type Visibility } from '../suites/census/visibility';
 import { eventually, startE2E, type E2E } from './platform';
 
@@ -442,6 +443,120 @@ describe('census of every operation of the OpenAPI document', () => {
       const planned = [...plan].filter(([, v]) => v.class === 'product-owned').map(([op]) => op);
       console.log(`census (c): ${planned.length} operations on records of products probed with a restricted user`);
       expect(planned.filter((op) => !probed.has(op))).toEqual([]);
+    });
+  });
+  describe('(d) a user from whom an attribute is hidden', () => {
+    const USER = '6740a1b2c3d4e5f6000000c7';
+    const KEY = 'census_cost';
+    let key: string;
+    let product: string;
+    let channel: string;
+    let attribute: string;
+    let hiddenPlan: Map<string, HiddenProbe>;
+
+    beforeAll(async () => {
+      const planned = hiddenAttributePlan(doc, ops);
+      expect(planned.problems).toEqual([]);
+      hiddenPlan = planned.plan;
+      const made = async (path: string, body: unknown): Promise<string> => {
+        const r = await admin('POST', path, body);
+        if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.json)}`);
+        return r.json._id as string;
+      };
+      // Every product in sight (full access): only the attribute is hidden.
+      const group = await made('/users-groups', {
+        source_id: 'sso',
+        name: 'census costs',
+        users: [{ id: USER, name: 'Hana' }],
+        has_full_product_access: true,
+      });
+      const secret = await made('/attribute-groups', {
+        key: 'census_secret',
+        name: { en: 'Secret' },
+        users_groups: [{ _id: group, not_allowed_users: [USER] }],
+      });
+      attribute = await made('/attributes', {
+        key: KEY,
+        name: { en: 'Cost' },
+        type: 'number',
+        association: 'product',
+        protected_by_lgpd: false,
+        groups: [{ _id: secret, required: false }],
+      });
+      product = await made('/products', {
+        code: 'census_costly',
+        type: 'simple',
+        name: { en: 'Census costly' },
+        attribute_groups: [secret],
+        attributes: { [KEY]: 12.5 },
+      });
+      channel = await made('/channels', {
+        code: 'census_hidden_shop',
+        name: 'Census hidden shop',
+        endpoint: { url: 'http://127.0.0.1:9/listings', timeout_ms: 1_000 },
+      });
+      const scopes = [...new Set(ops.filter((o) => hiddenPlan.has(o.operationId)).map((o) => o.scope))];
+      key = await newKey(scopes, { user_id: USER, user_name: 'Hana' });
+    }, 60_000);
+
+    /** What is wrong with an answer that should be the 403 naming the hidden attribute. */
+    const hiddenRefusal = (o: Operation, a: Answer, what: string): string[] => [
+      ...refusal(o, a, 403).map((p) => `${p} (${what})`),
+      ...(a.status === 403 && !JSON.stringify((a.body as Json).details ?? []).includes(KEY)
+        ? [`${nameOf(o)}: the 403 of ${what} does not name ${KEY}`]
+        : []),
+    ];
+
+    it('plans every operation that takes product filters or columns, and would name one it cannot check', () => {
+      expect([...hiddenPlan.keys()].sort()).toEqual(
+        ['createExport', 'createWorkflowApproval', 'listProducts', 'publishInBulk'].sort(),
+      );
+      const grown = structuredClone(doc);
+      grown.paths['/api/v1/products/facets'] = {
+        post: { ...(doc.paths['/api/v1/publications/bulk'].post as OpenApiOperation), operationId: 'productFacets' },
+      };
+      expect(hiddenAttributePlan(grown, operationsOf(grown)).problems).toEqual([
+        expect.stringContaining('POST /api/v1/products/facets (productFacets) takes filters in its body'),
+      ]);
+    });
+
+    it('refuses every filter and column naming the hidden attribute with the 403 error object, and stores nothing', async () => {
+      const failures: string[] = [];
+      for (const o of ops.filter((x) => hiddenPlan.has(x.operationId))) {
+        const probe = hiddenPlan.get(o.operationId)!;
+        if (probe.kind === 'query') {
+          for (const [suffix, value] of ATTRIBUTE_FILTERS) {
+            const q = `attributes.${KEY}${suffix}=${encodeURIComponent(value)}`;
+            failures.push(...hiddenRefusal(o, await call('get', `${o.path}?${q}`, key), q));
+            failures.push(...hiddenRefusal(o, await call('get', `${o.path}?_id=${product}&${q}`, key), `_id and ${q}`));
+          }
+          continue;
+        }
+        const before = (await admin('GET', `${probe.stores.replace('/api/v1', '')}?limit=1`)).json.total;
+        for (const body of probe.bodies(KEY, { channel, product, attribute }))
+          failures.push(...hiddenRefusal(o, await call(o.method, o.path, key, body), JSON.stringify(body)));
+        const after = (await admin('GET', `${probe.stores.replace('/api/v1', '')}?limit=1`)).json.total;
+        if (after !== before)
+          failures.push(`${nameOf(o)}: ${probe.stores} went from ${String(before)} to ${String(after)}`);
+      }
+      expect(failures).toEqual([]);
+    });
+
+    it('lets the binary search of a hidden value find nothing: every probe answers the same refusal', async () => {
+      const answers = new Set<string>();
+      let [low, high] = [0, 1024];
+      for (let i = 0; i < 11; i++) {
+        const mid = (low + high) / 2;
+        const a = await call('get', `/api/v1/products?_id=${product}&attributes.${KEY}_gte=${mid}`, key);
+        const body = a.body as Json;
+        answers.add(`${a.status} ${String(body.message)}`);
+        if (a.status === 200 && (body.total as number) > 0) low = mid;
+        else high = mid;
+      }
+      expect([...answers]).toEqual([`403 You may not query the attributes '${KEY}'`]);
+      // An unrestricted key reads the same filter: the refusal is about the user, not the filter.
+      const admins = await admin('GET', `/products?_id=${product}&attributes.${KEY}_gte=12`);
+      expect([admins.status, admins.json.total]).toEqual([200, 1]);
     });
   });
 });

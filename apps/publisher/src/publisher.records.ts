@@ -28,7 +28,7 @@ export function publisherRecords(ds: DataSource, catalog: CatalogLink, policy: A
   const repository: PublicationsRepository = new PublicationsRepository(ds, (record) => publications.toView(record));
   const batches = new RecordService(
     ds,
-    publicationBatchRecord((): PublicationBatchesRepository => batchesRepository),
+    publicationBatchRecord((): PublicationBatchesRepository => batchesRepository, catalog),
     PUBLISHER_STORE,
   );
   const batchesRepository: PublicationBatchesRepository = new PublicationBatchesRepository(ds, (record) =>

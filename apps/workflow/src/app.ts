@@ -39,7 +39,7 @@ export const workflowApp: AppSpec<WorkflowConfig> = {
     return {
       services: [
         productApprovalsGrpc(productApprovals, new ProductApprovalDecisions(productApprovals, applier), logger),
-        workflowApprovalsGrpc(new RecordService(ds, workflowApprovalRecord, WORKFLOW_STORE), logger),
+        workflowApprovalsGrpc(new RecordService(ds, workflowApprovalRecord(catalog), WORKFLOW_STORE), logger),
         workflowsGrpc(new RecordService(ds, guardedWorkflowRecord(orders), WORKFLOW_STORE), logger),
         usersGroupsGrpc(new RecordService(ds, usersGroupRecord, WORKFLOW_STORE), ds, logger),
       ],

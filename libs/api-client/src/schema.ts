@@ -15,21 +15,21 @@ export interface paths {
          * List webhooks
          * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over collection and url) as in every list.
          *
-         *     Needs scope `webhooks:read` (or `admin`).
+         *     Needs scope `webhooks:read` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         get: operations["listWebhooks"];
         /**
          * Create or update the webhook of a collection
          * @description Creates the webhook when the collection has none (the response then carries its signing `secret`, shown only once), otherwise writes the given fields onto it; omitted fields keep their values.
          *
-         *     Needs scope `webhooks:write` (or `admin`).
+         *     Needs scope `webhooks:write` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         put: operations["upsertWebhook"];
         /**
          * Create a webhook
          * @description The collection must be free among live records of the collection (409 otherwise).
          *
-         *     Needs scope `webhooks:write` (or `admin`).
+         *     Needs scope `webhooks:write` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -47,14 +47,14 @@ export interface paths {
         };
         /**
          * Get a webhook
-         * @description Needs scope `webhooks:read` (or `admin`).
+         * @description Needs scope `webhooks:read` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         get: operations["getWebhook"];
         /**
          * Replace a webhook
          * @description Replaces every writable field; omitted optional fields return to their defaults.
          *
-         *     Needs scope `webhooks:write` (or `admin`).
+         *     Needs scope `webhooks:write` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         put: operations["replaceWebhook"];
         post?: never;
@@ -62,7 +62,7 @@ export interface paths {
          * Delete a webhook
          * @description Soft delete: the record vanishes from gets and lists and its collection becomes free.
          *
-         *     Needs scope `webhooks:write` (or `admin`).
+         *     Needs scope `webhooks:write` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -71,7 +71,7 @@ export interface paths {
          * Patch a webhook
          * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
          *
-         *     Needs scope `webhooks:write` (or `admin`).
+         *     Needs scope `webhooks:write` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         patch: operations["patchWebhook"];
         trace?: never;
@@ -87,7 +87,7 @@ export interface paths {
          * List the deliveries of a webhook
          * @description The delivery log: one record per event sent to this webhook, with its status (`pending`, `succeeded`, `failed`, `cancelled`), attempts, next attempt and the outcome of the last attempt (status code, truncated answer, duration). Pagination, sorting and filters as in every list; newest first by default.
          *
-         *     Needs scope `webhooks:read` (or `admin`).
+         *     Needs scope `webhooks:read` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -107,7 +107,7 @@ export interface paths {
         };
         /**
          * Get a delivery with every attempt
-         * @description Needs scope `webhooks:read` (or `admin`).
+         * @description Needs scope `webhooks:read` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         get: operations["getWebhookDelivery"];
         put?: never;
@@ -131,7 +131,7 @@ export interface paths {
          * Send a delivery again
          * @description Queues the delivery for an attempt now, whatever its state, with a fresh retry schedule; the receiver gets the same `webhook-id`. Refused with 409 while an attempt of it is in flight.
          *
-         *     Needs scope `webhooks:write` (or `admin`).
+         *     Needs scope `webhooks:write` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -153,7 +153,7 @@ export interface paths {
          * Send again every failed delivery since a date
          * @description Queues again, with a fresh retry schedule, every `failed` delivery of this webhook created at or after `since`.
          *
-         *     Needs scope `webhooks:write` (or `admin`).
+         *     Needs scope `webhooks:write` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         post: operations["recoverWebhookDeliveries"];
         delete?: never;
@@ -175,7 +175,7 @@ export interface paths {
          * Send a signed test event
          * @description Queues a `webhooks.test` event for this webhook only, signed like every delivery; follow it in the delivery log. Refused with 409 when the webhook has no url or is disabled.
          *
-         *     Needs scope `webhooks:write` (or `admin`).
+         *     Needs scope `webhooks:write` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -197,7 +197,7 @@ export interface paths {
          * Rotate the signing secret
          * @description Creates a new signing secret, returned only here. During the overlap window (24 h by default) deliveries carry two signatures, one per secret, so a receiver can switch secrets without rejecting events.
          *
-         *     Needs scope `webhooks:write` (or `admin`).
+         *     Needs scope `webhooks:write` (or `admin`) on an unrestricted key: one with `admin`, or an integration's key bound to no user. Webhooks are platform-wide configuration: there is one webhook per collection, its deliveries carry every event whole (every user’s records, every attribute value, whatever users groups and attribute groups hide) and its delivery log keeps the receivers’ answers. A key bound to a user without `admin` gets 403, even with the scope.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -2210,7 +2210,10 @@ export interface components {
             headers?: {
                 /** @example X-Api-Key */
                 key: string;
-                /** @example k3y */
+                /**
+                 * @description Tab and the characters U+0020 to U+007E and U+0080 to U+00FF: no line breaks (CR, LF), NUL or other control characters, nothing past U+00FF
+                 * @example k3y
+                 */
                 value: string;
             }[];
             /** @description Parameters added to every delivery body */
@@ -2273,7 +2276,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -2385,7 +2388,10 @@ export interface components {
             headers?: {
                 /** @example X-Api-Key */
                 key: string;
-                /** @example k3y */
+                /**
+                 * @description Tab and the characters U+0020 to U+007E and U+0080 to U+00FF: no line breaks (CR, LF), NUL or other control characters, nothing past U+00FF
+                 * @example k3y
+                 */
                 value: string;
             }[] | null;
             /** @description Parameters added to every delivery body */
@@ -2402,7 +2408,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -2833,7 +2839,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -2995,7 +3001,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -3177,7 +3183,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -3488,7 +3494,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -3657,7 +3663,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -3927,7 +3933,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -4324,7 +4330,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -4510,7 +4516,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -4932,7 +4938,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -5572,7 +5578,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -5878,7 +5884,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -6183,7 +6189,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -6409,7 +6415,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -6718,7 +6724,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -7283,7 +7289,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -7577,7 +7583,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -7719,7 +7725,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -8000,7 +8006,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -8188,7 +8194,10 @@ export interface components {
             headers: {
                 /** @example X-Api-Key */
                 key: string;
-                /** @example k3y */
+                /**
+                 * @description Tab and the characters U+0020 to U+007E and U+0080 to U+00FF: no line breaks (CR, LF), NUL or other control characters, nothing past U+00FF
+                 * @example k3y
+                 */
                 value: string;
             }[];
             /**
@@ -8207,7 +8216,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -8432,7 +8441,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -8824,7 +8833,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -9130,7 +9139,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -9252,7 +9261,7 @@ export interface components {
              */
             page: number;
             /**
-             * Format: int64
+             * Format: int32
              * @description Records before this page
              * @example 0
              */
@@ -9756,11 +9765,11 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, collection, url, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -10196,11 +10205,11 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_status_code, request_id, created_at, updated_at, completed_at */
                 sort?: string;
@@ -10681,11 +10690,11 @@ export interface operations {
     listBrands: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -11076,11 +11085,11 @@ export interface operations {
     listCategoryTrees: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -11471,11 +11480,11 @@ export interface operations {
     listCategories: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name, category_tree_id, parent_id */
                 sort?: string;
@@ -11914,11 +11923,11 @@ export interface operations {
     listFamilies: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -12319,11 +12328,11 @@ export interface operations {
     listCatalogs: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -12724,11 +12733,11 @@ export interface operations {
     listAttributes: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, key, type, unique, required, sequence, association, enabled, protected_by_lgpd, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -13209,11 +13218,11 @@ export interface operations {
     listAttributeOptions: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, attribute_id, value, sequence, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -13666,11 +13675,11 @@ export interface operations {
     listAttributeGroups: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, category_id, key, sequence, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -14099,11 +14108,11 @@ export interface operations {
     listProducts: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, family_id, brand_id, fulfilled, product_id, code, image, enabled, type, product_approval, last_approval_at, published, last_publishment_id, last_published_at, completeness_min, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -14773,11 +14782,11 @@ export interface operations {
     listProductRelations: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, type, product_id, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -15167,11 +15176,11 @@ export interface operations {
     listUsersGroups: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, source_id, name, description, has_full_product_access, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -15572,11 +15581,11 @@ export interface operations {
     listWorkflows: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, name, description, enabled, default, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -15997,11 +16006,11 @@ export interface operations {
     listWorkflowApprovals: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, name, description, enabled, default, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -16442,11 +16451,11 @@ export interface operations {
     listProductApprovals: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, product_id, workflow_approval_id, status, decided_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -17244,11 +17253,11 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, external_code, invoice_number, placed_at, final_status_type, final_status_at, elapsed_time, status_code, status_updated_at, step_code, workflow_id, workflow_code, items_count, sort_date, sla, sla_overdue_date, status_overdue_date, logistic_id, customer.email, customer.document, channel.code, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -17909,11 +17918,11 @@ export interface operations {
     listImports: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, catalog_id, category_id, from_template_id, file_worksheet_id, file_header_row, status, file_name, file_key, file_type, file_size, file_worksheet_name, columns_count, rows_count, proccess_count, commit_count, errors_count, started_at, finished_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -18608,7 +18617,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description attachment; filename="<file>-errors.<csv|xlsx>" */
+                    /** @description attachment; filename=<name in ASCII, quoted when it holds spaces or separators>; filename*=UTF-8''<name, UTF-8 percent-encoded> (RFC 6266), the name being the uploaded file name without its extension, then -errors.csv or -errors.xlsx. filename* comes only when the name is not plain ASCII and holds it exactly: prefer it to filename, whose accents are dropped and other characters replaced by _. */
                     "Content-Disposition": string;
                     [name: string]: unknown;
                 };
@@ -18664,11 +18673,11 @@ export interface operations {
     listImportTemplates: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, name, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -19049,11 +19058,11 @@ export interface operations {
     listExports: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, file_type, report_type, file_name, csv_bom, status, file_key, rows_count, file_size, started_at, finished_at, expires_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -19540,7 +19549,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description attachment; filename="<file_name>" */
+                    /** @description attachment; filename=<name in ASCII, quoted when it holds spaces or separators>; filename*=UTF-8''<name, UTF-8 percent-encoded> (RFC 6266), the name being the export's file_name. filename* comes only when the name is not plain ASCII and holds it exactly: prefer it to filename, whose accents are dropped and other characters replaced by _. */
                     "Content-Disposition": string;
                     /** @description The size of the file in bytes */
                     "Content-Length": string;
@@ -19564,11 +19573,11 @@ export interface operations {
     listChannels: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, name, image, enabled, kind, language, auto_republish, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -20048,11 +20057,11 @@ export interface operations {
     listPublications: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, product_id, channel_id, advertisement_id, status, origin, batch_id, publishment_url, attempts, next_attempt_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -20546,11 +20555,11 @@ export interface operations {
     listPublicationBatches: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, channel_id, status, products_count, publications_count, refused_count, error, started_at, finished_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
@@ -20926,11 +20935,11 @@ export interface operations {
     listApiKeys: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, name, prefix, user_id, user_name, expires_at, last_used_at, revoked, created_at, updated_at */
                 sort?: string;
@@ -21281,11 +21290,11 @@ export interface operations {
     listDeadLetters: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 page?: number;
                 /** @description Page size (default 25, at most 100) */
                 limit?: number;
-                /** @description Records to skip (instead of page) */
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, attempts, occurred_at, created_at, updated_at */
                 sort?: string;

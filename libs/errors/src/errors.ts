@@ -352,3 +352,17 @@ export function fromErrorObject(obj: WireErrorObject, retryAfter?: number): PimE
   if (Cls) return new Cls(obj.message, options);
   return new InternalError(obj.message, options);
 }
+
+/**
+ * The same error with its details' fields named under `prefix` (`attributes.cost` →
+ * `filters.attributes.cost`): for an owner passing on another app's refusal of a value it keeps in
+ * one of its own fields, so the caller is pointed at the field they sent.
+ */
+export function underField(err: PimError, prefix: string): PimError {
+  const wire = err.toWire();
+  if (!wire.details) return err;
+  return fromErrorObject(
+    { ...wire, details: wire.details.map((d) => ({ ...d, field: `${prefix}.${d.field}` })) },
+    err.retryAfter,
+  );
+}

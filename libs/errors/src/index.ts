@@ -16,6 +16,7 @@ export {
   ValidationError,
   errorClasses,
   fromErrorObject,
+  underField,
   toPimError,
   writtenErrorObject,
   ERROR_OBJECT_LIMITS,

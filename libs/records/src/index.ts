@@ -1,4 +1,5 @@
 export { mergePatch } from './merge-patch';
+export { checkProductFilters, type ProductsQueryChecker } from './product-filters';
 export { RecordEntity, SearchableRecordEntity } from './record.entity';
 export {
   idsIn,

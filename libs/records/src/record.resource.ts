@@ -56,6 +56,13 @@ export interface Audience<E extends RecordEntity, V extends RecordView> {
   outOfSight?(record: E): Error;
   /** The view as the caller is shown it (values hidden from them left out). */
   shown?(view: V): V;
+  /**
+   * The refusal of a query naming fields hidden from the caller (`attributes.<key>` of an attribute
+   * they may not see) as a filter, a sort or a column, or undefined when it names none. The engine
+   * asks it before any query is built, so no row is read for such a query: answering it at all —
+   * which products match `attributes.cost_gte=…` — would tell the values the views leave out.
+   */
+  refuseNamed?(fields: readonly string[]): Error | undefined;
 }
 
 /**

@@ -68,6 +68,15 @@ function unwindowed<E extends RecordEntity>(qb: SelectQueryBuilder<E>): SelectQu
   return qb.clone().orderBy().skip(undefined).take(undefined).offset(undefined).limit(undefined);
 }
 
+/** Throws the audience's refusal of a query naming these fields, if it has one. */
+function refuseNamed(
+  audience: Pick<Audience<RecordEntity, RecordView>, 'refuseNamed'> | undefined,
+  fields: readonly string[],
+): void {
+  const refused = fields.length > 0 ? audience?.refuseNamed?.(fields) : undefined;
+  if (refused) throw refused;
+}
+
 /** The list query of a filters-and-search query's first `limit` records by `_id` (a scan's batch). */
 function keysetWindow(query: Pick<ListQuery, 'filters' | 'search'>, limit: number): ListQuery {
   const sort: ListQuery['sort'] = [{ field: '_id', direction: 'asc' }];
@@ -430,6 +439,18 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     return unwindowed(await this.pageQuery(keysetWindow(query, 1)));
   }
 
+  /**
+   * Refuses, as the caller, a query they could not run — a filter or search the list does not
+   * take, or one naming a field hidden from them — and `columns` naming such a field, without
+   * reading a record: for an owner that keeps a query to run later (an export, a batch, a rule),
+   * so the refusal comes when the query is given, not when it runs.
+   */
+  async checkQuery(query: Pick<ListQuery, 'filters' | 'search'>, columns: readonly string[] = []): Promise<void> {
+    const audience = await this.audience();
+    refuseNamed(audience, columns);
+    await this.pageQuery(keysetWindow(query, 1), undefined, audience);
+  }
+
   /** A page of live records (of the scope) and the exact total that match (`count(*)` of the same conditions). */
   async list(query: ListQuery): Promise<{ data: V[]; total: number }> {
     const audience = await this.audience();
@@ -492,6 +513,8 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   ): Promise<SelectQueryBuilder<E>> {
     const nested = this.resource.nestedFilters ?? [];
     const filters = query.filters ?? [];
+    const sight = audience ?? (await this.audience());
+    refuseNamed(sight, [...filters.map((f) => f.field), ...(query.sort ?? []).map((s) => s.field)]);
     const owner = (f: Filter) => nested.find((n) => f.field.startsWith(n.prefix));
     const q = validateListQuery(
       this.decl,
@@ -500,7 +523,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     );
     const qb = this.inSight(
       this.scoped(this.manager.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false')),
-      audience ?? (await this.audience()),
+      sight,
     );
     for (const n of nested) {
       const own = filters.filter((f) => owner(f) === n);

@@ -102,6 +102,43 @@ export async function refuseRelationOutOfSight(m: EntityManager, productId: stri
     throw productOutOfSight(productId);
 }
 
+/** What a restricted caller's relation write may say of its product items: those kept unseen, and those refused as unknown. */
+export interface ItemsSight {
+  /** Items naming products out of the caller's sight that the relation already held: kept as stored, never checked again. */
+  kept: Set<string>;
+  /** Items naming products out of the caller's sight (or no live product) that the relation did not hold: unknown products. */
+  unseen: Set<string>;
+}
+
+/**
+ * A restricted caller's write of a relation's product items (docs/decisions/access.md): the items
+ * the relation held that name products out of their sight are kept — left out of a replace, they
+ * are added back; sent again, they stay — since the caller cannot see them, leaving them out is no
+ * removal; any other item naming a product out of their sight is an unknown product, as an id
+ * that names none, so no check on it (its type: kit or service) answers before. Unrestricted
+ * callers: nothing kept, nothing unseen.
+ */
+export async function relationItemsInSight(
+  m: EntityManager,
+  next: { product_id: string; type: string; items: { id: string }[] },
+  prev: { product_id: string; type: string; items: { id: string }[] } | null,
+): Promise<ItemsSight> {
+  const sight = await currentSight(m);
+  const none: ItemsSight = { kept: new Set(), unseen: new Set() };
+  if (!sight?.restricted) return none;
+  const held = prev && prev.product_id === next.product_id && prev.type === next.type ? prev.items : [];
+  const ids = [...new Set([...next.items, ...held].map((i) => i.id))];
+  const seen = new Set(await liveProductIdsSeen(m, ids, sightPatterns(sight.restricted)));
+  const heldIds = new Set(held.map((i) => i.id));
+  const named = new Set(next.items.map((i) => i.id));
+  const keptItems = held.filter((i) => !seen.has(i.id) && !named.has(i.id));
+  next.items = [...next.items, ...keptItems];
+  return {
+    kept: new Set(ids.filter((id) => !seen.has(id) && heldIds.has(id))),
+    unseen: new Set(ids.filter((id) => !seen.has(id) && !heldIds.has(id))),
+  };
+}
+
 /** Most product ids one FilterVisibleProducts call may ask about. */
 export const VISIBLE_PRODUCTS_MAX = 10_000;
 
@@ -134,6 +171,9 @@ export function seesCatalogs(
   );
 }
 
+/** How a query names an attribute's values: `attributes.<key>`. */
+const ATTRIBUTE_FIELD = 'attributes.';
+
 const SNAPSHOTS = ['attributes', 'attributes_schema_snapshot', 'attributes_options_snapshot'] as const;
 
 /** A product view without the hidden attributes' values and snapshots. */
@@ -155,8 +195,39 @@ export async function productAudience(m: EntityManager): Promise<Audience<Produc
   return {
     ...(sight.restricted ? { where: inSight(sight.restricted) } : {}),
     outOfSight: (p) => outOfSight(p.code),
-    ...(sight.hidden.length > 0 ? { shown: (view: View) => withoutHidden(view, sight.hidden) } : {}),
+    ...(sight.hidden.length > 0
+      ? {
+          shown: (view: View) => withoutHidden(view, sight.hidden),
+          refuseNamed: (fields: readonly string[]) => hiddenQueried(sight, fields),
+        }
+      : {}),
   };
+}
+
+/** The attribute key a query field names (`attributes.cost` → `cost`), or undefined for another field. */
+const attributeKeyOf = (field: string): string | undefined =>
+  field.startsWith(ATTRIBUTE_FIELD) ? field.slice(ATTRIBUTE_FIELD.length) : undefined;
+
+/**
+ * The 403 of a query — a filter, a sort, an export's columns — naming attributes hidden from the
+ * caller, or undefined when it names none. Such a query is never run: which products match
+ * `attributes.<key>=v`, `_exists` or a range would tell the values the caller is not shown (a
+ * binary search on `_gte` with `_id` reads a number in a few requests).
+ */
+export function hiddenQueried(sight: ProductSight, fields: readonly string[]): AuthorizationError | undefined {
+  if (sight.hidden.length === 0) return undefined;
+  const named = [...new Set(fields)].filter((f) => {
+    const key = attributeKeyOf(f);
+    return key !== undefined && sight.hidden.includes(key);
+  });
+  if (named.length === 0) return undefined;
+  const keys = [...new Set(named.map((f) => attributeKeyOf(f)!))];
+  return new AuthorizationError(`You may not query the attributes ${keys.map((k) => `'${k}'`).join(', ')}`, {
+    title: 'Attributes not allowed',
+    solution:
+      'Leave these attributes out of the filters and columns: an attribute group holding them lists your user among its not_allowed_users',
+    details: named.map((field) => ({ field, message: 'is hidden from your user' })),
+  });
 }
 
 /** The refusal of a write that would leave a product in no catalog the caller sees. */

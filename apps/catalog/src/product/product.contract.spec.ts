@@ -19,12 +19,13 @@ describe('products contract: declaration, entity and proto messages', () => {
     ).toEqual([]);
   });
 
-  it('answers the seven record RPCs, the bulk upsert, the serialized read and list and the internal scan, description, publication (one product, and outcomes of many), approved-changes and visibility RPCs', () => {
+  it('answers the seven record RPCs, the bulk upsert, the serialized read and list and the internal scan, description, publication (one product, and outcomes of many), approved-changes, visibility and query-check RPCs', () => {
     expect(rpcsOf(PROTO_FILES.products, 'pim.catalog.v1.ProductsService')).toEqual(
       [
         ...recordRpcs('Product', 'Products'),
         'ApplyProductChanges',
         'BulkUpsertProducts',
+        'CheckProductsQuery',
         'DescribeProducts',
         'FilterVisibleProducts',
         'GetProductJson',

@@ -3,6 +3,7 @@ import type { ListQuery } from '@pim/query';
 import type { RecordService } from '@pim/records';
 import type { ProductInput, ProductView } from '@pim/resources';
 import type { ProductEntity } from '../entities/product.entity';
+import { currentSight } from '../access/product-sight';
 import { localizableTextKeys } from '../repositories/attributes.repository';
 import { productsContent, type ProductsContent } from '../repositories/products.repository';
 
@@ -18,10 +19,19 @@ export class ProductsDescriber {
   ) {}
 
   async describe(query: Pick<ListQuery, 'filters' | 'search'>): Promise<ProductsContent> {
-    const [matching, localizable] = await Promise.all([
+    const [matching, localizable, sight] = await Promise.all([
       this.products.matching(query),
       localizableTextKeys(this.ds.manager),
+      currentSight(this.ds.manager),
     ]);
-    return productsContent(this.ds.manager, matching, localizable);
+    // Attributes hidden from the caller count neither as columns nor for their languages: whether
+    // the products hold one would tell what their views leave out.
+    const hidden = sight?.hidden ?? [];
+    const content = await productsContent(
+      this.ds.manager,
+      matching,
+      localizable.filter((k) => !hidden.includes(k)),
+    );
+    return { ...content, attribute_keys: content.attribute_keys.filter((k) => !hidden.includes(k)) };
   }
 }

@@ -94,6 +94,13 @@ export function productsGrpc(
     filterVisibleProducts: unary(logger, 'FilterVisibleProducts', async (req: pb.FilterVisibleProductsRequest) => ({
       ids: await visibleProducts(req.ids ?? []),
     })),
+    checkProductsQuery: unary(logger, 'CheckProductsQuery', async (req: pb.CheckProductsQueryRequest) => {
+      await service.checkQuery(
+        fromProtoListQuery(req.query),
+        (req.attribute_keys ?? []).map((key) => `attributes.${key}`),
+      );
+      return {};
+    }),
     describeProducts: unary(logger, 'DescribeProducts', (req: pb.DescribeProductsRequest) =>
       describer.describe(fromProtoListQuery(req.query)),
     ),

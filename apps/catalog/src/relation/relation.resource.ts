@@ -11,23 +11,33 @@ import { ProductRelationEntity } from '../entities/relation.entity';
 import { liveCategoryTrees } from '../repositories/categories.repository';
 import { otherRelationWithKey } from '../repositories/product-relations.repository';
 import { liveProductTypes } from '../repositories/products.repository';
-import { refuseRelationOutOfSight, relationAudience } from '../access/product-sight';
+import {
+  refuseRelationOutOfSight,
+  relationAudience,
+  relationItemsInSight,
+  type ItemsSight,
+} from '../access/product-sight';
 
 /** The handle of a relation: one live relation per product and type. */
 export const relationKey = (productId: string, type: string): string => `${productId}:${type}`;
 
 const PRODUCTS = { table: 'products', collection: 'products' };
 
-/** What each item must be, by type: a product that is (or is not) a service, or a category (in its tree). */
+/**
+ * What each item must be, by type: a product that is (or is not) a service, or a category (in its
+ * tree). Items in `kept` (held already, out of the caller's sight) are not checked again.
+ */
 function problemsOf(
   type: ProductRelationType,
   items: ProductRelationItem[],
   products: Map<string, string>,
   categories: Map<string, string>,
+  kept: Set<string>,
 ): ErrorDetail[] {
   return items.flatMap((item, i): ErrorDetail[] => {
     const field = `${type}.${i}.id`;
     if (PRODUCT_ITEM_TYPES.includes(type)) {
+      if (kept.has(item.id)) return [];
       const productType = products.get(item.id);
       if (productType === undefined) return [{ field, message: `no live product has _id '${item.id}'` }];
       if (type === 'kit_products' && productType === 'service')
@@ -55,14 +65,23 @@ function problemsOf(
   });
 }
 
-/** Checks that the relation's product is live and that every item names a live record that fits the type. */
-async function checkReferences(m: EntityManager, next: ProductRelationEntity): Promise<void> {
+/**
+ * Checks that the relation's product is live and that every item names a live record that fits the
+ * type; a product out of the caller's sight is no live product (`sight.unseen`), one the relation
+ * held already is not checked again (`sight.kept`).
+ */
+async function checkReferences(m: EntityManager, next: ProductRelationEntity, sight: ItemsSight): Promise<void> {
   await requireLive(m, PRODUCTS, [{ field: 'product_id', id: next.product_id }]);
   const ids = next.items.map((i) => i.id);
   const namesProducts = PRODUCT_ITEM_TYPES.includes(next.type);
-  const products: Map<string, string> = namesProducts ? await liveProductTypes(m, ids) : new Map();
+  const products: Map<string, string> = namesProducts
+    ? await liveProductTypes(
+        m,
+        ids.filter((id) => !sight.unseen.has(id) && !sight.kept.has(id)),
+      )
+    : new Map();
   const categories = namesProducts ? new Map<string, string>() : await liveCategoryTrees(m, ids);
-  const details = problemsOf(next.type, next.items, products, categories);
+  const details = problemsOf(next.type, next.items, products, categories, sight.kept);
   if (details.length === 0) return;
   throw new ValidationError(
     details.length === 1
@@ -94,7 +113,8 @@ async function refuseSecond(m: EntityManager, next: ProductRelationEntity): Prom
 /**
  * Product relations: one list per relation, the one its type names; `key`
  * (`<product_id>:<type>`) is unique among live relations. Every write checks that the product is
- * live and each item names a live record fitting the type.
+ * live and each item names a live record fitting the type. A restricted caller names only products
+ * they see; items they cannot see that the relation holds are kept (`relationItemsInSight`).
  */
 export const productRelationResource = declaredRecord(ProductRelation, {
   entity: ProductRelationEntity,
@@ -106,9 +126,12 @@ export const productRelationResource = declaredRecord(ProductRelation, {
   derivedView: (r) => ({ [r.type]: r.items }),
   audience: relationAudience,
   hooks: {
-    async beforeWrite(m, next) {
+    async beforeWrite(m, next, prev) {
       await refuseRelationOutOfSight(m, next.product_id);
-      await checkReferences(m, next);
+      const sight = PRODUCT_ITEM_TYPES.includes(next.type)
+        ? await relationItemsInSight(m, next, prev)
+        : { kept: new Set<string>(), unseen: new Set<string>() };
+      await checkReferences(m, next, sight);
       await refuseSecond(m, next);
     },
   },

@@ -372,14 +372,13 @@ export function buildReport(type: ExportReportType, inputs: ReportInputs): Repor
   }
 }
 
+/** The attribute key a general report's header names, or undefined for another column. */
+export function headerAttributeKey(h: ExportHeader): string | undefined {
+  const value = h.value ?? h.label;
+  return ATTRIBUTE_FIELD.exec(h.isAttribute ? `attributes.${value}` : value)?.[1];
+}
+
 /** The attribute keys a general report's headers name (for the catalog to describe). */
 export function headerAttributeKeys(headers: ExportHeader[]): string[] {
-  const keys = new Set<string>();
-  for (const h of headers) {
-    const value = h.value ?? h.label;
-    const path = h.isAttribute ? `attributes.${value}` : value;
-    const m = ATTRIBUTE_FIELD.exec(path);
-    if (m) keys.add(m[1]);
-  }
-  return [...keys];
+  return [...new Set(headers.flatMap((h) => headerAttributeKey(h) ?? []))];
 }

@@ -1,4 +1,4 @@
-import { type ConflictError, ValidationError, stateConflict } from '@pim/errors';
+import { AuthorizationError, type ConflictError, ValidationError, stateConflict } from '@pim/errors';
 import { declaredRecord, runAsOwnedAudience } from '@pim/records';
 import {
   Export,
@@ -11,7 +11,8 @@ import { ExportEntity } from '../entities/export.entity';
 import type { JobQueue, QueueSpec } from '../jobs/job.queue';
 import { currentRunAs } from '@pim/logging';
 import type { CatalogLink } from '../links/catalog.link';
-import { buildReport, headerAttributeKeys } from './export.report';
+import { buildReport, headerAttributeKey, headerAttributeKeys } from './export.report';
+import { selectionOf } from './export.query';
 
 /** What an export's job carries. */
 export interface ExportJob {
@@ -68,6 +69,49 @@ async function checkColumns(catalog: CatalogLink, next: ExportEntity): Promise<v
       details: unknown,
     });
   if (headers.length > 0) buildReport(type, { headers, attributeKeys: keys, attributes, languages: [] });
+  await refuseHidden(catalog, next, controlled, type === 'general' ? headerAttributeKeys(headers) : []);
+}
+
+/**
+ * Refuses, as the export's creator, filters and columns naming attributes hidden from them (403):
+ * the export runs as them later, and its file would tell which products hold such a value. The
+ * catalog's refusal names `attributes.<key>`; the error names the export's own fields too.
+ */
+async function refuseHidden(
+  catalog: CatalogLink,
+  next: ExportEntity,
+  controlled: string[],
+  columns: string[],
+): Promise<void> {
+  // Only attr_control and attribute columns name attributes (the other filters are the product list's own).
+  if (controlled.length === 0 && columns.length === 0) return;
+  try {
+    await catalog.checkQuery(selectionOf((next.filters ?? {}) as ExportFilters).query, [
+      ...new Set([...controlled, ...columns]),
+    ]);
+  } catch (err) {
+    if (!(err instanceof AuthorizationError)) throw err;
+    const hidden = new Set(
+      (err.details ?? []).flatMap((d) =>
+        d.field.startsWith('attributes.') ? [d.field.slice('attributes.'.length)] : [],
+      ),
+    );
+    const details = [
+      ...controlled.flatMap((key, i) =>
+        hidden.has(key)
+          ? [{ field: `filters.attr_control.${i}.attributes.key`, message: 'is hidden from your user' }]
+          : [],
+      ),
+      ...(columns.length > 0 ? ((next.headers ?? []) as ExportHeader[]) : []).flatMap((h, i) =>
+        hidden.has(headerAttributeKey(h) ?? '') ? [{ field: `headers.${i}`, message: 'is hidden from your user' }] : [],
+      ),
+    ];
+    throw new AuthorizationError(err.message, {
+      title: err.title,
+      solution: err.solution,
+      details: [...(err.details ?? []), ...details],
+    });
+  }
 }
 
 /**

@@ -61,6 +61,11 @@ export interface CatalogLink {
   ): Promise<Map<string, { categories: string[]; catalogs: { _id: string; user_groups: string[] }[] }>>;
   /** How many live products match, and the languages and attribute keys they use. */
   describe(query: ProductQuery): Promise<ProductsDescription>;
+  /**
+   * Refuses, as the caller, a query they could not run and columns naming attributes hidden from
+   * them (the catalog's error, a 403 for a hidden attribute); reads no product.
+   */
+  checkQuery(query: ProductQuery, attributeKeys: string[]): Promise<void>;
   /** Every live product matching, in `_id` order, `batchSize` at a time (the catalog's keyset scan). */
   scan(query: ProductQuery, batchSize: number): AsyncIterable<ppb.Product[]>;
   /** The live relations of these products (at most 1,000) of these types. */
@@ -192,6 +197,9 @@ export function catalogLink(address: string): CatalogLink {
     async catalog(id) {
       const { data } = await c().catalogs.batchGetCatalogs({ ids: [id], codes: [] });
       return data[0] ? { user_groups: data[0].user_groups ?? [] } : undefined;
+    },
+    async checkQuery(query, attributeKeys) {
+      await c().products.checkProductsQuery({ query: listQuery(query), attribute_keys: attributeKeys });
     },
     async categoryExists(id) {
       const { data } = await c().categories.batchGetCategories({ ids: [id], codes: [] });

@@ -1,5 +1,6 @@
 import { products as pb } from '@pim/contracts';
 import { NotFoundError } from '@pim/errors';
+import { checkProductFilters } from '@pim/records';
 import { productFiltersQuery, type ProductFilters } from '@pim/resources';
 import { createRpcClient, toProtoListQuery } from '@pim/rpc';
 import type { ProductSnapshot } from '../products/product.payload';
@@ -25,6 +26,11 @@ export interface CatalogLink {
     after: string | null,
     limit: number,
   ): Promise<{ products: ProductSnapshot[]; total: number }>;
+  /**
+   * Refuses, as the caller, product list filters they could not run (a bad field, operator or
+   * value; an attribute unknown or hidden from them), named under `filters.`; reads no product.
+   */
+  checkFilters(filters: ProductFilters): Promise<void>;
   /** Records outcomes on their products (merged by channel); answers the products that are gone. */
   recordPublishments(outcomes: PublishmentOutcome[]): Promise<string[]>;
   close(): void;
@@ -65,6 +71,7 @@ export function catalogLink(address: string): CatalogLink {
         total: r.page_info?.total ?? 0,
       };
     },
+    checkFilters: (filters) => checkProductFilters(products(), filters, 'product filters'),
     async recordPublishments(outcomes) {
       if (outcomes.length === 0) return [];
       return (await products().recordPublishments({ outcomes })).missing_product_ids;

@@ -1,35 +1,22 @@
 import { currentRunAs, traceContextOf } from '@pim/logging';
 import { ValidationError, stateConflict } from '@pim/errors';
 import { declaredRecord, requireLive, runAsOwnedAudience } from '@pim/records';
-import { PublicationBatch, productFiltersQuery, type ProductFilters } from '@pim/resources';
+import { PublicationBatch, type ProductFilters } from '@pim/resources';
+import type { CatalogLink } from '../links/catalog.link';
 import { PublicationBatchEntity } from '../entities/publication-batch.entity';
 import { channelsRepository } from '../repositories/channels.repository';
 import type { PublicationBatchesRepository } from '../repositories/publication-batches.repository';
 
-/** Refuses filters the product list does not take, naming each under `filters.`. */
-function checkFilters(filters: ProductFilters): void {
-  try {
-    productFiltersQuery(filters);
-  } catch (err) {
-    if (!(err instanceof ValidationError)) throw err;
-    throw new ValidationError(`Invalid product filters: ${err.message}`, {
-      title: 'Invalid filters',
-      solution:
-        'Use the filters GET /products takes: a field of the product list, with an operator suffix where needed',
-      details: (err.details ?? []).map((d) => ({ field: `filters.${d.field}`, message: d.message })),
-    });
-  }
-}
-
 /**
  * Publication batches on the record engine: created pending for a live, enabled channel and
- * filters the product list takes (a runner of any replica is woken at commit); moved only by the
+ * filters the product list takes from the creator (the catalog checks them as the creator: an
+ * attribute hidden from them is a 403 now, not a failed run later) (a runner of any replica is woken at commit); moved only by the
  * runner. Identified by `_id`; never replaced or patched; one running is not deleted. A batch
  * runs as its creator (`run_as`): it publishes only the products their users groups see, and a
  * caller restricted by users groups sees only the batches they created (`runAsOwnedAudience`):
  * another's counts and refusals name products its creator saw.
  */
-export const publicationBatchRecord = (batches: () => PublicationBatchesRepository) =>
+export const publicationBatchRecord = (batches: () => PublicationBatchesRepository, catalog: CatalogLink) =>
   declaredRecord(PublicationBatch, {
     entity: PublicationBatchEntity,
     handle: '_id',
@@ -47,7 +34,7 @@ export const publicationBatchRecord = (batches: () => PublicationBatchesReposito
             solution: 'Enable the channel (PATCH it with enabled: true), then publish again',
             details: [{ field: 'channel_id', message: `the channel '${channel.code}' is disabled` }],
           });
-        checkFilters((next.filters ?? {}) as ProductFilters);
+        await catalog.checkFilters((next.filters ?? {}) as ProductFilters);
         Object.assign(next, {
           status: 'pending',
           products_count: 0,

@@ -1,6 +1,8 @@
 import { products as pb } from '@pim/contracts';
 import { ValidationError } from '@pim/errors';
-import { productFiltersQuery } from '@pim/resources';
+import { currentContext, runWithContext } from '@pim/logging';
+import { checkProductFilters, type ProductsQueryChecker } from '@pim/records';
+import { productFiltersQuery, type ProductFilters } from '@pim/resources';
 import { createRpcClient, toProtoListQuery } from '@pim/rpc';
 
 /**
@@ -14,6 +16,8 @@ export interface CatalogLink {
   visibleProducts(ids: string[]): Promise<string[]>;
   /** Whether the live product matches product list filters (`brand_id`, `attributes.<key>`…). */
   productMatches(id: string, filters: Record<string, string | string[]>): Promise<boolean>;
+  /** The catalog's check of product list filters, as the caller (a 403 for an attribute hidden from them). */
+  checkProductsQuery(request: pb.CheckProductsQueryRequest): Promise<pb.CheckProductsQueryResponse>;
   /** Applies an approved change request (at most once per change id); a refusal is the catalog's error. */
   applyChanges(request: pb.ApplyProductChangesRequest): Promise<pb.ApplyProductChangesResponse>;
   close(): void;
@@ -30,23 +34,29 @@ export function productFilterQuery(productId: string, filters: Record<string, st
   return productFiltersQuery(filters, { _id: productId, limit: '1' });
 }
 
+/** Filters without attributes are the product list's own: nothing to ask the catalog. */
+const NOTHING_TO_ASK: ProductsQueryChecker = { checkProductsQuery: async () => ({}) };
+
 /**
  * Refuses workflow approval filters the product list does not take (an unknown field, a bad
- * operator or value), naming each under `filters.`; attribute filters are checked by the catalog
- * when they are used (it knows each attribute's type).
+ * operator or value), naming each under `filters.`; attribute filters are checked by the catalog,
+ * as the writer: an unknown key or a bad value is a 400, an attribute hidden from the writer a 403.
+ * Only filters naming attributes need the catalog.
  */
-export function checkProductFilters(filters: Record<string, string | string[]>): void {
-  try {
-    productFilterQuery('000000000000000000000000', filters);
-  } catch (err) {
-    if (!(err instanceof ValidationError)) throw err;
-    throw new ValidationError(`Invalid workflow approval filters: ${err.message}`, {
-      title: 'Invalid filters',
-      solution:
-        'Use the filters GET /products takes: a field of the product list, with an operator suffix where needed',
-      details: (err.details ?? []).map((d) => ({ field: `filters.${d.field}`, message: d.message })),
-    });
-  }
+export async function checkApprovalFilters(catalog: ProductsQueryChecker, filters: ProductFilters): Promise<void> {
+  await checkProductFilters(
+    Object.keys(filters).some((param) => param.startsWith('attributes.')) ? catalog : NOTHING_TO_ASK,
+    filters,
+    'workflow approval filters',
+  );
+}
+
+/** Runs fn in the current request's context without the caller's product access (unrestricted). */
+function asPlatform<T>(fn: () => T): T {
+  const ctx = currentContext();
+  if (!ctx?.actor?.access) return fn();
+  const { access: _access, ...actor } = ctx.actor;
+  return runWithContext({ ...ctx, actor }, fn);
 }
 
 /** The catalog's products service at `address` (`host:port`), connected on first use. */
@@ -73,9 +83,14 @@ export function catalogLink(address: string): CatalogLink {
         if (err instanceof ValidationError) return false;
         throw err;
       }
-      const { page_info } = await products().listProducts({ query: toProtoListQuery(query) });
+      const list = { query: toProtoListQuery(query) };
+      // Which workflow approval governs a product is the platform's rule, matched whoever proposes
+      // (the caller's sight of the product was checked first): filters on an attribute hidden from
+      // the proposer still count, and the proposer learns only which approval governs.
+      const { page_info } = await asPlatform(() => products().listProducts(list));
       return (page_info?.total ?? 0) > 0;
     },
+    checkProductsQuery: (request) => products().checkProductsQuery(request),
     applyChanges: (request) => products().applyProductChanges(request),
     close: () => client?.close(),
   };

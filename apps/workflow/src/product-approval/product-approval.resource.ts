@@ -1,7 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import { ConflictError, ValidationError, withLinks } from '@pim/errors';
 import { declaredRecord, liveIds, productOwnedAudience } from '@pim/records';
-import { ProductApproval, type ProductApprovalStep, type WorkflowApprovalStepInput } from '@pim/resources';
+import {
+  PRODUCT_ITEM_TYPES,
+  PROPOSED_CHANGES,
+  ProductApproval,
+  type ProductApprovalStep,
+  type ProposedList,
+  type WorkflowApprovalStepInput,
+} from '@pim/resources';
 import { ProductApprovalEntity } from '../entities/product-approval.entity';
 import type { CatalogLink } from '../links/catalog.link';
 import { approvalProductIds } from '../repositories/product-approvals.repository';
@@ -30,6 +37,38 @@ function decidedAlready(record: ProductApprovalEntity, what: string): ConflictEr
   });
 }
 
+/**
+ * Refuses proposed items naming products that are not live or that the caller cannot see, each
+ * as an unknown product (400 naming `<list>.<i>.id`): applied later as the platform's work, an
+ * unseen item would link the caller's product to one they cannot read, and any other answer
+ * (a 403, a kit/service type check) would tell them it exists.
+ */
+async function refuseUnseenItems(catalog: CatalogLink, next: ProductApprovalEntity): Promise<void> {
+  const lists = (Object.keys(PROPOSED_CHANGES) as ProposedList[]).filter((list) =>
+    PRODUCT_ITEM_TYPES.includes(PROPOSED_CHANGES[list]),
+  );
+  const itemsOf = (list: ProposedList) => ((next[list] ?? []) as { id: string }[]) ?? [];
+  const ids = [...new Set(lists.flatMap((list) => itemsOf(list).map((item) => item.id)))];
+  if (ids.length === 0) return;
+  const seen = new Set(await catalog.visibleProducts(ids));
+  const details = lists.flatMap((list) =>
+    itemsOf(list).flatMap((item, i) =>
+      seen.has(item.id) ? [] : [{ field: `${list}.${i}.id`, message: `no live product has _id '${item.id}'` }],
+    ),
+  );
+  if (details.length === 0) return;
+  throw new ValidationError(
+    details.length === 1
+      ? `Product approval: ${details[0].field} ${details[0].message}`
+      : `Product approval names ${details.length} unknown products`,
+    {
+      title: 'Unknown product',
+      ...withLinks((link) => `Name live products you can see, by their _id from ${link({ collection: 'products' })}`),
+      details,
+    },
+  );
+}
+
 /** Checks the product and the related approvals, then takes the governing workflow approval's steps. */
 async function prepare(m: EntityManager, catalog: CatalogLink, next: ProductApprovalEntity): Promise<void> {
   if (!(await catalog.productExists(next.product_id))) {
@@ -39,6 +78,7 @@ async function prepare(m: EntityManager, catalog: CatalogLink, next: ProductAppr
       details: [{ field: 'product_id', message: `no live product has _id '${next.product_id}'` }],
     });
   }
+  await refuseUnseenItems(catalog, next);
   const related = next.product_approvals.filter((id) => id !== next._id);
   const live = await liveIds(m, 'product_approvals', related);
   const missing = related.filter((id) => !live.has(id));

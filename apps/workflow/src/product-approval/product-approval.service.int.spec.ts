@@ -56,8 +56,9 @@ describe('product approvals (real Postgres, real catalog)', () => {
   let decisions: ProductApprovalDecisions;
 
   beforeAll(async () => {
-    [ctx, catalog] = await Promise.all([workflowTestContext(), startCatalogFixture('pa_catalog')]);
+    catalog = await startCatalogFixture('pa_catalog');
     link = catalogLink(catalog.address);
+    ctx = await workflowTestContext(link);
     approvals = new RecordService(ctx.ds, productApprovalRecord(link), WORKFLOW_STORE);
     const applier = new ProductApprovalApplier({ dataSource: ctx.ds, logger }, approvals, link);
     decisions = new ProductApprovalDecisions(approvals, applier);

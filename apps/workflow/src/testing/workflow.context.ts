@@ -18,6 +18,7 @@ import { usersGroupRecord } from '../users-group/users-group.resource';
 import { workflowApprovalRecord } from '../workflow-approval/workflow-approval.resource';
 import { workflowRecord } from '../workflow/workflow.resource';
 import { WORKFLOW_STORE } from '../workflow.records';
+import { catalogLink, type CatalogLink } from '../links/catalog.link';
 
 /** A migrated database of the workflow app's own, its record services, and factories that return what they inserted. */
 export interface WorkflowTestContext {
@@ -37,14 +38,19 @@ export interface WorkflowTestContext {
   close(): Promise<void>;
 }
 
-/** Builds the context for one test file. */
-export async function workflowTestContext(): Promise<WorkflowTestContext> {
+/**
+ * Builds the context for one test file; `catalog` answers the workflow approvals' attribute
+ * filters (without one, a filter naming an attribute finds no catalog: 503).
+ */
+export async function workflowTestContext(
+  catalog: Pick<CatalogLink, 'checkProductsQuery'> = catalogLink('127.0.0.1:1'),
+): Promise<WorkflowTestContext> {
   const db = await createTestDatabase('workflow');
   await migrate(dataSourceOptions(db.url));
   const ds = createDataSource(dataSourceOptions(db.url));
   await ds.initialize();
   const workflows = new RecordService(ds, workflowRecord, WORKFLOW_STORE);
-  const approvals = new RecordService(ds, workflowApprovalRecord, WORKFLOW_STORE);
+  const approvals = new RecordService(ds, workflowApprovalRecord(catalog), WORKFLOW_STORE);
   let n = 0;
   return {
     db,

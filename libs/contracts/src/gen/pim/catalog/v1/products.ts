@@ -227,6 +227,21 @@ export interface FilterVisibleProductsResponse {
   ids: string[];
 }
 
+export interface CheckProductsQueryRequest {
+  /**
+   * Filters (nested ones included: attributes.<key>, catalog_id) and search; sort, page, limit and
+   * expand are ignored.
+   */
+  query?:
+    | ListQuery
+    | undefined;
+  /** Keys of the attributes whose values the query's results are to show (an export's columns). */
+  attribute_keys: string[];
+}
+
+export interface CheckProductsQueryResponse {
+}
+
 export interface BulkUpsertProductsRequest {
   /** Up to 1,000 products in the REST shape (`_id` keys); each is validated on its own. */
   items: { [key: string]: any }[];
@@ -3548,6 +3563,149 @@ export const FilterVisibleProductsResponse: MessageFns<FilterVisibleProductsResp
   },
 };
 
+function createBaseCheckProductsQueryRequest(): CheckProductsQueryRequest {
+  return { query: undefined, attribute_keys: [] };
+}
+
+export const CheckProductsQueryRequest: MessageFns<CheckProductsQueryRequest> = {
+  encode(message: CheckProductsQueryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      ListQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.attribute_keys) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckProductsQueryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckProductsQueryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = ListQuery.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.attribute_keys.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckProductsQueryRequest {
+    return {
+      query: isSet(object.query) ? ListQuery.fromJSON(object.query) : undefined,
+      attribute_keys: globalThis.Array.isArray(object?.attributeKeys)
+        ? object.attributeKeys.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.attribute_keys)
+        ? object.attribute_keys.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CheckProductsQueryRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = ListQuery.toJSON(message.query);
+    }
+    if (message.attribute_keys?.length) {
+      obj.attributeKeys = message.attribute_keys;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckProductsQueryRequest>, I>>(base?: I): CheckProductsQueryRequest {
+    return CheckProductsQueryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckProductsQueryRequest>, I>>(object: I): CheckProductsQueryRequest {
+    const message = createBaseCheckProductsQueryRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? ListQuery.fromPartial(object.query)
+      : undefined;
+    message.attribute_keys = object.attribute_keys?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseCheckProductsQueryResponse(): CheckProductsQueryResponse {
+  return {};
+}
+
+export const CheckProductsQueryResponse: MessageFns<CheckProductsQueryResponse> = {
+  encode(_: CheckProductsQueryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckProductsQueryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckProductsQueryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CheckProductsQueryResponse {
+    return {};
+  },
+
+  toJSON(_: CheckProductsQueryResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckProductsQueryResponse>, I>>(base?: I): CheckProductsQueryResponse {
+    return CheckProductsQueryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckProductsQueryResponse>, I>>(_: I): CheckProductsQueryResponse {
+    const message = createBaseCheckProductsQueryResponse();
+    return message;
+  },
+};
+
 function createBaseBulkUpsertProductsRequest(): BulkUpsertProductsRequest {
   return { items: [], items_json: Buffer.alloc(0), batch_id: undefined, merge: undefined };
 }
@@ -5799,6 +5957,24 @@ export const ProductsServiceService = {
       Buffer.from(FilterVisibleProductsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): FilterVisibleProductsResponse => FilterVisibleProductsResponse.decode(value),
   },
+  /**
+   * Internal, for the apps that keep a product query to run later (exports, publication batches,
+   * workflow approvals): refuses, as the caller, a query they could not run — a filter of an
+   * unknown attribute, a bad operator or value, a filter naming an attribute hidden from them —
+   * and columns (`attribute_keys`) naming an attribute hidden from them, with the error ListProducts
+   * would answer. Reads no product.
+   */
+  checkProductsQuery: {
+    path: "/pim.catalog.v1.ProductsService/CheckProductsQuery" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckProductsQueryRequest): Buffer =>
+      Buffer.from(CheckProductsQueryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckProductsQueryRequest => CheckProductsQueryRequest.decode(value),
+    responseSerialize: (value: CheckProductsQueryResponse): Buffer =>
+      Buffer.from(CheckProductsQueryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckProductsQueryResponse => CheckProductsQueryResponse.decode(value),
+  },
 } as const;
 
 export interface ProductsServiceServer extends UntypedServiceImplementation {
@@ -5864,6 +6040,14 @@ export interface ProductsServiceServer extends UntypedServiceImplementation {
    * the same condition as every product query. Unknown, deleted and unseen ids are left out.
    */
   filterVisibleProducts: handleUnaryCall<FilterVisibleProductsRequest, FilterVisibleProductsResponse>;
+  /**
+   * Internal, for the apps that keep a product query to run later (exports, publication batches,
+   * workflow approvals): refuses, as the caller, a query they could not run — a filter of an
+   * unknown attribute, a bad operator or value, a filter naming an attribute hidden from them —
+   * and columns (`attribute_keys`) naming an attribute hidden from them, with the error ListProducts
+   * would answer. Reads no product.
+   */
+  checkProductsQuery: handleUnaryCall<CheckProductsQueryRequest, CheckProductsQueryResponse>;
 }
 
 export interface ProductsServiceClient extends Client {
@@ -6146,6 +6330,28 @@ export interface ProductsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: FilterVisibleProductsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, for the apps that keep a product query to run later (exports, publication batches,
+   * workflow approvals): refuses, as the caller, a query they could not run — a filter of an
+   * unknown attribute, a bad operator or value, a filter naming an attribute hidden from them —
+   * and columns (`attribute_keys`) naming an attribute hidden from them, with the error ListProducts
+   * would answer. Reads no product.
+   */
+  checkProductsQuery(
+    request: CheckProductsQueryRequest,
+    callback: (error: ServiceError | null, response: CheckProductsQueryResponse) => void,
+  ): ClientUnaryCall;
+  checkProductsQuery(
+    request: CheckProductsQueryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckProductsQueryResponse) => void,
+  ): ClientUnaryCall;
+  checkProductsQuery(
+    request: CheckProductsQueryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckProductsQueryResponse) => void,
   ): ClientUnaryCall;
 }
 
