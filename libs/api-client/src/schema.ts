@@ -765,7 +765,7 @@ export interface paths {
         };
         /**
          * List products
-         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type; `catalog_id=<id>` (and `_in`, `_ne`, `_nin`, `_exists`) on the catalogs a product is in) as in every list.
+         * @description Pagination, sorting, filters and `_search` (case- and accent-insensitive, over code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type; `catalog_id=<id>` (and `_in`, `_ne`, `_nin`, `_exists`) on the catalogs a product is in; a filter naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403) as in every list.
          *
          *     Needs scope `products:read` (or `admin`).
          */
@@ -6284,7 +6284,7 @@ export interface components {
              */
             _id: string;
             /**
-             * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none
+             * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none. Attribute filters are checked when given: an unknown key is a 400, an attribute hidden from your user (an attribute group lists you among its not_allowed_users) a 403
              * @example {
              *       "brand_id": "6740a1b2c3d4e5f601234567"
              *     }
@@ -6351,7 +6351,7 @@ export interface components {
         /** @description Workflow approval: the steps a product change is approved in, as written by a caller */
         WorkflowApprovalInput: {
             /**
-             * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none
+             * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none. Attribute filters are checked when given: an unknown key is a 400, an attribute hidden from your user (an attribute group lists you among its not_allowed_users) a 403
              * @example {
              *       "brand_id": "6740a1b2c3d4e5f601234567"
              *     }
@@ -6471,7 +6471,7 @@ export interface components {
         /** @description JSON merge patch (RFC 7396) of a workflow approval: the steps a product change is approved in */
         WorkflowApprovalPatch: {
             /**
-             * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none
+             * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none. Attribute filters are checked when given: an unknown key is a 400, an attribute hidden from your user (an attribute group lists you among its not_allowed_users) a 403
              * @example {
              *       "brand_id": "6740a1b2c3d4e5f601234567"
              *     }
@@ -7892,7 +7892,7 @@ export interface components {
             _id_in?: string[];
             /** @description Case- and accent-insensitive text in the code or any language of the name */
             _search?: string;
-            /** @description Products with a value for every attribute named; a per_attributes report holds rows of these attributes only */
+            /** @description Products with a value for every attribute named; a per_attributes report holds rows of these attributes only. Naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403 */
             attr_control?: components["schemas"]["ExportAttributeControl"][];
             /** @description Products of one of these brands */
             brands?: string[];
@@ -7949,7 +7949,7 @@ export interface components {
              */
             label: string;
             /**
-             * @description What fills the column (the label when absent): a product field (code, name.pt-BR, brand…) or, with isAttribute, an attribute key (color, or color.pt-BR for one language of a localizable text)
+             * @description What fills the column (the label when absent): a product field (code, name.pt-BR, brand…) or, with isAttribute, an attribute key (color, or color.pt-BR for one language of a localizable text); an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403
              * @example color
              */
             value?: string;
@@ -8729,7 +8729,7 @@ export interface components {
              */
             channel_id: string;
             /**
-             * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product
+             * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product. A filter naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403
              * @example {
              *       "brand_id": "6740a1b2c3d4e5f601234567"
              *     }
@@ -8815,7 +8815,7 @@ export interface components {
              */
             channel_id: string;
             /**
-             * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product
+             * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product. A filter naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403
              * @example {
              *       "brand_id": "6740a1b2c3d4e5f601234567"
              *     }
@@ -8898,7 +8898,7 @@ export interface components {
              */
             channel_id: string;
             /**
-             * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product
+             * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product. A filter naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403
              * @example {
              *       "brand_id": "6740a1b2c3d4e5f601234567"
              *     }

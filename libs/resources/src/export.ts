@@ -55,7 +55,7 @@ export const exportFiltersSchema = z
       .meta({ description: 'Case- and accent-insensitive text in the code or any language of the name' }),
     attr_control: z.array(attrControlSchema).min(1).max(100).optional().meta({
       description:
-        'Products with a value for every attribute named; a per_attributes report holds rows of these attributes only',
+        'Products with a value for every attribute named; a per_attributes report holds rows of these attributes only. Naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403',
     }),
     brands: ids('Products of one of these brands'),
     catalog: objectIdSchema.optional().meta({ description: 'Products in this catalog' }),
@@ -96,7 +96,7 @@ export const exportHeaderSchema = z
     label: z.string().min(1).max(200).meta({ description: 'The column title in the file', example: 'Color' }),
     value: z.string().min(1).max(200).optional().meta({
       description:
-        'What fills the column (the label when absent): a product field (code, name.pt-BR, brand…) or, with isAttribute, an attribute key (color, or color.pt-BR for one language of a localizable text)',
+        'What fills the column (the label when absent): a product field (code, name.pt-BR, brand…) or, with isAttribute, an attribute key (color, or color.pt-BR for one language of a localizable text); an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403',
       example: 'color',
     }),
     isAttribute: z.boolean().meta({ description: 'value names an attribute key rather than a product field' }),

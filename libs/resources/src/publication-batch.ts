@@ -45,7 +45,7 @@ export const PublicationBatch = defineResource({
     filters: field
       .of('object', {
         input: productFiltersSchema(
-          'Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product',
+          'Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product. A filter naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403',
         ),
       })
       .default({})

@@ -43,7 +43,7 @@ export type WorkflowApprovalStepInput = z.infer<typeof approvalStepInput>;
 
 /** The filters of a workflow approval: product list filters, each a value or a list of values. */
 const filtersSchema = productFiltersSchema(
-  'Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none',
+  'Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none. Attribute filters are checked when given: an unknown key is a 400, an attribute hidden from your user (an attribute group lists you among its not_allowed_users) a 403',
 );
 
 const productIds = field.of('id[]', { input: idSetSchema('product'), view: z.array(objectIdSchema).max(1_000) });

@@ -27,7 +27,7 @@ export function productRoutes(api: Api, declare: Declare, clients: CatalogClient
     nestedFilters: 'attributes.',
     links: { catalogs: 'catalog' },
     searches:
-      "code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type; `catalog_id=<id>` (and `_in`, `_ne`, `_nin`, `_exists`) on the catalogs a product is in",
+      "code and every language of name; `attributes.<key>=v` (and `_ne`, `_in`, `_nin`, `_exists`, `_gt/_gte/_lt/_lte` on number, date and datetime attributes) filter on attribute values by the attribute's type; `catalog_id=<id>` (and `_in`, `_ne`, `_nin`, `_exists`) on the catalogs a product is in; a filter naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403",
     client: () => clients.products,
     codec: productCodec,
   });
