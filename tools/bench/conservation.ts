@@ -274,11 +274,14 @@ export async function runConservation(opts: ConservationOptions): Promise<Conser
     const kills = { worker: 0, relay: 0, nats: 0 };
     const running = platform;
     const chaos = (async () => {
-      // Each round kills all three once, in a random order, at random moments.
+      // Each round kills all three once, in a random order, at random moments. The first round is
+      // finished even when production ends first (on a loaded machine a restart can outlast it):
+      // the later kills land while the backlog is delivered, which must lose nothing either.
       let round: ('worker' | 'relay' | 'nats')[] = [];
-      while (producing) {
+      const unkilled = () => Object.values(kills).some((n) => n === 0);
+      while (producing || unkilled()) {
         await sleep(rand(opts.killEveryMs ?? [400, 1500]));
-        if (!producing) break;
+        if (!producing && !unkilled()) break;
         if (round.length === 0)
           round = (['worker', 'relay', 'nats'] as const)
             .map((v) => ({ v, k: Math.random() }))
