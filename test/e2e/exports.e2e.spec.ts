@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { readRows, type Cell, type SheetFormat } from '@pim/sheets';
+import { parse } from 'csv-parse/sync';
+import { readRows, stripFormulaQuote, type Cell, type SheetFormat } from '@pim/sheets';
 import { EVERY_TYPE, GOOD_VALUES } from '@pim/testing';
 import { eventually, startE2E, type E2E } from './platform';
 
@@ -186,12 +187,23 @@ describe('exports through the whole platform', () => {
         'attributes.a_multiselect': 'blue|red',
         'attributes.a_price': '19.90 BRL',
         'attributes.a_metric': '1.25 kg',
-        'attributes.a_date': '2024-01-31',
       });
       const mug = byCode.get('mug-3')!;
       expect(Number(mug['attributes.a_number'])).toBe(12);
       expect(String(mug.enabled)).toBe('true');
       expect(String(byCode.get('vase-1')!.enabled)).toBe('false');
+      if (file_type === 'csv') {
+        expect(mug['attributes.a_date']).toBe('2024-01-31');
+        expect(mug.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      } else {
+        // Typed cells: numbers, booleans and dates read back as such (dates and times in UTC).
+        expect(mug['attributes.a_number']).toBe(12);
+        expect(mug.enabled).toBe(true);
+        expect(mug['attributes.a_boolean']).toBe(false);
+        expect(mug['attributes.a_date']).toEqual(new Date(Date.UTC(2024, 0, 31)));
+        expect(mug['attributes.a_datetime']).toEqual(new Date('2024-01-31T15:00:00.000Z'));
+        expect(mug.created_at).toBeInstanceOf(Date);
+      }
     },
   );
 
@@ -438,5 +450,84 @@ describe('exports through the whole platform', () => {
       for (const p of r.json.data as Json[]) expect(p).toEqual(before.get(p.code as string));
       if (!r.json.next) break;
     }
+  }, 120_000);
+
+  it('writes names holding line breaks, quotes and formula-like text as strict RFC 4180 CSV that imports back the same', async () => {
+    // Names as merchants type them: line breaks of every kind, quotes, separators, and texts a
+    // spreadsheet program would run as a formula. (A cell's surrounding spaces, tabs and line
+    // breaks are trimmed by an import, so the names start and end with a letter or a sign.)
+    const names = [
+      'Caneca\n(lava-louças)',
+      'Bare\rreturn',
+      'Windows\r\nline end',
+      'Say "hi", then; go',
+      '"Quoted"',
+      '=não é fórmula',
+      '=1+1',
+      '+55 11 5555-0000',
+      '-10% off',
+      '@home',
+      "'=already quoted",
+      "'plain quote",
+    ];
+    const bulk = await e2e.api('POST', '/api/v1/products/bulk', {
+      items: names.map((name, i) => ({ code: `odd-${i}`, name: { pt: name }, type: 'simple' })),
+    });
+    expect(bulk.status).toBe(200);
+    const odd = (bulk.json.data as Json[]).map((r) => r._id as string);
+    const created = await create({
+      file_type: 'csv',
+      filters: { _id_in: odd },
+      headers: [
+        { label: 'code', isAttribute: false },
+        { label: '=Nome', value: 'name.pt', isAttribute: false },
+      ],
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.csv_neutralize_formulas).toBe(true);
+    const done = await final(created.json._id as string);
+    expect(done.status).toBe('completed');
+    const { res, bytes } = await download(done._id as string);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+
+    // A strict RFC 4180 parser: a quote only around a whole field, every record two fields.
+    const rows = parse(bytes, { bom: true, relax_quotes: false, relax_column_count: false }) as string[][];
+    expect(rows[0]).toEqual(['code', "'=Nome"]);
+    expect(rows).toHaveLength(1 + names.length);
+    const written = new Map(rows.slice(1).map(([code, name]) => [code, name]));
+    names.forEach((name, i) => expect(stripFormulaQuote(written.get(`odd-${i}`)!)).toBe(name));
+    expect(written.get('odd-5')).toBe("'=não é fórmula");
+    expect(written.get('odd-0')).toBe('Caneca\n(lava-louças)');
+
+    // Names changed meanwhile; the file, imported back with a mapping, puts them back as they were.
+    for (const _id of odd)
+      expect((await e2e.api('PATCH', `/api/v1/products/${_id}`, { name: { pt: 'changed' } })).status).toBe(200);
+    const form = new FormData();
+    form.append('file', new Blob([bytes]), 'odd-names.csv');
+    const uploaded = await fetch(`${base}/api/v1/imports`, { method: 'POST', headers: auth, body: form });
+    const imp = (await uploaded.json()) as Json;
+    expect(uploaded.status).toBe(201);
+    expect(imp).toMatchObject({
+      status: 'uploaded',
+      strip_formula_quote: true,
+      headers: [
+        { column: 'A', label: 'code' },
+        { column: 'B', label: '=Nome' },
+      ],
+      rows_count: names.length,
+    });
+    const mapped = await e2e.api('PATCH', `/api/v1/imports/${imp._id}`, {
+      mapped_headers: { A: 'code', B: 'name.pt' },
+    });
+    expect(mapped.status).toBe(200);
+    expect((await e2e.api('POST', `/api/v1/imports/${imp._id}/start`)).status).toBe(200);
+    let finished: Json = {};
+    await eventually(async () => {
+      finished = (await e2e.api('GET', `/api/v1/imports/${imp._id}`)).json;
+      return ['completed', 'completed_with_errors', 'failed'].includes(finished.status as string);
+    }, 60_000);
+    expect(finished).toMatchObject({ status: 'completed', commit_count: names.length, errors_count: 0 });
+    for (const [i, _id] of odd.entries())
+      expect(((await e2e.api('GET', `/api/v1/products/${_id}`)).json.name as Json).pt).toBe(names[i]);
   }, 120_000);
 });

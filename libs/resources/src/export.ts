@@ -157,6 +157,17 @@ export const Export = defineResource({
         }),
       })
       .default(true),
+    csv_neutralize_formulas: field
+      .of('boolean', {
+        input: z.boolean().meta({
+          description:
+            "CSV only (default true): put a ' before every text that starts with =, +, -, @, a tab, a carriage return or ', so that spreadsheet programs show it as text instead of running it as a formula. " +
+            "Imports remove that one ' again (their strip_formula_quote setting, on by default), so the file imports back unchanged. " +
+            'false writes every text exactly as stored, for programs that read the file as plain data. ' +
+            'Numbers, booleans and dates are never prefixed, and XLSX files need no prefix: their texts are text cells',
+        }),
+      })
+      .default(true),
     filters: field.of('object', { input: exportFiltersSchema }).default({}).listed(false),
     headers: field
       .of('array', {

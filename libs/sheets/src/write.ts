@@ -21,6 +21,11 @@ export interface SheetWriterOptions {
   bom?: boolean;
   /** CSV: the field separator (default `,`). */
   delimiter?: string;
+  /**
+   * CSV: put a `'` before a text that starts like a formula (see `neutralizeFormula`), so a
+   * spreadsheet program shows it as text instead of running it (default true).
+   */
+  neutralizeFormulas?: boolean;
 }
 
 /** The media type of each format, as a download names it. */
@@ -29,15 +34,39 @@ export const SHEET_CONTENT_TYPES: Record<SheetFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
+// What a spreadsheet program may read as a formula when a CSV cell starts with it (OWASP's CSV
+// injection list: `=`, `+`, `-`, `@`, tab, CR), and the `'` that hides one: a text already
+// starting with `'` gets one more, so removing exactly one on import gives back every text.
+const FORMULA_START = /^[=+\-@\t\r']/;
+
+/**
+ * A text that starts like a formula (`=`, `+`, `-`, `@`, tab, CR) or with `'`, with a `'` before
+ * it; any other text as it is. `stripFormulaQuote` undoes it.
+ */
+export const neutralizeFormula = (text: string): string => (FORMULA_START.test(text) ? `'${text}` : text);
+
+/**
+ * A text without the one `'` that `neutralizeFormula` put before it: removed only when what
+ * follows starts with `=`, `+`, `-`, `@`, tab, CR or `'` (`'abc` stays as it is).
+ */
+export const stripFormulaQuote = (text: string): string =>
+  text.startsWith("'") && FORMULA_START.test(text.slice(1)) ? text.slice(1) : text;
+
+// The number formats of XLSX date cells: a date alone at midnight UTC, else the date and the time (UTC).
 const DATE_FORMAT = 'yyyy-mm-dd';
+const DATE_TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
+
+const isUtcMidnight = (date: Date): boolean => date.getTime() % 86_400_000 === 0;
 
 /** A cell as CSV text: booleans as true and false, dates as ISO 8601 (a date alone when at midnight UTC). */
-const csvText = (cell: Cell): string | number | null => {
+const csvText = (cell: Cell, neutralize: boolean): string | number | null => {
+  if (typeof cell === 'string') return neutralize ? neutralizeFormula(cell) : cell;
   // csv-stringify would write 1 and an empty cell, which read back as a number and as nothing.
   if (typeof cell === 'boolean') return cell ? 'true' : 'false';
+  // Numbers are not text: -5 stays -5 (a spreadsheet program reads it as the number it is).
   if (!(cell instanceof Date)) return cell;
   const iso = cell.toISOString();
-  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+  return isUtcMidnight(cell) ? iso.slice(0, 10) : iso;
 };
 
 /**
@@ -56,13 +85,21 @@ function outputLost(out: Writable): Promise<never> {
 }
 
 function csvWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
-  const csv = stringify({ bom: opts.bom ?? true, delimiter: opts.delimiter ?? ',', record_delimiter: 'windows' });
+  const csv = stringify({
+    bom: opts.bom ?? true,
+    delimiter: opts.delimiter ?? ',',
+    record_delimiter: 'windows',
+    // RFC 4180 quotes a field holding a line break: with CRLF records, csv-stringify quotes only
+    // the whole pair, and a lone LF or CR left bare starts a new row in other programs.
+    quoted_match: /[\r\n]/,
+  });
   csv.pipe(out);
+  const neutralize = opts.neutralizeFormulas ?? true;
   const lost = outputLost(out);
   return {
     async write(cells) {
       if (out.destroyed) await lost;
-      if (!csv.write(cells.map(csvText))) await Promise.race([once(csv, 'drain'), lost]);
+      if (!csv.write(cells.map((c) => csvText(c, neutralize)))) await Promise.race([once(csv, 'drain'), lost]);
     },
     async end() {
       csv.end();
@@ -81,9 +118,11 @@ function xlsxWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
   const lost = outputLost(out);
   return {
     async write(cells) {
+      // Typed cells: numbers and booleans as such, dates as date cells (UTC: a time zone of the
+      // export's is a later step), texts as text — never a formula, whatever they start with.
       const row = sheet.addRow(cells.map((c) => (c === null ? undefined : c)));
       cells.forEach((c, i) => {
-        if (c instanceof Date) row.getCell(i + 1).numFmt = DATE_FORMAT;
+        if (c instanceof Date) row.getCell(i + 1).numFmt = isUtcMidnight(c) ? DATE_FORMAT : DATE_TIME_FORMAT;
       });
       row.commit();
       if (out.destroyed) await lost;
@@ -97,8 +136,10 @@ function xlsxWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
 }
 
 /**
- * A writer of rows into `out` as CSV (RFC 4180, CRLF line ends, UTF-8 with a byte order mark by
- * default) or XLSX (exceljs's streaming writer: rows are written as they come, not kept).
+ * A writer of rows into `out` as CSV (RFC 4180: a field holding the separator, a quote, CR or LF
+ * is quoted; CRLF line ends; UTF-8 with a byte order mark and texts that start like a formula
+ * behind a `'` by default) or XLSX (exceljs's streaming writer: rows are written as they come,
+ * not kept; cells typed).
  */
 export function createSheetWriter(format: SheetFormat, out: Writable, opts: SheetWriterOptions = {}): SheetWriter {
   return format === 'csv' ? csvWriter(out, opts) : xlsxWriter(out, opts);

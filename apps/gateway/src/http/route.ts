@@ -83,8 +83,11 @@ export interface RouteSpec<B extends ZodType | undefined = undefined> {
       description: string;
       schema?: ZodType;
       headers?: z.ZodObject;
-      /** The body's media type when it is not JSON (`text/csv`, `text/event-stream`). */
-      contentType?: string;
+      /**
+       * The body's media type when it is not JSON (`text/csv`, `text/event-stream`), or the types
+       * it may be (a download in the format of its file), each with the same schema.
+       */
+      contentType?: string | readonly string[];
     }
   >;
   /** Error statuses this route can answer besides 400/500/503. */
@@ -344,7 +347,9 @@ export class Api {
           ...(spec.method === 'post' && !spec.upload ? this.headerRefs(['Idempotent-Replayed']) : {}),
           ...ownHeaders(r.headers),
         }),
-        content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
+        content: r.schema
+          ? Object.fromEntries([r.contentType ?? 'application/json'].flat().map((type) => [type, { schema: r.schema }]))
+          : undefined,
       };
     }
     // send() answers a GET whose ETag matches If-None-Match with 304 and no body.

@@ -3,6 +3,7 @@ import { ioJobs as pb } from '@pim/contracts';
 import { requireId } from '@pim/ids';
 import { Export, type ExportInput, type ExportView } from '@pim/resources';
 import { readServerStream, recordClient, type PromiseClient, type RecordClient } from '@pim/rpc';
+import { SHEET_CONTENT_TYPES } from '@pim/sheets';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader } from '../http/conditional';
 import { declaredCodec } from '../http/declared.codec';
 import { dispositionHeader, fileDownload } from '../http/file-download';
@@ -34,7 +35,9 @@ const exportCodec = declaredCodec<ExportView, pb.Export, pb.ExportInput, ExportI
 
 const CREATE_DESCRIPTION =
   'Queues an export of the products its `filters` select (every filter given must hold; none: every live product) ' +
-  'as a `file_type` file (csv: RFC 4180, UTF-8 with a byte order mark so Excel reads accents; xlsx: one worksheet) ' +
+  'as a `file_type` file (csv: RFC 4180 — a field holding a comma, a quote or a line break is quoted —, UTF-8 with a byte order mark so Excel reads accents, ' +
+  "and a ' before texts that start like a formula unless `csv_neutralize_formulas` is false; " +
+  'xlsx: one worksheet, numbers, booleans and dates as typed cells, dates and times in UTC) ' +
   'of the `report_type`: `general` (a row per product), `per_attributes` (a row per product and attribute value) ' +
   'or `eligibility_services` (a row per product and service eligibility item). `headers` choose the columns, ' +
   'in order, and their titles; none: every column of the report. The answer is the export `pending`; a worker ' +
@@ -85,16 +88,16 @@ function downloadRoute(api: Api, client: () => ExportClients): void {
     scope: 'exports:read',
     summary: "Download an export's file",
     description:
-      "Streams a `completed` export's file with its name (Content-Disposition) and type (text/csv or the XLSX media type), and adds the caller's user to `downloaded_by` (once; a key bound to no user adds no one). " +
+      "Streams a `completed` export's file with its name (Content-Disposition) and type (`text/csv; charset=utf-8` for a CSV file, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` for an XLSX file), and adds the caller's user to `downloaded_by` (once; a key bound to no user adds no one). " +
       'Before the export is completed the answer is a 409; once its file has passed its retention period (`expires_at`) it is a 410: create the export again.',
     tags: ['Exports'],
     longRunning: true,
     errors: [409, 410],
     responses: {
       200: {
-        description: 'The file',
+        description: 'The file, in the format of the export',
         schema: z.string().max(DOWNLOAD_MAX_BYTES).meta({ format: 'binary' }),
-        contentType: 'application/octet-stream',
+        contentType: [SHEET_CONTENT_TYPES.csv, SHEET_CONTENT_TYPES.xlsx],
         headers: z.object({
           'Content-Disposition': dispositionHeader("the export's file_name"),
           'Content-Length': z.string().max(20).meta({ description: 'The size of the file in bytes' }),

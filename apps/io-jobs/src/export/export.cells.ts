@@ -2,8 +2,8 @@ import type { Cell } from '@pim/sheets';
 import type { ImportAttribute } from '../links/catalog.link';
 
 // How stored values become cells, so that the file reads well and an import of it stores the
-// same values again: lists joined with `|`, prices as `12.50 BRL`, measures as `3 kg`, dates as
-// ISO 8601 text, booleans and numbers as themselves.
+// same values again: lists joined with `|`, prices as `12.50 BRL`, measures as `3 kg`, dates and
+// date-times as date cells (ISO 8601 in a CSV), booleans and numbers as themselves.
 
 /** What a value could not become: counted as a field that failed. */
 export interface Failures {
@@ -24,6 +24,24 @@ export function firstText(text: Record<string, string> | undefined): string | nu
 export function moneyAmount(amount: number): string {
   const cents = amount * 100;
   return Math.abs(cents - Math.round(cents)) < 1e-9 ? amount.toFixed(2) : String(amount);
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * A stored date (`2024-01-31`: midnight UTC) or date-time (ISO 8601 with its offset) as a date
+ * cell, so an XLSX file sorts and filters it as a date; a CSV writes it back as ISO 8601 (a date
+ * alone at midnight UTC). A text that names no day of the calendar stays text.
+ */
+export function dateCell(text: string): Cell {
+  if (ISO_DATE.test(text)) {
+    const date = new Date(`${text}T00:00:00.000Z`);
+    // Date would roll 2024-02-30 over into March: only a day that reads back the same is a date.
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text) ? date : text;
+  }
+  const ms = ISO_DATE_TIME.test(text) ? Date.parse(text) : NaN;
+  return Number.isNaN(ms) ? text : new Date(ms);
 }
 
 /** A value of no known attribute (one deleted meanwhile), written as plainly as it allows. */
@@ -47,9 +65,10 @@ function typedCell(value: unknown, attribute: ImportAttribute): Cell | undefined
     case 'image':
     case 'file':
     case 'select':
+      return typeof value === 'string' ? value : undefined;
     case 'date':
     case 'datetime':
-      return typeof value === 'string' ? value : undefined;
+      return typeof value === 'string' ? dateCell(value) : undefined;
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
     case 'boolean':

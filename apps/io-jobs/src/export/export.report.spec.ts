@@ -1,9 +1,13 @@
+import { PassThrough } from 'node:stream';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { ValidationError } from '@pim/errors';
 import type { products as ppb, relations as rpb } from '@pim/contracts';
 import { EVERY_TYPE, GOOD_VALUES } from '@pim/testing';
 import type { AttributeType } from '@pim/resources';
+import { createSheetWriter, stripFormulaQuote, type Cell } from '@pim/sheets';
 import type { ImportAttribute, NamedCollection, NamedRecord } from '../links/catalog.link';
-import { XLSX_CELL_MAX, attributeCell, fitCells, moneyAmount } from './export.cells';
+import { XLSX_CELL_MAX, attributeCell, dateCell, fitCells, moneyAmount } from './export.cells';
 import { selectionOf } from './export.query';
 import { buildReport, type BatchContext } from './export.report';
 
@@ -76,7 +80,10 @@ describe('export cells', () => {
     expect(cell('a_text')).toBe('abc');
     expect(cell('a_number')).toBe(12);
     expect(cell('a_boolean')).toBe(false);
-    expect(cell('a_date')).toBe('2024-01-31');
+    expect(cell('a_date')).toEqual(new Date(Date.UTC(2024, 0, 31)));
+    expect(attributeCell('2024-01-31T15:00:00.000Z', ATTRIBUTES.get('a_datetime'), undefined, fail)).toEqual(
+      new Date(Date.UTC(2024, 0, 31, 15)),
+    );
     expect(cell('a_select')).toBe('red');
     expect(cell('a_multiselect')).toBe('blue|red');
     expect(cell('a_price')).toBe('19.90 BRL');
@@ -93,6 +100,15 @@ describe('export cells', () => {
     expect(fail.fields).toBe(2);
     expect(attributeCell(['x', 'y'], undefined, undefined, fail)).toBe('x|y');
     expect(attributeCell({ a: 1 }, undefined, undefined, fail)).toBe('{"a":1}');
+  });
+
+  it('writes dates and date-times as date cells, and a text that names no day as text', () => {
+    expect(dateCell('2024-01-31')).toEqual(new Date(Date.UTC(2024, 0, 31)));
+    expect(dateCell('2024-01-31T12:00:00-03:00')).toEqual(new Date(Date.UTC(2024, 0, 31, 15)));
+    expect(dateCell('2026-11-25T10:00:00.120Z')).toEqual(new Date(Date.UTC(2026, 10, 25, 10, 0, 0, 120)));
+    expect(dateCell('2024-02-30')).toBe('2024-02-30');
+    expect(dateCell('31/01/2024')).toBe('31/01/2024');
+    expect(dateCell('2024-01-31T12:00')).toBe('2024-01-31T12:00');
   });
 
   it('keeps money to two decimals without rounding, and cuts texts longer than an XLSX cell', () => {
@@ -133,6 +149,11 @@ describe('export reports', () => {
       categories: 'kitchen',
       tags: 'a|b',
       'attributes.a_multiselect': 'blue|red',
+      'attributes.a_number': 12,
+      'attributes.a_boolean': false,
+      'attributes.a_date': new Date(Date.UTC(2024, 0, 31)),
+      created_at: new Date(Date.UTC(2026, 10, 25, 10)),
+      updated_at: new Date(Date.UTC(2026, 10, 25, 10)),
     });
     // The category no longer live is left out of the cell and counted.
     expect(ctx.fail.fields).toBe(1);
@@ -197,6 +218,75 @@ describe('export reports', () => {
     expect(() =>
       buildReport('eligibility_services', inputs({ headers: [{ label: 'x', value: 'a_price', isAttribute: true }] })),
     ).toThrow(/'a_price' is not a column of this report/);
+  });
+});
+
+/** A report's header and rows for `products`, written as the runner writes them. */
+async function fileOf(format: 'csv' | 'xlsx', headers: string[], products: ppb.Product[]): Promise<Buffer> {
+  const report = buildReport('general', inputs({ headers: headers.map((label) => ({ label, isAttribute: false })) }));
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  const writer = createSheetWriter(format, out, { worksheetName: 'Products' });
+  await writer.write(report.header);
+  for (const p of products) for (const row of report.rows(p, context())) await writer.write(row as Cell[]);
+  await writer.end();
+  return Buffer.concat(chunks);
+}
+
+describe('export files', () => {
+  const AWKWARD = [
+    'Caneca\n(lava-louças)',
+    'Bare\rreturn',
+    'Windows\r\nline',
+    '\r=1+1',
+    'Say "hi", then; go',
+    '=não é fórmula',
+    '-10% off',
+    "'quoted'",
+  ];
+
+  it('CSV: a strict RFC 4180 parser reads every name back, once the neutralizing quote is removed', async () => {
+    const products = AWKWARD.map((name, i) => product({ id: `p${i}`, code: `mug-${i}`, name: { pt: name } }));
+    const bytes = await fileOf('csv', ['code', 'name.pt', 'attributes.a_number'], products);
+    const rows = parse(bytes, { bom: true, relax_quotes: false, relax_column_count: false }) as string[][];
+    expect(rows).toHaveLength(1 + AWKWARD.length);
+    expect(rows.slice(1).map((r) => stripFormulaQuote(r[1]))).toEqual(AWKWARD);
+    expect(rows[1 + AWKWARD.indexOf('=não é fórmula')][1]).toBe("'=não é fórmula");
+    // A number is not text: never prefixed.
+    expect(rows[1][2]).toBe('12');
+  });
+
+  it('XLSX: numbers, dates, date-times and booleans are typed cells that exceljs reads as such', async () => {
+    const bytes = await fileOf(
+      'xlsx',
+      ['code', 'attributes.a_number', 'attributes.a_date', 'created_at', 'attributes.a_boolean', 'enabled', 'name.pt'],
+      [product({ name: { pt: '=não é fórmula' } })],
+    );
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(bytes as unknown as ArrayBuffer);
+    const row = wb.getWorksheet('Products')!.getRow(2);
+    const { ValueType } = ExcelJS;
+    expect([1, 2, 3, 4, 5, 6, 7].map((i) => row.getCell(i).type)).toEqual([
+      ValueType.String,
+      ValueType.Number,
+      ValueType.Date,
+      ValueType.Date,
+      ValueType.Boolean,
+      ValueType.Boolean,
+      ValueType.String,
+    ]);
+    expect([1, 2, 3, 4, 5, 6, 7].map((i) => row.getCell(i).value)).toEqual([
+      'mug-1',
+      12,
+      new Date(Date.UTC(2024, 0, 31)),
+      new Date(Date.UTC(2026, 10, 25, 10)),
+      false,
+      true,
+      '=não é fórmula',
+    ]);
+    expect(row.getCell(3).numFmt).toBe('yyyy-mm-dd');
+    expect(row.getCell(4).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
   });
 });
 

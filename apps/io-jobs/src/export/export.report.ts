@@ -3,7 +3,7 @@ import type { products as ppb, relations as rpb } from '@pim/contracts';
 import type { ExportHeader, ExportReportType } from '@pim/resources';
 import type { Cell } from '@pim/sheets';
 import type { ImportAttribute, NamedCollection, NamedRecord } from '../links/catalog.link';
-import { LIST_SEPARATOR, attributeCell, firstText, type Failures } from './export.cells';
+import { LIST_SEPARATOR, attributeCell, dateCell, firstText, type Failures } from './export.cells';
 
 // The three report types as columns over items: a general report has one item per product, a
 // per_attributes report one per attribute value, an eligibility_services report one per service
@@ -56,7 +56,7 @@ const TEXT_FIELD = new RegExp(`^(name|description|completeness)\\.(${LANGUAGE})$
 const ATTRIBUTE_FIELD = new RegExp(`^attributes\\.([a-z][a-z0-9_]{0,99})(?:\\.(${LANGUAGE}))?$`);
 
 const codeOf = (r: NamedRecord | undefined) => r?.code;
-const iso = (s: string | undefined) => s ?? null;
+const date = (s: string | undefined) => (s ? dateCell(s) : null);
 
 /** Codes of the records a list of ids names (ids no longer live are left out and counted). */
 function codes(collection: NamedCollection, ids: string[], ctx: BatchContext): string {
@@ -94,9 +94,9 @@ const PRODUCT_FIELDS: Record<string, (p: Product, ctx: BatchContext) => Cell> = 
   images: (p) => p.images.join(LIST_SEPARATOR),
   fulfilled: (p) => p.fulfilled ?? null,
   published: (p) => p.published,
-  last_published_at: (p) => iso(p.last_published_at),
-  created_at: (p) => p.created_at,
-  updated_at: (p) => p.updated_at,
+  last_published_at: (p) => date(p.last_published_at),
+  created_at: (p) => date(p.created_at),
+  updated_at: (p) => date(p.updated_at),
 };
 
 /** The fields of a general report's default columns, before the texts and after the attributes. */

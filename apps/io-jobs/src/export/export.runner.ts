@@ -145,7 +145,11 @@ export class ExportRunner {
     const out = new PassThrough();
     const stored = this.deps.storage.put(record.file_key, out, { maxBytes: this.deps.maxBytes });
     stored.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-    const writer = createSheetWriter(format, out, { worksheetName: 'Products', bom: record.csv_bom });
+    const writer = createSheetWriter(format, out, {
+      worksheetName: 'Products',
+      bom: record.csv_bom,
+      neutralizeFormulas: record.csv_neutralize_formulas,
+    });
     const fail: Failures = { fields: 0 };
     const progress: ExportProgress = { total_products: 0, total_field_failed: 0, total_item_failed: 0, rows: 0 };
     const products: string[] = [];
