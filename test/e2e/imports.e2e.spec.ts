@@ -328,7 +328,7 @@ describe('imports through the whole platform', () => {
     expect(cancel.json.message).toMatch(/completed_with_errors.*canceled/);
   }, 180_000);
 
-  it('imports an XLSX (its second worksheet, headers on row 3) through a saved template', async () => {
+  it('imports an XLSX (its second worksheet, the product table, headers on row 3) through a saved template', async () => {
     const template = await e2e.api('POST', '/api/v1/import-templates', {
       name: 'Spring catalogue',
       mapped_headers: Object.fromEntries(COLUMNS),
@@ -338,17 +338,22 @@ describe('imports through the whole platform', () => {
       from_template_id: template.json._id as string,
     });
     expect(up.status).toBe(201);
+    // The product table is read, not the instructions page before it: the template maps it at once.
     expect(up.json).toMatchObject({
-      status: 'uploaded',
+      status: 'mapped',
       file_type: 'xlsx',
       worksheets: [
-        { id: '1', name: 'Read me' },
-        { id: '2', name: 'Products' },
+        { id: '1', name: 'Read me', header_row: 1, rows_count: 0 },
+        { id: '2', name: 'Products', header_row: 3, rows_count: 1_000 },
       ],
-      file_worksheet_id: '1',
+      file_worksheet_id: '2',
       template: { id: template.json._id, name: 'Spring catalogue' },
     });
     const id = up.json._id as string;
+    // Another worksheet can be chosen (nothing of the template fits it), and the product table again.
+    const readMe = await e2e.api('PATCH', `/api/v1/imports/${id}`, { file_worksheet_id: '1' });
+    expect(readMe.status).toBe(200);
+    expect(readMe.json).toMatchObject({ status: 'uploaded', file_worksheet_name: 'Read me', rows_count: 0 });
     const chosen = await e2e.api('PATCH', `/api/v1/imports/${id}`, { file_worksheet_id: '2' });
     expect(chosen.status).toBe(200);
     expect(chosen.json).toMatchObject({

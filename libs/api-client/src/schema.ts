@@ -1411,7 +1411,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a spreadsheet to import
-         * @description Send an .xlsx workbook or a .csv file (comma or semicolon separated; UTF-8, with or without BOM, or Latin-1) as multipart/form-data, the file in a part named `file` (`curl -F file=@products.xlsx`). It is stored as it arrives; past 209,715,200 bytes the upload is refused with 413 and nothing is kept. The answer is the import `uploaded`: its worksheets, the detected header row and the headers of the first worksheet, with the column and row counts. Next, map its columns (PATCH `mapped_headers`) or name a template here (`from_template_id`), then start it.
+         * @description Send an .xlsx or .ods workbook or a .csv file (comma or semicolon separated; UTF-8, with or without BOM, or Latin-1) as multipart/form-data, the file in a part named `file` (`curl -F file=@products.xlsx`). It is stored as it arrives; past 209,715,200 bytes the upload is refused with 413 and nothing is kept. The answer is the import `uploaded`: its worksheets (each with its detected header row and row count) and, for the worksheet that looks like the product table (or the only one), the detected header row and its headers, with the column and row counts. Next, map its columns (PATCH `mapped_headers`) or name a template here (`from_template_id`), then start it. Cells that start with ' followed by =, +, -, @, a tab, a carriage return or ' are read without that first ' (the quote CSV exports put before texts that look like formulas); for a file made elsewhere whose texts really start so, PATCH `strip_formula_quote: false` before starting.
          *
          *     Needs scope `imports:write` (or `admin`).
          */
@@ -1509,7 +1509,7 @@ export interface paths {
         };
         /**
          * Download an import's refused rows
-         * @description The rows the import could not store, in the format uploaded (CSV or XLSX) under the same header row, with a `Problems` column naming what is wrong in each (`C (Color): "blu" is not an option …`). Fix them and upload the file again. While the import runs, the file holds the rows refused so far.
+         * @description The rows the import could not store, in the format uploaded (CSV or XLSX; XLSX for an ODS upload) under the same header row, with a `Problems` column naming what is wrong in each (`C (Color): "blu" is not an option …`). Fix them and upload the file again. While the import runs, the file holds the rows refused so far. A CSV file is written as exports are: `text/csv; charset=utf-8`, RFC 4180 (a field holding a comma, a quote or a line break is quoted), and a ' before texts that start like a formula (=, +, -, @, a tab, a carriage return or '), which a new import removes again; an XLSX file is `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`.
          *
          *     Needs scope `imports:read` (or `admin`).
          */
@@ -1627,7 +1627,7 @@ export interface paths {
         put?: never;
         /**
          * Create a export
-         * @description Queues an export of the products its `filters` select (every filter given must hold; none: every live product) as a `file_type` file (csv: RFC 4180, UTF-8 with a byte order mark so Excel reads accents; xlsx: one worksheet) of the `report_type`: `general` (a row per product), `per_attributes` (a row per product and attribute value) or `eligibility_services` (a row per product and service eligibility item). `headers` choose the columns, in order, and their titles; none: every column of the report. The answer is the export `pending`; a worker takes it (`in_progress`) and ends it `completed` (then GET /exports/{id}/download) or `failed` (then retry). A column or an attribute that does not exist is a 400 here, not a failure later.
+         * @description Queues an export of the products its `filters` select (every filter given must hold; none: every live product) as a `file_type` file (csv: RFC 4180 — a field holding a comma, a quote or a line break is quoted —, UTF-8 with a byte order mark so Excel reads accents, and a ' before texts that start like a formula unless `csv_neutralize_formulas` is false; xlsx: one worksheet, numbers, booleans and dates as typed cells, dates and times in UTC) of the `report_type`: `general` (a row per product), `per_attributes` (a row per product and attribute value) or `eligibility_services` (a row per product and service eligibility item). `headers` choose the columns, in order, and their titles; none: every column of the report. The answer is the export `pending`; a worker takes it (`in_progress`) and ends it `completed` (then GET /exports/{id}/download) or `failed` (then retry). A column or an attribute that does not exist is a 400 here, not a failure later.
          *
          *     Needs scope `exports:write` (or `admin`).
          */
@@ -1697,7 +1697,7 @@ export interface paths {
         };
         /**
          * Download an export's file
-         * @description Streams a `completed` export's file with its name (Content-Disposition) and type (text/csv or the XLSX media type), and adds the caller's user to `downloaded_by` (once; a key bound to no user adds no one). Before the export is completed the answer is a 409; once its file has passed its retention period (`expires_at`) it is a 410: create the export again.
+         * @description Streams a `completed` export's file with its name (Content-Disposition) and type (`text/csv; charset=utf-8` for a CSV file, `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` for an XLSX file), and adds the caller's user to `downloaded_by` (once; a key bound to no user adds no one). Before the export is completed the answer is a 409; once its file has passed its retention period (`expires_at`) it is a 410: create the export again.
          *
          *     Needs scope `exports:read` (or `admin`).
          */
@@ -7428,6 +7428,8 @@ export interface components {
             /** Format: int32 */
             file_header_row?: number;
             mapped_headers: components["schemas"]["ImportMappedHeaders"];
+            /** @description Default true: a cell that starts with ' followed by =, +, -, @, a tab, a carriage return or another ' is read without that first ' (the ' that CSV exports and import error files put before texts that look like formulas): `'=1+1` is read as `=1+1` and `''x` as `'x`, while `'abc` is read as it is. Applies to every cell and header label of the file, whatever its format. Set false for a file made elsewhere whose texts really start with such a ', to read every cell exactly as written */
+            strip_formula_quote: boolean;
             /**
              * @description uploaded → mapped → queued → processing → completed, completed_with_errors or failed; canceled from any state before those
              * @enum {string}
@@ -7444,7 +7446,7 @@ export interface components {
              * @description The file format
              * @enum {string}
              */
-            file_type?: "csv" | "xlsx";
+            file_type?: "csv" | "xlsx" | "ods";
             /**
              * Format: int32
              * @description Bytes
@@ -7526,10 +7528,20 @@ export interface components {
         ImportMappedHeaders: {
             [key: string]: string;
         };
-        /** @description A worksheet of the uploaded workbook (one for a CSV file) */
+        /** @description A worksheet of the uploaded workbook (one for a CSV file), as read at upload */
         ImportWorksheet: {
             id: string;
             name: string;
+            /**
+             * Format: int32
+             * @description Its detected header row (absent when the worksheet holds no cell)
+             */
+            header_row?: number;
+            /**
+             * Format: int32
+             * @description Non-empty rows below its detected header row
+             */
+            rows_count?: number;
         };
         /** @description A column of the header row */
         ImportHeader: {
@@ -7564,7 +7576,7 @@ export interface components {
         ImportUpload: {
             /**
              * Format: binary
-             * @description The spreadsheet: an .xlsx workbook or a .csv file, at most 209,715,200 bytes
+             * @description The spreadsheet: an .xlsx or .ods workbook or a .csv file, at most 209,715,200 bytes
              */
             file: string;
             /** @description A catalog every imported product joins */
@@ -7653,7 +7665,7 @@ export interface components {
              * @example 6740a1b2c3d4e5f601234567
              */
             from_template_id?: string | null;
-            /** @description The worksheet to read (one of worksheets[].id); the first by default */
+            /** @description The worksheet to read (one of worksheets[].id); by default the one that looks like the product table: with rows below its header row, the most header labels naming product fields (code, name, sku, price…), then the most headers, then the most rows */
             file_worksheet_id?: string | null;
             /**
              * Format: int32
@@ -7661,6 +7673,8 @@ export interface components {
              */
             file_header_row?: number | null;
             mapped_headers?: components["schemas"]["ImportMappedHeaders"] & (Record<string, never> | null);
+            /** @description Default true: a cell that starts with ' followed by =, +, -, @, a tab, a carriage return or another ' is read without that first ' (the ' that CSV exports and import error files put before texts that look like formulas): `'=1+1` is read as `=1+1` and `''x` as `'x`, while `'abc` is read as it is. Applies to every cell and header label of the file, whatever its format. Set false for a file made elsewhere whose texts really start with such a ', to read every cell exactly as written */
+            strip_formula_quote?: boolean | null;
         };
         /** @description Import template: a column mapping saved for files with the same headers */
         ImportTemplate: {
@@ -7808,6 +7822,8 @@ export interface components {
             file_name?: string;
             /** @description CSV only: start the file with a UTF-8 byte order mark, so Excel reads accents right (default true); false for programs that do not expect one */
             csv_bom: boolean;
+            /** @description CSV only (default true): put a ' before every text that starts with =, +, -, @, a tab, a carriage return or ', so that spreadsheet programs show it as text instead of running it as a formula. Imports remove that one ' again (their strip_formula_quote setting, on by default), so the file imports back unchanged. false writes every text exactly as stored, for programs that read the file as plain data. Numbers, booleans and dates are never prefixed, and XLSX files need no prefix: their texts are text cells */
+            csv_neutralize_formulas: boolean;
             filters: components["schemas"]["ExportFilters"];
             /** @description The columns, in order; empty: every column of the report type */
             headers: components["schemas"]["ExportHeader"][];
@@ -7993,6 +8009,8 @@ export interface components {
             file_name?: string;
             /** @description CSV only: start the file with a UTF-8 byte order mark, so Excel reads accents right (default true); false for programs that do not expect one */
             csv_bom?: boolean;
+            /** @description CSV only (default true): put a ' before every text that starts with =, +, -, @, a tab, a carriage return or ', so that spreadsheet programs show it as text instead of running it as a formula. Imports remove that one ' again (their strip_formula_quote setting, on by default), so the file imports back unchanged. false writes every text exactly as stored, for programs that read the file as plain data. Numbers, booleans and dates are never prefixed, and XLSX files need no prefix: their texts are text cells */
+            csv_neutralize_formulas?: boolean;
             filters?: components["schemas"]["ExportFilters"];
             /** @description The columns, in order; empty: every column of the report type */
             headers?: components["schemas"]["ExportHeader"][];
@@ -17924,7 +17942,7 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, catalog_id, category_id, from_template_id, file_worksheet_id, file_header_row, status, file_name, file_key, file_type, file_size, file_worksheet_name, columns_count, rows_count, proccess_count, commit_count, errors_count, started_at, finished_at, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, catalog_id, category_id, from_template_id, file_worksheet_id, file_header_row, strip_formula_quote, status, file_name, file_key, file_type, file_size, file_worksheet_name, columns_count, rows_count, proccess_count, commit_count, errors_count, started_at, finished_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: file_name */
                 _search?: string;
@@ -18028,6 +18046,16 @@ export interface operations {
                 file_header_row_lt?: number;
                 /** @description Only records whose file_header_row is at most */
                 file_header_row_lte?: number;
+                /** @description Only records whose strip_formula_quote equals (on arrays: contains) */
+                strip_formula_quote?: boolean;
+                /** @description Only records whose strip_formula_quote is one of these comma-separated values */
+                strip_formula_quote_in?: string;
+                /** @description Only records whose strip_formula_quote is none of these comma-separated values */
+                strip_formula_quote_nin?: string;
+                /** @description Only records whose strip_formula_quote differs from */
+                strip_formula_quote_ne?: boolean;
+                /** @description Only records whose strip_formula_quote is set (true) or missing (false) */
+                strip_formula_quote_exists?: boolean;
                 /** @description Only records whose status equals (on arrays: contains) */
                 status?: string;
                 /** @description Only records whose status is one of these comma-separated values */
@@ -18608,7 +18636,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The error file */
+            /** @description The error file, in the format uploaded */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18622,7 +18650,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "text/csv; charset=utf-8": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -19064,7 +19093,7 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, file_type, report_type, file_name, csv_bom, status, file_key, rows_count, file_size, started_at, finished_at, expires_at, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, file_type, report_type, file_name, csv_bom, csv_neutralize_formulas, status, file_key, rows_count, file_size, started_at, finished_at, expires_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: file_name */
                 _search?: string;
@@ -19126,6 +19155,16 @@ export interface operations {
                 csv_bom_ne?: boolean;
                 /** @description Only records whose csv_bom is set (true) or missing (false) */
                 csv_bom_exists?: boolean;
+                /** @description Only records whose csv_neutralize_formulas equals (on arrays: contains) */
+                csv_neutralize_formulas?: boolean;
+                /** @description Only records whose csv_neutralize_formulas is one of these comma-separated values */
+                csv_neutralize_formulas_in?: string;
+                /** @description Only records whose csv_neutralize_formulas is none of these comma-separated values */
+                csv_neutralize_formulas_nin?: string;
+                /** @description Only records whose csv_neutralize_formulas differs from */
+                csv_neutralize_formulas_ne?: boolean;
+                /** @description Only records whose csv_neutralize_formulas is set (true) or missing (false) */
+                csv_neutralize_formulas_exists?: boolean;
                 /** @description Only records whose status equals (on arrays: contains) */
                 status?: string;
                 /** @description Only records whose status is one of these comma-separated values */
@@ -19540,7 +19579,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file */
+            /** @description The file, in the format of the export */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -19556,7 +19595,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "text/csv; charset=utf-8": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -27,8 +27,8 @@ export const FINAL_IMPORT_STATUSES: readonly ImportStatus[] = [
   'failed',
   'canceled',
 ];
-/** The spreadsheet formats an import reads. */
-export const IMPORT_FILE_TYPES = ['csv', 'xlsx'] as const;
+/** The spreadsheet formats an import reads (ODS: OpenDocument, LibreOffice's own). */
+export const IMPORT_FILE_TYPES = ['csv', 'xlsx', 'ods'] as const;
 
 /** Product fields a column may be mapped to, besides the patterned ones (`name.<lang>`, `attributes.<key>`…). */
 export const IMPORT_PLAIN_TARGETS = [
@@ -57,8 +57,28 @@ const count = (description: string) =>
   field.computed('number', z.number().int().min(0).max(INT32_MAX).meta({ format: 'int32', description })).shown();
 
 const worksheetSchema = z
-  .strictObject({ id: z.string().max(100), name: z.string().max(200) })
-  .meta({ id: 'ImportWorksheet', description: 'A worksheet of the uploaded workbook (one for a CSV file)' });
+  .strictObject({
+    id: z.string().max(100),
+    name: z.string().max(200),
+    header_row: z
+      .number()
+      .int()
+      .min(1)
+      .max(INT32_MAX)
+      .optional()
+      .meta({ format: 'int32', description: 'Its detected header row (absent when the worksheet holds no cell)' }),
+    rows_count: z
+      .number()
+      .int()
+      .min(0)
+      .max(INT32_MAX)
+      .optional()
+      .meta({ format: 'int32', description: 'Non-empty rows below its detected header row' }),
+  })
+  .meta({
+    id: 'ImportWorksheet',
+    description: 'A worksheet of the uploaded workbook (one for a CSV file), as read at upload',
+  });
 
 const headerSchema = z
   .strictObject({
@@ -118,11 +138,10 @@ export const Import = defineResource({
       view: objectIdSchema,
     }),
     file_worksheet_id: field.of('string', {
-      input: z
-        .string()
-        .min(1)
-        .max(100)
-        .meta({ description: 'The worksheet to read (one of worksheets[].id); the first by default' }),
+      input: z.string().min(1).max(100).meta({
+        description:
+          'The worksheet to read (one of worksheets[].id); by default the one that looks like the product table: with rows below its header row, the most header labels naming product fields (code, name, sku, price…), then the most headers, then the most rows',
+      }),
       view: z.string().max(100),
     }),
     file_header_row: field.of('number', {
@@ -138,6 +157,17 @@ export const Import = defineResource({
       .of('object', { input: mappedHeadersSchema, view: mappedHeadersSchema })
       .default({})
       .listed(false),
+    strip_formula_quote: field
+      .of('boolean', {
+        input: z.boolean().meta({
+          description:
+            "Default true: a cell that starts with ' followed by =, +, -, @, a tab, a carriage return or another ' is read without that first ' " +
+            "(the ' that CSV exports and import error files put before texts that look like formulas): `'=1+1` is read as `=1+1` and `''x` as `'x`, while `'abc` is read as it is. " +
+            'Applies to every cell and header label of the file, whatever its format. ' +
+            "Set false for a file made elsewhere whose texts really start with such a ', to read every cell exactly as written",
+        }),
+      })
+      .default(true),
     status: field
       .computed(
         'string',

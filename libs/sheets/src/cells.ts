@@ -9,6 +9,12 @@ export type Cell = string | number | boolean | Date | null;
 export interface SheetRow {
   number: number;
   cells: Cell[];
+  /**
+   * The numbers behind cells that hold the text a number format shows (123 behind `00123`, an XLSX
+   * cell formatted `00000`), by cell index: text targets read the cell, number targets the number.
+   * Absent when no cell of the row has one.
+   */
+  formattedNumbers?: (number | undefined)[];
 }
 
 /** The index of a column by its letters: A → 0, Z → 25, AA → 26. */

@@ -1,6 +1,6 @@
 export { columnIndex, columnName, isEmptyCell, type Cell, type SheetRow } from './cells';
 export { csvDialect, type CsvDialect } from './csv';
-export { detectFormat, SNIFF_BYTES, type SheetFormat } from './detect';
+export { detectFormat, SNIFF_BYTES, type SheetFormat, type SheetReadFormat } from './detect';
 export {
   CSV_WORKSHEET_ID,
   detectHeaderRow,
@@ -10,6 +10,7 @@ export {
   type SheetHeader,
   type SheetSource,
   type SheetSummary,
+  type WorksheetSummary,
 } from './read';
 export {
   parseAttributeCell,
@@ -20,5 +21,12 @@ export {
   type CellAttribute,
   type Parsed,
 } from './values';
-export { SHEET_CONTENT_TYPES, createSheetWriter, type SheetWriter, type SheetWriterOptions } from './write';
+export {
+  SHEET_CONTENT_TYPES,
+  createSheetWriter,
+  neutralizeFormula,
+  stripFormulaQuote,
+  type SheetWriter,
+  type SheetWriterOptions,
+} from './write';
 export { plainCell, type MergedRange, type Worksheet } from './xlsx';

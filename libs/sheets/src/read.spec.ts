@@ -1,14 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { ValidationError } from '@pim/errors';
 import { csvDialect } from './csv';
-import { detectFormat } from './detect';
+import type { Cell } from './cells';
+import { detectFormat, type SheetReadFormat } from './detect';
 import { detectHeaderRow, inspectSheet, readRows, type SheetSource } from './read';
+import { zip as zipOf } from './testing/ods.fixtures';
 import { createSheetWriter } from './write';
 
-const source = (format: 'csv' | 'xlsx', bytes: Buffer, fileName = `file.${format}`): SheetSource => ({
+const source = (format: SheetReadFormat, bytes: Buffer, fileName = `file.${format}`): SheetSource => ({
   format,
   fileName,
   open: async () => Readable.from([bytes]),
@@ -83,7 +87,7 @@ describe('CSV', () => {
     const csv = 'Product list,,\n,,\nSKU,Name,Price\nA,Cup,1.5\nB,,2\n,,\n';
     const summary = await inspectSheet(source('csv', Buffer.from(csv), 'my products.csv'), {});
     expect(summary).toEqual({
-      worksheets: [{ id: '1', name: 'my products' }],
+      worksheets: [{ id: '1', name: 'my products', header_row: 3, rows_count: 2 }],
       worksheet: { id: '1', name: 'my products' },
       header_row: 3,
       headers: [
@@ -101,14 +105,20 @@ describe('CSV', () => {
 });
 
 describe('XLSX', () => {
-  it('lists the worksheets and reads the first one with data, or the one asked for', async () => {
+  it('lists the worksheets with their header rows and counts, and reads the product table, or the one asked for', async () => {
     const bytes = await workbook();
-    const first = await inspectSheet(source('xlsx', bytes), {});
-    expect(first.worksheets).toEqual([
-      { id: '1', name: 'Notes' },
-      { id: '2', name: 'Products' },
+    const chosen = await inspectSheet(source('xlsx', bytes), {});
+    expect(chosen.worksheets).toEqual([
+      { id: '1', name: 'Notes', header_row: 1, rows_count: 0 },
+      { id: '2', name: 'Products', header_row: 3, rows_count: 2 },
     ]);
-    expect(first).toMatchObject({ worksheet: { id: '1', name: 'Notes' }, header_row: 1, rows_count: 0 });
+    expect(chosen).toMatchObject({ worksheet: { id: '2', name: 'Products' }, header_row: 3, rows_count: 2 });
+    const notes = await inspectSheet(source('xlsx', bytes), { worksheetId: '1' });
+    expect(notes).toMatchObject({
+      worksheets: chosen.worksheets,
+      worksheet: { id: '1', name: 'Notes' },
+      header_row: 1,
+    });
     const products = await inspectSheet(source('xlsx', bytes), { worksheetId: '2' });
     expect(products).toMatchObject({
       worksheet: { id: '2', name: 'Products' },
@@ -138,6 +148,85 @@ describe('XLSX', () => {
   it('refuses a ZIP that is not a workbook', async () => {
     const zip = Buffer.from('PK\u0003\u0004' + 'x'.repeat(100));
     await expect(inspectSheet(source('xlsx', zip), {})).rejects.toThrow();
+    const csvs = zipOf([['products.csv', 'code,name\nA,B\n']]);
+    await expect(inspectSheet(source('xlsx', csvs, 'products.zip'), {})).rejects.toThrow(
+      "'products.zip' is a ZIP archive with no worksheet in it, not a spreadsheet",
+    );
+  });
+});
+
+describe('the default worksheet', () => {
+  const sheets = async (...worksheets: [name: string, rows: Cell[][]][]) => {
+    const wb = new ExcelJS.Workbook();
+    for (const [name, rows] of worksheets) wb.addWorksheet(name).addRows(rows);
+    return Buffer.from(await wb.xlsx.writeBuffer());
+  };
+  const chosen = async (bytes: Buffer) => (await inspectSheet(source('xlsx', bytes), {})).worksheet.name;
+
+  it('is the product table, not an instructions page before it (LibreOffice files, ODS and XLSX alike)', async () => {
+    for (const [format, file] of [
+      ['ods', 'products.ods'],
+      ['xlsx', 'products.xlsx'],
+    ] as const) {
+      const summary = await inspectSheet(source(format, readFileSync(join(__dirname, '..', 'fixtures', file))), {});
+      expect(summary).toMatchObject({
+        worksheets: [
+          { id: '1', name: 'Read me', header_row: 1, rows_count: 1 },
+          { id: '2', name: 'Products', header_row: 3, rows_count: 3 },
+        ],
+        worksheet: { id: '2', name: 'Products' },
+        header_row: 3,
+        columns_count: 12,
+        rows_count: 3,
+      });
+      expect(summary.headers.slice(9)).toEqual([
+        { column: 'J', label: 'size' },
+        { column: 'K', label: 'size' },
+        { column: 'L', label: 'notes' },
+      ]);
+    }
+  });
+
+  it('has rows below its header, then the most labels naming product fields, then the most text headers, then rows', async () => {
+    const instructions: Cell[][] = [['Fill one row per product.'], ['Codes are unique.'], ['Prices in BRL.']];
+    const products: Cell[][] = [
+      ['Código', 'Nome do produto', 'Preço'],
+      ['A-1', 'Cup', 2],
+    ];
+    // Many columns of option lists lose to fewer that name product fields.
+    const lists: Cell[][] = [
+      ['Colors', 'Sizes', 'Materials', 'Finishes', 'Seasons'],
+      ['red', 'S', 'wood', 'matte', 'spring'],
+    ];
+    expect(await chosen(await sheets(['Help', instructions], ['Lists', lists], ['Products', products]))).toBe(
+      'Products',
+    );
+    // No field names: the widest header row wins over an instructions page.
+    expect(await chosen(await sheets(['Help', instructions], ['Lists', lists]))).toBe('Lists');
+    // A header with no rows below it is passed over while another worksheet has some.
+    expect(await chosen(await sheets(['Template', [['code', 'name', 'price', 'brand']]], ['Help', instructions]))).toBe(
+      'Help',
+    );
+    // A tie keeps the earlier worksheet.
+    expect(await chosen(await sheets(['A', products], ['B', products]))).toBe('A');
+  });
+
+  it('takes a header row named for it, and any worksheet named', async () => {
+    const bytes = readFileSync(join(__dirname, '..', 'fixtures', 'products.ods'));
+    expect(await inspectSheet(source('ods', bytes), { headerRow: 4 })).toMatchObject({
+      worksheet: { id: '2', name: 'Products' },
+      header_row: 4,
+      rows_count: 2,
+    });
+    expect(await inspectSheet(source('ods', bytes), { worksheetId: '1', headerRow: 3 })).toMatchObject({
+      worksheet: { id: '1', name: 'Read me' },
+      headers: [{ column: 'A', label: 'Prices in BRL; dates as YYYY-MM-DD.' }],
+      rows_count: 0,
+    });
+    await expect(inspectSheet(source('ods', bytes), { worksheetId: '3' })).rejects.toMatchObject({
+      message: "The file has no worksheet with id '3'",
+      solution: 'Use one of the ids in worksheets: 1 (Read me), 2 (Products)',
+    });
   });
 });
 

@@ -214,7 +214,40 @@ describe('parseNumberCell', () => {
     'NaN',
   ])('refuses %j', (text) => {
     const error = errorOf(parseNumberCell(text));
-    expect(error).toBe(`${JSON.stringify(text)} is not a number (write 12.5 or 12,5)`);
+    expect(error).toBe(`${JSON.stringify(text)} is not a number (write 12.5, 12,5 or 15%)`);
+  });
+
+  describe('percent', () => {
+    // What a cell formatted as a percent holds (0.15 shown as 15%) and what a CSV of it writes
+    // (LibreOffice `15%`, `15.0%`; pt-BR `15,5%`; French `15,5 %` with a no-break space).
+    it.each([
+      ['15%', 0.15],
+      ['15.0%', 0.15],
+      ['15,5%', 0.155],
+      ['15,5 %', 0.155],
+      ['15,5\u00a0%', 0.155],
+      ['15,5\u202f%', 0.155],
+      ['1.1%', 0.011],
+      ['0%', 0],
+      ['100%', 1],
+      ['-2,5%', -0.025],
+      ['1.234,5%', 12.345],
+      ['1e2%', 1],
+    ])('reads %j as the fraction %p, as a percent cell holds it', (text, value) =>
+      expect(parseNumberCell(text)).toEqual({ value }),
+    );
+
+    it.each(['%', '15%%', '% 15', '15 % %', 'abc%'])('refuses %j', (text) => {
+      expect(errorOf(parseNumberCell(text))).toBe(`${JSON.stringify(text)} is not a number (write 12.5, 12,5 or 15%)`);
+    });
+
+    it('reads a percent only for a number: a metric in % keeps its amount', () => {
+      const share = attribute('metric', { key: 'cotton', type_config: { units: ['%'] } });
+      expect(parseAttributeCell('80 %', share)).toEqual({ value: { amount: 80, unit: '%' } });
+      expect(
+        errorOf(parseAttributeCell('15%', attribute('price', { type_config: { currencies: ['BRL'] } }))),
+      ).toContain('is not a price');
+    });
   });
 
   it('refuses boolean and date cells', () => {
@@ -275,7 +308,40 @@ describe('parseAttributeCell', () => {
       expect(parseAttributeCell(3, number)).toEqual({ value: 3 });
       expect(parseAttributeCell('1.234,56', number)).toEqual({ value: 1234.56 });
       expect(parseAttributeCell('1,234.56', number)).toEqual({ value: 1234.56 });
-      expect(errorOf(parseAttributeCell('abc', number))).toBe('"abc" is not a number (write 12.5 or 12,5)');
+      expect(errorOf(parseAttributeCell('abc', number))).toBe('"abc" is not a number (write 12.5, 12,5 or 15%)');
+    });
+  });
+
+  describe('a number shown through a number format (00123, 01310-100)', () => {
+    // An XLSX cell holding 1310100 formatted 00000-000 reads as the text `01310-100` with the
+    // number kept beside it (SheetRow.formattedNumbers).
+    const shown = '01310-100';
+
+    it.each(['text', 'textarea', 'url', 'email', 'image', 'file'] as const)('reads the text shown for %s', (type) => {
+      expect(parseAttributeCell(shown, attribute(type), 1310100)).toEqual({ value: shown });
+    });
+
+    it('reads the text shown for select and multiselect options', () => {
+      const options = [{ value: '007' }, { value: '008' }];
+      expect(parseAttributeCell('007', attribute('select', { options }), 7)).toEqual({ value: '007' });
+      expect(parseAttributeCell('007', attribute('multiselect', { options }), 7)).toEqual({ value: ['007'] });
+    });
+
+    it('reads the number for number, yes/no, date, price and metric attributes', () => {
+      expect(parseAttributeCell(shown, attribute('number'), 1310100)).toEqual({ value: 1310100 });
+      expect(parseAttributeCell('0', attribute('number'), 0)).toEqual({ value: 0 });
+      expect(parseAttributeCell('00001', attribute('boolean'), 1)).toEqual({ value: true });
+      expect(parseAttributeCell('045322', attribute('date'), 45322)).toEqual({ value: '2024-01-31' });
+      expect(parseAttributeCell('045322', attribute('datetime'), 45322)).toEqual({ value: '2024-01-31T00:00:00.000Z' });
+      const price = attribute('price', { type_config: { currencies: ['BRL'] } });
+      expect(parseAttributeCell('SKU-0042', price, 42)).toEqual({ value: { amount: 42, currency: 'BRL' } });
+      const weight = attribute('metric', { type_config: { units: ['kg'] } });
+      expect(parseAttributeCell('0042', weight, 42)).toEqual({ value: { amount: 42, unit: 'kg' } });
+    });
+
+    it('reads the cell alone without a number beside it', () => {
+      expect(parseAttributeCell(shown, attribute('text'))).toEqual({ value: shown });
+      expect(errorOf(parseAttributeCell(shown, attribute('number')))).toContain('is not a number');
     });
   });
 

@@ -148,20 +148,28 @@ function canonicalDigits(digits: string): string | undefined {
   return fraction === undefined ? integer : `${integer || '0'}.${fraction}`;
 }
 
-/** A number written in text (see parseNumberCell), or undefined when it is not one. */
-function numberOfText(text: string): number | undefined {
+/**
+ * A number written in text (see parseNumberCell), or undefined when it is not one; `shift` moves
+ * its decimal point left (2 for a percent), in the text so that 1.1 % is 0.011 exactly, not
+ * 1.1 / 100 = 0.011000000000000001.
+ */
+function numberOfText(text: string, shift = 0): number | undefined {
   const match = /^([+\-\u2212]?)([\d\s.,]+?)(?:[eE]([+-]?\d+))?$/.exec(text.trim());
   if (!match) return undefined;
   const [, sign, digits, exponent] = match;
   const canonical = canonicalDigits(digits);
   if (canonical === undefined) return undefined;
-  const n = Number(
-    `${sign === '' || sign === '+' ? '' : '-'}${canonical}${exponent === undefined ? '' : `e${exponent}`}`,
-  );
+  const n = Number(`${sign === '' || sign === '+' ? '' : '-'}${canonical}e${Number(exponent ?? 0) - shift}`);
   return Number.isFinite(n) ? n : undefined;
 }
 
-const NUMBER_HINT = 'write 12.5 or 12,5';
+/** A percent written in text (15%, 15.0%, 15,5 %, -2,5%) as the fraction a spreadsheet computes with (0.15). */
+function percentOfText(text: string): number | undefined {
+  const match = /^(.*?)\s*%$/s.exec(text);
+  return match ? numberOfText(match[1], 2) : undefined;
+}
+
+const NUMBER_HINT = 'write 12.5, 12,5 or 15%';
 
 /**
  * A number cell as is (NaN and Infinity refused), or a number written as text: an optional sign,
@@ -170,6 +178,8 @@ const NUMBER_HINT = 'write 12.5 or 12,5';
  * With both `.` and `,` the last one is the decimal separator. A separator that appears once is
  * the decimal separator, so 1.234 and 1,234 are both 1.234 (Brazilian sheets write a decimal
  * comma); repeated, it separates thousands, each group of three digits (1,234,567 and 1.234.567).
+ * A number followed by `%` is a percent, read as the fraction it stands for (15% and 15,0% are
+ * 0.15): a cell formatted as a percent holds 0.15 and shows 15%, and a CSV of it writes `15%`.
  */
 export function parseNumberCell(cell: Cell | undefined): Parsed<number> | undefined {
   const text = parseTextCell(cell);
@@ -177,7 +187,7 @@ export function parseNumberCell(cell: Cell | undefined): Parsed<number> | undefi
   if (typeof cell === 'number') {
     return Number.isFinite(cell) ? { value: cell } : fail(`${quote(text)} is not a number (${NUMBER_HINT})`);
   }
-  const n = typeof cell === 'string' ? numberOfText(text) : undefined;
+  const n = typeof cell === 'string' ? (numberOfText(text) ?? percentOfText(text)) : undefined;
   return n === undefined ? fail(`${quote(text)} is not a number (${NUMBER_HINT})`) : { value: n };
 }
 
@@ -472,8 +482,21 @@ function parseMetricCell(cell: Cell, text: string, attribute: CellAttribute): Pa
   return fail(`${quote(text)} is not a measure (write 3.5 ${units[0] ?? 'kg'}; ${listed})`);
 }
 
-/** An attribute cell's value by the attribute's type (see each type's parser); undefined for an empty cell (set nothing). */
-export function parseAttributeCell(cell: Cell | undefined, attribute: CellAttribute): Parsed<unknown> | undefined {
+/** Types whose value is a number, a yes/no, a date or an amount: they read the number behind a formatted cell. */
+const NUMBER_TYPES: ReadonlySet<AttributeType> = new Set(['number', 'boolean', 'date', 'datetime', 'price', 'metric']);
+
+/**
+ * An attribute cell's value by the attribute's type (see each type's parser); undefined for an
+ * empty cell (set nothing). `formattedNumber` is the number behind a cell that holds the text a
+ * number format shows (SheetRow.formattedNumbers): text types and options read the text as the
+ * sheet shows it (`00123`, `01310-100`), NUMBER_TYPES that number (123, 1310100).
+ */
+export function parseAttributeCell(
+  shownCell: Cell | undefined,
+  attribute: CellAttribute,
+  formattedNumber?: number,
+): Parsed<unknown> | undefined {
+  const cell = formattedNumber !== undefined && NUMBER_TYPES.has(attribute.type) ? formattedNumber : shownCell;
   if (isEmptyCell(cell)) return undefined;
   const text = parseTextCell(cell);
   if (text === undefined || cell === undefined || cell === null) return undefined;

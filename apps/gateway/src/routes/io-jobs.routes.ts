@@ -18,6 +18,7 @@ import {
   type PromiseClient,
   type RecordClient,
 } from '@pim/rpc';
+import { SHEET_CONTENT_TYPES } from '@pim/sheets';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from '../http/conditional';
 import { declaredCodec } from '../http/declared.codec';
 import { UPLOAD_MAX_BYTES } from '../config';
@@ -61,7 +62,7 @@ const uploadForm = (maxBytes: number) =>
         .max(maxBytes)
         .meta({
           format: 'binary',
-          description: `The spreadsheet: an .xlsx workbook or a .csv file, at most ${maxBytes.toLocaleString('en-US')} bytes`,
+          description: `The spreadsheet: an .xlsx or .ods workbook or a .csv file, at most ${maxBytes.toLocaleString('en-US')} bytes`,
         }),
       catalog_id: z.string().max(24).optional().meta({ description: 'A catalog every imported product joins' }),
       category_id: z.string().max(24).optional().meta({ description: 'A category every imported product joins' }),
@@ -93,10 +94,11 @@ function uploadRoute(api: Api, client: () => IoJobsClients, uploadMaxBytes: numb
     scope: 'imports:write',
     summary: 'Upload a spreadsheet to import',
     description:
-      `Send an .xlsx workbook or a .csv file (comma or semicolon separated; UTF-8, with or without BOM, or Latin-1) as multipart/form-data, the file in a part named \`file\` (\`curl -F file=@products.xlsx\`). ` +
+      `Send an .xlsx or .ods workbook or a .csv file (comma or semicolon separated; UTF-8, with or without BOM, or Latin-1) as multipart/form-data, the file in a part named \`file\` (\`curl -F file=@products.xlsx\`). ` +
       `It is stored as it arrives; past ${uploadMaxBytes.toLocaleString('en-US')} bytes the upload is refused with 413 and nothing is kept. ` +
-      'The answer is the import `uploaded`: its worksheets, the detected header row and the headers of the first worksheet, with the column and row counts. ' +
-      'Next, map its columns (PATCH `mapped_headers`) or name a template here (`from_template_id`), then start it.',
+      'The answer is the import `uploaded`: its worksheets (each with its detected header row and row count) and, for the worksheet that looks like the product table (or the only one), the detected header row and its headers, with the column and row counts. ' +
+      'Next, map its columns (PATCH `mapped_headers`) or name a template here (`from_template_id`), then start it. ' +
+      "Cells that start with ' followed by =, +, -, @, a tab, a carriage return or ' are read without that first ' (the quote CSV exports put before texts that look like formulas); for a file made elsewhere whose texts really start so, PATCH `strip_formula_quote: false` before starting.",
     tags: ['Imports'],
     upload: uploadForm(uploadMaxBytes),
     longRunning: true,
@@ -213,14 +215,15 @@ function errorsRoute(api: Api, client: () => IoJobsClients): void {
     scope: 'imports:read',
     summary: "Download an import's refused rows",
     description:
-      'The rows the import could not store, in the format uploaded (CSV or XLSX) under the same header row, with a `Problems` column naming what is wrong in each (`C (Color): "blu" is not an option …`). Fix them and upload the file again. While the import runs, the file holds the rows refused so far.',
+      'The rows the import could not store, in the format uploaded (CSV or XLSX; XLSX for an ODS upload) under the same header row, with a `Problems` column naming what is wrong in each (`C (Color): "blu" is not an option …`). Fix them and upload the file again. While the import runs, the file holds the rows refused so far. ' +
+      "A CSV file is written as exports are: `text/csv; charset=utf-8`, RFC 4180 (a field holding a comma, a quote or a line break is quoted), and a ' before texts that start like a formula (=, +, -, @, a tab, a carriage return or '), which a new import removes again; an XLSX file is `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`.",
     tags: ['Imports'],
     longRunning: true,
     responses: {
       200: {
-        description: 'The error file',
+        description: 'The error file, in the format uploaded',
         schema: z.string().max(DOWNLOAD_MAX_BYTES).meta({ format: 'binary' }),
-        contentType: 'application/octet-stream',
+        contentType: [SHEET_CONTENT_TYPES.csv, SHEET_CONTENT_TYPES.xlsx],
         headers: z.object({
           'Content-Disposition': dispositionHeader(
             'the uploaded file name without its extension, then -errors.csv or -errors.xlsx',

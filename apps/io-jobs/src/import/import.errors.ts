@@ -16,15 +16,20 @@ const cellOf = (value: unknown): Cell =>
   value === null || value === undefined || typeof value === 'object' ? null : (value as Cell);
 
 /**
- * The rows an import refused, in the input's format (CSV or XLSX), under the input's header row
+ * The rows an import refused, in the input's format (CSV or XLSX; XLSX for an ODS, which the
+ * platform reads but does not write), under the input's header row
  * plus a `Problems` column naming each row's problems: fix them there and upload the file again.
- * Written as it is read (a page of rows at a time), never whole in memory.
+ * Written as it is read (a page of rows at a time), never whole in memory. A CSV is written as
+ * exports are (RFC 4180, texts that start like a formula behind a `'`): the cells kept are the
+ * values the import read (its own quote already removed), so a new import of the file, which
+ * removes the quote by default, reads them the same.
  */
 export function errorFile(
   ds: DataSource,
   record: Pick<ImportView, '_id' | 'file_type' | 'file_name' | 'headers'>,
 ): ErrorFile {
-  const format = (record.file_type ?? 'csv') as SheetFormat;
+  // Every program that opens an .ods opens an .xlsx: an ODS import's errors come back as XLSX.
+  const format: SheetFormat = record.file_type === 'ods' ? 'xlsx' : ((record.file_type ?? 'csv') as SheetFormat);
   const headers = record.headers ?? [];
   const width = headers.reduce((w, h) => Math.max(w, columnIndex(h.column) + 1), 0);
   const base = (record.file_name ?? 'import').replace(/\.[^.]*$/, '');

@@ -62,9 +62,10 @@ async function checkTargets(catalog: CatalogLink, next: ImportEntity, prev: Impo
 
 /**
  * Settles an import before it is stored: the sheet re-read when the worksheet or header row
- * changed (re-detecting the header row of another worksheet), a template's mapping taken when
- * named, the mapping checked against the headers and the catalog's attributes, and the state
- * following from it (`mapped` once something is mapped, `uploaded` otherwise).
+ * changed (re-detecting the header row of another worksheet), or when `strip_formula_quote`
+ * changed (its header labels are read again with or without the quote), a template's mapping
+ * taken when named, the mapping checked against the headers and the catalog's attributes, and the
+ * state following from it (`mapped` once something is mapped, `uploaded` otherwise).
  */
 async function settle(
   m: EntityManager,
@@ -76,7 +77,8 @@ async function settle(
   await checkTargets(deps.catalog, next, prev);
   const worksheetChanged = prev !== null && next.file_worksheet_id !== prev.file_worksheet_id;
   const headerChanged = prev !== null && next.file_header_row !== prev.file_header_row;
-  if (worksheetChanged || headerChanged) {
+  const quoteChanged = prev !== null && next.strip_formula_quote !== prev.strip_formula_quote;
+  if (worksheetChanged || headerChanged || quoteChanged) {
     const worksheets = (prev?.worksheets ?? []) as { id: string }[];
     if (next.file_worksheet_id && !worksheets.some((w) => w.id === next.file_worksheet_id)) {
       throw new ValidationError(`The file has no worksheet with id '${next.file_worksheet_id}'`, {
@@ -87,12 +89,14 @@ async function settle(
     }
     const summary = await inspect(sheetOf(deps.storage, next), {
       worksheetId: next.file_worksheet_id ?? undefined,
-      headerRow: headerChanged ? (next.file_header_row ?? undefined) : undefined,
+      // Another worksheet's header row is found again; the same worksheet keeps its own.
+      headerRow: headerChanged || !worksheetChanged ? (next.file_header_row ?? undefined) : undefined,
     });
-    Object.assign(next, sheetFields(summary));
+    Object.assign(next, sheetFields(summary, next.strip_formula_quote));
   }
   const mappingGiven = prev === null || JSON.stringify(next.mapped_headers) !== JSON.stringify(prev.mapped_headers);
   const templateNamed = next.from_template_id && next.from_template_id !== prev?.from_template_id;
+  // The quote's setting alone moves no column: the mapping, by letter, stays as it is.
   if (templateNamed || ((worksheetChanged || headerChanged) && !mappingGiven && next.from_template_id))
     await applyTemplate(m, next, next.headers as ImportHeader[]);
   else if ((worksheetChanged || headerChanged) && !mappingGiven) next.mapped_headers = {};

@@ -4,6 +4,7 @@ import {
   parseBooleanCell,
   parseTextCell,
   splitList,
+  stripFormulaQuote,
   type Cell,
   type SheetRow,
 } from '@pim/sheets';
@@ -36,12 +37,20 @@ const REFERENCES: Record<string, { collection: CodedCollection; field: string; l
 
 const union = <T>(a: T[], b: T[]) => [...new Set([...a, ...b])];
 
+/** A row's cells without the `'` a CSV export puts before texts that start like a formula. */
+export const unquotedRow = (row: SheetRow): SheetRow => ({
+  ...row,
+  cells: row.cells.map((c) => (typeof c === 'string' ? stripFormulaQuote(c) : c)),
+});
+
 /**
  * Turns sheet rows into product items, as spreadsheets hold values: texts per language, codes of
  * brands, families and categories looked up in the catalog (a batch's codes at once), lists
  * split on `|`, `;` or `,`, and attribute values parsed by their attribute's type. An empty cell
  * sets nothing (the stored value stays). A row with any problem is not sent; its problems name
- * the column (`C (Color): …`).
+ * the column (`C (Color): …`). With `stripFormulaQuote` (the import's `strip_formula_quote`), a
+ * text cell loses the `'` a CSV export put before it first: the rows answered (and so the refused
+ * rows kept for the error file) hold the cells as read that way.
  */
 export class RowConverter {
   private readonly columns: { index: number; column: string; target: string }[];
@@ -53,6 +62,7 @@ export class RowConverter {
     private readonly attributes: Map<string, ImportAttribute>,
     private readonly targets: ImportTargets,
     private readonly catalog: CatalogLink,
+    private readonly stripFormulaQuote = true,
   ) {
     this.columns = Object.entries(mapping).map(([column, target]) => ({ index: columnIndex(column), column, target }));
     this.label = new Map(headers.map((h) => [h.column, h.label]));
@@ -76,7 +86,8 @@ export class RowConverter {
   }
 
   /** The rows of one batch as items, or their problems. */
-  async convert(rows: SheetRow[]): Promise<{ items: RowItem[]; problems: RowProblem[] }> {
+  async convert(sheetRows: SheetRow[]): Promise<{ items: RowItem[]; problems: RowProblem[] }> {
+    const rows = this.stripFormulaQuote ? sheetRows.map(unquotedRow) : sheetRows;
     const ids = await this.lookUp(rows);
     const items: RowItem[] = [];
     const problems: RowProblem[] = [];
@@ -130,6 +141,8 @@ export class RowConverter {
     const problem = (column: string, message: string) => problems.push(`${this.columnName(column)}: ${message}`);
     for (const { index, column, target } of this.columns) {
       const cell: Cell = row.cells[index] ?? null;
+      // The number behind a cell shown through a number format (`00123`): yes/no and typed attributes read it.
+      const formattedNumber = row.formattedNumbers?.[index];
       const [head, second, third] = target.split('.');
       if (head === 'code') {
         const code = parseTextCell(cell);
@@ -161,7 +174,7 @@ export class RowConverter {
         const url = parseTextCell(cell);
         if (url !== undefined) item.image = url;
       } else if (head === 'enabled') {
-        const flag = parseBooleanCell(cell);
+        const flag = parseBooleanCell(formattedNumber ?? cell);
         if (flag === undefined) continue;
         if ('error' in flag) problem(column, flag.error);
         else item.enabled = flag.value;
@@ -171,7 +184,7 @@ export class RowConverter {
           problem(column, `the attribute '${second}' no longer exists`);
           continue;
         }
-        const value = parseAttributeCell(cell, attribute);
+        const value = parseAttributeCell(cell, attribute, formattedNumber);
         if (value === undefined) continue;
         if ('error' in value) {
           problem(column, value.error);

@@ -42,6 +42,12 @@ interface PreparedBatch {
 /** A batch sent to the catalog: its rows and codes, and the rows refused once the catalog answered. */
 interface SentBatch {
   rows: SheetRow[];
+  /**
+   * The checkpoint the batch starts from: the row after the batch before (`next_row` for the
+   * first). Not its first row's number: empty rows between two batches are skipped by the reader,
+   * and the checkpoint must match for the outcome to be recorded.
+   */
+  from: number;
   codes: Set<string>;
   outcome: Promise<RefusedRow[]>;
 }
@@ -137,13 +143,17 @@ export class ImportRunner {
       new Map(attributes.map((a) => [a.key, a])),
       targets,
       this.deps.catalog,
+      record.strip_formula_quote,
     );
     const size = record.batch_size ?? this.deps.batchSize;
     const rows = readRows(sheetOf(this.deps.storage, record), record.file_worksheet_id!, { fromRow: record.next_row! });
     // One batch may be with the catalog while the next is read, converted and sent: the catalog
     // writes two batches at once (both cores) while their outcomes are still recorded in order.
     let ahead: SentBatch | undefined;
+    let checkpoint = record.next_row!;
     const step = async (batch: SheetRow[]): Promise<boolean> => {
+      const from = checkpoint;
+      checkpoint = batch[batch.length - 1].number + 1;
       const next = await this.prepare(batch, converter);
       // Rows of one code apply in sheet order: a batch sharing a code with the one ahead waits for it.
       if (ahead && [...next.codes].some((c) => ahead!.codes.has(c))) {
@@ -151,7 +161,7 @@ export class ImportRunner {
         ahead = undefined;
         if (!go) return false;
       }
-      const sent = this.send(record._id, next, converter);
+      const sent = this.send(record._id, next, converter, from);
       const before = ahead;
       ahead = sent;
       if (before && !(await this.settle(record._id, before))) {
@@ -184,7 +194,7 @@ export class ImportRunner {
    * Sends a batch to the catalog's bulk upsert under the batch's id; its outcome (the rows refused,
    * by this import or by the catalog) is awaited by `settle`.
    */
-  private send(importId: string, batch: PreparedBatch, converter: RowConverter): SentBatch {
+  private send(importId: string, batch: PreparedBatch, converter: RowConverter, from: number): SentBatch {
     const { rows, items, problems } = batch;
     const outcome = (
       items.length > 0
@@ -210,7 +220,7 @@ export class ImportRunner {
       return refused.sort((a, b) => a.row_number - b.row_number);
     });
     outcome.catch(() => undefined); // awaited in settle; never an unhandled rejection meanwhile
-    return { rows, codes: batch.codes, outcome };
+    return { rows, from, codes: batch.codes, outcome };
   }
 
   /**
@@ -224,7 +234,7 @@ export class ImportRunner {
     const status = await this.deps.ds.transaction(async (m) => {
       const after = await recordBatch(m, {
         importId,
-        fromRow: rows[0].number,
+        fromRow: sent.from,
         nextRow: rows[rows.length - 1].number + 1,
         processed: rows.length,
         committed: rows.length - refused.length,

@@ -1,6 +1,12 @@
 import type { Readable } from 'node:stream';
 import { ValidationError } from '@pim/errors';
-import { inspectSheet, type SheetFormat, type SheetSource, type SheetSummary } from '@pim/sheets';
+import {
+  inspectSheet,
+  stripFormulaQuote,
+  type SheetReadFormat,
+  type SheetSource,
+  type SheetSummary,
+} from '@pim/sheets';
 import type { FileStorage } from '@pim/storage';
 import type { ImportEntity } from '../entities/import.entity';
 
@@ -10,7 +16,7 @@ export function sheetOf(
   record: Pick<ImportEntity, 'file_key' | 'file_type' | 'file_name'>,
 ): SheetSource {
   return {
-    format: record.file_type as SheetFormat,
+    format: record.file_type as SheetReadFormat,
     fileName: record.file_name ?? undefined,
     open: (): Promise<Readable> => storage.get(record.file_key!),
   };
@@ -33,22 +39,26 @@ export async function inspect(
       {
         title: 'Unreadable spreadsheet',
         solution:
-          source.format === 'xlsx'
-            ? 'Open the file in a spreadsheet program, save it again as .xlsx and upload it again'
-            : 'Save the file as CSV (comma or semicolon separated, UTF-8) and upload it again',
+          source.format === 'csv'
+            ? 'Save the file as CSV (comma or semicolon separated, UTF-8) and upload it again'
+            : `Open the file in a spreadsheet program, save it again as .${source.format} (without a password) and upload it again`,
       },
     );
   }
 }
 
-/** The sheet's facts an import shows, from an inspection. */
-export function sheetFields(summary: SheetSummary): Partial<ImportEntity> {
+/**
+ * The sheet's facts an import shows, from an inspection; with `stripQuote` (the import's
+ * `strip_formula_quote`) header labels lose the `'` a CSV export put before them, as cells do, so
+ * a template matches an exported file's headers.
+ */
+export function sheetFields(summary: SheetSummary, stripQuote: boolean): Partial<ImportEntity> {
   return {
     worksheets: summary.worksheets,
     file_worksheet_id: summary.worksheet.id,
     file_worksheet_name: summary.worksheet.name,
     file_header_row: summary.header_row,
-    headers: summary.headers,
+    headers: stripQuote ? summary.headers.map((h) => ({ ...h, label: stripFormulaQuote(h.label) })) : summary.headers,
     columns_count: summary.columns_count,
     rows_count: summary.rows_count,
   };

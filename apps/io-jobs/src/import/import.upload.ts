@@ -5,7 +5,7 @@ import { ValidationError } from '@pim/errors';
 import { newId } from '@pim/ids';
 import type { RecordService } from '@pim/records';
 import type { ImportInput, ImportView } from '@pim/resources';
-import { SNIFF_BYTES, detectFormat, type SheetFormat } from '@pim/sheets';
+import { SNIFF_BYTES, detectFormat, type SheetReadFormat } from '@pim/sheets';
 import type { FileStorage } from '@pim/storage';
 import type { ImportEntity } from '../entities/import.entity';
 import { inspect, sheetFields, sheetOf } from './import.sheet';
@@ -22,7 +22,7 @@ export function cleanFileName(name: string): string {
 }
 
 /** A storage key segment from a file name: letters, digits, dots, dashes and underscores. */
-const keySegment = (name: string, format: SheetFormat) =>
+const keySegment = (name: string, format: SheetReadFormat) =>
   `${
     name
       .replace(/\.[^.]*$/, '')
@@ -40,9 +40,10 @@ const startFirst = () =>
 
 /**
  * Uploads: the file streamed into storage as it arrives (never whole in memory; refused with 413
- * past the limit, keeping nothing), its format told from its first bytes (anything but XLSX or
- * CSV is a 400 before the rest is stored), its worksheets and headers read, and the import
- * created `uploaded` — or `mapped`, when a template named in the form gives its mapping.
+ * past the limit, keeping nothing), its format told from its first bytes (anything but XLSX, ODS or
+ * CSV is a 400 before the rest is stored), every worksheet read once for its header row and rows —
+ * the one that looks like the product table is the import's —, and the import created `uploaded`
+ * — or `mapped`, when a template named in the form gives its mapping.
  */
 export class ImportUploads {
   constructor(
@@ -61,11 +62,11 @@ export class ImportUploads {
     const id = newId();
     let fields: pb.UploadFields = {};
     let head = Buffer.alloc(0);
-    let format: SheetFormat | undefined;
+    let format: SheetReadFormat | undefined;
     let key: string | undefined;
     const body = new PassThrough();
     let stored: Promise<unknown> | undefined;
-    const begin = (f: SheetFormat) => {
+    const begin = (f: SheetReadFormat) => {
       format = f;
       key = `imports/${id}/${keySegment(fileName, f)}`;
       stored = this.storage.put(key, body, { maxBytes: this.maxBytes });
@@ -90,7 +91,7 @@ export class ImportUploads {
         if (head.length === 0)
           throw new ValidationError('The uploaded file is empty', {
             title: 'Empty file',
-            solution: 'Upload an .xlsx workbook or a .csv file with a header row and products',
+            solution: 'Upload an .xlsx or .ods workbook or a .csv file with a header row and products',
             details: [{ field: 'file', message: 'has no bytes' }],
           });
         begin(detectFormat(head, fileName));
@@ -117,7 +118,7 @@ export class ImportUploads {
       const { view } = await this.imports.createRecord(input, {
         id,
         fill: (record) =>
-          Object.assign(record, file, sheetFields(summary), {
+          Object.assign(record, file, sheetFields(summary, record.strip_formula_quote), {
             file_size: size,
             status: 'uploaded',
             proccess_count: 0,

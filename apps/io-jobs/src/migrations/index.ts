@@ -4,6 +4,7 @@ import { CreateExports1795620000000 } from './1795620000000-create-exports';
 import { AddRunAs1795700000000 } from './1795700000000-add-run-as';
 import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
 import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
+import { FormulaQuote1796012400000 } from './1796012400000-formula-quote';
 
 /** Every migration of the io_jobs schema, oldest first. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   AddRunAs1795700000000,
   OutboxDeadLetters1795800000000,
   IdempotentCalls1795900000000,
+  FormulaQuote1796012400000,
 ];

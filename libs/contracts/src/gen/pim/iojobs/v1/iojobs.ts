@@ -33,6 +33,12 @@ export const protobufFileName = "pim/iojobs/v1/iojobs.proto";
 export interface ImportWorksheet {
   id: string;
   name: string;
+  /** Its detected header row (absent when the worksheet holds no cell). */
+  header_row?:
+    | number
+    | undefined;
+  /** Non-empty rows below its detected header row (absent on imports uploaded before it was counted). */
+  rows_count?: number | undefined;
 }
 
 /** A column of the header row. */
@@ -89,7 +95,11 @@ export interface Import {
   /** ISO 8601 UTC with milliseconds. */
   created_at: string;
   updated_at: string;
-  created_by_name?: string | undefined;
+  created_by_name?:
+    | string
+    | undefined;
+  /** A cell starting with ' and then =, +, -, @, tab, CR or ' is read without that first '. */
+  strip_formula_quote: boolean;
 }
 
 export interface Import_MappedHeadersEntry {
@@ -105,6 +115,7 @@ export interface ImportInput {
   file_worksheet_id?: string | undefined;
   file_header_row?: number | undefined;
   mapped_headers: { [key: string]: string };
+  strip_formula_quote?: boolean | undefined;
 }
 
 export interface ImportInput_MappedHeadersEntry {
@@ -364,6 +375,8 @@ export interface Export {
     | undefined;
   /** CSV only: the file starts with a UTF-8 byte order mark. */
   csv_bom: boolean;
+  /** CSV only: a text starting like a formula (=, +, -, @, tab, CR) or with ' is written after a '. */
+  csv_neutralize_formulas: boolean;
 }
 
 /** What a caller chooses when creating an export. */
@@ -374,6 +387,7 @@ export interface ExportInput {
   filters?: { [key: string]: any } | undefined;
   headers?: Array<any> | undefined;
   csv_bom?: boolean | undefined;
+  csv_neutralize_formulas?: boolean | undefined;
 }
 
 export interface CreateExportRequest {
@@ -442,7 +456,7 @@ export interface DownloadExportResponse {
 }
 
 function createBaseImportWorksheet(): ImportWorksheet {
-  return { id: "", name: "" };
+  return { id: "", name: "", header_row: undefined, rows_count: undefined };
 }
 
 export const ImportWorksheet: MessageFns<ImportWorksheet> = {
@@ -452,6 +466,12 @@ export const ImportWorksheet: MessageFns<ImportWorksheet> = {
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
+    }
+    if (message.header_row !== undefined) {
+      writer.uint32(24).int32(message.header_row);
+    }
+    if (message.rows_count !== undefined) {
+      writer.uint32(32).int32(message.rows_count);
     }
     return writer;
   },
@@ -485,6 +505,22 @@ export const ImportWorksheet: MessageFns<ImportWorksheet> = {
             message.name = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.header_row = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.rows_count = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -501,6 +537,16 @@ export const ImportWorksheet: MessageFns<ImportWorksheet> = {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
+      header_row: isSet(object.headerRow)
+        ? globalThis.Number(object.headerRow)
+        : isSet(object.header_row)
+        ? globalThis.Number(object.header_row)
+        : undefined,
+      rows_count: isSet(object.rowsCount)
+        ? globalThis.Number(object.rowsCount)
+        : isSet(object.rows_count)
+        ? globalThis.Number(object.rows_count)
+        : undefined,
     };
   },
 
@@ -512,6 +558,12 @@ export const ImportWorksheet: MessageFns<ImportWorksheet> = {
     if (message.name !== "") {
       obj.name = message.name;
     }
+    if (message.header_row !== undefined) {
+      obj.headerRow = Math.round(message.header_row);
+    }
+    if (message.rows_count !== undefined) {
+      obj.rowsCount = Math.round(message.rows_count);
+    }
     return obj;
   },
 
@@ -522,6 +574,8 @@ export const ImportWorksheet: MessageFns<ImportWorksheet> = {
     const message = createBaseImportWorksheet();
     message.id = object.id ?? "";
     message.name = object.name ?? "";
+    message.header_row = object.header_row ?? undefined;
+    message.rows_count = object.rows_count ?? undefined;
     return message;
   },
 };
@@ -826,6 +880,7 @@ function createBaseImport(): Import {
     created_at: "",
     updated_at: "",
     created_by_name: undefined,
+    strip_formula_quote: false,
   };
 }
 
@@ -914,6 +969,9 @@ export const Import: MessageFns<Import> = {
     }
     if (message.created_by_name !== undefined) {
       writer.uint32(226).string(message.created_by_name);
+    }
+    if (message.strip_formula_quote !== false) {
+      writer.uint32(232).bool(message.strip_formula_quote);
     }
     return writer;
   },
@@ -1158,6 +1216,14 @@ export const Import: MessageFns<Import> = {
             message.created_by_name = reader.string();
             continue;
           }
+          case 29: {
+            if (tag !== 232) {
+              break;
+            }
+
+            message.strip_formula_quote = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1312,6 +1378,11 @@ export const Import: MessageFns<Import> = {
         : isSet(object.created_by_name)
         ? globalThis.String(object.created_by_name)
         : undefined,
+      strip_formula_quote: isSet(object.stripFormulaQuote)
+        ? globalThis.Boolean(object.stripFormulaQuote)
+        : isSet(object.strip_formula_quote)
+        ? globalThis.Boolean(object.strip_formula_quote)
+        : false,
     };
   },
 
@@ -1407,6 +1478,9 @@ export const Import: MessageFns<Import> = {
     if (message.created_by_name !== undefined) {
       obj.createdByName = message.created_by_name;
     }
+    if (message.strip_formula_quote !== false) {
+      obj.stripFormulaQuote = message.strip_formula_quote;
+    }
     return obj;
   },
 
@@ -1453,6 +1527,7 @@ export const Import: MessageFns<Import> = {
     message.created_at = object.created_at ?? "";
     message.updated_at = object.updated_at ?? "";
     message.created_by_name = object.created_by_name ?? undefined;
+    message.strip_formula_quote = object.strip_formula_quote ?? false;
     return message;
   },
 };
@@ -1550,6 +1625,7 @@ function createBaseImportInput(): ImportInput {
     file_worksheet_id: undefined,
     file_header_row: undefined,
     mapped_headers: {},
+    strip_formula_quote: undefined,
   };
 }
 
@@ -1573,6 +1649,9 @@ export const ImportInput: MessageFns<ImportInput> = {
     globalThis.Object.entries(message.mapped_headers).forEach(([key, value]: [string, string]) => {
       ImportInput_MappedHeadersEntry.encode({ key: key as any, value }, writer.uint32(50).fork()).join();
     });
+    if (message.strip_formula_quote !== undefined) {
+      writer.uint32(56).bool(message.strip_formula_quote);
+    }
     return writer;
   },
 
@@ -1638,6 +1717,14 @@ export const ImportInput: MessageFns<ImportInput> = {
             if (entry6.value !== undefined) {
               message.mapped_headers[entry6.key] = entry6.value;
             }
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.strip_formula_quote = reader.bool();
             continue;
           }
         }
@@ -1706,6 +1793,11 @@ export const ImportInput: MessageFns<ImportInput> = {
           {},
         )
         : {},
+      strip_formula_quote: isSet(object.stripFormulaQuote)
+        ? globalThis.Boolean(object.stripFormulaQuote)
+        : isSet(object.strip_formula_quote)
+        ? globalThis.Boolean(object.strip_formula_quote)
+        : undefined,
     };
   },
 
@@ -1735,6 +1827,9 @@ export const ImportInput: MessageFns<ImportInput> = {
         });
       }
     }
+    if (message.strip_formula_quote !== undefined) {
+      obj.stripFormulaQuote = message.strip_formula_quote;
+    }
     return obj;
   },
 
@@ -1757,6 +1852,7 @@ export const ImportInput: MessageFns<ImportInput> = {
       },
       {},
     );
+    message.strip_formula_quote = object.strip_formula_quote ?? undefined;
     return message;
   },
 };
@@ -5271,6 +5367,7 @@ function createBaseExport(): Export {
     updated_at: "",
     created_by_name: undefined,
     csv_bom: false,
+    csv_neutralize_formulas: false,
   };
 }
 
@@ -5341,6 +5438,9 @@ export const Export: MessageFns<Export> = {
     }
     if (message.csv_bom !== false) {
       writer.uint32(176).bool(message.csv_bom);
+    }
+    if (message.csv_neutralize_formulas !== false) {
+      writer.uint32(184).bool(message.csv_neutralize_formulas);
     }
     return writer;
   },
@@ -5534,6 +5634,14 @@ export const Export: MessageFns<Export> = {
             message.csv_bom = reader.bool();
             continue;
           }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.csv_neutralize_formulas = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5630,6 +5738,11 @@ export const Export: MessageFns<Export> = {
         : isSet(object.csv_bom)
         ? globalThis.Boolean(object.csv_bom)
         : false,
+      csv_neutralize_formulas: isSet(object.csvNeutralizeFormulas)
+        ? globalThis.Boolean(object.csvNeutralizeFormulas)
+        : isSet(object.csv_neutralize_formulas)
+        ? globalThis.Boolean(object.csv_neutralize_formulas)
+        : false,
     };
   },
 
@@ -5701,6 +5814,9 @@ export const Export: MessageFns<Export> = {
     if (message.csv_bom !== false) {
       obj.csvBom = message.csv_bom;
     }
+    if (message.csv_neutralize_formulas !== false) {
+      obj.csvNeutralizeFormulas = message.csv_neutralize_formulas;
+    }
     return obj;
   },
 
@@ -5733,6 +5849,7 @@ export const Export: MessageFns<Export> = {
     message.updated_at = object.updated_at ?? "";
     message.created_by_name = object.created_by_name ?? undefined;
     message.csv_bom = object.csv_bom ?? false;
+    message.csv_neutralize_formulas = object.csv_neutralize_formulas ?? false;
     return message;
   },
 };
@@ -5745,6 +5862,7 @@ function createBaseExportInput(): ExportInput {
     filters: undefined,
     headers: undefined,
     csv_bom: undefined,
+    csv_neutralize_formulas: undefined,
   };
 }
 
@@ -5767,6 +5885,9 @@ export const ExportInput: MessageFns<ExportInput> = {
     }
     if (message.csv_bom !== undefined) {
       writer.uint32(48).bool(message.csv_bom);
+    }
+    if (message.csv_neutralize_formulas !== undefined) {
+      writer.uint32(56).bool(message.csv_neutralize_formulas);
     }
     return writer;
   },
@@ -5832,6 +5953,14 @@ export const ExportInput: MessageFns<ExportInput> = {
             message.csv_bom = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.csv_neutralize_formulas = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5868,6 +5997,11 @@ export const ExportInput: MessageFns<ExportInput> = {
         : isSet(object.csv_bom)
         ? globalThis.Boolean(object.csv_bom)
         : undefined,
+      csv_neutralize_formulas: isSet(object.csvNeutralizeFormulas)
+        ? globalThis.Boolean(object.csvNeutralizeFormulas)
+        : isSet(object.csv_neutralize_formulas)
+        ? globalThis.Boolean(object.csv_neutralize_formulas)
+        : undefined,
     };
   },
 
@@ -5891,6 +6025,9 @@ export const ExportInput: MessageFns<ExportInput> = {
     if (message.csv_bom !== undefined) {
       obj.csvBom = message.csv_bom;
     }
+    if (message.csv_neutralize_formulas !== undefined) {
+      obj.csvNeutralizeFormulas = message.csv_neutralize_formulas;
+    }
     return obj;
   },
 
@@ -5905,6 +6042,7 @@ export const ExportInput: MessageFns<ExportInput> = {
     message.filters = object.filters ?? undefined;
     message.headers = object.headers ?? undefined;
     message.csv_bom = object.csv_bom ?? undefined;
+    message.csv_neutralize_formulas = object.csv_neutralize_formulas ?? undefined;
     return message;
   },
 };

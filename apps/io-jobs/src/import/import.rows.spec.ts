@@ -1,0 +1,49 @@
+import type { SheetRow } from '@pim/sheets';
+import type { CatalogLink, ImportAttribute } from '../links/catalog.link';
+import { RowConverter } from './import.rows';
+
+const ATTRIBUTES = new Map<string, ImportAttribute>([
+  ['a_number', { id: 'a1', key: 'a_number', type: 'number', localizable: false }],
+  ['a_text', { id: 'a2', key: 'a_text', type: 'text', localizable: false }],
+]);
+const HEADERS = [
+  { column: 'A', label: 'code' },
+  { column: 'B', label: 'name.pt' },
+  { column: 'C', label: 'attributes.a_number' },
+  { column: 'D', label: 'attributes.a_text' },
+];
+const MAPPING = { A: 'code', B: 'name.pt', C: 'attributes.a_number', D: 'attributes.a_text' };
+// Rows with no reference columns and no import targets ask the catalog nothing.
+const catalog = {} as CatalogLink;
+
+const converter = (strip?: boolean) => new RowConverter(MAPPING, HEADERS, ATTRIBUTES, {}, catalog, strip);
+
+describe('RowConverter and the neutralizing quote', () => {
+  const rows: SheetRow[] = [
+    { number: 2, cells: ["'=mug", "'=não é fórmula", "'-5", "''quoted"] },
+    { number: 3, cells: ['mug-2', "'abc", -5, "''=x"] },
+    { number: 4, cells: ["'+1", "'@x", 'twelve', '='] },
+  ];
+
+  it("removes the one ' a CSV export put before texts that start like a formula (by default)", async () => {
+    const { items, problems } = await converter().convert(rows);
+    expect(items.map((i) => i.item)).toEqual([
+      { code: '=mug', name: { pt: '=não é fórmula' }, attributes: { a_number: -5, a_text: "'quoted" } },
+      { code: 'mug-2', name: { pt: "'abc" }, attributes: { a_number: -5, a_text: "'=x" } },
+    ]);
+    // A refused row keeps its cells as read that way: its error file writes the quote back once.
+    expect(problems).toEqual([
+      { row: { number: 4, cells: ['+1', '@x', 'twelve', '='] }, problems: [expect.stringMatching(/^C \(attributes/)] },
+    ]);
+  });
+
+  it('reads every cell as written when strip_formula_quote is off (a file from elsewhere)', async () => {
+    const { items, problems } = await converter(false).convert(rows.slice(0, 2));
+    expect(items.map((i) => i.item)).toEqual([
+      { code: 'mug-2', name: { pt: "'abc" }, attributes: { a_number: -5, a_text: "''=x" } },
+    ]);
+    expect(problems).toEqual([
+      { row: rows[0], problems: [expect.stringMatching(/^C \(attributes.a_number\): "'-5" is not a number/)] },
+    ]);
+  });
+});
