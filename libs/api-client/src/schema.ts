@@ -7518,7 +7518,7 @@ export interface components {
             created_by_name?: string;
         };
         /**
-         * @description Which product field each column fills, by the column's letter: `{"A": "code", "B": "name.pt-BR", "C": "attributes.color"}`. Targets: code (required), name.<language>, description.<language>, type, brand (by code), family (by code), categories (codes separated by |, ; or ,), tags, enabled, image, images, attributes.<key> (attributes.<key>.<language> for a localizable text attribute). A column left out is not read.
+         * @description Which product field each column fills, by the column's letter: `{"A": "code", "B": "name.pt-BR", "C": "attributes.color"}`. Targets: code (required), name.<language>, description.<language>, type, brand (by code), family (by code), categories (codes separated by |, ; or ,), tags, enabled, image, images, attributes.<key> (attributes.<key>.<language> for a localizable text attribute). A column left out is not read. Columns of the platform's own exports that the platform fills — _id, category_trees, parent, catalogs, fulfilled, published, last_published_at, created_at, updated_at, completeness.<language> — may be mapped to themselves and are read past, so an export imports back through a mapping of each header to itself.
          * @example {
          *       "A": "code",
          *       "B": "name.pt-BR",

@@ -273,11 +273,18 @@ export function typeConfigProblems(a: { type?: AttributeType; type_config?: Type
   return issues;
 }
 
+/**
+ * What an attribute key is written with, for the patterns that name one inside a longer path
+ * (`attributes.<key>.<language>` in import mappings and export columns): letters, digits and _,
+ * not starting with a digit, at most 100 characters.
+ */
+export const ATTRIBUTE_KEY_SOURCE = '[A-Za-z_][A-Za-z0-9_]{0,99}';
+
 /** The key of an attribute: what product values are stored under (`attributes.<key>`). */
 export const attributeKeySchema = z
   .string()
   .max(100)
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be letters, digits and _ (not starting with a digit)')
+  .regex(new RegExp(`^${ATTRIBUTE_KEY_SOURCE}$`), 'must be letters, digits and _ (not starting with a digit)')
   // It is a key of every product's `attributes`, where `__proto__` cannot be kept as data (the
   // gateway refuses it as any JSON key).
   .refine((key) => key !== '__proto__', 'the key __proto__ cannot be stored; rename it')

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { dateTimeSchema, objectIdSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
+import { ATTRIBUTE_KEY_SOURCE } from './attributes';
 
 // Imports: a spreadsheet uploaded, its columns mapped to product fields, then run through the
 // catalog's bulk upsert row by row in batches. The upload answers the file's worksheets and
@@ -43,9 +44,37 @@ export const IMPORT_PLAIN_TARGETS = [
   'images',
 ] as const;
 
-/** How a mapped target is written: a plain one, a text per language, or an attribute (per language when localizable). */
-export const IMPORT_TARGET_PATTERN =
-  /^(code|type|brand|family|categories|tags|enabled|image|images|(name|description)\.[a-z]{2,3}(-[A-Za-z0-9]{2,8})*|attributes\.[a-z][a-z0-9_]{0,99}(\.[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)?)$/;
+/**
+ * Columns of the platform's own exports that an import reads past: fields the platform keeps
+ * (ids, dates, publication state, completeness), not a merchant. Mapped, they are skipped without
+ * a word, so an export imports back through a mapping of each header to itself.
+ */
+export const IMPORT_SKIPPED_TARGETS = [
+  '_id',
+  'category_trees',
+  'parent',
+  'catalogs',
+  'fulfilled',
+  'published',
+  'last_published_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+const LANGUAGE_SOURCE = '[a-z]{2,3}(-[A-Za-z0-9]{2,8})*';
+
+/**
+ * How a mapped target is written: a plain one, a text per language, an attribute (per language
+ * when localizable, its key as attribute keys are written), or a column of the platform's own
+ * exports that is skipped (`IMPORT_SKIPPED_TARGETS`, `completeness.<language>`).
+ */
+export const IMPORT_TARGET_PATTERN = new RegExp(
+  `^(${[...IMPORT_PLAIN_TARGETS, ...IMPORT_SKIPPED_TARGETS].join('|')}|(name|description|completeness)\\.${LANGUAGE_SOURCE}|attributes\\.${ATTRIBUTE_KEY_SOURCE}(\\.${LANGUAGE_SOURCE})?)$`,
+);
+
+/** Whether a mapped target is a column the import skips (`_id`, `created_at`, `completeness.en`…). */
+export const isSkippedTarget = (target: string): boolean =>
+  (IMPORT_SKIPPED_TARGETS as readonly string[]).includes(target) || target.startsWith('completeness.');
 
 /** A spreadsheet column as it is named in the sheet: A, B… Z, AA… */
 export const COLUMN_PATTERN = /^[A-Z]{1,3}$/;
@@ -97,7 +126,8 @@ export const mappedHeadersSchema = z
       'Which product field each column fills, by the column\'s letter: `{"A": "code", "B": "name.pt-BR", "C": "attributes.color"}`. ' +
       'Targets: code (required), name.<language>, description.<language>, type, brand (by code), family (by code), ' +
       'categories (codes separated by |, ; or ,), tags, enabled, image, images, attributes.<key> ' +
-      '(attributes.<key>.<language> for a localizable text attribute). A column left out is not read.',
+      '(attributes.<key>.<language> for a localizable text attribute). A column left out is not read. ' +
+      "Columns of the platform's own exports that the platform fills — _id, category_trees, parent, catalogs, fulfilled, published, last_published_at, created_at, updated_at, completeness.<language> — may be mapped to themselves and are read past, so an export imports back through a mapping of each header to itself.",
     example: { A: 'code', B: 'name.pt-BR', C: 'attributes.color' },
   });
 

@@ -89,6 +89,7 @@ export {
 export {
   Attribute,
   ATTRIBUTE_ASSOCIATIONS,
+  ATTRIBUTE_KEY_SOURCE,
   ATTRIBUTE_TYPES,
   AttributeGroup,
   attributeGroupListDecl,
@@ -203,6 +204,8 @@ export {
   IMPORT_PLAIN_TARGETS,
   IMPORT_STATUSES,
   IMPORT_TARGET_PATTERN,
+  IMPORT_SKIPPED_TARGETS,
+  isSkippedTarget,
   Import,
   mappedHeadersSchema,
   type ImportHeader,

@@ -24,7 +24,14 @@ async function rowsOf(s: SheetSource): Promise<SheetRow[]> {
   return rows;
 }
 
-const fixture = (format: 'csv' | 'xlsx') => rowsOf(source(format, readFileSync(join(FIXTURES, `merchant.${format}`))));
+const read = (format: 'csv' | 'xlsx') => rowsOf(source(format, readFileSync(join(FIXTURES, `merchant.${format}`))));
+// Each fixture is read once for the whole file: a dozen tests compare the same rows, and reading
+// both files for each of them made the last ones brush the time limit on a loaded machine.
+const fixtures = new Map<string, ReturnType<typeof read>>();
+const fixture = (format: 'csv' | 'xlsx') => {
+  if (!fixtures.has(format)) fixtures.set(format, read(format));
+  return fixtures.get(format)!;
+};
 
 /** A sparse array with values at the given indexes, as `formattedNumbers` holds them. */
 const at = (entries: Record<number, number>): (number | undefined)[] => {

@@ -1,6 +1,6 @@
 import { ValidationError, type ErrorDetail } from '@pim/errors';
 import type { products as ppb, relations as rpb } from '@pim/contracts';
-import type { ExportHeader, ExportReportType } from '@pim/resources';
+import { ATTRIBUTE_KEY_SOURCE, type ExportHeader, type ExportReportType } from '@pim/resources';
 import type { Cell } from '@pim/sheets';
 import type { ImportAttribute, NamedCollection, NamedRecord } from '../links/catalog.link';
 import { LIST_SEPARATOR, attributeCell, dateCell, firstText, type Failures } from './export.cells';
@@ -53,7 +53,7 @@ export interface ReportInputs {
 
 const LANGUAGE = '[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*';
 const TEXT_FIELD = new RegExp(`^(name|description|completeness)\\.(${LANGUAGE})$`);
-const ATTRIBUTE_FIELD = new RegExp(`^attributes\\.([a-z][a-z0-9_]{0,99})(?:\\.(${LANGUAGE}))?$`);
+const ATTRIBUTE_FIELD = new RegExp(`^attributes\\.(${ATTRIBUTE_KEY_SOURCE})(?:\\.(${LANGUAGE}))?$`);
 
 const codeOf = (r: NamedRecord | undefined) => r?.code;
 const date = (s: string | undefined) => (s ? dateCell(s) : null);

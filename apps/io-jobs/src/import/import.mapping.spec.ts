@@ -20,6 +20,29 @@ describe('import mapping', () => {
     expect(mappingProblems({}, headers, attributes)).toEqual([]);
   });
 
+  it("takes an export's own columns mapped to themselves (read past) and attribute keys as attributes write them", () => {
+    const wide = [...headers, ...['E', 'F', 'G', 'H', 'I'].map((column) => ({ column, label: column }))];
+    const keyed: ImportAttribute[] = [
+      ...attributes,
+      { id: 'a3', key: 'Voltage_2', type: 'number', localizable: false },
+    ];
+    const mapping = {
+      A: 'code',
+      B: '_id',
+      C: 'created_at',
+      D: 'completeness.pt-BR',
+      E: 'category_trees',
+      F: 'parent',
+      G: 'published',
+      H: 'updated_at',
+      I: 'attributes.Voltage_2',
+    };
+    expect(mappingProblems(mapping, wide, keyed)).toEqual([]);
+    expect(mappingProblems({ A: 'code', B: 'attributes.9volts' }, headers, keyed)).toEqual([
+      { field: 'mapped_headers.B', message: "'attributes.9volts' is not a product field an import can fill" },
+    ]);
+  });
+
   it('names every problem: unknown columns and fields, attributes, languages, a field twice, no code', () => {
     const problems = mappingProblems(
       {

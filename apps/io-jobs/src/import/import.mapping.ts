@@ -85,7 +85,7 @@ export function checkMapping(mapping: Mapping, headers: ImportHeader[], attribut
   throw new ValidationError(`The column mapping has ${problems.length} problem(s)`, {
     title: 'Invalid mapping',
     solution:
-      'Map columns of the header row (by letter) to code, name.<language>, description.<language>, type, brand, family, categories, tags, enabled, image, images or attributes.<key>, each field from one column, one of them to code',
+      "Map columns of the header row (by letter) to code, name.<language>, description.<language>, type, brand, family, categories, tags, enabled, image, images or attributes.<key>, each field from one column, one of them to code (columns of the platform's own exports it fills, such as _id or created_at, may be mapped to themselves: they are read past)",
     details: problems,
   });
 }

@@ -47,3 +47,22 @@ describe('RowConverter and the neutralizing quote', () => {
     ]);
   });
 });
+
+describe("RowConverter and an export's own columns", () => {
+  it('reads past the columns the platform fills (_id, dates, completeness…), whatever they hold', async () => {
+    const headers = [
+      { column: 'A', label: '_id' },
+      { column: 'B', label: 'code' },
+      { column: 'C', label: 'created_at' },
+      { column: 'D', label: 'completeness.pt' },
+      { column: 'E', label: 'published' },
+    ];
+    const mapping = { A: '_id', B: 'code', C: 'created_at', D: 'completeness.pt', E: 'published' };
+    const { items, problems } = await new RowConverter(mapping, headers, ATTRIBUTES, {}, catalog).convert([
+      { number: 2, cells: ['6740a1b2c3d4e5f601234567', 'mug-1', new Date('2026-01-02T03:04:05Z'), 80, true] },
+      { number: 3, cells: ['not an id', 'mug-2', 'not a date', 'n/a', 'maybe'] },
+    ]);
+    expect(problems).toEqual([]);
+    expect(items.map((i) => i.item)).toEqual([{ code: 'mug-1' }, { code: 'mug-2' }]);
+  });
+});

@@ -8,6 +8,7 @@ import {
   type Cell,
   type SheetRow,
 } from '@pim/sheets';
+import { isSkippedTarget } from '@pim/resources';
 import type { CatalogLink, CodedCollection, ImportAttribute } from '../links/catalog.link';
 import { attributeKeyOf, type Mapping } from './import.mapping';
 
@@ -64,7 +65,10 @@ export class RowConverter {
     private readonly catalog: CatalogLink,
     private readonly stripFormulaQuote = true,
   ) {
-    this.columns = Object.entries(mapping).map(([column, target]) => ({ index: columnIndex(column), column, target }));
+    // Columns of the platform's own exports that the platform keeps (`_id`, dates…) are read past.
+    this.columns = Object.entries(mapping)
+      .filter(([, target]) => !isSkippedTarget(target))
+      .map(([column, target]) => ({ index: columnIndex(column), column, target }));
     this.label = new Map(headers.map((h) => [h.column, h.label]));
   }
 
