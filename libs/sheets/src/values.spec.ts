@@ -553,6 +553,19 @@ describe('parseAttributeCell', () => {
       );
     });
 
+    it('names an option with labels in several languages once', () => {
+      const twice = parseAttributeCell('blu', {
+        ...color,
+        options: [
+          { value: 'red', label: 'Vermelho' },
+          { value: 'red', label: 'Red' },
+          { value: 'blue', label: 'Azul' },
+          { value: 'blue', label: 'Blue' },
+        ],
+      });
+      expect(errorOf(twice)).toBe('"blu" is not an option of color (one of "red", "blue")');
+    });
+
     it('names at most ten options', () => {
       const options = Array.from({ length: 30 }, (_, i) => ({ value: `option-${i}` }));
       const error = errorOf(parseAttributeCell('nope', attribute('select', { key: 'size', options })));

@@ -364,11 +364,15 @@ function matchOption(text: string, options: readonly Option[]): string | undefin
   )?.value;
 }
 
-/** The options an error lists: up to ten values, then `…`. */
+/**
+ * The options an error lists: up to ten values, then `…`. An option comes once per label (every
+ * language of it can name it), so its value is listed once.
+ */
 function listedOptions(options: readonly Option[]): string {
-  if (options.length === 0) return 'it has no options';
-  const shown = options.slice(0, OPTIONS_LISTED).map((o) => quote(o.value, OPTION_MAX));
-  return `one of ${shown.join(', ')}${options.length > OPTIONS_LISTED ? ', …' : ''}`;
+  const values = [...new Set(options.map((o) => o.value))];
+  if (values.length === 0) return 'it has no options';
+  const shown = values.slice(0, OPTIONS_LISTED).map((v) => quote(v, OPTION_MAX));
+  return `one of ${shown.join(', ')}${values.length > OPTIONS_LISTED ? ', …' : ''}`;
 }
 
 /** A select cell: the value of the option it names (see matchOption). */

@@ -1,6 +1,7 @@
 import type { SheetRow } from '@pim/sheets';
 import type { CatalogLink, ImportAttribute } from '../links/catalog.link';
 import { RowConverter } from './import.rows';
+import { refusal } from './import.runner';
 
 const ATTRIBUTES = new Map<string, ImportAttribute>([
   ['a_number', { id: 'a1', key: 'a_number', type: 'number', localizable: false }],
@@ -64,5 +65,29 @@ describe("RowConverter and an export's own columns", () => {
     ]);
     expect(problems).toEqual([]);
     expect(items.map((i) => i.item)).toEqual([{ code: 'mug-1' }, { code: 'mug-2' }]);
+  });
+});
+
+describe("the catalog's refusals, as an import names them", () => {
+  const story: ImportAttribute = { id: 'a3', key: 'story', type: 'textarea', localizable: true };
+  const headers = [
+    { column: 'A', label: 'SKU' },
+    { column: 'B', label: 'Story pt' },
+    { column: 'C', label: 'Story en' },
+  ];
+  const mapping = { A: 'code', B: 'attributes.story.pt', C: 'attributes.story.en' };
+  const rows = new RowConverter(mapping, headers, new Map([['story', story]]), {}, catalog);
+  const failed = (field: string, message: string) =>
+    refusal({ index: 0, code: 'x', status: 'failed', error: { details: [{ field, message }] } } as never, rows);
+
+  it('names every column of a localizable attribute by its letter and header', () => {
+    expect(failed('attributes.story', 'is too long')).toEqual(['B (Story pt), C (Story en): is too long']);
+    expect(failed('attributes.story.en', 'is too long')).toEqual(['C (Story en): is too long']);
+  });
+
+  it('says which column a new product lacks instead of the validator text', () => {
+    expect(failed('name', 'Invalid input: expected record, received undefined')).toEqual([
+      'name: no column fills it, and a new product needs it (map a column to name.<language>, e.g. name.pt-BR)',
+    ]);
   });
 });

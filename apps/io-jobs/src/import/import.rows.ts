@@ -78,7 +78,11 @@ export class RowConverter {
     return label ? `${column} (${label})` : column;
   }
 
-  /** The column a product field was read from (`attributes.color` → `C (Color)`), for the catalog's answers. */
+  /**
+   * The column a product field was read from (`attributes.color` → `C (Color)`), for the catalog's
+   * answers; a field read per language from several columns (a localizable attribute, `name`)
+   * names each of them (`D (Story pt), E (Story en)`).
+   */
   columnOf(field: string): string | undefined {
     const hit = this.columns.find(
       (c) =>
@@ -86,7 +90,9 @@ export class RowConverter {
         field.startsWith(`${c.target}.`) ||
         (REFERENCES[c.target] && field.startsWith(REFERENCES[c.target].field)),
     );
-    return hit ? this.columnName(hit.column) : undefined;
+    if (hit) return this.columnName(hit.column);
+    const perLanguage = this.columns.filter((c) => c.target.startsWith(`${field}.`));
+    return perLanguage.length > 0 ? perLanguage.map((c) => this.columnName(c.column)).join(', ') : undefined;
   }
 
   /** The rows of one batch as items, or their problems. */

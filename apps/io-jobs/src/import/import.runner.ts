@@ -53,12 +53,22 @@ interface SentBatch {
 }
 
 /** The problems of an item the catalog refused, each naming the column it came from. */
-function refusal(result: BulkItemResult, converter: RowConverter): string[] {
+export function refusal(result: BulkItemResult, converter: RowConverter): string[] {
   const error = result.error as { message?: string; details?: { field: string; message: string }[] } | undefined;
   const details = error?.details ?? [];
   if (details.length === 0) return [error?.message ?? 'the catalog refused the product'];
-  return details.map((d) => `${converter.columnOf(d.field) ?? d.field}: ${d.message}`);
+  return details.map((d) => {
+    const column = converter.columnOf(d.field);
+    if (column !== undefined) return `${column}: ${d.message}`;
+    // A field no column fills: the catalog's message speaks of a missing value, not of the sheet.
+    if (/received undefined|required/i.test(d.message))
+      return `${d.field}: no column fills it, and a new product needs it (map a column to ${MAPPED_AS[d.field] ?? d.field})`;
+    return `${d.field}: ${d.message}`;
+  });
 }
+
+/** How a product field is mapped, where it differs from its name. */
+const MAPPED_AS: Record<string, string> = { name: 'name.<language>, e.g. name.pt-BR' };
 
 /**
  * Runs one import's job: takes a queued import to `processing` (or resumes a running one where its
