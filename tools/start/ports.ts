@@ -1,7 +1,25 @@
 import { createServer, connect } from 'node:net';
 
-/** A port nothing listens on right now (the OS picks it); another process may still take it first. */
-export function freePort(): Promise<number> {
+/** Ports this process has handed out: each freed at once, so the OS may offer one again. */
+const handedOut = new Set<number>();
+
+/**
+ * A port nothing listens on right now (the OS picks it), never one this process handed out before:
+ * the platform asks for the apps' ports, then NATS's, before anything binds them, and the OS once
+ * gave NATS the catalog's port (the catalog then failed to start). Another process may still take it
+ * first.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await anyFreePort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
+function anyFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
