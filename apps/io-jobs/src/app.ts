@@ -49,7 +49,11 @@ export const ioJobsApp: AppSpec<IoJobsConfig> = {
     });
     const importQueue: QueueSpec = { name: 'imports', attempts: config.IMPORT_ATTEMPTS };
     const exportQueue: QueueSpec = { name: 'exports', attempts: config.EXPORT_ATTEMPTS };
-    const imports = new RecordService(ds, importRecord({ storage, catalog }), IO_JOBS_STORE);
+    const imports = new RecordService(
+      ds,
+      importRecord({ storage, catalog, defaultTimeZone: config.PIM_DEFAULT_TIME_ZONE }),
+      IO_JOBS_STORE,
+    );
     const exports = new RecordService(ds, exportRecord({ queue, spec: exportQueue, catalog }), IO_JOBS_STORE);
     const importRunner = new ImportRunner({
       ds,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { flag, loadConfig, ownerSchema, port, positiveInt } from '@pim/config';
+import { UTC, canonicalTimeZone, isTimeZone } from '@pim/resources';
 
 /** Environment of the io-jobs app. */
 export const ioJobsConfigSchema = ownerSchema.extend({
@@ -14,6 +15,15 @@ export const ioJobsConfigSchema = ownerSchema.extend({
   FILES_DIR: z.string().min(1).default('.data/files'),
   /** The largest upload, in bytes (default 200 MiB); a larger one is refused with 413 before it is all stored. */
   UPLOAD_MAX_BYTES: positiveInt(200 * 1024 * 1024),
+  /**
+   * The IANA time zone (America/Sao_Paulo) an import reads date-times without an offset in, when
+   * neither the import nor its template names one (default UTC).
+   */
+  PIM_DEFAULT_TIME_ZONE: z
+    .string()
+    .default(UTC)
+    .refine(isTimeZone, 'is not a time zone: set an IANA name such as America/Sao_Paulo, or UTC')
+    .transform((zone) => canonicalTimeZone(zone) ?? UTC),
   /** Rows an import sends to the catalog at once (at most 1,000, the catalog's bulk limit). */
   IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000).default(1_000),
   /** Run import workers in this process. */

@@ -7428,6 +7428,7 @@ export interface components {
             /** Format: int32 */
             file_header_row?: number;
             mapped_headers: components["schemas"]["ImportMappedHeaders"];
+            time_zone?: string;
             /** @description Default true: a cell that starts with ' followed by =, +, -, @, a tab, a carriage return or another ' is read without that first ' (the ' that CSV exports and import error files put before texts that look like formulas): `'=1+1` is read as `=1+1` and `''x` as `'x`, while `'abc` is read as it is. Applies to every cell and header label of the file, whatever its format. Set false for a file made elsewhere whose texts really start with such a ', to read every cell exactly as written */
             strip_formula_quote: boolean;
             /**
@@ -7585,6 +7586,11 @@ export interface components {
             category_id?: string;
             /** @description An import template whose mapping is applied (the import is then `mapped`) */
             from_template_id?: string;
+            /**
+             * @description The IANA time zone the file's date-times without an offset were written in (America/Sao_Paulo); default: the template's, else the platform's
+             * @example America/Sao_Paulo
+             */
+            time_zone?: string;
         };
         /** @description A page of records */
         ImportList: {
@@ -7673,6 +7679,11 @@ export interface components {
              */
             file_header_row?: number | null;
             mapped_headers?: components["schemas"]["ImportMappedHeaders"] & (Record<string, never> | null);
+            /**
+             * @description Where the file's date-times were written, as an IANA name (America/Sao_Paulo) or UTC: a date-time without an offset — a date cell, or text such as 2024-01-31 13:45 — is that time there. Text with Z or an offset (2024-01-31T13:45:00-03:00) keeps its own, and a column whose header ends with a zone in parentheses, as exports title date-time columns (`updated_at (America/Sao_Paulo)`), is read in that zone. Default: the template's time_zone, else the platform's (PIM_DEFAULT_TIME_ZONE, UTC unless set); the zone used is recorded here
+             * @example America/Sao_Paulo
+             */
+            time_zone?: string | null;
             /** @description Default true: a cell that starts with ' followed by =, +, -, @, a tab, a carriage return or another ' is read without that first ' (the ' that CSV exports and import error files put before texts that look like formulas): `'=1+1` is read as `=1+1` and `''x` as `'x`, while `'abc` is read as it is. Applies to every cell and header label of the file, whatever its format. Set false for a file made elsewhere whose texts really start with such a ', to read every cell exactly as written */
             strip_formula_quote?: boolean | null;
         };
@@ -7685,6 +7696,7 @@ export interface components {
             _id: string;
             name: string;
             enabled: boolean;
+            time_zone?: string;
             mapped_headers: components["schemas"]["ImportTemplateMapping"];
             /**
              * Format: int32
@@ -7728,6 +7740,11 @@ export interface components {
             name: string;
             /** @description A disabled template cannot be used for new imports */
             enabled?: boolean;
+            /**
+             * @description Where the date-times of the files this template reads were written (IANA name or UTC): an import from the template takes it unless the import names its own; absent, the platform's default
+             * @example America/Sao_Paulo
+             */
+            time_zone?: string;
             mapped_headers: components["schemas"]["ImportTemplateMapping"];
         };
         /** @description A page of records */
@@ -7800,6 +7817,11 @@ export interface components {
              */
             name?: string;
             enabled?: boolean | null;
+            /**
+             * @description Where the date-times of the files this template reads were written (IANA name or UTC): an import from the template takes it unless the import names its own; absent, the platform's default
+             * @example America/Sao_Paulo
+             */
+            time_zone?: string | null;
             mapped_headers?: components["schemas"]["ImportTemplateMapping"];
         };
         /** @description Export: a CSV or XLSX file of the products a set of filters selects */
@@ -7824,6 +7846,7 @@ export interface components {
             csv_bom: boolean;
             /** @description CSV only (default true): put a ' before every text that starts with =, +, -, @, a tab, a carriage return or ', so that spreadsheet programs show it as text instead of running it as a formula. Imports remove that one ' again (their strip_formula_quote setting, on by default), so the file imports back unchanged. false writes every text exactly as stored, for programs that read the file as plain data. Numbers, booleans and dates are never prefixed, and XLSX files need no prefix: their texts are text cells */
             csv_neutralize_formulas: boolean;
+            time_zone: string;
             filters: components["schemas"]["ExportFilters"];
             /** @description The columns, in order; empty: every column of the report type */
             headers: components["schemas"]["ExportHeader"][];
@@ -8011,6 +8034,11 @@ export interface components {
             csv_bom?: boolean;
             /** @description CSV only (default true): put a ' before every text that starts with =, +, -, @, a tab, a carriage return or ', so that spreadsheet programs show it as text instead of running it as a formula. Imports remove that one ' again (their strip_formula_quote setting, on by default), so the file imports back unchanged. false writes every text exactly as stored, for programs that read the file as plain data. Numbers, booleans and dates are never prefixed, and XLSX files need no prefix: their texts are text cells */
             csv_neutralize_formulas?: boolean;
+            /**
+             * @description Default UTC: the IANA time zone (America/Sao_Paulo) date-times are written in, so a spreadsheet shows the time a person there expects. Each date-time column's header names it (`updated_at (America/Sao_Paulo)`); XLSX cells hold that wall time, CSV cells ISO 8601 with the zone's offset (2024-02-01T10:20:30.000-03:00). Imports read a column whose header names a zone in that zone, so the file imports back to the same instants. Dates (without a time) are never moved
+             * @example America/Sao_Paulo
+             */
+            time_zone?: string;
             filters?: components["schemas"]["ExportFilters"];
             /** @description The columns, in order; empty: every column of the report type */
             headers?: components["schemas"]["ExportHeader"][];
@@ -17942,7 +17970,7 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, catalog_id, category_id, from_template_id, file_worksheet_id, file_header_row, strip_formula_quote, status, file_name, file_key, file_type, file_size, file_worksheet_name, columns_count, rows_count, proccess_count, commit_count, errors_count, started_at, finished_at, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, catalog_id, category_id, from_template_id, file_worksheet_id, file_header_row, time_zone, strip_formula_quote, status, file_name, file_key, file_type, file_size, file_worksheet_name, columns_count, rows_count, proccess_count, commit_count, errors_count, started_at, finished_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: file_name */
                 _search?: string;
@@ -18046,6 +18074,16 @@ export interface operations {
                 file_header_row_lt?: number;
                 /** @description Only records whose file_header_row is at most */
                 file_header_row_lte?: number;
+                /** @description Only records whose time_zone equals (on arrays: contains) */
+                time_zone?: string;
+                /** @description Only records whose time_zone is one of these comma-separated values */
+                time_zone_in?: string;
+                /** @description Only records whose time_zone is none of these comma-separated values */
+                time_zone_nin?: string;
+                /** @description Only records whose time_zone differs from */
+                time_zone_ne?: string;
+                /** @description Only records whose time_zone is set (true) or missing (false) */
+                time_zone_exists?: boolean;
                 /** @description Only records whose strip_formula_quote equals (on arrays: contains) */
                 strip_formula_quote?: boolean;
                 /** @description Only records whose strip_formula_quote is one of these comma-separated values */
@@ -18708,7 +18746,7 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, name, enabled, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, name, enabled, time_zone, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: name */
                 _search?: string;
@@ -18750,6 +18788,16 @@ export interface operations {
                 enabled_ne?: boolean;
                 /** @description Only records whose enabled is set (true) or missing (false) */
                 enabled_exists?: boolean;
+                /** @description Only records whose time_zone equals (on arrays: contains) */
+                time_zone?: string;
+                /** @description Only records whose time_zone is one of these comma-separated values */
+                time_zone_in?: string;
+                /** @description Only records whose time_zone is none of these comma-separated values */
+                time_zone_nin?: string;
+                /** @description Only records whose time_zone differs from */
+                time_zone_ne?: string;
+                /** @description Only records whose time_zone is set (true) or missing (false) */
+                time_zone_exists?: boolean;
                 /** @description Only records whose version equals (on arrays: contains) */
                 version?: number;
                 /** @description Only records whose version is one of these comma-separated values */
@@ -19093,7 +19141,7 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
                 skip?: number;
-                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, file_type, report_type, file_name, csv_bom, csv_neutralize_formulas, status, file_key, rows_count, file_size, started_at, finished_at, expires_at, version, created_at, updated_at, created_by_name */
+                /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, file_type, report_type, file_name, csv_bom, csv_neutralize_formulas, time_zone, status, file_key, rows_count, file_size, started_at, finished_at, expires_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: file_name */
                 _search?: string;
@@ -19165,6 +19213,16 @@ export interface operations {
                 csv_neutralize_formulas_ne?: boolean;
                 /** @description Only records whose csv_neutralize_formulas is set (true) or missing (false) */
                 csv_neutralize_formulas_exists?: boolean;
+                /** @description Only records whose time_zone equals (on arrays: contains) */
+                time_zone?: string;
+                /** @description Only records whose time_zone is one of these comma-separated values */
+                time_zone_in?: string;
+                /** @description Only records whose time_zone is none of these comma-separated values */
+                time_zone_nin?: string;
+                /** @description Only records whose time_zone differs from */
+                time_zone_ne?: string;
+                /** @description Only records whose time_zone is set (true) or missing (false) */
+                time_zone_exists?: boolean;
                 /** @description Only records whose status equals (on arrays: contains) */
                 status?: string;
                 /** @description Only records whose status is one of these comma-separated values */

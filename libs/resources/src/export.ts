@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateTimeSchema, objectIdSchema } from './common';
+import { timeZoneSchema } from './time-zones';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
 import { PRODUCT_APPROVAL_STATUSES } from './product-approval';
@@ -168,6 +169,17 @@ export const Export = defineResource({
         }),
       })
       .default(true),
+    time_zone: field
+      .of('string', {
+        input: timeZoneSchema.meta({
+          description:
+            'Default UTC: the IANA time zone (America/Sao_Paulo) date-times are written in, so a spreadsheet shows the time a person there expects. ' +
+            "Each date-time column's header names it (`updated_at (America/Sao_Paulo)`); XLSX cells hold that wall time, CSV cells ISO 8601 with the zone's offset (2024-02-01T10:20:30.000-03:00). " +
+            'Imports read a column whose header names a zone in that zone, so the file imports back to the same instants. Dates (without a time) are never moved',
+        }),
+        view: z.string().max(64),
+      })
+      .default('UTC'),
     filters: field.of('object', { input: exportFiltersSchema }).default({}).listed(false),
     headers: field
       .of('array', {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
 import { IMPORT_TARGET_PATTERN } from './import';
+import { timeZoneSchema } from './time-zones';
 
 const MAX_COLUMNS = 1_000;
 
@@ -47,6 +48,13 @@ export const ImportTemplate = defineResource({
       .required()
       .searchable(),
     enabled: field.flag('A disabled template cannot be used for new imports').default(true),
+    time_zone: field.of('string', {
+      input: timeZoneSchema.meta({
+        description:
+          "Where the date-times of the files this template reads were written (IANA name or UTC): an import from the template takes it unless the import names its own; absent, the platform's default",
+      }),
+      view: z.string().max(64),
+    }),
     mapped_headers: field
       .of('object', { input: templateMappingSchema, view: templateMappingSchema })
       .required()

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateTimeSchema, objectIdSchema } from './common';
+import { timeZoneSchema } from './time-zones';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
 import { ATTRIBUTE_KEY_SOURCE } from './attributes';
@@ -187,6 +188,15 @@ export const Import = defineResource({
       .of('object', { input: mappedHeadersSchema, view: mappedHeadersSchema })
       .default({})
       .listed(false),
+    time_zone: field.of('string', {
+      input: timeZoneSchema.meta({
+        description:
+          "Where the file's date-times were written, as an IANA name (America/Sao_Paulo) or UTC: a date-time without an offset — a date cell, or text such as 2024-01-31 13:45 — is that time there. " +
+          'Text with Z or an offset (2024-01-31T13:45:00-03:00) keeps its own, and a column whose header ends with a zone in parentheses, as exports title date-time columns (`updated_at (America/Sao_Paulo)`), is read in that zone. ' +
+          "Default: the template's time_zone, else the platform's (PIM_DEFAULT_TIME_ZONE, UTC unless set); the zone used is recorded here",
+      }),
+      view: z.string().max(64),
+    }),
     strip_formula_quote: field
       .of('boolean', {
         input: z.boolean().meta({

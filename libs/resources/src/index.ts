@@ -9,6 +9,7 @@ export {
   type CollectionInfo,
 } from './collections';
 export { dateTimeSchema, keyValueSchema, objectIdSchema } from './common';
+export { UTC, canonicalTimeZone, isTimeZone, timeZoneSchema } from './time-zones';
 export {
   DEAD_LETTER_APPS,
   deadLetterListDecl,

@@ -26,7 +26,10 @@ export {
   createSheetWriter,
   neutralizeFormula,
   stripFormulaQuote,
+  type InstantCell,
   type SheetWriter,
   type SheetWriterOptions,
+  type WriteCell,
 } from './write';
+export { headerTimeZone, instantToWallTime, isoInZone, labelWithTimeZone, wallTimeToInstant } from './zones';
 export { plainCell, type MergedRange, type Worksheet } from './xlsx';

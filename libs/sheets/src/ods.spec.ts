@@ -198,6 +198,34 @@ describe('ODS', () => {
     ]);
   });
 
+  it('reads a whole number its format pads with zeros as the sheet shows it, keeping the number, as XLSX does', async () => {
+    const float = (value: string, shown: string, repeat = 1) =>
+      `<table:table-cell office:value-type="float" office:value="${value}" table:number-columns-repeated="${repeat}"><text:p>${shown}</text:p></table:table-cell>`;
+    const rows = await rowsOf(
+      ods(
+        table(
+          'S',
+          row(
+            float('123', '00123') +
+              float('1310100', '01310-100') +
+              float('42', 'SKU 0042', 2) +
+              float('1234', '1.234') +
+              float('7', '7') +
+              float('12.5', '0012,50') +
+              float('0', '000'),
+          ),
+        ),
+      ),
+    );
+    expect(rows).toEqual([
+      {
+        number: 1,
+        cells: ['00123', '01310-100', 'SKU 0042', 'SKU 0042', 1234, 7, 12.5, '000'],
+        formattedNumbers: [123, 1310100, 42, 42, undefined, undefined, undefined, 0],
+      },
+    ]);
+  });
+
   it('expands repeated cells and rows that hold values, and never lays out empty repeats', async () => {
     const started = Date.now();
     const rows = await rowsOf(

@@ -190,6 +190,24 @@ export function odsTime(value: string | undefined): Date | undefined {
   return new Date(SERIAL_EPOCH + (m[1] ? -ms : ms));
 }
 
+/**
+ * The text a float cell shows when its number format pads a whole number with zeros (`00123`,
+ * `01310-100`, `SKU 0042`): the sheet's own text, as the XLSX reader gives such a cell (see
+ * `formattedInteger`), with the number kept for number targets. Undefined for every other cell — a
+ * number shown as itself, with thousands or decimals, a currency or a percentage — which stays
+ * the number.
+ */
+export function paddedText(cell: Pick<OpenCell, 'type' | 'value' | 'paragraphs'>): string | undefined {
+  if (cell.type !== 'float' || cell.paragraphs.length !== 1) return undefined;
+  const value = Number(cell.value);
+  const shown = cell.paragraphs[0];
+  if (!Number.isSafeInteger(value) || shown === String(value) || /[.,]/.test(shown)) return undefined;
+  const digits = shown.replace(/\D/g, '');
+  const own = String(Math.abs(value));
+  // Padded: more digits than the number's own, the extra ones leading zeros.
+  return digits.length > own.length && digits === own.padStart(digits.length, '0') ? shown : undefined;
+}
+
 /** A cell's text: its paragraphs, one a line; empty is nothing. */
 const textOf = (cell: OpenCell): Cell => cell.paragraphs.join('\n') || null;
 
@@ -238,7 +256,13 @@ class ContentReader {
   private tables = 0;
   private table: { merges: MergedRange[]; rows: number } | undefined;
   private row:
-    | { repeat: number; cells: Cell[]; column: number; spans: { left: number; right: number; rows: number }[] }
+    | {
+        repeat: number;
+        cells: Cell[];
+        formattedNumbers?: (number | undefined)[];
+        column: number;
+        spans: { left: number; right: number; rows: number }[];
+      }
     | undefined;
   private cell: OpenCell | undefined;
   /** A paragraph of the cell being read: the text so far and whitespace-collapsible text not yet added. */
@@ -379,12 +403,17 @@ class ContentReader {
       for (let k = 0; k < cell.repeat && row.spans.length < MAX_MERGES; k++)
         row.spans.push({ left: at + k, right: at + k + cell.columnsSpanned - 1, rows: cell.rowsSpanned });
     }
-    const value = valueOf(cell);
-    if (value === null) return;
+    const number = valueOf(cell);
+    if (number === null) return;
     if (row.column > MAX_COLUMNS)
       throw new Error(`a row holds a value past column ${MAX_COLUMNS.toLocaleString('en')}`);
+    const padded = paddedText(cell);
+    const value = padded ?? number;
     while (row.cells.length < at) row.cells.push(null);
-    for (let k = 0; k < cell.repeat; k++) row.cells.push(value);
+    for (let k = 0; k < cell.repeat; k++) {
+      if (padded !== undefined) (row.formattedNumbers ??= [])[row.cells.length] = number as number;
+      row.cells.push(value);
+    }
   }
 
   private endRow(): void {
@@ -398,7 +427,10 @@ class ContentReader {
         table.merges.push({ top: first + k, left: span.left, bottom: first + k + span.rows - 1, right: span.right });
     if (row.cells.length === 0) return;
     if (table.rows > MAX_ROWS) throw new Error(`a worksheet holds a value past row ${MAX_ROWS.toLocaleString('en')}`);
-    this.events.push({ kind: 'row', row: { number: first, cells: row.cells }, repeat: row.repeat });
+    const read: SheetRow = row.formattedNumbers
+      ? { number: first, cells: row.cells, formattedNumbers: row.formattedNumbers }
+      : { number: first, cells: row.cells };
+    this.events.push({ kind: 'row', row: read, repeat: row.repeat });
   }
 
   /** `<text:s/>`, `<text:tab/>`, `<text:line-break/>`: characters kept as they are. */
@@ -469,7 +501,16 @@ export async function* odsRows(
       if (!reading || !current) continue;
       if (!facts.worksheet) Object.assign(facts, { worksheet: current.worksheet, merges: current.merges });
       const { row, repeat } = event;
-      for (let k = 0; k < repeat; k++) yield { number: row.number + k, cells: k === 0 ? row.cells : row.cells.slice() };
+      for (let k = 0; k < repeat; k++) {
+        const cells = k === 0 ? row.cells : row.cells.slice();
+        yield row.formattedNumbers
+          ? {
+              number: row.number + k,
+              cells,
+              formattedNumbers: k === 0 ? row.formattedNumbers : row.formattedNumbers.slice(),
+            }
+          : { number: row.number + k, cells };
+      }
     }
   } finally {
     content?.destroy();

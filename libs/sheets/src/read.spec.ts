@@ -8,7 +8,7 @@ import { ValidationError } from '@pim/errors';
 import { csvDialect } from './csv';
 import type { Cell } from './cells';
 import { detectFormat, type SheetReadFormat } from './detect';
-import { detectHeaderRow, inspectSheet, readRows, type SheetSource } from './read';
+import { detectHeaderRow, headersOf, inspectSheet, readRows, type SheetSource } from './read';
 import { zip as zipOf } from './testing/ods.fixtures';
 import { createSheetWriter } from './write';
 
@@ -101,6 +101,62 @@ describe('CSV', () => {
     const chosen = await inspectSheet(source('csv', Buffer.from(csv)), { headerRow: 1 });
     expect(chosen).toMatchObject({ header_row: 1, headers: [{ column: 'A', label: 'Product list' }], rows_count: 3 });
     await expect(inspectSheet(source('csv', Buffer.from(csv)), { headerRow: 2 })).rejects.toThrow(/row 2 .* is empty/);
+  });
+});
+
+describe('columns whose header cell is empty', () => {
+  it('lists one that a row below fills, left of the last label, by its letter with an empty label', () => {
+    const header = { number: 3, cells: ['code', null, 'size', null, null, 'notes', null] };
+    // B is filled below, E only above (a title), G right of the last label; D is under the merged C:D.
+    const lastRows = [9, 9, 9, 9, 2, 9, 9];
+    expect(headersOf(header, [{ top: 3, left: 2, bottom: 3, right: 3 }], lastRows)).toEqual([
+      { column: 'A', label: 'code' },
+      { column: 'B', label: '' },
+      { column: 'C', label: 'size' },
+      { column: 'D', label: 'size' },
+      { column: 'F', label: 'notes' },
+    ]);
+    // Without rows below, only the labels.
+    expect(headersOf(header, [])).toEqual([
+      { column: 'A', label: 'code' },
+      { column: 'C', label: 'size' },
+      { column: 'F', label: 'notes' },
+    ]);
+  });
+
+  it('lists them alike in a CSV and in an XLSX: a blank header above data, not a spacer column or a note beside the table', async () => {
+    const rows: Cell[][] = [
+      ['Spring catalogue'],
+      [],
+      ['code', 'width', null, null, 'notes'],
+      ['A', 10, 12, null, 'fragile', 'see supplier'],
+      ['B', 8, 9.5],
+    ];
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('Products').addRows(rows);
+    const xlsx = Buffer.from(await wb.xlsx.writeBuffer());
+    const csv = rows.map((r) => r.map((c) => c ?? '').join(',')).join('\n');
+    const headers = [
+      { column: 'A', label: 'code' },
+      { column: 'B', label: 'width' },
+      { column: 'C', label: '' },
+      { column: 'E', label: 'notes' },
+    ];
+    for (const s of [source('xlsx', xlsx), source('csv', Buffer.from(csv))])
+      expect(await inspectSheet(s, {})).toMatchObject({ header_row: 3, headers, columns_count: 4, rows_count: 2 });
+  });
+
+  it("lists K of LibreOffice's CSV of the typed sheet, the second column under the title merged over J:K", async () => {
+    const summary = await inspectSheet(
+      source('csv', readFileSync(join(__dirname, '..', 'fixtures', 'products.csv')), 'products.csv'),
+      {},
+    );
+    expect(summary).toMatchObject({ header_row: 3, columns_count: 12, rows_count: 3 });
+    expect(summary.headers.slice(9)).toEqual([
+      { column: 'J', label: 'size' },
+      { column: 'K', label: '' },
+      { column: 'L', label: 'notes' },
+    ]);
   });
 });
 

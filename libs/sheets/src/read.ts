@@ -104,17 +104,33 @@ const labelOf = (cell: Cell | undefined): string => {
 };
 
 /**
- * The header row's columns with a label. A cell covered by a merged range takes the label of the
- * range's first cell (a header merged over B:D names B, C and D); a column with no label is left out.
+ * The header row's columns. A cell covered by a merged range takes the label of the range's first
+ * cell (a header merged over B:D names B, C and D). A column whose header cell is empty is listed
+ * with an empty label, so that it can be mapped by its letter, when it lies within the header row's
+ * width (left of its last label) and a row below fills it: the second column under a title merged
+ * over two, once the sheet is saved as CSV (which keeps no merge), or a header the merchant left
+ * blank above data. `lastRows[i]` is the last row that fills column i. Other columns without a label
+ * are left out: a spacer column, and anything right of the last label (a note beside the table).
  */
-export function headersOf(row: SheetRow, merges: MergedRange[]): SheetHeader[] {
+export function headersOf(
+  row: SheetRow,
+  merges: MergedRange[],
+  lastRows: readonly (number | undefined)[] = [],
+): SheetHeader[] {
   const labels = row.cells.map(labelOf);
   for (const m of merges) {
     if (row.number < m.top || row.number > m.bottom) continue;
     const label = m.top === row.number ? labels[m.left] : '';
     for (let c = m.left; c <= m.right; c++) if (!labels[c]) labels[c] = label ?? '';
   }
-  return labels.flatMap((label, i) => (label ? [{ column: columnName(i), label }] : []));
+  // A merge right of the row's last cell leaves holes in `labels`: each is read as an empty label.
+  const width = labels.findLastIndex((label) => Boolean(label)) + 1;
+  const headers: SheetHeader[] = [];
+  for (let i = 0; i < width; i++) {
+    const label = labels[i] ?? '';
+    if (label || (lastRows[i] ?? 0) > row.number) headers.push({ column: columnName(i), label });
+  }
+  return headers;
 }
 
 /**
@@ -153,6 +169,8 @@ interface WorksheetPass {
   first: SheetRow[];
   /** Its non-empty rows. */
   total: number;
+  /** The last row that fills each column, by column index (see headersOf). */
+  lastRows: number[];
   /** The header row named by the caller, and the non-empty rows down to it. */
   wanted?: SheetRow;
   upToWanted: number;
@@ -205,10 +223,11 @@ export async function inspectSheet(
   for await (const row of readRows(source, undefined, { facts })) {
     const worksheet = facts.worksheet!;
     if (pass?.worksheet.id !== worksheet.id) {
-      pass = { worksheet, merges: facts.merges, first: [], total: 0, upToWanted: 0 };
+      pass = { worksheet, merges: facts.merges, first: [], total: 0, lastRows: [], upToWanted: 0 };
       passes.set(worksheet.id, pass);
     }
     pass.total++;
+    for (let i = 0; i < row.cells.length; i++) if (!isEmptyCell(row.cells[i])) pass.lastRows[i] = row.number;
     if (pass.first.length < HEADER_SCAN_ROWS) pass.first.push(row);
     if (opts.headerRow !== undefined && row.number <= opts.headerRow) {
       pass.upToWanted++;
@@ -269,7 +288,7 @@ export async function inspectSheet(
       details: [{ field: 'file_header_row', message }],
     });
   }
-  const headers = headersOf(header, chosen!.merges);
+  const headers = headersOf(header, chosen!.merges, chosen!.lastRows);
   return {
     worksheets,
     worksheet: { id: worksheet.id, name: worksheet.name },

@@ -250,6 +250,30 @@ describe('parseNumberCell', () => {
     });
   });
 
+  describe('currency', () => {
+    // What a cell formatted as a currency holds (1234.5 shown as R$ 1,234.50) and what a CSV of it
+    // writes: LibreOffice `R$ 1,234.50` and `-R$ 3.20`, pt-BR `R$ 1.234,50` (often a no-break
+    // space after the symbol), `1.234,50 €`, `$1,234.50`.
+    it.each([
+      ['R$ 3.20', 3.2],
+      ['R$ 1,234.50', 1234.5],
+      ['R$ 1.234,50', 1234.5],
+      ['R$\u00a01.234,50', 1234.5],
+      ['-R$ 3.20', -3.2],
+      ['R$ -3.20', -3.2],
+      ['$1,234.50', 1234.5],
+      ['US$ 7', 7],
+      ['1.234,50 €', 1234.5],
+      ['£0.99', 0.99],
+    ])('reads %j as the amount %p, as a currency cell holds it', (text, value) =>
+      expect(parseNumberCell(text)).toEqual({ value }),
+    );
+
+    it.each(['R$', 'R$ abc', '- R$ 3', '-R$ -3', 'R$ 15%', '12 BRL', 'BRL 12', '€ 3 €'])('refuses %j', (text) => {
+      expect(errorOf(parseNumberCell(text))).toBe(`${JSON.stringify(text)} is not a number (write 12.5, 12,5 or 15%)`);
+    });
+  });
+
   it('refuses boolean and date cells', () => {
     expect(errorOf(parseNumberCell(true))).toContain('"true" is not a number');
     expect(errorOf(parseNumberCell(utc('2024-01-31T00:00:00Z')))).toContain('"2024-01-31" is not a number');
@@ -474,6 +498,41 @@ describe('parseAttributeCell', () => {
     it('reads a date alone as midnight UTC', () => {
       expect(parse('2024-01-31')).toEqual({ value: '2024-01-31T00:00:00.000Z' });
       expect(parse('31/01/2024')).toEqual({ value: '2024-01-31T00:00:00.000Z' });
+    });
+
+    describe('in a time zone', () => {
+      const inSaoPaulo = (cell: Cell) => parseAttributeCell(cell, datetime, undefined, 'America/Sao_Paulo');
+
+      it('takes a wall time without an offset in the zone: a store in São Paulo typing 13:45 means 16:45 UTC', () => {
+        expect(inSaoPaulo('2024-01-31 13:45')).toEqual({ value: '2024-01-31T16:45:00.000Z' });
+        expect(inSaoPaulo('31/01/2024 13:45')).toEqual({ value: '2024-01-31T16:45:00.000Z' });
+        expect(inSaoPaulo('2024-01-31')).toEqual({ value: '2024-01-31T03:00:00.000Z' });
+      });
+
+      it('takes a date cell and a serial as wall times in the zone, as the sheet shows them', () => {
+        expect(inSaoPaulo(utc('2024-01-31T13:45:00Z'))).toEqual({ value: '2024-01-31T16:45:00.000Z' });
+        expect(inSaoPaulo(45322.5)).toEqual({ value: '2024-01-31T15:00:00.000Z' });
+        expect(inSaoPaulo('45322,5')).toEqual({ value: '2024-01-31T15:00:00.000Z' });
+      });
+
+      it('keeps the instant of text with Z or an offset, whatever the zone', () => {
+        expect(inSaoPaulo('2024-01-31T13:45:00Z')).toEqual({ value: '2024-01-31T13:45:00.000Z' });
+        expect(inSaoPaulo('2024-01-31T13:45:00+01:00')).toEqual({ value: '2024-01-31T12:45:00.000Z' });
+      });
+
+      it('follows daylight saving: the offset of the day, a skipped time moved forward, a repeated one in standard time', () => {
+        const inNewYork = (cell: Cell) => parseAttributeCell(cell, datetime, undefined, 'America/New_York');
+        expect(inNewYork('2024-07-01 12:00')).toEqual({ value: '2024-07-01T16:00:00.000Z' });
+        expect(inNewYork('2024-01-01 12:00')).toEqual({ value: '2024-01-01T17:00:00.000Z' });
+        expect(inNewYork('2024-03-10 02:30')).toEqual({ value: '2024-03-10T07:30:00.000Z' });
+        expect(inNewYork('2024-11-03 01:30')).toEqual({ value: '2024-11-03T06:30:00.000Z' });
+      });
+
+      it('leaves dates alone: a date has no time of day to move', () => {
+        expect(parseAttributeCell('2024-01-31', attribute('date'), undefined, 'Asia/Tokyo')).toEqual({
+          value: '2024-01-31',
+        });
+      });
     });
 
     it('reads text that is a serial as the serial', () => {

@@ -1,5 +1,7 @@
 import type { AttributeType, TypeConfig } from '@pim/resources';
 import { isEmptyCell, type Cell } from './cells';
+import { UTC } from '@pim/resources';
+import { wallTimeToInstant } from './zones';
 
 // Cells of an import turned into attribute values, as the catalog's bulk upsert takes them
 // (apps/catalog/src/product/product.values.ts). Only conversion happens here: text to a typed value,
@@ -169,6 +171,22 @@ function percentOfText(text: string): number | undefined {
   return match ? numberOfText(match[1], 2) : undefined;
 }
 
+/** A currency symbol before an amount (R$ 3.20, -R$ 3,20, $1,234.50) or after it (3,20 €). */
+const SYMBOL_FIRST = /^([+\-\u2212]?)(?:R\$|US\$|\$|€|£)\s*(.+)$/i;
+const SYMBOL_LAST = /^(.+?)\s*(?:R\$|US\$|\$|€|£)$/i;
+
+/**
+ * The amount of a number shown through a currency format: the sheet holds 1234.5 and shows
+ * R$ 1,234.50, which is what its CSV writes; the symbol is only how it is shown. Symbols only: a
+ * word after a number (12 kg, 12 BRL) is not taken for a currency, so it stays refused.
+ */
+function amountOfText(text: string): number | undefined {
+  const first = SYMBOL_FIRST.exec(text);
+  if (first) return numberOfText(first[1] + first[2]);
+  const last = SYMBOL_LAST.exec(text);
+  return last ? numberOfText(last[1]) : undefined;
+}
+
 const NUMBER_HINT = 'write 12.5, 12,5 or 15%';
 
 /**
@@ -179,7 +197,9 @@ const NUMBER_HINT = 'write 12.5, 12,5 or 15%';
  * the decimal separator, so 1.234 and 1,234 are both 1.234 (Brazilian sheets write a decimal
  * comma); repeated, it separates thousands, each group of three digits (1,234,567 and 1.234.567).
  * A number followed by `%` is a percent, read as the fraction it stands for (15% and 15,0% are
- * 0.15): a cell formatted as a percent holds 0.15 and shows 15%, and a CSV of it writes `15%`.
+ * 0.15): a cell formatted as a percent holds 0.15 and shows 15%, and a CSV of it writes `15%`. A
+ * currency symbol before or after the number is dropped (R$ 1,234.50 is 1234.5), for the same
+ * reason: a CSV writes a currency cell as it is shown.
  */
 export function parseNumberCell(cell: Cell | undefined): Parsed<number> | undefined {
   const text = parseTextCell(cell);
@@ -187,7 +207,7 @@ export function parseNumberCell(cell: Cell | undefined): Parsed<number> | undefi
   if (typeof cell === 'number') {
     return Number.isFinite(cell) ? { value: cell } : fail(`${quote(text)} is not a number (${NUMBER_HINT})`);
   }
-  const n = typeof cell === 'string' ? (numberOfText(text) ?? percentOfText(text)) : undefined;
+  const n = typeof cell === 'string' ? (numberOfText(text) ?? percentOfText(text) ?? amountOfText(text)) : undefined;
   return n === undefined ? fail(`${quote(text)} is not a number (${NUMBER_HINT})`) : { value: n };
 }
 
@@ -325,27 +345,37 @@ function isoInstant(ms: number): string | undefined {
   return Number.isNaN(ms) || !isCalendarDate(partsOf(date)) ? undefined : date.toISOString();
 }
 
-/** The instant of a datetime written as text, in milliseconds, or undefined. */
-function instantOfText(text: string): number | undefined {
+/**
+ * The instant of a datetime written as text, in milliseconds, or undefined: with Z or an offset,
+ * that instant; without one (or a serial), the wall time in `zone`.
+ */
+function instantOfText(text: string, zone: string): number | undefined {
   const serial = serialOfText(text);
-  if (serial !== undefined) return serialMs(serial);
+  if (serial !== undefined) {
+    const wall = serialMs(serial);
+    return wall === undefined ? undefined : wallTimeToInstant(wall, zone);
+  }
   const written = dateTimeOfText(text);
   if (!written) return undefined;
   const { date, time } = written;
-  return utcMs(date, time) - (time.offset ?? 0) * 60_000;
+  const wall = utcMs(date, time);
+  return time.offset === undefined ? wallTimeToInstant(wall, zone) : wall - time.offset * 60_000;
 }
 
 /**
- * A date and time, ISO 8601 in UTC (`2024-01-31T12:30:00.000Z`): a date cell as is; a number as a
- * spreadsheet serial whose fraction is the time of day (UTC); text with Z or an offset re-written
- * in UTC; text without one (2024-01-31 12:30, 2024-01-31T12:30:15, day first 31/01/2024 12:30)
- * taken as UTC; a date alone is midnight UTC.
+ * A date and time, ISO 8601 in UTC (`2024-01-31T12:30:00.000Z`). What a spreadsheet holds without
+ * a zone is a wall time in `zone` (the import's `time_zone`, or the one its column's header names):
+ * a date cell, a number (a spreadsheet serial whose fraction is the time of day), text without an
+ * offset (2024-01-31 12:30, 2024-01-31T12:30:15, day first 31/01/2024 12:30; a date alone is
+ * midnight). Text with Z or an offset names its instant itself.
  */
-function parseDateTimeCell(cell: Cell, text: string): Parsed<string> {
+function parseDateTimeCell(cell: Cell, text: string, zone: string): Parsed<string> {
   let ms: number | undefined;
-  if (cell instanceof Date) ms = cell.getTime();
-  else if (typeof cell === 'number') ms = serialMs(cell);
-  else if (typeof cell === 'string') ms = instantOfText(text);
+  if (cell instanceof Date) ms = Number.isNaN(cell.getTime()) ? undefined : wallTimeToInstant(cell.getTime(), zone);
+  else if (typeof cell === 'number') {
+    const wall = serialMs(cell);
+    ms = wall === undefined ? undefined : wallTimeToInstant(wall, zone);
+  } else if (typeof cell === 'string') ms = instantOfText(text, zone);
   const iso = ms === undefined ? undefined : isoInstant(ms);
   return iso === undefined ? fail(`${quote(text)} is not a date and time (${DATETIME_HINT})`) : { value: iso };
 }
@@ -493,12 +523,14 @@ const NUMBER_TYPES: ReadonlySet<AttributeType> = new Set(['number', 'boolean', '
  * An attribute cell's value by the attribute's type (see each type's parser); undefined for an
  * empty cell (set nothing). `formattedNumber` is the number behind a cell that holds the text a
  * number format shows (SheetRow.formattedNumbers): text types and options read the text as the
- * sheet shows it (`00123`, `01310-100`), NUMBER_TYPES that number (123, 1310100).
+ * sheet shows it (`00123`, `01310-100`), NUMBER_TYPES that number (123, 1310100). `timeZone` (IANA)
+ * is where a date-time without an offset was written (UTC unless told).
  */
 export function parseAttributeCell(
   shownCell: Cell | undefined,
   attribute: CellAttribute,
   formattedNumber?: number,
+  timeZone: string = UTC,
 ): Parsed<unknown> | undefined {
   const cell = formattedNumber !== undefined && NUMBER_TYPES.has(attribute.type) ? formattedNumber : shownCell;
   if (isEmptyCell(cell)) return undefined;
@@ -513,7 +545,7 @@ export function parseAttributeCell(
     case 'date':
       return parseDateCell(cell, text);
     case 'datetime':
-      return parseDateTimeCell(cell, text);
+      return parseDateTimeCell(cell, text, timeZone);
     case 'select':
       return parseSelectCell(text, attribute);
     case 'multiselect':

@@ -4,11 +4,28 @@ import { stringify } from 'csv-stringify';
 import type { Cell } from './cells';
 import type { SheetFormat } from './detect';
 import { exceljs } from './exceljs';
+import { UTC } from '@pim/resources';
+import { instantToWallTime, isoInZone } from './zones';
+
+/**
+ * A date-time to write: an instant the writer shows in its time zone (a wall time in an XLSX date
+ * cell, ISO 8601 with the zone's offset in a CSV). A plain Date is written as the calendar fields
+ * it holds in UTC: a date alone when at midnight.
+ */
+export interface InstantCell {
+  instant: Date;
+}
+
+/** What a writer takes: a cell as sheets hold them, or an instant shown in the writer's zone. */
+export type WriteCell = Cell | InstantCell;
+
+const isInstant = (cell: WriteCell): cell is InstantCell =>
+  typeof cell === 'object' && cell !== null && 'instant' in cell;
 
 /** Rows written one after another into a CSV or XLSX file. */
 export interface SheetWriter {
   /** Writes a row; resolves when the output can take more. */
-  write(cells: Cell[]): Promise<void>;
+  write(cells: WriteCell[]): Promise<void>;
   /** Ends the file; resolves when all of it has been handed to the output. */
   end(): Promise<void>;
 }
@@ -26,6 +43,8 @@ export interface SheetWriterOptions {
    * spreadsheet program shows it as text instead of running it (default true).
    */
   neutralizeFormulas?: boolean;
+  /** The IANA time zone instants (`InstantCell`) are shown in (default UTC). */
+  timeZone?: string;
 }
 
 /** The media type of each format, as a download names it. */
@@ -52,22 +71,38 @@ export const neutralizeFormula = (text: string): string => (FORMULA_START.test(t
 export const stripFormulaQuote = (text: string): string =>
   text.startsWith("'") && FORMULA_START.test(text.slice(1)) ? text.slice(1) : text;
 
-// The number formats of XLSX date cells: a date alone at midnight UTC, else the date and the time (UTC).
+// The number formats of XLSX date cells: a date alone at midnight UTC, else the date and the time.
 const DATE_FORMAT = 'yyyy-mm-dd';
 const DATE_TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 
 const isUtcMidnight = (date: Date): boolean => date.getTime() % 86_400_000 === 0;
 
-/** A cell as CSV text: booleans as true and false, dates as ISO 8601 (a date alone when at midnight UTC). */
-const csvText = (cell: Cell, neutralize: boolean): string | number | null => {
+/**
+ * A cell as CSV text: booleans as true and false, dates as ISO 8601 (a date alone when at midnight
+ * UTC), instants as ISO 8601 with the offset of `zone` (`Z` in UTC).
+ */
+const csvText = (cell: WriteCell, neutralize: boolean, zone: string): string | number | null => {
   if (typeof cell === 'string') return neutralize ? neutralizeFormula(cell) : cell;
   // csv-stringify would write 1 and an empty cell, which read back as a number and as nothing.
   if (typeof cell === 'boolean') return cell ? 'true' : 'false';
+  if (isInstant(cell)) return Number.isNaN(cell.instant.getTime()) ? null : isoInZone(cell.instant.getTime(), zone);
   // Numbers are not text: -5 stays -5 (a spreadsheet program reads it as the number it is).
   if (!(cell instanceof Date)) return cell;
   const iso = cell.toISOString();
   return isUtcMidnight(cell) ? iso.slice(0, 10) : iso;
 };
+
+/** An XLSX cell's value and number format: an instant as its wall time in `zone`, always with a time. */
+function xlsxCell(cell: WriteCell, zone: string): { value: Cell; format?: string } {
+  if (isInstant(cell)) {
+    const ms = cell.instant.getTime();
+    return Number.isNaN(ms)
+      ? { value: null }
+      : { value: new Date(instantToWallTime(ms, zone)), format: DATE_TIME_FORMAT };
+  }
+  if (cell instanceof Date) return { value: cell, format: isUtcMidnight(cell) ? DATE_FORMAT : DATE_TIME_FORMAT };
+  return { value: cell };
+}
 
 /**
  * Rejects once `out` fails or closes before it has taken the whole file (the storage behind it
@@ -95,11 +130,12 @@ function csvWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
   });
   csv.pipe(out);
   const neutralize = opts.neutralizeFormulas ?? true;
+  const zone = opts.timeZone ?? UTC;
   const lost = outputLost(out);
   return {
     async write(cells) {
       if (out.destroyed) await lost;
-      if (!csv.write(cells.map((c) => csvText(c, neutralize)))) await Promise.race([once(csv, 'drain'), lost]);
+      if (!csv.write(cells.map((c) => csvText(c, neutralize, zone)))) await Promise.race([once(csv, 'drain'), lost]);
     },
     async end() {
       csv.end();
@@ -115,14 +151,16 @@ function xlsxWriter(out: Writable, opts: SheetWriterOptions): SheetWriter {
     useSharedStrings: false,
   });
   const sheet = workbook.addWorksheet((opts.worksheetName ?? 'Sheet1').slice(0, 31));
+  const zone = opts.timeZone ?? UTC;
   const lost = outputLost(out);
   return {
     async write(cells) {
-      // Typed cells: numbers and booleans as such, dates as date cells (UTC: a time zone of the
-      // export's is a later step), texts as text — never a formula, whatever they start with.
-      const row = sheet.addRow(cells.map((c) => (c === null ? undefined : c)));
-      cells.forEach((c, i) => {
-        if (c instanceof Date) row.getCell(i + 1).numFmt = isUtcMidnight(c) ? DATE_FORMAT : DATE_TIME_FORMAT;
+      // Typed cells: numbers and booleans as such, dates as date cells (instants at their wall time
+      // in the writer's zone), texts as text — never a formula, whatever they start with.
+      const typed = cells.map((c) => xlsxCell(c, zone));
+      const row = sheet.addRow(typed.map((c) => (c.value === null ? undefined : c.value)));
+      typed.forEach((c, i) => {
+        if (c.format) row.getCell(i + 1).numFmt = c.format;
       });
       row.commit();
       if (out.destroyed) await lost;

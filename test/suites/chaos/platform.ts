@@ -112,7 +112,9 @@ async function startOnce(opts: ChaosOptions, random: Random): Promise<ChaosPlatf
     // The apps' own last lines: a failing app's reason is not drowned by another's noise (NATS logs a
     // line per stray connection).
     const apps = lines.filter((l) => !l.startsWith('[nats]'));
-    throw new Error(`${(err as Error).message}\n${[...apps.slice(-40), ...lines.filter((l) => l.startsWith('[nats]')).slice(-5)].join('\n')}`);
+    throw new Error(
+      `${(err as Error).message}\n${[...apps.slice(-40), ...lines.filter((l) => l.startsWith('[nats]')).slice(-5)].join('\n')}`,
+    );
   }
   return Object.assign(chaos, {
     platform,

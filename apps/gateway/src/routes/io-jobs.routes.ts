@@ -71,6 +71,11 @@ const uploadForm = (maxBytes: number) =>
         .max(24)
         .optional()
         .meta({ description: 'An import template whose mapping is applied (the import is then `mapped`)' }),
+      time_zone: z.string().max(64).optional().meta({
+        description:
+          "The IANA time zone the file's date-times without an offset were written in (America/Sao_Paulo); default: the template's, else the platform's",
+        example: 'America/Sao_Paulo',
+      }),
     })
     .meta({ id: 'ImportUpload', description: 'The upload form' });
 
@@ -134,6 +139,7 @@ function uploadRoute(api: Api, client: () => IoJobsClients, uploadMaxBytes: numb
               catalog_id: text('catalog_id'),
               category_id: text('category_id'),
               from_template_id: text('from_template_id'),
+              time_zone: text('time_zone'),
             },
           },
         });

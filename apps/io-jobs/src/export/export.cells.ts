@@ -1,9 +1,10 @@
-import type { Cell } from '@pim/sheets';
+import type { Cell, WriteCell } from '@pim/sheets';
 import type { ImportAttribute } from '../links/catalog.link';
 
 // How stored values become cells, so that the file reads well and an import of it stores the
-// same values again: lists joined with `|`, prices as `12.50 BRL`, measures as `3 kg`, dates and
-// date-times as date cells (ISO 8601 in a CSV), booleans and numbers as themselves.
+// same values again: lists joined with `|`, prices as `12.50 BRL`, measures as `3 kg`, dates as
+// date cells, date-times as instants the writer shows in the export's time zone (ISO 8601 with
+// its offset in a CSV), booleans and numbers as themselves.
 
 /** What a value could not become: counted as a field that failed. */
 export interface Failures {
@@ -30,18 +31,23 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 
 /**
- * A stored date (`2024-01-31`: midnight UTC) or date-time (ISO 8601 with its offset) as a date
- * cell, so an XLSX file sorts and filters it as a date; a CSV writes it back as ISO 8601 (a date
- * alone at midnight UTC). A text that names no day of the calendar stays text.
+ * A stored date (`2024-01-31`) as a date cell (midnight UTC, written as the date alone), so an XLSX
+ * file sorts and filters it as a date. A text that names no day of the calendar stays text.
  */
 export function dateCell(text: string): Cell {
-  if (ISO_DATE.test(text)) {
-    const date = new Date(`${text}T00:00:00.000Z`);
-    // Date would roll 2024-02-30 over into March: only a day that reads back the same is a date.
-    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text) ? date : text;
-  }
+  if (!ISO_DATE.test(text)) return text;
+  const date = new Date(`${text}T00:00:00.000Z`);
+  // Date would roll 2024-02-30 over into March: only a day that reads back the same is a date.
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text) ? date : text;
+}
+
+/**
+ * A stored date-time (ISO 8601 with its offset) as an instant, which the writer shows in the
+ * export's time zone; a text that is no instant stays text.
+ */
+export function instantCell(text: string): WriteCell {
   const ms = ISO_DATE_TIME.test(text) ? Date.parse(text) : NaN;
-  return Number.isNaN(ms) ? text : new Date(ms);
+  return Number.isNaN(ms) ? text : { instant: new Date(ms) };
 }
 
 /** A value of no known attribute (one deleted meanwhile), written as plainly as it allows. */
@@ -56,7 +62,7 @@ function plainValue(value: unknown): Cell {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The cell of one attribute value (of one language, for a localizable text), or null when it has none. */
-function typedCell(value: unknown, attribute: ImportAttribute): Cell | undefined {
+function typedCell(value: unknown, attribute: ImportAttribute): WriteCell | undefined {
   switch (attribute.type) {
     case 'text':
     case 'textarea':
@@ -67,8 +73,9 @@ function typedCell(value: unknown, attribute: ImportAttribute): Cell | undefined
     case 'select':
       return typeof value === 'string' ? value : undefined;
     case 'date':
-    case 'datetime':
       return typeof value === 'string' ? dateCell(value) : undefined;
+    case 'datetime':
+      return typeof value === 'string' ? instantCell(value) : undefined;
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
     case 'boolean':
@@ -98,7 +105,7 @@ export function attributeCell(
   attribute: ImportAttribute | undefined,
   language: string | undefined,
   fail: Failures,
-): Cell {
+): WriteCell {
   if (value === null || value === undefined) return null;
   if (!attribute) return plainValue(value);
   if (attribute.localizable && isRecord(value)) {
@@ -112,7 +119,7 @@ export function attributeCell(
   return cellOrFail(value, attribute, fail);
 }
 
-function cellOrFail(value: unknown, attribute: ImportAttribute, fail: Failures): Cell {
+function cellOrFail(value: unknown, attribute: ImportAttribute, fail: Failures): WriteCell {
   const cell = typedCell(value, attribute);
   if (cell !== undefined) return cell;
   fail.fields += 1;
@@ -123,7 +130,7 @@ function cellOrFail(value: unknown, attribute: ImportAttribute, fail: Failures):
 export const XLSX_CELL_MAX = 32_767;
 
 /** Cuts texts longer than a spreadsheet cell holds (XLSX), counting each cut. */
-export function fitCells(cells: Cell[], fail: Failures): Cell[] {
+export function fitCells(cells: WriteCell[], fail: Failures): WriteCell[] {
   for (let i = 0; i < cells.length; i++) {
     const c = cells[i];
     if (typeof c === 'string' && c.length > XLSX_CELL_MAX) {

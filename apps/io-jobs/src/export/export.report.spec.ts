@@ -5,9 +5,9 @@ import { ValidationError } from '@pim/errors';
 import type { products as ppb, relations as rpb } from '@pim/contracts';
 import { EVERY_TYPE, GOOD_VALUES } from '@pim/testing';
 import type { AttributeType } from '@pim/resources';
-import { createSheetWriter, stripFormulaQuote, type Cell } from '@pim/sheets';
+import { createSheetWriter, stripFormulaQuote } from '@pim/sheets';
 import type { ImportAttribute, NamedCollection, NamedRecord } from '../links/catalog.link';
-import { XLSX_CELL_MAX, attributeCell, dateCell, fitCells, moneyAmount } from './export.cells';
+import { XLSX_CELL_MAX, attributeCell, dateCell, fitCells, instantCell, moneyAmount } from './export.cells';
 import { selectionOf } from './export.query';
 import { buildReport, type BatchContext } from './export.report';
 
@@ -81,9 +81,9 @@ describe('export cells', () => {
     expect(cell('a_number')).toBe(12);
     expect(cell('a_boolean')).toBe(false);
     expect(cell('a_date')).toEqual(new Date(Date.UTC(2024, 0, 31)));
-    expect(attributeCell('2024-01-31T15:00:00.000Z', ATTRIBUTES.get('a_datetime'), undefined, fail)).toEqual(
-      new Date(Date.UTC(2024, 0, 31, 15)),
-    );
+    expect(attributeCell('2024-01-31T15:00:00.000Z', ATTRIBUTES.get('a_datetime'), undefined, fail)).toEqual({
+      instant: new Date(Date.UTC(2024, 0, 31, 15)),
+    });
     expect(cell('a_select')).toBe('red');
     expect(cell('a_multiselect')).toBe('blue|red');
     expect(cell('a_price')).toBe('19.90 BRL');
@@ -102,13 +102,16 @@ describe('export cells', () => {
     expect(attributeCell({ a: 1 }, undefined, undefined, fail)).toBe('{"a":1}');
   });
 
-  it('writes dates and date-times as date cells, and a text that names no day as text', () => {
+  it('writes dates as date cells and date-times as instants, and a text that names no day as text', () => {
     expect(dateCell('2024-01-31')).toEqual(new Date(Date.UTC(2024, 0, 31)));
-    expect(dateCell('2024-01-31T12:00:00-03:00')).toEqual(new Date(Date.UTC(2024, 0, 31, 15)));
-    expect(dateCell('2026-11-25T10:00:00.120Z')).toEqual(new Date(Date.UTC(2026, 10, 25, 10, 0, 0, 120)));
+    expect(instantCell('2024-01-31T12:00:00-03:00')).toEqual({ instant: new Date(Date.UTC(2024, 0, 31, 15)) });
+    expect(instantCell('2026-11-25T10:00:00.120Z')).toEqual({
+      instant: new Date(Date.UTC(2026, 10, 25, 10, 0, 0, 120)),
+    });
     expect(dateCell('2024-02-30')).toBe('2024-02-30');
     expect(dateCell('31/01/2024')).toBe('31/01/2024');
-    expect(dateCell('2024-01-31T12:00')).toBe('2024-01-31T12:00');
+    expect(instantCell('2024-01-31T12:00')).toBe('2024-01-31T12:00');
+    expect(dateCell('2024-01-31T12:00:00Z')).toBe('2024-01-31T12:00:00Z');
   });
 
   it('keeps money to two decimals without rounding, and cuts texts longer than an XLSX cell', () => {
@@ -137,7 +140,8 @@ describe('export reports', () => {
     expect(report.header).toEqual(
       expect.arrayContaining(['attributes.a_textarea.en', 'attributes.a_textarea.pt', 'attributes.a_price']),
     );
-    expect(report.header.at(-1)).toBe('updated_at');
+    // Date-time columns name the zone their times are written in.
+    expect(report.header.slice(-2)).toEqual(['created_at (UTC)', 'updated_at (UTC)']);
     const ctx = context();
     const [row] = report.rows(product(), ctx);
     const byHeader = Object.fromEntries(report.header.map((h, i) => [h, row[i]]));
@@ -152,8 +156,8 @@ describe('export reports', () => {
       'attributes.a_number': 12,
       'attributes.a_boolean': false,
       'attributes.a_date': new Date(Date.UTC(2024, 0, 31)),
-      created_at: new Date(Date.UTC(2026, 10, 25, 10)),
-      updated_at: new Date(Date.UTC(2026, 10, 25, 10)),
+      'created_at (UTC)': { instant: new Date(Date.UTC(2026, 10, 25, 10)) },
+      'updated_at (UTC)': { instant: new Date(Date.UTC(2026, 10, 25, 10)) },
     });
     // The category no longer live is left out of the cell and counted.
     expect(ctx.fail.fields).toBe(1);
@@ -222,14 +226,22 @@ describe('export reports', () => {
 });
 
 /** A report's header and rows for `products`, written as the runner writes them. */
-async function fileOf(format: 'csv' | 'xlsx', headers: string[], products: ppb.Product[]): Promise<Buffer> {
-  const report = buildReport('general', inputs({ headers: headers.map((label) => ({ label, isAttribute: false })) }));
+async function fileOf(
+  format: 'csv' | 'xlsx',
+  headers: string[],
+  products: ppb.Product[],
+  timeZone?: string,
+): Promise<Buffer> {
+  const report = buildReport('general', {
+    ...inputs({ headers: headers.map((label) => ({ label, isAttribute: false })) }),
+    timeZone,
+  });
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (c: Buffer) => chunks.push(c));
-  const writer = createSheetWriter(format, out, { worksheetName: 'Products' });
+  const writer = createSheetWriter(format, out, { worksheetName: 'Products', timeZone });
   await writer.write(report.header);
-  for (const p of products) for (const row of report.rows(p, context())) await writer.write(row as Cell[]);
+  for (const p of products) for (const row of report.rows(p, context())) await writer.write(row);
   await writer.end();
   return Buffer.concat(chunks);
 }
@@ -287,6 +299,32 @@ describe('export files', () => {
     ]);
     expect(row.getCell(3).numFmt).toBe('yyyy-mm-dd');
     expect(row.getCell(4).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+  });
+
+  it('writes date-times in the export’s time zone, named in the header; dates are never moved', async () => {
+    const columns = ['code', 'attributes.a_date', 'attributes.a_datetime', 'created_at'];
+    const p = product({ attributes: { ...product().attributes, a_datetime: '2024-02-01T13:20:30.000Z' } });
+    const xlsx = new ExcelJS.Workbook();
+    await xlsx.xlsx.load((await fileOf('xlsx', columns, [p], 'America/Sao_Paulo')) as unknown as ArrayBuffer);
+    const sheet = xlsx.getWorksheet('Products')!;
+    expect(sheet.getRow(1).values).toEqual([
+      undefined,
+      'code',
+      'attributes.a_date',
+      'attributes.a_datetime (America/Sao_Paulo)',
+      'created_at (America/Sao_Paulo)',
+    ]);
+    // The wall time in São Paulo (UTC−3), as a person there reads it; the date as stored.
+    expect(sheet.getRow(2).getCell(2).value).toEqual(new Date(Date.UTC(2024, 0, 31)));
+    expect(sheet.getRow(2).getCell(3).value).toEqual(new Date(Date.UTC(2024, 1, 1, 10, 20, 30)));
+    expect(sheet.getRow(2).getCell(4).value).toEqual(new Date(Date.UTC(2026, 10, 25, 7)));
+    expect(sheet.getRow(2).getCell(4).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+
+    const csv = parse(await fileOf('csv', columns, [p], 'America/Sao_Paulo'), { bom: true }) as string[][];
+    expect(csv).toEqual([
+      ['code', 'attributes.a_date', 'attributes.a_datetime (America/Sao_Paulo)', 'created_at (America/Sao_Paulo)'],
+      ['mug-1', '2024-01-31', '2024-02-01T10:20:30.000-03:00', '2026-11-25T07:00:00.000-03:00'],
+    ]);
   });
 });
 

@@ -1,9 +1,9 @@
 import { ValidationError, type ErrorDetail } from '@pim/errors';
 import type { products as ppb, relations as rpb } from '@pim/contracts';
-import { ATTRIBUTE_KEY_SOURCE, type ExportHeader, type ExportReportType } from '@pim/resources';
-import type { Cell } from '@pim/sheets';
+import { ATTRIBUTE_KEY_SOURCE, UTC, type ExportHeader, type ExportReportType } from '@pim/resources';
+import { labelWithTimeZone, type WriteCell } from '@pim/sheets';
 import type { ImportAttribute, NamedCollection, NamedRecord } from '../links/catalog.link';
-import { LIST_SEPARATOR, attributeCell, dateCell, firstText, type Failures } from './export.cells';
+import { LIST_SEPARATOR, attributeCell, firstText, instantCell, type Failures } from './export.cells';
 
 // The three report types as columns over items: a general report has one item per product, a
 // per_attributes report one per attribute value, an eligibility_services report one per service
@@ -27,7 +27,9 @@ export interface BatchContext {
 /** A column: its title and how an item fills it. */
 interface Column<I> {
   label: string;
-  cell(item: I, ctx: BatchContext): Cell;
+  cell(item: I, ctx: BatchContext): WriteCell;
+  /** It holds date-times: its header names the export's time zone. */
+  zoned?: boolean;
 }
 
 /** A report type, settled for one export: its header row, what it needs per batch and its rows. */
@@ -39,7 +41,7 @@ export interface Report {
   relationTypes: string[];
   /** The records each product names, to resolve before its rows are built. */
   namesOf(p: Product): [NamedCollection, string][];
-  rows(p: Product, ctx: BatchContext): Cell[][];
+  rows(p: Product, ctx: BatchContext): WriteCell[][];
 }
 
 /** What a report is settled with: the attributes it may write and the languages to spread texts over. */
@@ -49,6 +51,8 @@ export interface ReportInputs {
   attributeKeys: string[];
   attributes: Map<string, ImportAttribute>;
   languages: string[];
+  /** The zone date-times are written in, named in their columns' header cells (default UTC). */
+  timeZone?: string;
 }
 
 const LANGUAGE = '[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*';
@@ -56,7 +60,7 @@ const TEXT_FIELD = new RegExp(`^(name|description|completeness)\\.(${LANGUAGE})$
 const ATTRIBUTE_FIELD = new RegExp(`^attributes\\.(${ATTRIBUTE_KEY_SOURCE})(?:\\.(${LANGUAGE}))?$`);
 
 const codeOf = (r: NamedRecord | undefined) => r?.code;
-const date = (s: string | undefined) => (s ? dateCell(s) : null);
+const instant = (s: string | undefined) => (s ? instantCell(s) : null);
 
 /** Codes of the records a list of ids names (ids no longer live are left out and counted). */
 function codes(collection: NamedCollection, ids: string[], ctx: BatchContext): string {
@@ -70,7 +74,7 @@ function codes(collection: NamedCollection, ids: string[], ctx: BatchContext): s
 }
 
 /** A code of one named record, or null (counted when the id names no live record). */
-function code(collection: NamedCollection, id: string | undefined, ctx: BatchContext): Cell {
+function code(collection: NamedCollection, id: string | undefined, ctx: BatchContext): WriteCell {
   if (!id) return null;
   const found = codeOf(ctx.names(collection, id));
   if (found === undefined) ctx.fail.fields += 1;
@@ -78,7 +82,7 @@ function code(collection: NamedCollection, id: string | undefined, ctx: BatchCon
 }
 
 /** The product fields a general report writes by name (besides name.<l>, description.<l>, completeness.<l>, attributes.<key>). */
-const PRODUCT_FIELDS: Record<string, (p: Product, ctx: BatchContext) => Cell> = {
+const PRODUCT_FIELDS: Record<string, (p: Product, ctx: BatchContext) => WriteCell> = {
   _id: (p) => p.id,
   code: (p) => p.code,
   type: (p) => p.type,
@@ -94,10 +98,12 @@ const PRODUCT_FIELDS: Record<string, (p: Product, ctx: BatchContext) => Cell> = 
   images: (p) => p.images.join(LIST_SEPARATOR),
   fulfilled: (p) => p.fulfilled ?? null,
   published: (p) => p.published,
-  last_published_at: (p) => date(p.last_published_at),
-  created_at: (p) => date(p.created_at),
-  updated_at: (p) => date(p.updated_at),
+  last_published_at: (p) => instant(p.last_published_at),
+  created_at: (p) => instant(p.created_at),
+  updated_at: (p) => instant(p.updated_at),
 };
+/** The product fields that hold date-times. */
+const INSTANT_FIELDS = new Set(['last_published_at', 'created_at', 'updated_at']);
 
 /** The fields of a general report's default columns, before the texts and after the attributes. */
 const GENERAL_LEADING = ['_id', 'code', 'type', 'enabled'];
@@ -128,7 +134,7 @@ function generalColumn(h: ExportHeader, attributes: Map<string, ImportAttribute>
   const value = h.value ?? h.label;
   const path = h.isAttribute ? `attributes.${value}` : value;
   const field = PRODUCT_FIELDS[path];
-  if (field) return { label: h.label, cell: field };
+  if (field) return { label: h.label, cell: field, zoned: INSTANT_FIELDS.has(path) };
   const text = TEXT_FIELD.exec(path);
   if (text) {
     const [, which, language] = text;
@@ -145,6 +151,7 @@ function generalColumn(h: ExportHeader, attributes: Map<string, ImportAttribute>
   return {
     label: h.label,
     cell: (p, ctx) => attributeCell(p.attributes?.[key], ctx.attributes.get(key), language, ctx.fail),
+    zoned: attribute.type === 'datetime',
   };
 }
 
@@ -171,7 +178,7 @@ function generalDefaults(inputs: ReportInputs): ExportHeader[] {
 
 /** Columns chosen from a fixed set by the headers' values (all of them, in order, when none are named). */
 function chosen<I>(
-  available: Record<string, (item: I, ctx: BatchContext) => Cell>,
+  available: Record<string, (item: I, ctx: BatchContext) => WriteCell>,
   defaults: string[],
   headers: ExportHeader[],
 ): Column<I>[] {
@@ -198,7 +205,7 @@ interface AttributeItem {
   value: unknown;
 }
 
-const PER_ATTRIBUTE_COLUMNS: Record<string, (item: AttributeItem, ctx: BatchContext) => Cell> = {
+const PER_ATTRIBUTE_COLUMNS: Record<string, (item: AttributeItem, ctx: BatchContext) => WriteCell> = {
   _id: (i) => i.product.id,
   code: (i) => i.product.code,
   product_name: (i) => firstText(i.product.name),
@@ -233,7 +240,7 @@ const isCategory = (i: EligibilityItem) => i.relation.endsWith('_categories');
 const itemRecord = (i: EligibilityItem, ctx: BatchContext) =>
   ctx.names(isCategory(i) ? 'categories' : 'products', i.item.id);
 
-const ELIGIBILITY_COLUMNS: Record<string, (item: EligibilityItem, ctx: BatchContext) => Cell> = {
+const ELIGIBILITY_COLUMNS: Record<string, (item: EligibilityItem, ctx: BatchContext) => WriteCell> = {
   _id: (i) => i.product.id,
   code: (i) => i.product.code,
   product_name: (i) => firstText(i.product.name),
@@ -261,7 +268,11 @@ const ELIGIBILITY_DEFAULTS = [
   'category_tree',
 ];
 
-const row = <I>(columns: Column<I>[], item: I, ctx: BatchContext): Cell[] => columns.map((c) => c.cell(item, ctx));
+const row = <I>(columns: Column<I>[], item: I, ctx: BatchContext): WriteCell[] => columns.map((c) => c.cell(item, ctx));
+
+/** The header row: a date-time column's title names the zone its times are written in (`updated_at (UTC)`). */
+const headerOf = <I>(columns: Column<I>[], zone: string): string[] =>
+  columns.map((c) => (c.zoned ? labelWithTimeZone(c.label, zone) : c.label));
 
 /** A general report: one row per product. */
 function generalReport(inputs: ReportInputs): Report {
@@ -281,7 +292,7 @@ function generalReport(inputs: ReportInputs): Report {
       `Use product fields (${Object.keys(PRODUCT_FIELDS).join(', ')}, name.<language>, description.<language>, completeness.<language>) or attribute keys with isAttribute: true`,
     );
   return {
-    header: columns.map((c) => c.label),
+    header: headerOf(columns, inputs.timeZone ?? UTC),
     attributes: inputs.attributes,
     relationTypes: [],
     namesOf: (p) => [
@@ -297,10 +308,15 @@ function generalReport(inputs: ReportInputs): Report {
 
 /** A per_attributes report: one row per product and attribute value (per language for a localizable text). */
 function perAttributesReport(inputs: ReportInputs): Report {
-  const columns = chosen(PER_ATTRIBUTE_COLUMNS, PER_ATTRIBUTE_DEFAULTS, inputs.headers);
   const only = new Set(inputs.attributeKeys);
+  // The value column holds date-times when a date-time attribute is among those written.
+  const instants = inputs.attributeKeys.some((key) => inputs.attributes.get(key)?.type === 'datetime');
+  const columns = chosen(PER_ATTRIBUTE_COLUMNS, PER_ATTRIBUTE_DEFAULTS, inputs.headers).map((c, i) => ({
+    ...c,
+    zoned: instants && (inputs.headers[i]?.value ?? inputs.headers[i]?.label ?? PER_ATTRIBUTE_DEFAULTS[i]) === 'value',
+  }));
   return {
-    header: columns.map((c) => c.label),
+    header: headerOf(columns, inputs.timeZone ?? UTC),
     attributes: inputs.attributes,
     relationTypes: [],
     namesOf: () => [],
@@ -328,7 +344,7 @@ function perAttributesReport(inputs: ReportInputs): Report {
 function eligibilityReport(inputs: ReportInputs): Report {
   const columns = chosen(ELIGIBILITY_COLUMNS, ELIGIBILITY_DEFAULTS, inputs.headers);
   return {
-    header: columns.map((c) => c.label),
+    header: headerOf(columns, inputs.timeZone ?? UTC),
     attributes: inputs.attributes,
     relationTypes: [...ELIGIBILITY_TYPES],
     namesOf: () => [],

@@ -2,6 +2,8 @@ import { AuthorizationError, type ConflictError, ValidationError, stateConflict 
 import { declaredRecord, runAsOwnedAudience } from '@pim/records';
 import {
   Export,
+  UTC,
+  canonicalTimeZone,
   type ExportFilters,
   type ExportHeader,
   type ExportReportType,
@@ -132,6 +134,7 @@ export const exportRecord = (deps: { queue: JobQueue; spec: QueueSpec; catalog: 
       async beforeWrite(m, next, prev) {
         if (prev) return; // exports are never changed by a caller after creation
         await checkColumns(deps.catalog, next);
+        next.time_zone = canonicalTimeZone(next.time_zone) ?? UTC;
         Object.assign(next, {
           status: 'pending',
           file_key: `exports/${next.created_at.toISOString().slice(0, 7)}/${next._id}.${next.file_type}`,

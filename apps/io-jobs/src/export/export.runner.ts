@@ -135,7 +135,13 @@ export class ExportRunner {
     const attributes = new Map<string, ImportAttribute>(
       (await this.deps.catalog.attributes(attributeKeys)).map((a) => [a.key, a]),
     );
-    return buildReport(type, { headers, attributeKeys, attributes, languages: described?.languages ?? [] });
+    return buildReport(type, {
+      headers,
+      attributeKeys,
+      attributes,
+      languages: described?.languages ?? [],
+      timeZone: record.time_zone,
+    });
   }
 
   private async write(record: ExportEntity): Promise<void> {
@@ -149,6 +155,7 @@ export class ExportRunner {
       worksheetName: 'Products',
       bom: record.csv_bom,
       neutralizeFormulas: record.csv_neutralize_formulas,
+      timeZone: record.time_zone,
     });
     const fail: Failures = { fields: 0 };
     const progress: ExportProgress = { total_products: 0, total_field_failed: 0, total_item_failed: 0, rows: 0 };

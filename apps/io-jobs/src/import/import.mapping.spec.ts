@@ -1,5 +1,6 @@
-import type { ImportAttribute } from '../links/catalog.link';
+import type { CatalogLink, ImportAttribute } from '../links/catalog.link';
 import { checkMapping, mappedAttributeKeys, mappingFromTemplate, mappingProblems } from './import.mapping';
+import { RowConverter } from './import.rows';
 
 const headers = [
   { column: 'A', label: 'SKU' },
@@ -73,6 +74,42 @@ describe('import mapping', () => {
       { field: 'mapped_headers.C', message: "'name.pt' is already filled from column B" },
     ]);
     expect(() => checkMapping({ A: 'tags' }, headers, attributes)).toThrow('The column mapping has 1 problem(s)');
+  });
+
+  describe('a column whose header cell is empty (the sheet lists it with an empty label: data below it)', () => {
+    // A title merged over two columns, saved as CSV: the second one's header cell is empty.
+    const sized = [
+      { column: 'A', label: 'code' },
+      { column: 'B', label: 'size' },
+      { column: 'C', label: '' },
+    ];
+    const measures: ImportAttribute[] = [
+      { id: 'a4', key: 'width', type: 'number', localizable: false },
+      { id: 'a5', key: 'height', type: 'number', localizable: false },
+    ];
+    const mapping = { A: 'code', B: 'attributes.width', C: 'attributes.height' };
+
+    it('is mapped by its letter, never by a template', () => {
+      expect(mappingProblems(mapping, sized, measures)).toEqual([]);
+      expect(mappingFromTemplate({ '': 'attributes.height', ' ': 'tags', Size: 'attributes.width' }, sized)).toEqual({
+        B: 'attributes.width',
+      });
+    });
+
+    it("is named by its letter alone in a row's problems", async () => {
+      // Number attributes and no import targets: the converter asks the catalog nothing.
+      const keyed = new Map(measures.map((a) => [a.key, a]));
+      const converter = new RowConverter(mapping, sized, keyed, {}, {} as CatalogLink);
+      const { items, problems } = await converter.convert([
+        { number: 4, cells: ['P-1', 10, 9.5] },
+        { number: 5, cells: ['P-2', 'wide', 'tall'] },
+      ]);
+      expect(items.map((i) => i.item)).toEqual([{ code: 'P-1', attributes: { width: 10, height: 9.5 } }]);
+      expect(problems[0].problems).toEqual([
+        'B (size): "wide" is not a number (write 12.5, 12,5 or 15%)',
+        'C: "tall" is not a number (write 12.5, 12,5 or 15%)',
+      ]);
+    });
   });
 
   it('takes a template by header label, ignoring case and surrounding spaces, leaving out labels the file lacks', () => {

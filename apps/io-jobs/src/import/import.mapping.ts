@@ -1,5 +1,6 @@
 import { ValidationError, type ErrorDetail } from '@pim/errors';
 import { COLUMN_PATTERN, IMPORT_TARGET_PATTERN, type ImportHeader } from '@pim/resources';
+import { headerTimeZone } from '@pim/sheets';
 import type { ImportAttribute } from '../links/catalog.link';
 
 /** Column letter → product field. */
@@ -19,19 +20,42 @@ const norm = (label: string) => label.trim().toLowerCase();
 /**
  * A template's mapping (header label → field) for a sheet's headers (column → label): each
  * header takes the field of the template's label that matches it ignoring case and surrounding
- * spaces; labels the sheet lacks are left out.
+ * spaces; labels the sheet lacks are left out. A column with an empty header cell has no label to
+ * match: it is mapped by its letter only.
  */
 export function mappingFromTemplate(byLabel: Record<string, string>, headers: ImportHeader[]): Mapping {
   const fields = new Map(Object.entries(byLabel).map(([label, field]) => [norm(label), field]));
   return Object.fromEntries(
-    headers.flatMap((h) => (fields.has(norm(h.label)) ? [[h.column, fields.get(norm(h.label))!]] : [])),
+    headers.flatMap((h) =>
+      norm(h.label) !== '' && fields.has(norm(h.label)) ? [[h.column, fields.get(norm(h.label))!]] : [],
+    ),
   );
+}
+
+/**
+ * The mapping a file of the platform's own exports carries in its header row: each header that
+ * names a field an import fills or reads past (`code`, `name.pt-BR`, `attributes.color`, `_id`;
+ * a date-time column's zone suffix, `updated_at (UTC)`, aside) mapped to that field. Empty unless
+ * one header names `code`: a merchant's own headers are mapped by the merchant.
+ */
+export function ownHeadersMapping(headers: ImportHeader[]): Mapping {
+  const mapping: Mapping = {};
+  const taken = new Set<string>();
+  for (const h of headers) {
+    const target = (headerTimeZone(h.label)?.label ?? h.label).trim();
+    if (!IMPORT_TARGET_PATTERN.test(target) || taken.has(target)) continue;
+    taken.add(target);
+    mapping[h.column] = target;
+  }
+  return taken.has('code') ? mapping : {};
 }
 
 /**
  * Every problem of a mapping against the sheet's headers and the catalog's attributes: a column
  * the header row does not have, a field an import cannot fill, an unknown attribute (or a
  * language on one that is not localizable), a field filled from two columns, no column for code.
+ * A column whose header cell is empty is one of the header row's when the sheet lists it (with an
+ * empty label: data below it, left of the last header), and is mapped like any other.
  */
 export function mappingProblems(
   mapping: Mapping,

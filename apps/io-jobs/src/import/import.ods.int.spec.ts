@@ -61,11 +61,13 @@ const ATTRIBUTES: [key: string, type: string][] = [
   ['notes', 'text'],
 ];
 
-// LibreOffice's own format, imported end to end: the same typed sheet saved by LibreOffice as ODS
-// and as XLSX (libs/sheets/fixtures, made by tools/sheets/make-fixtures.sh) is uploaded, mapped
-// and run into a real catalog each — one catalog per file, with the same attributes and products
-// beforehand — and both leave the products exactly alike.
-describe('an ODS import stores what its XLSX twin stores (real Postgres, real catalogs)', () => {
+// LibreOffice's own format, imported end to end: the same typed sheet saved by LibreOffice as ODS,
+// as XLSX and as CSV of its product table (libs/sheets/fixtures, made by
+// tools/sheets/make-fixtures.sh) is uploaded, mapped and run into a real catalog each — one catalog
+// per file, with the same attributes and products beforehand — and all three leave the products
+// exactly alike. The CSV holds the cells as the sheet shows them (R$ 1,234.50, 15%, TRUE, dates as
+// text) and has no merge: the header of K, under the title "size" merged over J:K, is empty.
+describe('XLSX, ODS and CSV imports of one typed sheet store the same products (real Postgres, real catalogs)', () => {
   let db: TestDatabase;
   let ds: DataSource;
   let dir: string;
@@ -162,7 +164,7 @@ describe('an ODS import stores what its XLSX twin stores (real Postgres, real ca
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('uploads the ODS with every worksheet listed and the product table chosen, and imports it as the XLSX is imported', async () => {
+  it('uploads the ODS with every worksheet listed and the product table chosen, and imports the XLSX, ODS and CSV to the same products', async () => {
     const ods = await importInto('odsimport-ods', 'products.ods');
     expect(ods.uploaded).toMatchObject({
       file_type: 'ods',
@@ -185,7 +187,25 @@ describe('an ODS import stores what its XLSX twin stores (real Postgres, real ca
       file_worksheet_id: '2',
     });
 
+    const csv = await importInto('odsimport-csv', 'products.csv');
+    expect(csv.uploaded).toMatchObject({
+      file_type: 'csv',
+      worksheets: [{ id: '1', name: 'products', header_row: 3, rows_count: 3 }],
+      file_worksheet_id: '1',
+      file_header_row: 3,
+      columns_count: 12,
+      rows_count: 3,
+    });
+    // K is mappable by its letter though its header cell is empty (no merge in a CSV).
+    expect(csv.uploaded.headers?.slice(9)).toEqual([
+      { column: 'J', label: 'size' },
+      { column: 'K', label: '' },
+      { column: 'L', label: 'notes' },
+    ]);
+    expect(csv.done).toMatchObject({ status: 'completed', proccess_count: 3, commit_count: 3, errors_count: 0 });
+
     expect(ods.products).toEqual(xlsx.products);
+    expect(csv.products).toEqual(xlsx.products);
     expect(ods.products).toMatchObject([
       {
         code: 'P-1',
@@ -208,7 +228,12 @@ describe('an ODS import stores what its XLSX twin stores (real Postgres, real ca
         enabled: false,
         attributes: { price: 0, discount: 0, cost: 1234.5, width: 8, height: 9.5, notes: 'fragile' },
       },
-      { code: 'P-3', name: { en: 'Pão de açúcar' }, attributes: { price: 1.99 } },
+      {
+        code: 'P-3',
+        name: { en: 'Pão de açúcar' },
+        description: { en: '“Quoted”, with a comma' },
+        attributes: { price: 1.99 },
+      },
     ]);
   });
 

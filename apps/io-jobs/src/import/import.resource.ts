@@ -1,13 +1,20 @@
 import type { EntityManager } from 'typeorm';
 import { type ConflictError, ValidationError, stateConflict, withLinks } from '@pim/errors';
 import { declaredRecord, runAsOwnedAudience } from '@pim/records';
-import { Import, type ImportHeader, type ImportStatus } from '@pim/resources';
+import { Import, UTC, canonicalTimeZone, type ImportHeader, type ImportStatus } from '@pim/resources';
 import { currentRunAs } from '@pim/logging';
 import type { FileStorage } from '@pim/storage';
 import { ImportEntity } from '../entities/import.entity';
 import type { CatalogLink } from '../links/catalog.link';
 import { liveTemplate } from '../repositories/import-templates.repository';
-import { checkMapping, mappedAttributeKeys, mappingFromTemplate, type Mapping } from './import.mapping';
+import {
+  checkMapping,
+  mappedAttributeKeys,
+  mappingFromTemplate,
+  mappingProblems,
+  ownHeadersMapping,
+  type Mapping,
+} from './import.mapping';
 import { inspect, sheetFields, sheetOf } from './import.sheet';
 
 /** States in which a caller may still change how an import reads its file. */
@@ -23,8 +30,24 @@ export function notNow(
   return stateConflict('Import', record, what, allowed, to);
 }
 
-/** Takes the mapping of a live, enabled template, matched to the sheet's headers by label. */
-async function applyTemplate(m: EntityManager, next: ImportEntity, headers: ImportHeader[]): Promise<void> {
+/** What an import's record is settled with. */
+interface ImportDeps {
+  storage: FileStorage;
+  catalog: CatalogLink;
+  /** The zone of imports that name none, nor their template (the platform's setting; UTC when absent). */
+  defaultTimeZone?: string;
+}
+
+/**
+ * Takes the mapping of a live, enabled template, matched to the sheet's headers by label, and its
+ * time zone unless the import names its own (`zoneGiven`).
+ */
+async function applyTemplate(
+  m: EntityManager,
+  next: ImportEntity,
+  headers: ImportHeader[],
+  zoneGiven: boolean,
+): Promise<void> {
   const template = await liveTemplate(m, next.from_template_id!);
   if (!template || !template.enabled) {
     throw new ValidationError(
@@ -37,6 +60,7 @@ async function applyTemplate(m: EntityManager, next: ImportEntity, headers: Impo
     );
   }
   next.mapped_headers = mappingFromTemplate(template.mapped_headers, headers);
+  if (!zoneGiven && template.time_zone) next.time_zone = template.time_zone;
   next.template = {
     id: template._id,
     name: template.name,
@@ -44,6 +68,32 @@ async function applyTemplate(m: EntityManager, next: ImportEntity, headers: Impo
     created_at: template.created_at.toISOString(),
     deleted: template.deleted,
   };
+}
+
+/**
+ * A file of the platform's own exports maps itself at upload: each header naming a field the
+ * import fills is mapped to it (`ownHeadersMapping`), so an export imports back with no template.
+ * A header that cannot be mapped so (an attribute deleted since the export) is left out and said
+ * in the import's logs; nothing is mapped unless a header names `code`.
+ */
+async function mapOwnHeaders(catalog: CatalogLink, next: ImportEntity): Promise<void> {
+  const headers = (next.headers ?? []) as ImportHeader[];
+  const own = ownHeadersMapping(headers);
+  if (Object.keys(own).length === 0) return;
+  const problems = mappingProblems(own, headers, await catalog.attributes(mappedAttributeKeys(own)));
+  const refused = new Set(problems.map((p) => p.field.replace(/^mapped_headers\./, '')));
+  next.mapped_headers = Object.fromEntries(Object.entries(own).filter(([column]) => !refused.has(column)));
+  const label = new Map(headers.map((h) => [h.column, h.label]));
+  next.logs = [
+    ...((next.logs ?? []) as string[]),
+    `Columns mapped from their headers (${Object.keys(next.mapped_headers).length}): the file's headers name the fields they fill`,
+    ...problems
+      .filter((p) => p.field.startsWith('mapped_headers.'))
+      .map((p) => {
+        const column = p.field.slice('mapped_headers.'.length);
+        return `Column ${column} (${label.get(column) ?? ''}) was not mapped: ${p.message}`;
+      }),
+  ];
 }
 
 /** Checks that the catalog and category an import puts products in are live. */
@@ -64,12 +114,14 @@ async function checkTargets(catalog: CatalogLink, next: ImportEntity, prev: Impo
  * Settles an import before it is stored: the sheet re-read when the worksheet or header row
  * changed (re-detecting the header row of another worksheet), or when `strip_formula_quote`
  * changed (its header labels are read again with or without the quote), a template's mapping
- * taken when named, the mapping checked against the headers and the catalog's attributes, and the
- * state following from it (`mapped` once something is mapped, `uploaded` otherwise).
+ * taken when named (with its time zone, unless the import names one), the mapping checked against
+ * the headers and the catalog's attributes, the time zone recorded (the one named, the template's,
+ * else the platform's) and the state following from it (`mapped` once something is mapped,
+ * `uploaded` otherwise).
  */
 async function settle(
   m: EntityManager,
-  deps: { storage: FileStorage; catalog: CatalogLink },
+  deps: ImportDeps,
   next: ImportEntity,
   prev: ImportEntity | null,
 ): Promise<void> {
@@ -94,15 +146,20 @@ async function settle(
     });
     Object.assign(next, sheetFields(summary, next.strip_formula_quote));
   }
+  const zoneGiven = Boolean(next.time_zone) && next.time_zone !== prev?.time_zone;
+  if (next.time_zone) next.time_zone = canonicalTimeZone(next.time_zone) ?? next.time_zone;
   const mappingGiven = prev === null || JSON.stringify(next.mapped_headers) !== JSON.stringify(prev.mapped_headers);
   const templateNamed = next.from_template_id && next.from_template_id !== prev?.from_template_id;
   // The quote's setting alone moves no column: the mapping, by letter, stays as it is.
   if (templateNamed || ((worksheetChanged || headerChanged) && !mappingGiven && next.from_template_id))
-    await applyTemplate(m, next, next.headers as ImportHeader[]);
+    await applyTemplate(m, next, next.headers as ImportHeader[], zoneGiven);
   else if ((worksheetChanged || headerChanged) && !mappingGiven) next.mapped_headers = {};
   if (!next.from_template_id) next.template = null;
+  if (prev === null && !next.from_template_id && Object.keys(next.mapped_headers ?? {}).length === 0)
+    await mapOwnHeaders(deps.catalog, next);
   const mapping = (next.mapped_headers ?? {}) as Mapping;
   checkMapping(mapping, next.headers as ImportHeader[], await deps.catalog.attributes(mappedAttributeKeys(mapping)));
+  next.time_zone ||= deps.defaultTimeZone ?? UTC;
   next.status = Object.keys(mapping).length > 0 ? 'mapped' : 'uploaded';
 }
 
@@ -114,7 +171,7 @@ async function settle(
  * imports that are theirs (`runAsOwnedAudience`): another's counts and refused rows are what that
  * user could write.
  */
-export const importRecord = (deps: { storage: FileStorage; catalog: CatalogLink }) =>
+export const importRecord = (deps: ImportDeps) =>
   declaredRecord(Import, {
     entity: ImportEntity,
     handle: '_id',

@@ -1,5 +1,6 @@
 import type { SheetRow } from '@pim/sheets';
 import type { CatalogLink, ImportAttribute } from '../links/catalog.link';
+import { ownHeadersMapping } from './import.mapping';
 import { RowConverter } from './import.rows';
 import { refusal } from './import.runner';
 
@@ -17,7 +18,8 @@ const MAPPING = { A: 'code', B: 'name.pt', C: 'attributes.a_number', D: 'attribu
 // Rows with no reference columns and no import targets ask the catalog nothing.
 const catalog = {} as CatalogLink;
 
-const converter = (strip?: boolean) => new RowConverter(MAPPING, HEADERS, ATTRIBUTES, {}, catalog, strip);
+const converter = (strip?: boolean) =>
+  new RowConverter(MAPPING, HEADERS, ATTRIBUTES, {}, catalog, { stripFormulaQuote: strip });
 
 describe('RowConverter and the neutralizing quote', () => {
   const rows: SheetRow[] = [
@@ -89,5 +91,62 @@ describe("the catalog's refusals, as an import names them", () => {
     expect(failed('name', 'Invalid input: expected record, received undefined')).toEqual([
       'name: no column fills it, and a new product needs it (map a column to name.<language>, e.g. name.pt-BR)',
     ]);
+  });
+});
+
+describe('date-times in a time zone', () => {
+  const when: ImportAttribute = { id: 'a4', key: 'when', type: 'datetime', localizable: false };
+  const attributes = new Map([['when', when]]);
+  const mapping = { A: 'code', B: 'attributes.when' };
+  const row: SheetRow = { number: 2, cells: ['mug-1', new Date(Date.UTC(2024, 1, 1, 10, 20, 30))] };
+  const read = async (label: string, timeZone?: string) => {
+    const headers = [
+      { column: 'A', label: 'code' },
+      { column: 'B', label },
+    ];
+    const { items } = await new RowConverter(mapping, headers, attributes, {}, catalog, { timeZone }).convert([row]);
+    return (items[0].item.attributes as Record<string, unknown>).when;
+  };
+
+  it("reads a wall time in the import's zone, UTC by default", async () => {
+    expect(await read('When')).toBe('2024-02-01T10:20:30.000Z');
+    expect(await read('When', 'America/Sao_Paulo')).toBe('2024-02-01T13:20:30.000Z');
+  });
+
+  it("reads a column whose header names a zone in that zone, whatever the import's", async () => {
+    expect(await read('attributes.when (America/Sao_Paulo)', 'Asia/Tokyo')).toBe('2024-02-01T13:20:30.000Z');
+    expect(await read('When (utc)', 'America/Sao_Paulo')).toBe('2024-02-01T10:20:30.000Z');
+    // Parentheses that hold no zone are part of the label.
+    expect(await read('When (local)', 'America/Sao_Paulo')).toBe('2024-02-01T13:20:30.000Z');
+  });
+});
+
+describe("an export's own headers map themselves", () => {
+  const headers = (...labels: string[]) => labels.map((label, i) => ({ column: String.fromCharCode(65 + i), label }));
+
+  it('maps each header naming a field to it, a zone suffix aside, and the first of two alike', () => {
+    expect(
+      ownHeadersMapping(
+        headers(
+          '_id',
+          'code',
+          'name.pt-BR',
+          'attributes.when (America/Sao_Paulo)',
+          'updated_at (UTC)',
+          'Notes',
+          'code',
+        ),
+      ),
+    ).toEqual({
+      A: '_id',
+      B: 'code',
+      C: 'name.pt-BR',
+      D: 'attributes.when',
+      E: 'updated_at',
+    });
+  });
+
+  it("maps nothing when no header is code: a merchant's own headers are the merchant's to map", () => {
+    expect(ownHeadersMapping(headers('SKU', 'name.pt-BR', 'attributes.color'))).toEqual({});
   });
 });

@@ -4,11 +4,12 @@ import {
   parseBooleanCell,
   parseTextCell,
   splitList,
+  headerTimeZone,
   stripFormulaQuote,
   type Cell,
   type SheetRow,
 } from '@pim/sheets';
-import { isSkippedTarget } from '@pim/resources';
+import { UTC, isSkippedTarget } from '@pim/resources';
 import type { CatalogLink, CodedCollection, ImportAttribute } from '../links/catalog.link';
 import { attributeKeyOf, type Mapping } from './import.mapping';
 
@@ -51,11 +52,14 @@ export const unquotedRow = (row: SheetRow): SheetRow => ({
  * sets nothing (the stored value stays). A row with any problem is not sent; its problems name
  * the column (`C (Color): …`). With `stripFormulaQuote` (the import's `strip_formula_quote`), a
  * text cell loses the `'` a CSV export put before it first: the rows answered (and so the refused
- * rows kept for the error file) hold the cells as read that way.
+ * rows kept for the error file) hold the cells as read that way. Date-times without an offset are
+ * read in the zone their column's header names (`updated (America/Sao_Paulo)`, as exports title
+ * them), else in `timeZone` (the import's).
  */
 export class RowConverter {
-  private readonly columns: { index: number; column: string; target: string }[];
+  private readonly columns: { index: number; column: string; target: string; zone: string }[];
   private readonly label: Map<string, string>;
+  private readonly stripFormulaQuote: boolean;
 
   constructor(
     mapping: Mapping,
@@ -63,13 +67,15 @@ export class RowConverter {
     private readonly attributes: Map<string, ImportAttribute>,
     private readonly targets: ImportTargets,
     private readonly catalog: CatalogLink,
-    private readonly stripFormulaQuote = true,
+    options: { stripFormulaQuote?: boolean; timeZone?: string } = {},
   ) {
+    this.stripFormulaQuote = options.stripFormulaQuote ?? true;
+    this.label = new Map(headers.map((h) => [h.column, h.label]));
+    const zoneOf = (column: string) => headerTimeZone(this.label.get(column) ?? '')?.zone ?? options.timeZone ?? UTC;
     // Columns of the platform's own exports that the platform keeps (`_id`, dates…) are read past.
     this.columns = Object.entries(mapping)
       .filter(([, target]) => !isSkippedTarget(target))
-      .map(([column, target]) => ({ index: columnIndex(column), column, target }));
-    this.label = new Map(headers.map((h) => [h.column, h.label]));
+      .map(([column, target]) => ({ index: columnIndex(column), column, target, zone: zoneOf(column) }));
   }
 
   /** Where a problem is, for people: `C (Color)`. */
@@ -149,7 +155,7 @@ export class RowConverter {
     const item: Record<string, unknown> = {};
     const problems: string[] = [];
     const problem = (column: string, message: string) => problems.push(`${this.columnName(column)}: ${message}`);
-    for (const { index, column, target } of this.columns) {
+    for (const { index, column, target, zone } of this.columns) {
       const cell: Cell = row.cells[index] ?? null;
       // The number behind a cell shown through a number format (`00123`): yes/no and typed attributes read it.
       const formattedNumber = row.formattedNumbers?.[index];
@@ -194,7 +200,7 @@ export class RowConverter {
           problem(column, `the attribute '${second}' no longer exists`);
           continue;
         }
-        const value = parseAttributeCell(cell, attribute, formattedNumber);
+        const value = parseAttributeCell(cell, attribute, formattedNumber, zone);
         if (value === undefined) continue;
         if ('error' in value) {
           problem(column, value.error);

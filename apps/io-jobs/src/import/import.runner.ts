@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError, toPimError } from '@pim/errors';
 import type { Logger } from '@pim/logging';
 import type { RecordService } from '@pim/records';
-import type { BulkItemResult, ImportHeader, ImportInput, ImportView } from '@pim/resources';
+import { UTC, type BulkItemResult, type ImportHeader, type ImportInput, type ImportView } from '@pim/resources';
 import { readRows, type SheetRow } from '@pim/sheets';
 import type { FileStorage } from '@pim/storage';
 import type { ImportEntity } from '../entities/import.entity';
@@ -153,7 +153,7 @@ export class ImportRunner {
       new Map(attributes.map((a) => [a.key, a])),
       targets,
       this.deps.catalog,
-      record.strip_formula_quote,
+      { stripFormulaQuote: record.strip_formula_quote, timeZone: record.time_zone ?? UTC },
     );
     const size = record.batch_size ?? this.deps.batchSize;
     const rows = readRows(sheetOf(this.deps.storage, record), record.file_worksheet_id!, { fromRow: record.next_row! });

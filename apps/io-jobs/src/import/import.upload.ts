@@ -113,6 +113,7 @@ export class ImportUploads {
           catalog_id: fields.catalog_id,
           category_id: fields.category_id,
           from_template_id: fields.from_template_id,
+          time_zone: fields.time_zone,
         }).filter(([, v]) => v !== undefined && v !== ''),
       );
       const { view } = await this.imports.createRecord(input, {

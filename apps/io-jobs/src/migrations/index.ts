@@ -5,6 +5,7 @@ import { AddRunAs1795700000000 } from './1795700000000-add-run-as';
 import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
 import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
 import { FormulaQuote1796012400000 } from './1796012400000-formula-quote';
+import { TimeZones1796100000000 } from './1796100000000-time-zones';
 
 /** Every migration of the io_jobs schema, oldest first. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   OutboxDeadLetters1795800000000,
   IdempotentCalls1795900000000,
   FormulaQuote1796012400000,
+  TimeZones1796100000000,
 ];

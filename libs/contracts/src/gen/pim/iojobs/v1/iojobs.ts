@@ -100,6 +100,8 @@ export interface Import {
     | undefined;
   /** A cell starting with ' and then =, +, -, @, tab, CR or ' is read without that first '. */
   strip_formula_quote: boolean;
+  /** The IANA time zone date-times without an offset are read in (UTC, America/Sao_Paulo…). */
+  time_zone?: string | undefined;
 }
 
 export interface Import_MappedHeadersEntry {
@@ -116,6 +118,7 @@ export interface ImportInput {
   file_header_row?: number | undefined;
   mapped_headers: { [key: string]: string };
   strip_formula_quote?: boolean | undefined;
+  time_zone?: string | undefined;
 }
 
 export interface ImportInput_MappedHeadersEntry {
@@ -141,6 +144,7 @@ export interface UploadFields {
   catalog_id?: string | undefined;
   category_id?: string | undefined;
   from_template_id?: string | undefined;
+  time_zone?: string | undefined;
 }
 
 export interface UploadImportResponse {
@@ -236,7 +240,11 @@ export interface ImportTemplate {
   /** ISO 8601 UTC with milliseconds. */
   created_at: string;
   updated_at: string;
-  created_by_name?: string | undefined;
+  created_by_name?:
+    | string
+    | undefined;
+  /** The IANA time zone the template's files were written in; absent: the platform's default. */
+  time_zone?: string | undefined;
 }
 
 export interface ImportTemplate_MappedHeadersEntry {
@@ -249,6 +257,7 @@ export interface ImportTemplateInput {
   name: string;
   enabled?: boolean | undefined;
   mapped_headers: { [key: string]: string };
+  time_zone?: string | undefined;
 }
 
 export interface ImportTemplateInput_MappedHeadersEntry {
@@ -377,6 +386,8 @@ export interface Export {
   csv_bom: boolean;
   /** CSV only: a text starting like a formula (=, +, -, @, tab, CR) or with ' is written after a '. */
   csv_neutralize_formulas: boolean;
+  /** The IANA time zone date-times are written in (UTC by default), named in their header cells. */
+  time_zone: string;
 }
 
 /** What a caller chooses when creating an export. */
@@ -388,6 +399,7 @@ export interface ExportInput {
   headers?: Array<any> | undefined;
   csv_bom?: boolean | undefined;
   csv_neutralize_formulas?: boolean | undefined;
+  time_zone?: string | undefined;
 }
 
 export interface CreateExportRequest {
@@ -881,6 +893,7 @@ function createBaseImport(): Import {
     updated_at: "",
     created_by_name: undefined,
     strip_formula_quote: false,
+    time_zone: undefined,
   };
 }
 
@@ -972,6 +985,9 @@ export const Import: MessageFns<Import> = {
     }
     if (message.strip_formula_quote !== false) {
       writer.uint32(232).bool(message.strip_formula_quote);
+    }
+    if (message.time_zone !== undefined) {
+      writer.uint32(242).string(message.time_zone);
     }
     return writer;
   },
@@ -1224,6 +1240,14 @@ export const Import: MessageFns<Import> = {
             message.strip_formula_quote = reader.bool();
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.time_zone = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1383,6 +1407,11 @@ export const Import: MessageFns<Import> = {
         : isSet(object.strip_formula_quote)
         ? globalThis.Boolean(object.strip_formula_quote)
         : false,
+      time_zone: isSet(object.timeZone)
+        ? globalThis.String(object.timeZone)
+        : isSet(object.time_zone)
+        ? globalThis.String(object.time_zone)
+        : undefined,
     };
   },
 
@@ -1481,6 +1510,9 @@ export const Import: MessageFns<Import> = {
     if (message.strip_formula_quote !== false) {
       obj.stripFormulaQuote = message.strip_formula_quote;
     }
+    if (message.time_zone !== undefined) {
+      obj.timeZone = message.time_zone;
+    }
     return obj;
   },
 
@@ -1528,6 +1560,7 @@ export const Import: MessageFns<Import> = {
     message.updated_at = object.updated_at ?? "";
     message.created_by_name = object.created_by_name ?? undefined;
     message.strip_formula_quote = object.strip_formula_quote ?? false;
+    message.time_zone = object.time_zone ?? undefined;
     return message;
   },
 };
@@ -1626,6 +1659,7 @@ function createBaseImportInput(): ImportInput {
     file_header_row: undefined,
     mapped_headers: {},
     strip_formula_quote: undefined,
+    time_zone: undefined,
   };
 }
 
@@ -1651,6 +1685,9 @@ export const ImportInput: MessageFns<ImportInput> = {
     });
     if (message.strip_formula_quote !== undefined) {
       writer.uint32(56).bool(message.strip_formula_quote);
+    }
+    if (message.time_zone !== undefined) {
+      writer.uint32(66).string(message.time_zone);
     }
     return writer;
   },
@@ -1727,6 +1764,14 @@ export const ImportInput: MessageFns<ImportInput> = {
             message.strip_formula_quote = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.time_zone = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1798,6 +1843,11 @@ export const ImportInput: MessageFns<ImportInput> = {
         : isSet(object.strip_formula_quote)
         ? globalThis.Boolean(object.strip_formula_quote)
         : undefined,
+      time_zone: isSet(object.timeZone)
+        ? globalThis.String(object.timeZone)
+        : isSet(object.time_zone)
+        ? globalThis.String(object.time_zone)
+        : undefined,
     };
   },
 
@@ -1830,6 +1880,9 @@ export const ImportInput: MessageFns<ImportInput> = {
     if (message.strip_formula_quote !== undefined) {
       obj.stripFormulaQuote = message.strip_formula_quote;
     }
+    if (message.time_zone !== undefined) {
+      obj.timeZone = message.time_zone;
+    }
     return obj;
   },
 
@@ -1853,6 +1906,7 @@ export const ImportInput: MessageFns<ImportInput> = {
       {},
     );
     message.strip_formula_quote = object.strip_formula_quote ?? undefined;
+    message.time_zone = object.time_zone ?? undefined;
     return message;
   },
 };
@@ -2140,7 +2194,7 @@ export const UploadStart: MessageFns<UploadStart> = {
 };
 
 function createBaseUploadFields(): UploadFields {
-  return { catalog_id: undefined, category_id: undefined, from_template_id: undefined };
+  return { catalog_id: undefined, category_id: undefined, from_template_id: undefined, time_zone: undefined };
 }
 
 export const UploadFields: MessageFns<UploadFields> = {
@@ -2153,6 +2207,9 @@ export const UploadFields: MessageFns<UploadFields> = {
     }
     if (message.from_template_id !== undefined) {
       writer.uint32(26).string(message.from_template_id);
+    }
+    if (message.time_zone !== undefined) {
+      writer.uint32(34).string(message.time_zone);
     }
     return writer;
   },
@@ -2194,6 +2251,14 @@ export const UploadFields: MessageFns<UploadFields> = {
             message.from_template_id = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.time_zone = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2223,6 +2288,11 @@ export const UploadFields: MessageFns<UploadFields> = {
         : isSet(object.from_template_id)
         ? globalThis.String(object.from_template_id)
         : undefined,
+      time_zone: isSet(object.timeZone)
+        ? globalThis.String(object.timeZone)
+        : isSet(object.time_zone)
+        ? globalThis.String(object.time_zone)
+        : undefined,
     };
   },
 
@@ -2237,6 +2307,9 @@ export const UploadFields: MessageFns<UploadFields> = {
     if (message.from_template_id !== undefined) {
       obj.fromTemplateId = message.from_template_id;
     }
+    if (message.time_zone !== undefined) {
+      obj.timeZone = message.time_zone;
+    }
     return obj;
   },
 
@@ -2248,6 +2321,7 @@ export const UploadFields: MessageFns<UploadFields> = {
     message.catalog_id = object.catalog_id ?? undefined;
     message.category_id = object.category_id ?? undefined;
     message.from_template_id = object.from_template_id ?? undefined;
+    message.time_zone = object.time_zone ?? undefined;
     return message;
   },
 };
@@ -3573,6 +3647,7 @@ function createBaseImportTemplate(): ImportTemplate {
     created_at: "",
     updated_at: "",
     created_by_name: undefined,
+    time_zone: undefined,
   };
 }
 
@@ -3601,6 +3676,9 @@ export const ImportTemplate: MessageFns<ImportTemplate> = {
     }
     if (message.created_by_name !== undefined) {
       writer.uint32(66).string(message.created_by_name);
+    }
+    if (message.time_zone !== undefined) {
+      writer.uint32(74).string(message.time_zone);
     }
     return writer;
   },
@@ -3685,6 +3763,14 @@ export const ImportTemplate: MessageFns<ImportTemplate> = {
             message.created_by_name = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.time_zone = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3745,6 +3831,11 @@ export const ImportTemplate: MessageFns<ImportTemplate> = {
         : isSet(object.created_by_name)
         ? globalThis.String(object.created_by_name)
         : undefined,
+      time_zone: isSet(object.timeZone)
+        ? globalThis.String(object.timeZone)
+        : isSet(object.time_zone)
+        ? globalThis.String(object.time_zone)
+        : undefined,
     };
   },
 
@@ -3780,6 +3871,9 @@ export const ImportTemplate: MessageFns<ImportTemplate> = {
     if (message.created_by_name !== undefined) {
       obj.createdByName = message.created_by_name;
     }
+    if (message.time_zone !== undefined) {
+      obj.timeZone = message.time_zone;
+    }
     return obj;
   },
 
@@ -3804,6 +3898,7 @@ export const ImportTemplate: MessageFns<ImportTemplate> = {
     message.created_at = object.created_at ?? "";
     message.updated_at = object.updated_at ?? "";
     message.created_by_name = object.created_by_name ?? undefined;
+    message.time_zone = object.time_zone ?? undefined;
     return message;
   },
 };
@@ -3898,7 +3993,7 @@ export const ImportTemplate_MappedHeadersEntry: MessageFns<ImportTemplate_Mapped
 };
 
 function createBaseImportTemplateInput(): ImportTemplateInput {
-  return { name: "", enabled: undefined, mapped_headers: {} };
+  return { name: "", enabled: undefined, mapped_headers: {}, time_zone: undefined };
 }
 
 export const ImportTemplateInput: MessageFns<ImportTemplateInput> = {
@@ -3912,6 +4007,9 @@ export const ImportTemplateInput: MessageFns<ImportTemplateInput> = {
     globalThis.Object.entries(message.mapped_headers).forEach(([key, value]: [string, string]) => {
       ImportTemplateInput_MappedHeadersEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
     });
+    if (message.time_zone !== undefined) {
+      writer.uint32(34).string(message.time_zone);
+    }
     return writer;
   },
 
@@ -3953,6 +4051,14 @@ export const ImportTemplateInput: MessageFns<ImportTemplateInput> = {
             if (entry3.value !== undefined) {
               message.mapped_headers[entry3.key] = entry3.value;
             }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.time_zone = reader.string();
             continue;
           }
         }
@@ -3998,6 +4104,11 @@ export const ImportTemplateInput: MessageFns<ImportTemplateInput> = {
           {},
         )
         : {},
+      time_zone: isSet(object.timeZone)
+        ? globalThis.String(object.timeZone)
+        : isSet(object.time_zone)
+        ? globalThis.String(object.time_zone)
+        : undefined,
     };
   },
 
@@ -4018,6 +4129,9 @@ export const ImportTemplateInput: MessageFns<ImportTemplateInput> = {
         });
       }
     }
+    if (message.time_zone !== undefined) {
+      obj.timeZone = message.time_zone;
+    }
     return obj;
   },
 
@@ -4037,6 +4151,7 @@ export const ImportTemplateInput: MessageFns<ImportTemplateInput> = {
       },
       {},
     );
+    message.time_zone = object.time_zone ?? undefined;
     return message;
   },
 };
@@ -5368,6 +5483,7 @@ function createBaseExport(): Export {
     created_by_name: undefined,
     csv_bom: false,
     csv_neutralize_formulas: false,
+    time_zone: "",
   };
 }
 
@@ -5441,6 +5557,9 @@ export const Export: MessageFns<Export> = {
     }
     if (message.csv_neutralize_formulas !== false) {
       writer.uint32(184).bool(message.csv_neutralize_formulas);
+    }
+    if (message.time_zone !== "") {
+      writer.uint32(194).string(message.time_zone);
     }
     return writer;
   },
@@ -5642,6 +5761,14 @@ export const Export: MessageFns<Export> = {
             message.csv_neutralize_formulas = reader.bool();
             continue;
           }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.time_zone = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5743,6 +5870,11 @@ export const Export: MessageFns<Export> = {
         : isSet(object.csv_neutralize_formulas)
         ? globalThis.Boolean(object.csv_neutralize_formulas)
         : false,
+      time_zone: isSet(object.timeZone)
+        ? globalThis.String(object.timeZone)
+        : isSet(object.time_zone)
+        ? globalThis.String(object.time_zone)
+        : "",
     };
   },
 
@@ -5817,6 +5949,9 @@ export const Export: MessageFns<Export> = {
     if (message.csv_neutralize_formulas !== false) {
       obj.csvNeutralizeFormulas = message.csv_neutralize_formulas;
     }
+    if (message.time_zone !== "") {
+      obj.timeZone = message.time_zone;
+    }
     return obj;
   },
 
@@ -5850,6 +5985,7 @@ export const Export: MessageFns<Export> = {
     message.created_by_name = object.created_by_name ?? undefined;
     message.csv_bom = object.csv_bom ?? false;
     message.csv_neutralize_formulas = object.csv_neutralize_formulas ?? false;
+    message.time_zone = object.time_zone ?? "";
     return message;
   },
 };
@@ -5863,6 +5999,7 @@ function createBaseExportInput(): ExportInput {
     headers: undefined,
     csv_bom: undefined,
     csv_neutralize_formulas: undefined,
+    time_zone: undefined,
   };
 }
 
@@ -5888,6 +6025,9 @@ export const ExportInput: MessageFns<ExportInput> = {
     }
     if (message.csv_neutralize_formulas !== undefined) {
       writer.uint32(56).bool(message.csv_neutralize_formulas);
+    }
+    if (message.time_zone !== undefined) {
+      writer.uint32(66).string(message.time_zone);
     }
     return writer;
   },
@@ -5961,6 +6101,14 @@ export const ExportInput: MessageFns<ExportInput> = {
             message.csv_neutralize_formulas = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.time_zone = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6002,6 +6150,11 @@ export const ExportInput: MessageFns<ExportInput> = {
         : isSet(object.csv_neutralize_formulas)
         ? globalThis.Boolean(object.csv_neutralize_formulas)
         : undefined,
+      time_zone: isSet(object.timeZone)
+        ? globalThis.String(object.timeZone)
+        : isSet(object.time_zone)
+        ? globalThis.String(object.time_zone)
+        : undefined,
     };
   },
 
@@ -6028,6 +6181,9 @@ export const ExportInput: MessageFns<ExportInput> = {
     if (message.csv_neutralize_formulas !== undefined) {
       obj.csvNeutralizeFormulas = message.csv_neutralize_formulas;
     }
+    if (message.time_zone !== undefined) {
+      obj.timeZone = message.time_zone;
+    }
     return obj;
   },
 
@@ -6043,6 +6199,7 @@ export const ExportInput: MessageFns<ExportInput> = {
     message.headers = object.headers ?? undefined;
     message.csv_bom = object.csv_bom ?? undefined;
     message.csv_neutralize_formulas = object.csv_neutralize_formulas ?? undefined;
+    message.time_zone = object.time_zone ?? undefined;
     return message;
   },
 };

@@ -2,9 +2,12 @@ import 'reflect-metadata';
 import { createDataSource, migrate } from '@pim/db';
 import { createTestDatabase, type TestDatabase } from '@pim/testing';
 import { dataSourceOptions } from '../data-source';
+import { FormulaQuote1796012400000 } from './1796012400000-formula-quote';
 import { migrations } from './index';
 
-const BEFORE = migrations.slice(0, -1);
+const AT = migrations.indexOf(FormulaQuote1796012400000);
+const BEFORE = migrations.slice(0, AT);
+const UP_TO = migrations.slice(0, AT + 1);
 
 /** An export row as the columns before the migration hold it. */
 const exportRow = (id: string, fileType: string, status: string) =>
@@ -17,8 +20,8 @@ const importRow = (id: string, status: string) =>
    VALUES ('${id}', now(), now(), '', '${status}', 0, 0, 0, 0, 0)`;
 
 // The neutralizing quote's settings on a database that already holds exports and imports: up,
-// down and up again.
-describe('io-jobs migration FormulaQuote1796012400000', () => {
+// down and up again; then the time zones, on the same rows.
+describe('io-jobs migrations FormulaQuote1796012400000 and TimeZones1796100000000', () => {
   let db: TestDatabase;
 
   beforeAll(async () => {
@@ -41,7 +44,7 @@ describe('io-jobs migration FormulaQuote1796012400000', () => {
       for (const [i, status] of ['uploaded', 'mapped', 'queued', 'processing', 'completed', 'canceled'].entries())
         await ds.query(importRow(`i0000000000000000000000${i}`, status));
 
-      expect(await migrate(dataSourceOptions(db.url))).toEqual(['FormulaQuote1796012400000']);
+      expect(await migrate({ ...dataSourceOptions(db.url), migrations: UP_TO })).toEqual(['FormulaQuote1796012400000']);
       const exports: { _id: string; on: boolean }[] = await ds.query(
         `SELECT "_id", "csv_neutralize_formulas" AS on FROM io_jobs.exports ORDER BY "_id"`,
       );
@@ -64,7 +67,24 @@ describe('io-jobs migration FormulaQuote1796012400000', () => {
            AND column_name IN ('csv_neutralize_formulas', 'strip_formula_quote')`,
       );
       expect(columns).toEqual([]);
-      expect(await migrate(dataSourceOptions(db.url))).toEqual(['FormulaQuote1796012400000']);
+      expect(await migrate({ ...dataSourceOptions(db.url), migrations: UP_TO })).toEqual(['FormulaQuote1796012400000']);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it('says UTC on every export and import made before time zones: what they wrote and read in', async () => {
+    expect(await migrate(dataSourceOptions(db.url))).toEqual(['TimeZones1796100000000']);
+    const ds = createDataSource(dataSourceOptions(db.url));
+    await ds.initialize();
+    try {
+      const zones: { time_zone: string }[] = await ds.query(
+        `SELECT "time_zone" FROM io_jobs.exports UNION ALL SELECT "time_zone" FROM io_jobs.imports`,
+      );
+      expect(zones).toHaveLength(10);
+      expect(new Set(zones.map((z) => z.time_zone))).toEqual(new Set(['UTC']));
+      await ds.undoLastMigration({ transaction: 'each' });
+      expect(await migrate(dataSourceOptions(db.url))).toEqual(['TimeZones1796100000000']);
     } finally {
       await ds.destroy();
     }
