@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
 import { IMPORT_TARGET_PATTERN } from './import';
+import { identifyingNameSchema } from './codes';
 import { timeZoneSchema } from './time-zones';
 
 const MAX_COLUMNS = 1_000;
@@ -22,7 +23,10 @@ export const templateMappingSchema = z
     id: 'ImportTemplateMapping',
     description:
       'Which product field each header fills, by the header text (matched ignoring case and surrounding spaces): ' +
-      '`{"SKU": "code", "Nome": "name.pt-BR", "Cor": "attributes.color"}`',
+      '`{"SKU": "code", "Nome": "name.pt-BR", "Cor": "attributes.color"}`. ' +
+      "Targets as in an import's mapped_headers, the columns of attribute rows (attribute_key, language, value) and of eligibility rows (relation, item_code, item_id, category_tree, eligible, item_type) included, " +
+      "so a template mapping each header of any export to its own name (a date-time column's zone suffix aside) imports it back. " +
+      'Only the headers a file has are mapped, so one template may name the columns of several kinds of file; the mapping an import takes must hold the targets of one kind of row.',
     example: { SKU: 'code', Nome: 'name.pt-BR', Cor: 'attributes.color' },
   });
 
@@ -37,16 +41,12 @@ export const ImportTemplate = defineResource({
   fields: {
     name: field
       .of('string', {
-        input: z
-          .string()
-          .trim()
-          .min(1)
-          .max(200)
-          .meta({ description: 'Unique among live templates', example: 'Supplier A' }),
+        input: identifyingNameSchema(200, 'Unique among live templates', 'Supplier A'),
         view: z.string().max(200),
       })
       .required()
-      .searchable(),
+      .searchable()
+      .normalized(),
     enabled: field.flag('A disabled template cannot be used for new imports').default(true),
     time_zone: field.of('string', {
       input: timeZoneSchema.meta({

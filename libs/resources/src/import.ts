@@ -6,7 +6,8 @@ import { defineResource } from './declare/resource';
 import { ATTRIBUTE_KEY_SOURCE } from './attributes';
 
 // Imports: a spreadsheet uploaded, its columns mapped to product fields, then run through the
-// catalog's bulk upsert row by row in batches. The upload answers the file's worksheets and
+// catalog row by row in batches: products and attribute values through its bulk upsert, service
+// eligibility through its product relations. The upload answers the file's worksheets and
 // headers; a PATCH (or a template) maps the columns; `start` queues it for a worker.
 
 /** Where an import stands. */
@@ -47,8 +48,10 @@ export const IMPORT_PLAIN_TARGETS = [
 
 /**
  * Columns of the platform's own exports that an import reads past: fields the platform keeps
- * (ids, dates, publication state, completeness), not a merchant. Mapped, they are skipped without
- * a word, so an export imports back through a mapping of each header to itself.
+ * (ids, dates, publication state, completeness), not a merchant, and the names and types the
+ * per_attributes and eligibility_services reports write beside a code or a key (the record named
+ * decides them). Mapped, they are skipped without a word, so an export imports back through a
+ * mapping of each header to itself.
  */
 export const IMPORT_SKIPPED_TARGETS = [
   '_id',
@@ -60,17 +63,77 @@ export const IMPORT_SKIPPED_TARGETS = [
   'last_published_at',
   'created_at',
   'updated_at',
+  'product_name',
+  'attribute_name',
+  'attribute_type',
+  'item_name',
 ] as const;
+
+/**
+ * Columns of attribute rows (one row per product and attribute value, as a per_attributes export
+ * writes them): the attribute's key, the language of a localizable text's value, and the value.
+ */
+export const IMPORT_ATTRIBUTE_ROW_TARGETS = ['attribute_key', 'language', 'value'] as const;
+
+/**
+ * Columns of eligibility rows (one row per product and service eligibility item, as an
+ * eligibility_services export writes them): the relation type, the item by code (or by id), a
+ * category's tree by code, and `eligible` and `item_type`, which must agree with the relation.
+ */
+export const IMPORT_ELIGIBILITY_ROW_TARGETS = [
+  'relation',
+  'item_code',
+  'item_id',
+  'category_tree',
+  'eligible',
+  'item_type',
+] as const;
+
+/**
+ * What one row of an import stands for, decided by its mapping (`importRowShape`): a product
+ * (`product_rows`), one attribute value of a product (`attribute_rows`), or one item of a
+ * product's service eligibility (`eligibility_rows`).
+ */
+export const IMPORT_ROW_SHAPES = ['product_rows', 'attribute_rows', 'eligibility_rows'] as const;
+/** One of the row shapes. */
+export type ImportRowShape = (typeof IMPORT_ROW_SHAPES)[number];
+
+/** Targets read in rows of every shape: the product's code, and its id and name (read past). */
+const ANY_SHAPE_TARGETS: readonly string[] = ['code', '_id', 'product_name'];
+const ATTRIBUTE_ROW_ONLY: readonly string[] = [...IMPORT_ATTRIBUTE_ROW_TARGETS, 'attribute_name', 'attribute_type'];
+const ELIGIBILITY_ROW_ONLY: readonly string[] = [...IMPORT_ELIGIBILITY_ROW_TARGETS, 'item_name'];
+
+/** The row shape a target belongs to, or undefined for one every shape reads (`code`, `_id`, `product_name`). */
+export function targetRowShape(target: string): ImportRowShape | undefined {
+  if (ANY_SHAPE_TARGETS.includes(target)) return undefined;
+  if (ATTRIBUTE_ROW_ONLY.includes(target)) return 'attribute_rows';
+  if (ELIGIBILITY_ROW_ONLY.includes(target)) return 'eligibility_rows';
+  return 'product_rows';
+}
+
+/**
+ * The shape of an import's rows, by the targets its mapping names: attribute rows when
+ * `attribute_key` and `value` are mapped, else eligibility rows when `relation` and `item_code` or
+ * `item_id` are, else product rows. A mapping naming targets of another shape is refused by the
+ * import's mapping checks, never read in part.
+ */
+export function importRowShape(targets: Iterable<string>): ImportRowShape {
+  const named = new Set(targets);
+  if (named.has('attribute_key') && named.has('value')) return 'attribute_rows';
+  if (named.has('relation') && (named.has('item_code') || named.has('item_id'))) return 'eligibility_rows';
+  return 'product_rows';
+}
 
 const LANGUAGE_SOURCE = '[a-z]{2,3}(-[A-Za-z0-9]{2,8})*';
 
 /**
  * How a mapped target is written: a plain one, a text per language, an attribute (per language
- * when localizable, its key as attribute keys are written), or a column of the platform's own
- * exports that is skipped (`IMPORT_SKIPPED_TARGETS`, `completeness.<language>`).
+ * when localizable, its key as attribute keys are written), a column of attribute rows or of
+ * eligibility rows, or a column of the platform's own exports that is skipped
+ * (`IMPORT_SKIPPED_TARGETS`, `completeness.<language>`).
  */
 export const IMPORT_TARGET_PATTERN = new RegExp(
-  `^(${[...IMPORT_PLAIN_TARGETS, ...IMPORT_SKIPPED_TARGETS].join('|')}|(name|description|completeness)\\.${LANGUAGE_SOURCE}|attributes\\.${ATTRIBUTE_KEY_SOURCE}(\\.${LANGUAGE_SOURCE})?)$`,
+  `^(${[...IMPORT_PLAIN_TARGETS, ...IMPORT_SKIPPED_TARGETS, ...IMPORT_ATTRIBUTE_ROW_TARGETS, ...IMPORT_ELIGIBILITY_ROW_TARGETS].join('|')}|(name|description|completeness)\\.${LANGUAGE_SOURCE}|attributes\\.${ATTRIBUTE_KEY_SOURCE}(\\.${LANGUAGE_SOURCE})?)$`,
 );
 
 /** Whether a mapped target is a column the import skips (`_id`, `created_at`, `completeness.en`…). */
@@ -128,7 +191,11 @@ export const mappedHeadersSchema = z
       'Targets: code (required), name.<language>, description.<language>, type, brand (by code), family (by code), ' +
       'categories (codes separated by |, ; or ,), tags, enabled, image, images, attributes.<key> ' +
       '(attributes.<key>.<language> for a localizable text attribute). A column left out is not read. ' +
-      "Columns of the platform's own exports that the platform fills — _id, category_trees, parent, catalogs, fulfilled, published, last_published_at, created_at, updated_at, completeness.<language> — may be mapped to themselves and are read past, so an export imports back through a mapping of each header to itself.",
+      "Columns of the platform's own exports that the platform fills — _id, category_trees, parent, catalogs, fulfilled, published, last_published_at, created_at, updated_at, completeness.<language> — may be mapped to themselves and are read past, so an export imports back through a mapping of each header to itself. " +
+      'The mapping decides what a row is. Product rows (the targets above): one product per row. ' +
+      "Attribute rows, when attribute_key and value are mapped (a per_attributes export): each row sets the product's attribute attribute_key to value, parsed by the attribute's type, in the row's language (target language) for a localizable text attribute; rows of one code are stored together, and only existing products change. " +
+      "Eligibility rows, when relation and item_code or item_id are mapped (an eligibility_services export): each product's relation of the type a row names (eligible_service_products, ineligible_service_products, eligible_service_categories, ineligible_service_categories) becomes exactly the items its rows list — by item_code (a product's or a category's code; category_tree, a tree's code, picks among categories sharing a code), else by item_id —; relations the file does not name are left alone, and the rows of one product's relation must follow one another. " +
+      'eligible and item_type are checked against relation; product_name, attribute_name, attribute_type and item_name are read past. A mapping holds the targets of one kind of row only.',
     example: { A: 'code', B: 'name.pt-BR', C: 'attributes.color' },
   });
 

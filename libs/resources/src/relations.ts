@@ -21,6 +21,20 @@ export const PRODUCT_RELATION_TYPES = [
 /** One of the relation types. */
 export type ProductRelationType = (typeof PRODUCT_RELATION_TYPES)[number];
 
+/**
+ * The service eligibility types: which service products and categories may (or may not) be sold
+ * with a product. What an eligibility_services export writes and an import of its rows sets.
+ */
+export const SERVICE_ELIGIBILITY_TYPES = [
+  'eligible_service_products',
+  'ineligible_service_products',
+  'eligible_service_categories',
+  'ineligible_service_categories',
+] as const satisfies readonly ProductRelationType[];
+
+/** One of the service eligibility types. */
+export type ServiceEligibilityType = (typeof SERVICE_ELIGIBILITY_TYPES)[number];
+
 /** Relation types whose items name products (the others name categories). */
 export const PRODUCT_ITEM_TYPES: readonly ProductRelationType[] = [
   'association',

@@ -16,6 +16,7 @@ export {
   parseAttributeCell,
   parseBooleanCell,
   parseNumberCell,
+  joinList,
   parseTextCell,
   splitList,
   type CellAttribute,

@@ -1,5 +1,6 @@
 import type { Cell } from './cells';
 import {
+  joinList,
   parseAttributeCell,
   parseBooleanCell,
   parseNumberCell,
@@ -88,6 +89,42 @@ describe('splitList', () => {
     expect(splitList('   ')).toEqual([]);
     expect(splitList(' | | ')).toEqual([]);
     expect(splitList(',,')).toEqual([]);
+  });
+
+  it('keeps a separator after a backslash inside its item, and reads \\\\ as one backslash', () => {
+    expect(splitList('AB\\|1|CX 100')).toEqual(['AB|1', 'CX 100']);
+    expect(splitList('FIO-2\\,5MM')).toEqual(['FIO-2,5MM']);
+    expect(splitList('A\\;B; C')).toEqual(['A;B', 'C']);
+    // An escaped | does not make | the separator: the cell is split on what is left.
+    expect(splitList('A\\|B, C')).toEqual(['A|B', 'C']);
+    expect(splitList('ends in\\\\|next')).toEqual(['ends in\\', 'next']);
+    // Any other backslash is kept as written.
+    expect(splitList('C:\\temp|x\\y')).toEqual(['C:\\temp', 'x\\y']);
+    expect(splitList('trailing\\')).toEqual(['trailing\\']);
+  });
+});
+
+describe('joinList', () => {
+  const codes = [
+    ['AB-12/3', 'CX 100', '#123', 'Açaí-500', '日本-1'],
+    ['FIO-2,5MM'],
+    ['A;B'],
+    ['A|B'],
+    ['a,b', 'c;d', 'e|f', 'g\\', '\\h'],
+    ['C:\\temp\\x'],
+    ['only'],
+    [],
+  ];
+
+  it.each(codes)('writes items that splitList reads back the same: %j', (...items) => {
+    expect(splitList(joinList(items))).toEqual(items);
+  });
+
+  it('joins with | and escapes only what would split the cell', () => {
+    expect(joinList(['AB-12/3', 'CX 100'])).toBe('AB-12/3|CX 100');
+    expect(joinList(['a, b', 'c'])).toBe('a, b|c');
+    expect(joinList(['a|b', 'c'])).toBe('a\\|b|c');
+    expect(joinList(['FIO-2,5MM'])).toBe('FIO-2\\,5MM');
   });
 });
 

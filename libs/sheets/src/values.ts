@@ -71,17 +71,43 @@ export function parseTextCell(cell: Cell | undefined): string | undefined {
   return text === '' ? undefined : text;
 }
 
-/** A cell's items, split on `|`, else `;`, else `,` (the first present), trimmed, empties dropped. */
+/** The separators of a list cell, the first present of them splitting it. */
+const LIST_SEPARATORS = ['|', ';', ','] as const;
+/** What a backslash escapes in a list cell: a separator, or a backslash. */
+const ESCAPED = new Set<string>([...LIST_SEPARATORS, '\\']);
+
+/**
+ * A cell's items, split on `|`, else `;`, else `,` (the first present), trimmed, empties dropped.
+ * A backslash keeps the separator after it inside an item (`AB\|1` is one item, `AB|1`; `\\` is a
+ * backslash), so an item such as a code may hold any of them; any other backslash is kept as written.
+ */
 export function splitList(cell: Cell | undefined): string[] {
   const text = parseTextCell(cell);
   if (text === undefined) return [];
   if (typeof cell !== 'string') return [text];
-  const separator = ['|', ';', ','].find((s) => text.includes(s));
-  if (separator === undefined) return [text];
-  return text
-    .split(separator)
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
+  // Each character of the cell, with whether a backslash escaped it.
+  const chars: { c: string; escaped: boolean }[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\' && ESCAPED.has(text[i + 1])) chars.push({ c: text[++i], escaped: true });
+    else chars.push({ c: text[i], escaped: false });
+  }
+  const separator = LIST_SEPARATORS.find((s) => chars.some((ch) => ch.c === s && !ch.escaped));
+  const items: string[] = [''];
+  for (const { c, escaped } of chars) {
+    if (c === separator && !escaped) items.push('');
+    else items[items.length - 1] += c;
+  }
+  return items.map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/**
+ * Items as one list cell that `splitList` reads back the same: joined with `|`, a backslash put
+ * before each `|` and backslash inside an item, and before `;` and `,` too when the cell holds one
+ * item (no `|` then says which separator splits it).
+ */
+export function joinList(items: readonly string[]): string {
+  const escaped = items.length > 1 ? /[|\\]/g : /[|;,\\]/g;
+  return items.map((item) => item.replace(escaped, (c) => `\\${c}`)).join('|');
 }
 
 // ——— booleans ———

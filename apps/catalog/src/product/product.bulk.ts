@@ -19,6 +19,7 @@ import { ProductEntity } from '../entities/product.entity';
 import { checkProduct, type BatchClaims } from './product.rules';
 import { loadWorld } from './product.world';
 import { liveProductsByCodeForUpdate, writeProductBatch } from '../repositories/products.repository';
+import { localizableTextKeys } from '../repositories/attributes.repository';
 import { batchResults, forgetBatches, recordBatch, takeBatch } from '../repositories/applied-batches.repository';
 import { CODE_LOCK, productColumns, productProblemsError } from './product.resource';
 import { currentSight, hiddenNamed, keepHidden, outOfSight, seesCatalogs } from '../access/product-sight';
@@ -62,6 +63,9 @@ const mergeItemSchema = z.looseObject({ code: productSchemas.input.shape.code })
  * CONFLICT, and their events with one COPY into the outbox. A bad item fails alone; the others
  * commit together.
  */
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
 export class ProductBulkUpsert {
   private batches = 0;
 
@@ -160,17 +164,34 @@ export class ProductBulkUpsert {
     return answer;
   }
 
-  /** A stored product with the fields an item gave written onto it, attributes merged by key; checked again as a whole. */
+  /**
+   * A stored product with the fields an item gave written onto it, attributes merged by key, and
+   * the languages of a name, a description and a localizable text attribute merged by language (a
+   * sheet with a `pt` column leaves `en` as it is); checked again as a whole.
+   */
   private mergeOnto(
     prev: ProductEntity | undefined,
     given: Record<string, unknown>,
+    localizable: ReadonlySet<string>,
   ): { ok: true; input: ProductInput } | { ok: false; error: ValidationError } {
     const stored = prev ? (this.products.toView(prev) as unknown as Record<string, unknown>) : {};
     const base = Object.fromEntries(WRITABLE.filter((k) => stored[k] !== undefined).map((k) => [k, stored[k]]));
     // A product a merge creates is simple unless the item says otherwise (an import's sheet may have no type column).
     if (!prev) base.type = 'simple';
-    const attributes = { ...(base.attributes as object), ...((given.attributes as object) ?? {}) };
-    const parsed = productSchemas.input.safeParse({ ...base, ...given, attributes });
+    const before = (base.attributes ?? {}) as Record<string, unknown>;
+    const attributes: Record<string, unknown> = { ...before };
+    for (const [key, value] of Object.entries((given.attributes as Record<string, unknown>) ?? {})) {
+      const old = before[key];
+      attributes[key] =
+        localizable.has(key) && isPlainObject(value) && isPlainObject(old) ? { ...old, ...value } : value;
+    }
+    // Names and descriptions too: a language the item gives is set, the others stay.
+    const texts = Object.fromEntries(
+      (['name', 'description'] as const)
+        .filter((k) => isPlainObject(given[k]) && isPlainObject(base[k]))
+        .map((k) => [k, { ...(base[k] as object), ...(given[k] as object) }]),
+    );
+    const parsed = productSchemas.input.safeParse({ ...base, ...given, ...texts, attributes });
     return parsed.success
       ? { ok: true, input: parsed.data }
       : { ok: false, error: fromZodError(parsed.error, { title: 'Invalid product' }) };
@@ -200,6 +221,8 @@ export class ProductBulkUpsert {
     const merged: BulkItemResult[] = [];
     // A caller bound to a user: items may not name attributes hidden from them nor touch products they cannot see.
     const sight = await currentSight(m);
+    // Merged items (an import's rows) merge a localizable text's languages: which attributes are such.
+    const localizable = new Set(pending.some((p) => p.raw) ? await localizableTextKeys(m) : []);
     const refusal = (
       given: ProductInput,
       raw: Record<string, unknown> | undefined,
@@ -223,7 +246,7 @@ export class ProductBulkUpsert {
         merged.push({ index, code: given.code, status: 'failed', error: itemError(refused) });
         return [];
       }
-      const input = raw ? this.mergeOnto(prev, raw) : { ok: true as const, input: given };
+      const input = raw ? this.mergeOnto(prev, raw, localizable) : { ok: true as const, input: given };
       if (!input.ok) {
         merged.push({ index, code: given.code, status: 'failed', error: itemError(input.error) });
         return [];

@@ -1,8 +1,9 @@
-import type { Cell, WriteCell } from '@pim/sheets';
+import { joinList, type Cell, type WriteCell } from '@pim/sheets';
 import type { ImportAttribute } from '../links/catalog.link';
 
 // How stored values become cells, so that the file reads well and an import of it stores the
-// same values again: lists joined with `|`, prices as `12.50 BRL`, measures as `3 kg`, dates as
+// same values again: lists joined with `|` (a separator inside an item, a code such as `A|B`,
+// escaped with a backslash: see joinList), prices as `12.50 BRL`, measures as `3 kg`, dates as
 // date cells, date-times as instants the writer shows in the export's time zone (ISO 8601 with
 // its offset in a CSV), booleans and numbers as themselves.
 
@@ -54,8 +55,7 @@ export function instantCell(text: string): WriteCell {
 function plainValue(value: unknown): Cell {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  if (Array.isArray(value))
-    return value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(LIST_SEPARATOR);
+  if (Array.isArray(value)) return joinList(value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))));
   return JSON.stringify(value);
 }
 
@@ -81,7 +81,7 @@ function typedCell(value: unknown, attribute: ImportAttribute): WriteCell | unde
     case 'boolean':
       return typeof value === 'boolean' ? value : undefined;
     case 'multiselect':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join(LIST_SEPARATOR) : undefined;
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? joinList(value) : undefined;
     case 'price':
       return isRecord(value) && typeof value.amount === 'number' && typeof value.currency === 'string'
         ? `${moneyAmount(value.amount)} ${value.currency}`

@@ -1,7 +1,14 @@
 import { ValidationError, type ErrorDetail } from '@pim/errors';
 import type { products as ppb, relations as rpb } from '@pim/contracts';
-import { ATTRIBUTE_KEY_SOURCE, UTC, type ExportHeader, type ExportReportType } from '@pim/resources';
-import { labelWithTimeZone, type WriteCell } from '@pim/sheets';
+import {
+  ATTRIBUTE_KEY_SOURCE,
+  SERVICE_ELIGIBILITY_TYPES,
+  UTC,
+  type ExportHeader,
+  type ExportReportType,
+  type ServiceEligibilityType,
+} from '@pim/resources';
+import { joinList, labelWithTimeZone, type WriteCell } from '@pim/sheets';
 import type { ImportAttribute, NamedCollection, NamedRecord } from '../links/catalog.link';
 import { LIST_SEPARATOR, attributeCell, firstText, instantCell, type Failures } from './export.cells';
 
@@ -70,7 +77,7 @@ function codes(collection: NamedCollection, ids: string[], ctx: BatchContext): s
     if (code === undefined) ctx.fail.fields += 1;
     else out.push(code);
   }
-  return out.join(LIST_SEPARATOR);
+  return joinList(out);
 }
 
 /** A code of one named record, or null (counted when the id names no live record). */
@@ -93,9 +100,9 @@ const PRODUCT_FIELDS: Record<string, (p: Product, ctx: BatchContext) => WriteCel
   category_trees: (p, ctx) => codes('category_trees', p.category_trees, ctx),
   parent: (p, ctx) => code('products', p.product_id, ctx),
   catalogs: (p) => p.catalogs.map((c) => c.id).join(LIST_SEPARATOR),
-  tags: (p) => p.tags.join(LIST_SEPARATOR),
+  tags: (p) => joinList(p.tags),
   image: (p) => p.image ?? null,
-  images: (p) => p.images.join(LIST_SEPARATOR),
+  images: (p) => joinList(p.images),
   fulfilled: (p) => p.fulfilled ?? null,
   published: (p) => p.published,
   last_published_at: (p) => instant(p.last_published_at),
@@ -220,14 +227,9 @@ const PER_ATTRIBUTE_COLUMNS: Record<string, (item: AttributeItem, ctx: BatchCont
 };
 const PER_ATTRIBUTE_DEFAULTS = ['code', 'attribute_key', 'attribute_name', 'language', 'value'];
 
-/** The service eligibility relation types: which items a product's eligibility names. */
-export const ELIGIBILITY_TYPES = [
-  'eligible_service_products',
-  'ineligible_service_products',
-  'eligible_service_categories',
-  'ineligible_service_categories',
-] as const;
-type EligibilityType = (typeof ELIGIBILITY_TYPES)[number];
+/** The service eligibility relation types: which items a product's eligibility names (an import of the rows sets them). */
+export const ELIGIBILITY_TYPES = SERVICE_ELIGIBILITY_TYPES;
+type EligibilityType = ServiceEligibilityType;
 
 /** One item of a product's service eligibility. */
 interface EligibilityItem {

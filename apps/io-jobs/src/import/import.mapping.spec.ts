@@ -1,5 +1,11 @@
 import type { CatalogLink, ImportAttribute } from '../links/catalog.link';
-import { checkMapping, mappedAttributeKeys, mappingFromTemplate, mappingProblems } from './import.mapping';
+import {
+  checkMapping,
+  mappedAttributeKeys,
+  mappingFromTemplate,
+  mappingProblems,
+  ownHeadersMapping,
+} from './import.mapping';
 import { RowConverter } from './import.rows';
 
 const headers = [
@@ -117,5 +123,127 @@ describe('import mapping', () => {
       A: 'code',
       B: 'name.pt',
     });
+  });
+});
+
+describe('row shapes: what a row stands for, decided by the mapping', () => {
+  const labels = (...names: string[]) => names.map((label, i) => ({ column: String.fromCharCode(65 + i), label }));
+  const story: ImportAttribute[] = [{ id: 'a2', key: 'story', type: 'textarea', localizable: true }];
+
+  it("maps a per_attributes export's own headers to attribute rows, its zone suffix aside", () => {
+    const headers = labels(
+      '_id',
+      'code',
+      'product_name',
+      'attribute_key',
+      'attribute_name',
+      'attribute_type',
+      'language',
+      'value (America/Sao_Paulo)',
+    );
+    const mapping = ownHeadersMapping(headers);
+    expect(mapping).toEqual({
+      A: '_id',
+      B: 'code',
+      C: 'product_name',
+      D: 'attribute_key',
+      E: 'attribute_name',
+      F: 'attribute_type',
+      G: 'language',
+      H: 'value',
+    });
+    expect(mappingProblems(mapping, headers, [])).toEqual([]);
+  });
+
+  it("maps an eligibility_services export's own headers to eligibility rows", () => {
+    const headers = labels(
+      'code',
+      'product_name',
+      'relation',
+      'eligible',
+      'item_type',
+      'item_id',
+      'item_code',
+      'item_name',
+      'category_tree',
+      '_id',
+    );
+    const mapping = ownHeadersMapping(headers);
+    expect(Object.keys(mapping)).toHaveLength(headers.length);
+    expect(mappingProblems(mapping, headers, [])).toEqual([]);
+    // item_id alone names the items too.
+    expect(mappingProblems({ A: 'code', C: 'relation', F: 'item_id' }, headers, [])).toEqual([]);
+  });
+
+  it('refuses columns of another shape beside the ones that make the mapping’s, naming each', () => {
+    const headers = labels('code', 'attribute_key', 'value', 'name.en', 'relation', 'item_code', 'updated_at');
+    expect(
+      mappingProblems(
+        { A: 'code', B: 'attribute_key', C: 'value', D: 'name.en', E: 'relation', F: 'item_code', G: 'updated_at' },
+        headers,
+        story,
+      ),
+    ).toEqual([
+      {
+        field: 'mapped_headers.D',
+        message:
+          "'name.en' is a column of product rows (one row per product), but columns B and C (attribute_key and value) make this file attribute rows (one row per product and attribute value): a file holds rows of one kind, so leave this column out",
+      },
+      {
+        field: 'mapped_headers.E',
+        message: expect.stringMatching(
+          /^'relation' is a column of eligibility rows \(one row per product and service eligibility item\), but columns B and C/,
+        ),
+      },
+      { field: 'mapped_headers.F', message: expect.stringMatching(/^'item_code' is a column of eligibility rows/) },
+      { field: 'mapped_headers.G', message: expect.stringMatching(/^'updated_at' is a column of product rows/) },
+    ]);
+    expect(mappingProblems({ A: 'code', E: 'relation', F: 'item_code', D: 'name.en' }, headers, story)).toEqual([
+      {
+        field: 'mapped_headers.D',
+        message:
+          "'name.en' is a column of product rows (one row per product), but columns E and F (relation and item_code) make this file eligibility rows (one row per product and service eligibility item): a file holds rows of one kind, so leave this column out",
+      },
+    ]);
+  });
+
+  it('refuses the columns of a shape without the columns that make it, saying which are missing', () => {
+    const headers = labels('code', 'attribute_key', 'language', 'item_code', 'eligible', 'name.en');
+    expect(mappingProblems({ A: 'code', B: 'attribute_key', C: 'language', F: 'name.en' }, headers, story)).toEqual([
+      {
+        field: 'mapped_headers.B',
+        message:
+          "'attribute_key' is a column of attribute rows (one row per product and attribute value), which need columns mapped to attribute_key and value (no column is mapped to value)",
+      },
+      {
+        field: 'mapped_headers.C',
+        message: expect.stringMatching(/^'language' is a column of attribute rows .*\(no column is mapped to value\)$/),
+      },
+    ]);
+    expect(mappingProblems({ A: 'code', E: 'eligible' }, headers, story)).toEqual([
+      {
+        field: 'mapped_headers.E',
+        message:
+          "'eligible' is a column of eligibility rows (one row per product and service eligibility item), which need a column mapped to relation and one to item_code or item_id (no column is mapped to relation nor to item_code or item_id)",
+      },
+    ]);
+    // Still no code: said as before.
+    expect(mappingProblems({ B: 'attribute_key', C: 'language' }, headers, story).at(-1)).toEqual({
+      field: 'mapped_headers',
+      message: 'no column is mapped to code (products are matched by code)',
+    });
+  });
+
+  it('takes, from a template naming the columns of every report, the ones of the file at hand', () => {
+    const template = Object.fromEntries(
+      ['code', 'attribute_key', 'language', 'value', 'relation', 'item_code', 'name.en', 'product_name'].map((t) => [
+        t,
+        t,
+      ]),
+    );
+    const perAttributes = labels('code', 'product_name', 'attribute_key', 'language', 'value');
+    const mapping = mappingFromTemplate(template, perAttributes);
+    expect(mapping).toEqual({ A: 'code', B: 'product_name', C: 'attribute_key', D: 'language', E: 'value' });
+    expect(mappingProblems(mapping, perAttributes, [])).toEqual([]);
   });
 });

@@ -1,5 +1,12 @@
 import { ValidationError, type ErrorDetail } from '@pim/errors';
-import { COLUMN_PATTERN, IMPORT_TARGET_PATTERN, type ImportHeader } from '@pim/resources';
+import {
+  COLUMN_PATTERN,
+  IMPORT_TARGET_PATTERN,
+  importRowShape,
+  targetRowShape,
+  type ImportHeader,
+  type ImportRowShape,
+} from '@pim/resources';
 import { headerTimeZone } from '@pim/sheets';
 import type { ImportAttribute } from '../links/catalog.link';
 
@@ -50,10 +57,73 @@ export function ownHeadersMapping(headers: ImportHeader[]): Mapping {
   return taken.has('code') ? mapping : {};
 }
 
+/** What a row of each shape stands for, for people. */
+const SHAPE_WORDS: Record<ImportRowShape, string> = {
+  product_rows: 'product rows (one row per product)',
+  attribute_rows: 'attribute rows (one row per product and attribute value)',
+  eligibility_rows: 'eligibility rows (one row per product and service eligibility item)',
+};
+
+/** The targets that make a mapping read rows of a shape, and what is missing of them. */
+function shapeNeeds(shape: ImportRowShape, mapped: Map<string, string>): { needs: string; missing: string[] } {
+  if (shape === 'attribute_rows')
+    return {
+      needs: 'columns mapped to attribute_key and value',
+      missing: ['attribute_key', 'value'].filter((t) => !mapped.has(t)),
+    };
+  if (shape === 'eligibility_rows')
+    return {
+      needs: 'a column mapped to relation and one to item_code or item_id',
+      missing: [
+        ...(mapped.has('relation') ? [] : ['relation']),
+        ...(mapped.has('item_code') || mapped.has('item_id') ? [] : ['item_code or item_id']),
+      ],
+    };
+  return { needs: 'no column of attribute rows or eligibility rows', missing: [] };
+}
+
+/**
+ * A mapping reads rows of one shape (`importRowShape`): each column whose target belongs to
+ * another is a problem — a column of attribute or eligibility rows without the columns that make
+ * the shape (`language` without `attribute_key` and `value`), or a column of another shape beside
+ * them (`name.en` in attribute rows). Never read in part: a column left unread would drop the
+ * merchant's data without a word.
+ */
+function shapeProblems(mapped: Map<string, string>): ErrorDetail[] {
+  const shape = importRowShape(mapped.keys());
+  const deciding =
+    shape === 'attribute_rows'
+      ? ['attribute_key', 'value']
+      : shape === 'eligibility_rows'
+        ? ['relation', mapped.has('item_code') ? 'item_code' : 'item_id']
+        : [];
+  const problems: ErrorDetail[] = [];
+  for (const [target, column] of mapped) {
+    const own = targetRowShape(target);
+    if (own === undefined || own === shape) continue;
+    const field = `mapped_headers.${column}`;
+    if (shape === 'product_rows') {
+      const { needs, missing } = shapeNeeds(own, mapped);
+      problems.push({
+        field,
+        message: `'${target}' is a column of ${SHAPE_WORDS[own]}, which need ${needs} (no column is mapped to ${missing.join(' nor to ')})`,
+      });
+    } else {
+      const columns = deciding.map((t) => mapped.get(t)).join(' and ');
+      problems.push({
+        field,
+        message: `'${target}' is a column of ${SHAPE_WORDS[own]}, but columns ${columns} (${deciding.join(' and ')}) make this file ${SHAPE_WORDS[shape]}: a file holds rows of one kind, so leave this column out`,
+      });
+    }
+  }
+  return problems;
+}
+
 /**
  * Every problem of a mapping against the sheet's headers and the catalog's attributes: a column
  * the header row does not have, a field an import cannot fill, an unknown attribute (or a
- * language on one that is not localizable), a field filled from two columns, no column for code.
+ * language on one that is not localizable), a field filled from two columns, columns of two row
+ * shapes or of a shape without the columns that make it (`shapeProblems`), no column for code.
  * A column whose header cell is empty is one of the header row's when the sheet lists it (with an
  * empty label: data below it, left of the last header), and is mapped like any other.
  */
@@ -97,6 +167,7 @@ export function mappingProblems(
       problems.push({ field, message: `'${target}' is already filled from column ${earlier}` });
     else seen.set(target, column);
   }
+  problems.push(...shapeProblems(seen));
   if (Object.keys(mapping).length > 0 && !seen.has('code'))
     problems.push({ field: 'mapped_headers', message: 'no column is mapped to code (products are matched by code)' });
   return problems;
@@ -109,7 +180,7 @@ export function checkMapping(mapping: Mapping, headers: ImportHeader[], attribut
   throw new ValidationError(`The column mapping has ${problems.length} problem(s)`, {
     title: 'Invalid mapping',
     solution:
-      "Map columns of the header row (by letter) to code, name.<language>, description.<language>, type, brand, family, categories, tags, enabled, image, images or attributes.<key>, each field from one column, one of them to code (columns of the platform's own exports it fills, such as _id or created_at, may be mapped to themselves: they are read past)",
+      "Map columns of the header row (by letter), each field from one column, one of them to code, and the fields of one kind of row: product rows (name.<language>, description.<language>, type, brand, family, categories, tags, enabled, image, images, attributes.<key>), attribute rows (attribute_key, value and, for localizable texts, language) or eligibility rows (relation, item_code or item_id, category_tree, eligible, item_type). Columns of the platform's own exports it fills, such as _id, created_at or product_name, may be mapped to themselves: they are read past",
     details: problems,
   });
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { type ConflictError, ValidationError, stateConflict, withLinks } from '@pim/errors';
 import { declaredRecord, runAsOwnedAudience } from '@pim/records';
-import { Import, UTC, canonicalTimeZone, type ImportHeader, type ImportStatus } from '@pim/resources';
+import { Import, UTC, canonicalTimeZone, importRowShape, type ImportHeader, type ImportStatus } from '@pim/resources';
 import { currentRunAs } from '@pim/logging';
 import type { FileStorage } from '@pim/storage';
 import { ImportEntity } from '../entities/import.entity';
@@ -111,6 +111,29 @@ async function checkTargets(catalog: CatalogLink, next: ImportEntity, prev: Impo
 }
 
 /**
+ * Eligibility rows write product relations, never a product: a catalog or category every product
+ * joins would be dropped without a word, so they are refused with such a mapping.
+ */
+function checkShapeTargets(next: ImportEntity, mapping: Mapping): void {
+  if (importRowShape(Object.values(mapping)) !== 'eligibility_rows') return;
+  const details = (['catalog_id', 'category_id'] as const)
+    .filter((f) => next[f])
+    .map((field) => ({
+      field,
+      message: 'is for imports that write products; eligibility rows write product relations only',
+    }));
+  if (details.length === 0) return;
+  throw new ValidationError(
+    'An import of eligibility rows (relation and item columns) puts no product in a catalog or category',
+    {
+      title: 'Catalog or category with eligibility rows',
+      solution: 'Leave catalog_id and category_id out of an import of eligibility rows, or map product rows',
+      details,
+    },
+  );
+}
+
+/**
  * Settles an import before it is stored: the sheet re-read when the worksheet or header row
  * changed (re-detecting the header row of another worksheet), or when `strip_formula_quote`
  * changed (its header labels are read again with or without the quote), a template's mapping
@@ -159,6 +182,7 @@ async function settle(
     await mapOwnHeaders(deps.catalog, next);
   const mapping = (next.mapped_headers ?? {}) as Mapping;
   checkMapping(mapping, next.headers as ImportHeader[], await deps.catalog.attributes(mappedAttributeKeys(mapping)));
+  checkShapeTargets(next, mapping);
   next.time_zone ||= deps.defaultTimeZone ?? UTC;
   next.status = Object.keys(mapping).length > 0 ? 'mapped' : 'uploaded';
 }

@@ -141,7 +141,8 @@ export class RowConverter {
       const codes = new Set<string>();
       for (const row of rows) {
         const cell = row.cells[index] ?? null;
-        for (const code of target === 'categories' ? splitList(cell) : [parseTextCell(cell)]) if (code) codes.add(code);
+        for (const code of target === 'categories' ? splitList(cell) : [parseTextCell(cell)])
+          if (code) codes.add(code.normalize('NFC'));
       }
       found.set(target, await this.catalog.idsByCode(ref.collection, [...codes]));
     }
@@ -163,7 +164,8 @@ export class RowConverter {
       if (head === 'code') {
         const code = parseTextCell(cell);
         if (code === undefined) problem(column, 'is empty; every row needs a product code');
-        else item.code = code;
+        // Codes are stored in Unicode NFC: a sheet that writes é as e and an accent names the same product.
+        else item.code = code.normalize('NFC');
       } else if (head === 'name' || head === 'description') {
         const text = parseTextCell(cell);
         if (text !== undefined) item[head] = { ...((item[head] as object) ?? {}), [second]: text };
@@ -172,7 +174,9 @@ export class RowConverter {
         if (type !== undefined) item.type = type.toLowerCase();
       } else if (REFERENCES[head]) {
         const ref = REFERENCES[head];
-        const codes = head === 'categories' ? splitList(cell) : [parseTextCell(cell)].filter((c) => c !== undefined);
+        const codes = (
+          head === 'categories' ? splitList(cell) : [parseTextCell(cell)].filter((c) => c !== undefined)
+        ).map((c) => c.normalize('NFC'));
         if (codes.length === 0) continue;
         const resolved: string[] = [];
         for (const code of codes) {

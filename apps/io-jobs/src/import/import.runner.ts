@@ -3,7 +3,14 @@ import type { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError, toPimError } from '@pim/errors';
 import type { Logger } from '@pim/logging';
 import type { RecordService } from '@pim/records';
-import { UTC, type BulkItemResult, type ImportHeader, type ImportInput, type ImportView } from '@pim/resources';
+import {
+  UTC,
+  importRowShape,
+  type BulkItemResult,
+  type ImportHeader,
+  type ImportInput,
+  type ImportView,
+} from '@pim/resources';
 import { readRows, type SheetRow } from '@pim/sheets';
 import type { FileStorage } from '@pim/storage';
 import type { ImportEntity } from '../entities/import.entity';
@@ -12,9 +19,12 @@ import type { CatalogLink } from '../links/catalog.link';
 import { jobOutcomes, type JobOutcome } from '../jobs/job.metrics';
 import { keepRefusedRows, type RefusedRow } from '../repositories/import-errors.repository';
 import { recordBatch } from '../repositories/imports.repository';
+import { AttributeRows } from './import.attribute-rows';
+import { EligibilityRows } from './import.eligibility-rows';
 import { mappedAttributeKeys, type Mapping } from './import.mapping';
 import { log } from './import.moves';
-import { RowConverter, type ImportTargets, type RowItem, type RowProblem } from './import.rows';
+import { RowConverter, type ImportTargets } from './import.rows';
+import { GROUP_SLACK, refusedRow, type RowShape, type ShapedBatch } from './import.shape';
 import { sheetOf } from './import.sheet';
 
 /** What the runner needs. */
@@ -30,14 +40,6 @@ export interface ImportRunnerDeps {
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
-
-/** A batch read and converted: its rows, the items for the catalog, the rows refused here, the codes it writes. */
-interface PreparedBatch {
-  rows: SheetRow[];
-  items: RowItem[];
-  problems: RowProblem[];
-  codes: Set<string>;
-}
 
 /** A batch sent to the catalog: its rows and codes, and the rows refused once the catalog answered. */
 interface SentBatch {
@@ -71,14 +73,63 @@ export function refusal(result: BulkItemResult, converter: RowConverter): string
 const MAPPED_AS: Record<string, string> = { name: 'name.<language>, e.g. name.pt-BR' };
 
 /**
+ * Whether a full batch (`rows` of `size` or more) is cut before `row`: always for a shape with no
+ * runs to keep whole (product rows) or once the batch has grown `GROUP_SLACK` past its size; else
+ * only before a row with a key other than the batch's last key (`lastKey`), so the rows of one
+ * product (attribute rows) or of one product's relation (eligibility rows) that follow one another
+ * are sent together. A row with no key (refused alone) does not end a run.
+ */
+export function cutsBefore(
+  shape: Pick<RowShape, 'groupOf'>,
+  batch: { rows: number; lastKey: string | undefined },
+  row: SheetRow,
+  size: number,
+): boolean {
+  if (batch.rows < size) return false;
+  if (!shape.groupOf || batch.rows >= size + GROUP_SLACK) return true;
+  const key = shape.groupOf(row);
+  return key !== undefined && key !== batch.lastKey;
+}
+
+/**
+ * Product rows: each row one product, converted by `RowConverter` and sent to the catalog's bulk
+ * upsert as one batch (merged onto stored products); a refused item's problems name its columns.
+ */
+function productRows(converter: RowConverter, catalog: CatalogLink): RowShape {
+  return {
+    async prepare(rows) {
+      const { items, problems } = await converter.convert(rows);
+      return {
+        codes: new Set(items.map((i) => i.item.code as string)),
+        async send(batchId) {
+          const results =
+            items.length > 0
+              ? await catalog.upsert(
+                  items.map((i) => i.item),
+                  batchId,
+                )
+              : [];
+          const refused: RefusedRow[] = problems.map((p) => refusedRow(p.row, p.problems));
+          results.forEach((result, i) => {
+            if (result.status === 'failed') refused.push(refusedRow(items[i].row, refusal(result, converter)));
+          });
+          return refused.sort((a, b) => a.row_number - b.row_number);
+        },
+      };
+    },
+  };
+}
+
+/**
  * Runs one import's job: takes a queued import to `processing` (or resumes a running one where its
- * checkpoint is), reads the sheet from the checkpoint in batches, sends each batch to the
- * catalog's bulk upsert under the batch's id (so a batch resent after a crash is not written
- * twice), and records the batch's counts, refused rows and the next checkpoint in one
- * transaction, in sheet order. The next batch is sent while one is with the catalog (unless they
- * share a code). Counts are exact: every row is processed once, stored or refused. A canceled
- * import stops after the batches it has sent; the last batch ends it `completed` or
- * `completed_with_errors`.
+ * checkpoint is), reads the sheet from the checkpoint in batches of the shape its mapping names
+ * (product rows, attribute rows, eligibility rows: `shapeOf`), sends each batch to the catalog —
+ * its bulk upsert under the batch's id, or its product relations, each written only when it
+ * differs — so that a batch resent after a crash is not written twice, and records the batch's
+ * counts, refused rows and the next checkpoint in one transaction, in sheet order. The next batch
+ * is sent while one is with the catalog (unless they share a code). Counts are exact: every row is
+ * processed once, stored or refused. A canceled import stops after the batches it has sent; the
+ * last batch ends it `completed` or `completed_with_errors`.
  */
 export class ImportRunner {
   private readonly outcomes?: ReturnType<typeof jobOutcomes>;
@@ -138,25 +189,39 @@ export class ImportRunner {
     }
   }
 
-  private async process(record: ImportEntity): Promise<void> {
+  /** How the import's rows are read and written: the shape its mapping names (`importRowShape`). */
+  private async shapeOf(record: ImportEntity): Promise<RowShape> {
     const mapping = (record.mapped_headers ?? {}) as Mapping;
-    const attributes = await this.deps.catalog.attributes(mappedAttributeKeys(mapping));
+    const headers = (record.headers ?? []) as ImportHeader[];
+    const options = { stripFormulaQuote: record.strip_formula_quote, timeZone: record.time_zone ?? UTC };
+    const shape = importRowShape(Object.values(mapping));
+    // Eligibility rows write relations only: the import's catalog and category are refused with them.
+    if (shape === 'eligibility_rows') return new EligibilityRows(mapping, headers, this.deps.catalog, options);
     const targets: ImportTargets = {};
     if (record.category_id) targets.category_id = record.category_id;
     if (record.catalog_id) {
       const catalog = await this.deps.catalog.catalog(record.catalog_id);
       if (catalog) targets.catalog = { _id: record.catalog_id, ...catalog };
     }
+    if (shape === 'attribute_rows') return new AttributeRows(mapping, headers, targets, this.deps.catalog, options);
+    const attributes = await this.deps.catalog.attributes(mappedAttributeKeys(mapping));
     const converter = new RowConverter(
       mapping,
-      (record.headers ?? []) as ImportHeader[],
+      headers,
       new Map(attributes.map((a) => [a.key, a])),
       targets,
       this.deps.catalog,
-      { stripFormulaQuote: record.strip_formula_quote, timeZone: record.time_zone ?? UTC },
+      options,
     );
+    return productRows(converter, this.deps.catalog);
+  }
+
+  private async process(record: ImportEntity): Promise<void> {
+    const shape = await this.shapeOf(record);
     const size = record.batch_size ?? this.deps.batchSize;
-    const rows = readRows(sheetOf(this.deps.storage, record), record.file_worksheet_id!, { fromRow: record.next_row! });
+    // A shape that follows runs of rows across batches reads the rows before the checkpoint again.
+    const fromRow = shape.readsPassedRows ? (record.file_header_row ?? 1) + 1 : record.next_row!;
+    const rows = readRows(sheetOf(this.deps.storage, record), record.file_worksheet_id!, { fromRow });
     // One batch may be with the catalog while the next is read, converted and sent: the catalog
     // writes two batches at once (both cores) while their outcomes are still recorded in order.
     let ahead: SentBatch | undefined;
@@ -164,14 +229,14 @@ export class ImportRunner {
     const step = async (batch: SheetRow[]): Promise<boolean> => {
       const from = checkpoint;
       checkpoint = batch[batch.length - 1].number + 1;
-      const next = await this.prepare(batch, converter);
+      const next = await shape.prepare(batch);
       // Rows of one code apply in sheet order: a batch sharing a code with the one ahead waits for it.
       if (ahead && [...next.codes].some((c) => ahead!.codes.has(c))) {
         const go = await this.settle(record._id, ahead);
         ahead = undefined;
         if (!go) return false;
       }
-      const sent = this.send(record._id, next, converter, from);
+      const sent = this.send(record._id, batch, next, from);
       const before = ahead;
       ahead = sent;
       if (before && !(await this.settle(record._id, before))) {
@@ -182,53 +247,37 @@ export class ImportRunner {
       return true;
     };
     let batch: SheetRow[] = [];
+    // The key of the batch's last row that has one: a batch is not cut inside a run of one key.
+    let lastKey: string | undefined;
     for await (const row of rows) {
-      if (row.number < record.next_row!) continue;
+      if (row.number < record.next_row!) {
+        shape.passed?.(row);
+        continue;
+      }
+      if (cutsBefore(shape, { rows: batch.length, lastKey }, row, size)) {
+        if (!(await step(batch))) return this.counted('stopped');
+        batch = [];
+        lastKey = undefined;
+      }
       batch.push(row);
-      if (batch.length < size) continue;
-      if (!(await step(batch))) return this.counted('stopped');
-      batch = [];
+      lastKey = shape.groupOf?.(row) ?? lastKey;
+      // Without runs to keep whole, a batch goes as soon as it is full.
+      if (!shape.groupOf && batch.length >= size) {
+        if (!(await step(batch))) return this.counted('stopped');
+        batch = [];
+      }
     }
     if (batch.length > 0 && !(await step(batch))) return this.counted('stopped');
     if (ahead && !(await this.settle(record._id, ahead))) return this.counted('stopped');
     await this.finish(record._id);
   }
 
-  /** A batch's rows as items (or their problems) and the codes it writes. */
-  private async prepare(rows: SheetRow[], converter: RowConverter): Promise<PreparedBatch> {
-    const { items, problems } = await converter.convert(rows);
-    return { rows, items, problems, codes: new Set(items.map((i) => i.item.code as string)) };
-  }
-
   /**
-   * Sends a batch to the catalog's bulk upsert under the batch's id; its outcome (the rows refused,
-   * by this import or by the catalog) is awaited by `settle`.
+   * Sends a prepared batch under the batch's id (`<import id>:<first row>`); its outcome (the rows
+   * refused, by this import or by the catalog) is awaited by `settle`.
    */
-  private send(importId: string, batch: PreparedBatch, converter: RowConverter, from: number): SentBatch {
-    const { rows, items, problems } = batch;
-    const outcome = (
-      items.length > 0
-        ? this.deps.catalog.upsert(
-            items.map((i) => i.item),
-            `${importId}:${rows[0].number}`,
-          )
-        : Promise.resolve([])
-    ).then((results) => {
-      const refused: RefusedRow[] = problems.map((p) => ({
-        row_number: p.row.number,
-        cells: p.row.cells,
-        problems: p.problems.join('; '),
-      }));
-      results.forEach((result, i) => {
-        if (result.status !== 'failed') return;
-        refused.push({
-          row_number: items[i].row.number,
-          cells: items[i].row.cells,
-          problems: refusal(result, converter).join('; '),
-        });
-      });
-      return refused.sort((a, b) => a.row_number - b.row_number);
-    });
+  private send(importId: string, rows: SheetRow[], batch: ShapedBatch, from: number): SentBatch {
+    const outcome = batch.send(`${importId}:${rows[0].number}`);
     outcome.catch(() => undefined); // awaited in settle; never an unhandled rejection meanwhile
     return { rows, from, codes: batch.codes, outcome };
   }

@@ -129,7 +129,19 @@ describe('imports read date-times in their time zone (real Postgres, real catalo
     ).rejects.toThrow(/time_zone.*is not a time zone/);
 
     const csv = 'code,when\nP-1,2024-02-01 10:20:30\n';
-    expect((await upload(csv)).time_zone).toBe(PLATFORM_ZONE);
+    const first = await upload(csv);
+    expect(first.time_zone).toBe(PLATFORM_ZONE);
+    // Found by its file name, which the upload (not the caller's input) gives it.
+    const found = await imports.list({
+      page: 1,
+      limit: 10,
+      skip: 0,
+      sort: [],
+      filters: [],
+      search: 'when.csv',
+      expand: [],
+    });
+    expect(found.data.map((i) => i._id)).toContain(first._id);
     const fromTemplate = await upload(csv, { from_template_id: template._id });
     expect(fromTemplate).toMatchObject({ status: 'mapped', time_zone: 'America/Sao_Paulo' });
     expect((await upload(csv, { from_template_id: template._id, time_zone: 'Asia/Tokyo' })).time_zone).toBe(

@@ -45,6 +45,22 @@ export type NamedCollection = 'brands' | 'families' | 'categories' | 'category_t
 /** A taxonomy collection an import names records of by code. */
 export type CodedCollection = 'brands' | 'families' | 'categories';
 
+/** A live product as attribute rows and eligibility rows read it: its id, lists and attribute values. */
+export interface StoredProduct {
+  id: string;
+  code: string;
+  categories: string[];
+  catalogs: { _id: string; user_groups: string[] }[];
+  attributes: Record<string, unknown>;
+}
+
+/** A relation as an import writes it: its product, its type and the list that type names. */
+export interface RelationWrite {
+  product_id: string;
+  type: string;
+  items: rpb.ProductRelationItem[];
+}
+
 /** What the io-jobs app asks the catalog. A catalog that does not answer is a 503 (an import's job retries). */
 export interface CatalogLink {
   /** Live attributes by key, with their options. */
@@ -74,6 +90,16 @@ export interface CatalogLink {
   named(collection: NamedCollection, ids: string[]): Promise<NamedRecord[]>;
   /** The catalog's bulk upsert of one batch, merged onto stored products, applied once per batch id. */
   upsert(items: object[], batchId: string): Promise<BulkItemResult[]>;
+  /** Live products by code, as the caller sees them (codes of no product, or of one out of sight, are left out). */
+  storedProducts(codes: string[]): Promise<Map<string, StoredProduct>>;
+  /** Live records by code, with their ids and (categories) trees; a category code may name several. */
+  recordsByCode(collection: NamedCollection, codes: string[]): Promise<NamedRecord[]>;
+  /** Live relations by key (`<product_id>:<type>`), as the caller sees them; unknown keys are left out. */
+  relationsByKey(keys: string[]): Promise<rpb.ProductRelation[]>;
+  /** Creates a relation as the caller (a 409 when the product has one of that type already). */
+  createRelation(relation: RelationWrite): Promise<rpb.ProductRelation>;
+  /** Replaces a relation's items as the caller, only while it is at `expectedVersion` (a 412 otherwise). */
+  updateRelation(id: string, relation: RelationWrite, expectedVersion: number): Promise<rpb.ProductRelation>;
   close(): void;
 }
 
@@ -97,6 +123,12 @@ const listQuery = (q: ProductQuery) => ({
   filters: q.filters,
   search: q.search,
   expand: [],
+});
+
+/** A relation's writable fields: the list its type names holds the items, the others are empty. */
+const relationInput = (r: RelationWrite): rpb.ProductRelationInput => ({
+  ...rpb.ProductRelationInput.fromPartial({ type: r.type, product_id: r.product_id }),
+  [r.type]: r.items,
 });
 
 /** The catalog's services at `address` (`host:port`), connected on first use. */
@@ -260,6 +292,50 @@ export function catalogLink(address: string): CatalogLink {
         { deadlineMs: BULK_DEADLINE_MS },
       );
       return data.map(({ id, ...r }) => ({ ...r, ...(id !== undefined ? { _id: id } : {}) }) as BulkItemResult);
+    },
+    async storedProducts(codes) {
+      const found = new Map<string, StoredProduct>();
+      for (let i = 0; i < codes.length; i += 1_000) {
+        const { data } = await c().products.batchGetProducts({ ids: [], codes: codes.slice(i, i + 1_000) });
+        for (const p of data)
+          found.set(p.code, {
+            id: p.id,
+            code: p.code,
+            categories: p.categories ?? [],
+            catalogs: (p.catalogs ?? []).map((x) => ({ _id: x.id, user_groups: x.user_groups ?? [] })),
+            attributes: (p.attributes ?? {}) as Record<string, unknown>,
+          });
+      }
+      return found;
+    },
+    async recordsByCode(collection, codes) {
+      if (codes.length === 0) return [];
+      return (await batchGet(collection, { codes })).map((r) => ({
+        id: r.id,
+        code: r.code,
+        name: r.name ?? {},
+        ...(r.category_tree_id ? { category_tree_id: r.category_tree_id } : {}),
+      }));
+    },
+    async relationsByKey(keys) {
+      const found: rpb.ProductRelation[] = [];
+      for (let i = 0; i < keys.length; i += 1_000) {
+        const { data } = await c().relations.batchGetProductRelations({ ids: [], keys: keys.slice(i, i + 1_000) });
+        found.push(...data);
+      }
+      return found;
+    },
+    async createRelation(relation) {
+      const { data } = await c().relations.createProductRelation({ input: relationInput(relation) });
+      return data!;
+    },
+    async updateRelation(id, relation, expectedVersion) {
+      const { data } = await c().relations.updateProductRelation({
+        id,
+        input: relationInput(relation),
+        expected_version: expectedVersion,
+      });
+      return data!;
     },
     close() {
       if (!clients) return;

@@ -6,6 +6,7 @@ import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-lett
 import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
 import { FormulaQuote1796012400000 } from './1796012400000-formula-quote';
 import { TimeZones1796100000000 } from './1796100000000-time-zones';
+import { SearchFileNames1796100000001 } from './1796100000001-search-file-names';
 
 /** Every migration of the io_jobs schema, oldest first. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   IdempotentCalls1795900000000,
   FormulaQuote1796012400000,
   TimeZones1796100000000,
+  SearchFileNames1796100000001,
 ];

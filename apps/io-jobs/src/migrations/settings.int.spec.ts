@@ -20,8 +20,8 @@ const importRow = (id: string, status: string) =>
    VALUES ('${id}', now(), now(), '', '${status}', 0, 0, 0, 0, 0)`;
 
 // The neutralizing quote's settings on a database that already holds exports and imports: up,
-// down and up again; then the time zones, on the same rows.
-describe('io-jobs migrations FormulaQuote1796012400000 and TimeZones1796100000000', () => {
+// down and up again; then the time zones and the search by file name, on the same rows.
+describe('io-jobs migrations of settings and search: FormulaQuote, TimeZones, SearchFileNames', () => {
   let db: TestDatabase;
 
   beforeAll(async () => {
@@ -73,8 +73,11 @@ describe('io-jobs migrations FormulaQuote1796012400000 and TimeZones179610000000
     }
   });
 
-  it('says UTC on every export and import made before time zones: what they wrote and read in', async () => {
-    expect(await migrate(dataSourceOptions(db.url))).toEqual(['TimeZones1796100000000']);
+  it('says UTC on every export and import made before time zones, and searches them by file name', async () => {
+    expect(await migrate(dataSourceOptions(db.url))).toEqual([
+      'TimeZones1796100000000',
+      'SearchFileNames1796100000001',
+    ]);
     const ds = createDataSource(dataSourceOptions(db.url));
     await ds.initialize();
     try {
@@ -83,8 +86,16 @@ describe('io-jobs migrations FormulaQuote1796012400000 and TimeZones179610000000
       );
       expect(zones).toHaveLength(10);
       expect(new Set(zones.map((z) => z.time_zone))).toEqual(new Set(['UTC']));
+      const searched: { search_text: string; file_name: string | null }[] = await ds.query(
+        `SELECT "search_text", "file_name" FROM io_jobs.exports UNION ALL SELECT "search_text", "file_name" FROM io_jobs.imports`,
+      );
+      for (const row of searched) expect(row.search_text).toBe(row.file_name ?? '');
       await ds.undoLastMigration({ transaction: 'each' });
-      expect(await migrate(dataSourceOptions(db.url))).toEqual(['TimeZones1796100000000']);
+      await ds.undoLastMigration({ transaction: 'each' });
+      expect(await migrate(dataSourceOptions(db.url))).toEqual([
+        'TimeZones1796100000000',
+        'SearchFileNames1796100000001',
+      ]);
     } finally {
       await ds.destroy();
     }
