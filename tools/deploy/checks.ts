@@ -59,7 +59,8 @@ export const DEFAULTED: Record<string, Record<string, string>> = {
       'an event is set aside as a dead letter after 10 failed publishes (one to two and a half minutes of retries)',
     CONSUMER_MAX_DELIVER:
       'a consumer sets an event aside as a dead letter after 20 failed deliveries (about six minutes of retries)',
-    DB_POOL_SIZE: 'each app’s own pool size (10, the gateway 20); lower it when many replicas share one Postgres',
+    DB_POOL_SIZE:
+      'each app’s own pool size (10, the gateway 20, webhooks 16); lower it when many replicas share one Postgres',
     // Tracing: OTEL_TRACES_EXPORTER (on or off) and the collector are set in ConfigMap pim-platform.
     OTEL_SDK_DISABLED: 'OTEL_TRACES_EXPORTER says whether tracing is on (otlp) or off (none)',
     OTEL_SERVICE_NAME: 'each app names its spans after itself (gateway, catalog…), as its logs and metrics do',

@@ -27,12 +27,42 @@ export function hasCommand(name: string): boolean {
   );
 }
 
+/** The commands of `names` this machine lacks. */
+export function missingCommands(names: string[]): string[] {
+  return names.filter((n) => !hasCommand(n));
+}
+
 /** Throws, naming what to install, unless every command is there. */
 export function requireCommands(names: string[], why: string): void {
-  const missing = names.filter((n) => !hasCommand(n));
+  const missing = missingCommands(names);
   if (missing.length > 0) {
     throw new Error(`${missing.join(', ')} not found: ${why} needs them. Install with: ${INSTALL_HINT}`);
   }
+}
+
+/** What the image test runs: podman builds and runs the image, with runc, on a base debootstrap makes. */
+export const IMAGE_TEST_COMMANDS = ['podman', 'runc', 'debootstrap'];
+
+/** Set to 1, the image test may not be skipped: a missing command fails it (`.ci/run` sets it). */
+export const REQUIRE_IMAGE_TESTS = 'PIM_REQUIRE_IMAGE_TESTS';
+
+/** Whether the environment demands the image test (`PIM_REQUIRE_IMAGE_TESTS=1` or `true`). */
+export function imageTestsRequired(env: NodeJS.ProcessEnv): boolean {
+  return ['1', 'true'].includes((env[REQUIRE_IMAGE_TESTS] ?? '').trim().toLowerCase());
+}
+
+/**
+ * Why the image test is skipped, or undefined when it runs. It runs where its commands are, so
+ * `npm test` passes on a development machine without them; there it is skipped with this reason.
+ * CI demands it (REQUIRE_IMAGE_TESTS): then it runs anyway and fails naming what is missing, so a
+ * CI machine that lost podman can never pass by skipping it.
+ */
+export function imageTestSkipReason(missing: string[], env: NodeJS.ProcessEnv): string | undefined {
+  if (missing.length === 0 || imageTestsRequired(env)) return undefined;
+  return (
+    `skipped: ${missing.join(', ')} not found on this machine. Install with: ${INSTALL_HINT}; ` +
+    `${REQUIRE_IMAGE_TESTS}=1 (as .ci/run sets) makes a missing command a failure instead`
+  );
 }
 
 /** Runs a command to its end; `onOutput` sees its output as it comes (a long build's progress). */

@@ -55,7 +55,7 @@ export const baseSchema = z.object({
     .default('PIM_EVENTS'),
   GRPC_DEADLINE_MS: positiveInt(10_000),
   SHUTDOWN_GRACE_MS: positiveInt(10_000),
-  /** Connections in each database pool of this process (unset: the app's own size, 10; the gateway's 20). */
+  /** Connections in this process's main database pool (unset: the app's own, 10; the gateway's 20, webhooks' 16). */
   DB_POOL_SIZE: z.coerce.number().int().positive().max(100).optional(),
 });
 
