@@ -135,7 +135,8 @@ describe('gateway security through the whole platform', () => {
     });
     expect(other.response.status).toBe(409);
     expect(
-      (await e2e.client.GET('/api/v1/webhooks', { params: { query: { collection: 'orders' } } })).data?.total,
+      (await e2e.client.GET('/api/v1/webhooks', { params: { query: { filter: { collection: 'orders' } } } })).data
+        ?.total,
     ).toBe(1);
   });
 

@@ -42,7 +42,7 @@ describe('taxonomy services (real Postgres)', () => {
 
   it('refuses bad input, listing every problem at once', async () => {
     const err = await ctx.services.brands
-      .create({ code: 'bad code', name: {}, description: { 'not a language': 'x' }, colour: 'red' })
+      .create({ code: 'bad\ncode', name: {}, description: { 'not a language': 'x' }, colour: 'red' })
       .catch((e) => e);
     expect(err).toBeInstanceOf(ValidationError);
     const fields = err.details.map((d: { field: string }) => d.field);
@@ -324,7 +324,11 @@ describe('taxonomy services (real Postgres)', () => {
       data: brand,
     });
     expect(events[1].data).toEqual(patched);
-    expect(events[2].data).toEqual(deleted);
+    // A deleted event says when and by whom besides the last state.
+    const { deleted_at, deleted_by, ...last } = events[2].data as Record<string, unknown>;
+    expect(last).toEqual(deleted);
+    expect(deleted_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(deleted_by === null || typeof deleted_by === 'string').toBe(true);
   });
 
   it('publishes the outbox to JetStream as pim.catalog.<collection>.<action>', async () => {

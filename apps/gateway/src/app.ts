@@ -92,7 +92,7 @@ export function declareRoutes(api: Api, deps: RouteDeps): void {
   for (const owner of OWNER_ROUTES) {
     owner.routes(api, () => deps.owners?.[owner.app] ?? unreachable(`${owner.app} clients`), limits, catalogRecords);
   }
-  collectionRoutes(api);
+  collectionRoutes(api, limits);
   apiKeyRoutes(api, deps.keys, limits);
   deadLetterRoutes(api, () => deps.deadLetters ?? unreachable<DeadLetterClients>('dead letter clients'), limits);
 }
@@ -240,7 +240,7 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
   );
 
   const registry = createRegistry();
-  const api = new Api(registry, API_BASE, deps.idempotency);
+  const api = new Api(registry, API_BASE, deps.idempotency, deps.publicUrl || undefined);
   declareRoutes(api, deps);
   app.api = api;
 
@@ -277,7 +277,7 @@ export function createApp(deps: GatewayDeps): Express & { setReady(ready: boolea
     jsonGuard(),
     api.router,
   );
-  app.use(notFoundHandler());
+  app.use(notFoundHandler((path) => api.allowedMethods(path)));
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -47,8 +47,9 @@ describe('workflow app', () => {
     });
     try {
       expect(await health.check()).toBe('SERVING');
-      // The access a key's user has, over gRPC, as the gateway will ask it; a bad id is a 400.
-      const user = '6740a1b2c3d4e5f601234567';
+      // The access a key's user has, over gRPC, as the gateway will ask it, by the user id the
+      // customer's identity system gives (any printable text); an empty or unprintable one is a 400.
+      const user = 'auth0|5f1c2b3a4d5e6f7a8b9c0d1e';
       const input = pb.UsersGroupInput.fromPartial({
         source_id: 'sso',
         name: 'All',
@@ -60,7 +61,14 @@ describe('workflow app', () => {
         group_ids: [created.id],
         full_product_access: true,
       });
-      await expect(groups.getUserAccess({ user_id: 'nope' })).rejects.toBeInstanceOf(ValidationError);
+      // Trimmed as API keys store it, so the same user.
+      expect((await groups.getUserAccess({ user_id: ` ${user} ` })).group_ids).toEqual([created.id]);
+      expect(await groups.getUserAccess({ user_id: 'ana@example.com' })).toEqual({
+        group_ids: [],
+        full_product_access: false,
+      });
+      await expect(groups.getUserAccess({ user_id: '' })).rejects.toBeInstanceOf(ValidationError);
+      await expect(groups.getUserAccess({ user_id: 'auth0|\n1' })).rejects.toBeInstanceOf(ValidationError);
       groups.close();
       await app.shutdown.run('test');
       expect(exited).toBe(0);

@@ -27,9 +27,10 @@ describe('createPimClient', () => {
     const { seen, fetch } = recorder(412, { code: 412, name: 'PreconditionFailedError' });
     const client = createPimClient({ baseUrl: 'https://pim.example.com', apiKey: 'k', fetch });
     const list = await client.GET('/api/v1/webhooks', {
-      params: { query: { enabled: true, limit: 2, sort: '-created_at' } },
+      params: { query: { filter: { enabled: true, collection_in: 'brands,orders' }, limit: 2, sort: '-created_at' } },
     });
-    expect(new URL(seen[0].url).search).toBe('?enabled=true&limit=2&sort=-created_at');
+    // The filter object's keys are query parameters of their own (style form, exploded).
+    expect(new URL(seen[0].url).search).toBe('?enabled=true&collection_in=brands%2Corders&limit=2&sort=-created_at');
     expect(list.error?.name).toBe('PreconditionFailedError');
     await client.PATCH('/api/v1/webhooks/{id}', {
       params: { path: { id: 'x' }, header: { 'if-match': '"1"' } },

@@ -18,7 +18,10 @@ export interface PimClientOptions {
   retries?: RetryOptions | false;
 }
 
-/** A typed client of the API: `client.GET('/api/v1/webhooks/{id}', { params: { path: { id } } })`. */
+/**
+ * A typed client of the API: `client.GET('/api/v1/webhooks/{id}', { params: { path: { id } } })`;
+ * a list's filters go in its `filter` object: `{ params: { query: { filter: { enabled: true }, sort: '-created_at' } } }`.
+ */
 export type PimClient = Client<paths>;
 
 /**
@@ -31,6 +34,9 @@ export function createPimClient({ baseUrl, apiKey, fetch, retries = {} }: PimCli
   const send = retries === false ? fetch : retryingFetch(fetch, retries);
   return createClient<paths>({
     baseUrl: baseUrl.replace(/\/+$/, ''),
+    // A list's `filter` object is sent as the query parameters it holds (`?enabled=true&code_in=a,b`),
+    // as the document states it (style form, exploded), not as `filter[enabled]=true`.
+    querySerializer: { object: { style: 'form', explode: true } },
     headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
     ...(send ? { fetch: send } : {}),
   });

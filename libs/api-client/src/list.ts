@@ -91,7 +91,7 @@ export async function* listPages<P extends ListPath>(
 
 /**
  * Each record of a list, page after page (see listPages):
- * `for await (const product of listAll(client, '/api/v1/products', { params: { query: { brand_id } } }))`.
+ * `for await (const product of listAll(client, '/api/v1/products', { params: { query: { filter: { brand_id } } } }))`.
  */
 export async function* listAll<P extends ListPath>(
   client: PimClient,

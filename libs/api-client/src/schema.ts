@@ -215,7 +215,7 @@ export interface paths {
         };
         /**
          * List every event type with the schema of its data
-         * @description The event catalog: every `type` a webhook can receive, with a JSON Schema of the `data` member of its payload. A delivery body is `{ "type", "timestamp", "data", ...webhook.body }`.
+         * @description The event catalog: every `type` a webhook can receive, with a JSON Schema of the `data` member of its payload. A delivery body is `{ "type", "timestamp", "schema_version", "data", ...webhook.body }` (`schema_version`: the version of the event shape, 1; a `*.deleted` event’s data also holds `deleted_at` and `deleted_by`). In the list envelope, with pagination, sort and filters on `type`, `collection`, `action` and `app`, and `_search` over the type.
          *
          *     Needs scope `authenticated`.
          */
@@ -574,7 +574,7 @@ export interface paths {
         get: operations["listAttributes"];
         put?: never;
         /**
-         * Create a attribute
+         * Create an attribute
          * @description The key must be free among live records of the collection (409 otherwise).
          *
          *     Needs scope `attributes:write` (or `admin`).
@@ -594,12 +594,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a attribute
+         * Get an attribute
          * @description Needs scope `attributes:read` (or `admin`).
          */
         get: operations["getAttribute"];
         /**
-         * Replace a attribute
+         * Replace an attribute
          * @description Replaces every writable field; omitted optional fields return to their defaults.
          *
          *     Needs scope `attributes:write` (or `admin`).
@@ -607,7 +607,7 @@ export interface paths {
         put: operations["replaceAttribute"];
         post?: never;
         /**
-         * Delete a attribute
+         * Delete an attribute
          * @description Soft delete: the record vanishes from gets and lists and its key becomes free.
          *
          *     Needs scope `attributes:write` (or `admin`).
@@ -616,7 +616,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Patch a attribute
+         * Patch an attribute
          * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
          *
          *     Needs scope `attributes:write` (or `admin`).
@@ -640,7 +640,7 @@ export interface paths {
         get: operations["listAttributeOptions"];
         put?: never;
         /**
-         * Create a attribute option
+         * Create an attribute option
          * @description The value must be free among live records of the collection with the same attribute (409 otherwise).
          *
          *     Needs scope `attribute_options:write` (or `admin`).
@@ -660,12 +660,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a attribute option
+         * Get an attribute option
          * @description Needs scope `attribute_options:read` (or `admin`).
          */
         get: operations["getAttributeOption"];
         /**
-         * Replace a attribute option
+         * Replace an attribute option
          * @description Replaces every writable field; omitted optional fields return to their defaults.
          *
          *     Needs scope `attribute_options:write` (or `admin`).
@@ -673,7 +673,7 @@ export interface paths {
         put: operations["replaceAttributeOption"];
         post?: never;
         /**
-         * Delete a attribute option
+         * Delete an attribute option
          * @description Soft delete: the record vanishes from gets and lists and its value becomes free.
          *
          *     Needs scope `attribute_options:write` (or `admin`).
@@ -682,7 +682,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Patch a attribute option
+         * Patch an attribute option
          * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
          *
          *     Needs scope `attribute_options:write` (or `admin`).
@@ -706,7 +706,7 @@ export interface paths {
         get: operations["listAttributeGroups"];
         put?: never;
         /**
-         * Create a attribute group
+         * Create an attribute group
          * @description The key must be free among live records of the collection (409 otherwise).
          *
          *     Needs scope `attribute_groups:write` (or `admin`).
@@ -726,12 +726,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a attribute group
+         * Get an attribute group
          * @description Needs scope `attribute_groups:read` (or `admin`).
          */
         get: operations["getAttributeGroup"];
         /**
-         * Replace a attribute group
+         * Replace an attribute group
          * @description Replaces every writable field; omitted optional fields return to their defaults.
          *
          *     Needs scope `attribute_groups:write` (or `admin`).
@@ -739,7 +739,7 @@ export interface paths {
         put: operations["replaceAttributeGroup"];
         post?: never;
         /**
-         * Delete a attribute group
+         * Delete an attribute group
          * @description Soft delete: the record vanishes from gets and lists and its key becomes free.
          *
          *     Needs scope `attribute_groups:write` (or `admin`).
@@ -748,7 +748,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Patch a attribute group
+         * Patch an attribute group
          * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
          *
          *     Needs scope `attribute_groups:write` (or `admin`).
@@ -1344,7 +1344,7 @@ export interface paths {
         get: operations["listOrders"];
         put?: never;
         /**
-         * Create a order
+         * Create an order
          * @description The code must be free among live records of the collection (409 otherwise).
          *
          *     Needs scope `orders:write` (or `admin`).
@@ -1364,12 +1364,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a order
+         * Get an order
          * @description Needs scope `orders:read` (or `admin`).
          */
         get: operations["getOrder"];
         /**
-         * Replace a order
+         * Replace an order
          * @description Replaces every writable field; omitted optional fields return to their defaults.
          *
          *     Needs scope `orders:write` (or `admin`).
@@ -1377,7 +1377,7 @@ export interface paths {
         put: operations["replaceOrder"];
         post?: never;
         /**
-         * Delete a order
+         * Delete an order
          * @description Soft delete: the record vanishes from gets and lists and its code becomes free.
          *
          *     Needs scope `orders:write` (or `admin`).
@@ -1386,7 +1386,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Patch a order
+         * Patch an order
          * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
          *
          *     Needs scope `orders:write` (or `admin`).
@@ -1430,7 +1430,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a import
+         * Get an import
          * @description An import belongs to the user who uploaded it and, once started, to the user who started it (it writes products as them). An API key bound to a user whose users groups do not see every product sees only the imports that belong to that user: the others are left out of lists and their totals, and every call on one (reading, changing, starting, canceling, deleting, its error file, its progress) answers 404, as for an import that does not exist. Admin keys, keys bound to no user and users in a group with has_full_product_access see every import.
          *
          *     Needs scope `imports:read` (or `admin`).
@@ -1439,7 +1439,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a import
+         * Delete an import
          * @description Soft delete: the record vanishes from gets and lists and its _id becomes free.
          *
          *     Needs scope `imports:write` (or `admin`).
@@ -1448,7 +1448,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Patch a import
+         * Patch an import
          * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
          *
          *     Needs scope `imports:write` (or `admin`).
@@ -1560,7 +1560,7 @@ export interface paths {
         get: operations["listImportTemplates"];
         put?: never;
         /**
-         * Create a import template
+         * Create an import template
          * @description The name must be free among live records of the collection (409 otherwise).
          *
          *     Needs scope `import_templates:write` (or `admin`).
@@ -1580,12 +1580,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a import template
+         * Get an import template
          * @description Needs scope `import_templates:read` (or `admin`).
          */
         get: operations["getImportTemplate"];
         /**
-         * Replace a import template
+         * Replace an import template
          * @description Replaces every writable field; omitted optional fields return to their defaults.
          *
          *     Needs scope `import_templates:write` (or `admin`).
@@ -1593,7 +1593,7 @@ export interface paths {
         put: operations["replaceImportTemplate"];
         post?: never;
         /**
-         * Delete a import template
+         * Delete an import template
          * @description Soft delete: the record vanishes from gets and lists and its name becomes free.
          *
          *     Needs scope `import_templates:write` (or `admin`).
@@ -1602,7 +1602,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Patch a import template
+         * Patch an import template
          * @description JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.
          *
          *     Needs scope `import_templates:write` (or `admin`).
@@ -1626,7 +1626,7 @@ export interface paths {
         get: operations["listExports"];
         put?: never;
         /**
-         * Create a export
+         * Create an export
          * @description Queues an export of the products its `filters` select (every filter given must hold; none: every live product) as a `file_type` file (csv: RFC 4180 — a field holding a comma, a quote or a line break is quoted —, UTF-8 with a byte order mark so Excel reads accents, and a ' before texts that start like a formula unless `csv_neutralize_formulas` is false; xlsx: one worksheet, numbers, booleans and dates as typed cells, dates and times in UTC) of the `report_type`: `general` (a row per product), `per_attributes` (a row per product and attribute value) or `eligibility_services` (a row per product and service eligibility item). `headers` choose the columns, in order, and their titles; none: every column of the report. The answer is the export `pending`; a worker takes it (`in_progress`) and ends it `completed` (then GET /exports/{id}/download) or `failed` (then retry). A column or an attribute that does not exist is a 400 here, not a failure later.
          *
          *     Needs scope `exports:write` (or `admin`).
@@ -1646,7 +1646,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a export
+         * Get an export
          * @description An API key bound to a user whose users groups do not see every product sees only the exports that user created: the others are left out of lists and their totals, and reading, downloading, retrying or deleting one answers 404, as for an export that does not exist. Admin keys, keys bound to no user and users in a group with has_full_product_access see every export.
          *
          *     Needs scope `exports:read` (or `admin`).
@@ -1655,7 +1655,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a export
+         * Delete an export
          * @description Soft delete: the record vanishes from gets and lists and its _id becomes free.
          *
          *     Needs scope `exports:write` (or `admin`).
@@ -1955,7 +1955,9 @@ export interface paths {
         };
         /**
          * List the collections webhooks can subscribe to
-         * @description Needs scope `authenticated`.
+         * @description Every collection a webhook may name, with the app that owns it and its event types; in the list envelope, with pagination, sort (`name`, `app`), filters (`name`, `app`) and `_search` over the name.
+         *
+         *     Needs scope `authenticated`.
          */
         get: operations["listCollections"];
         put?: never;
@@ -2110,6 +2112,491 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Filters of the webhooks list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        WebhookFilter: {
+            _id?: components["schemas"]["FilterId"];
+            collection?: components["schemas"]["FilterText"];
+            url?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /**
+         * @description A record id: 24 lowercase hex characters
+         * @example 6740a1b2c3d4e5f601234567
+         */
+        FilterId: string;
+        /** @description A text value, compared as written (on an array field: one of its elements) */
+        FilterText: string;
+        /** @description true or false */
+        FilterBoolean: boolean;
+        /** @description A number */
+        FilterNumber: number;
+        /**
+         * @description An ISO 8601 date (2026-01-31) or date-time (2026-01-31T12:00:00.000Z)
+         * @example 2026-01-31T12:00:00.000Z
+         */
+        FilterDate: string;
+        /**
+         * @description Record ids separated by commas
+         * @example 6740a1b2c3d4e5f601234567,6740a1b2c3d4e5f601234568
+         */
+        FilterIdList: string;
+        /** @description true: the field is set; false: it is missing */
+        FilterExists: boolean;
+        /** @description Values separated by commas: is one of these comma-separated values (write a comma inside a value as \, and a backslash as \\) */
+        FilterList: string;
+        /**
+         * @description true, false or both, separated by a comma
+         * @example true,false
+         */
+        FilterBooleanList: string;
+        /** @description Filters of the deliveries list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        DeliveryFilter: {
+            _id?: components["schemas"]["FilterId"];
+            event_id?: components["schemas"]["FilterId"];
+            event_type?: components["schemas"]["FilterText"];
+            status?: components["schemas"]["FilterText"];
+            attempts?: components["schemas"]["FilterNumber"];
+            next_attempt_at?: components["schemas"]["FilterDate"];
+            last_attempt_at?: components["schemas"]["FilterDate"];
+            last_status_code?: components["schemas"]["FilterNumber"];
+            request_id?: components["schemas"]["FilterText"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            completed_at?: components["schemas"]["FilterDate"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the event types list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        EventTypeFilter: {
+            type?: components["schemas"]["FilterText"];
+            collection?: components["schemas"]["FilterText"];
+            action?: components["schemas"]["FilterText"];
+            app?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterExists"];
+        };
+        /** @description Filters of the brands list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        BrandFilter: {
+            _id?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            tags?: components["schemas"]["FilterText"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the category trees list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        CategoryTreeFilter: {
+            _id?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            tags?: components["schemas"]["FilterText"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the categories list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        CategoryFilter: {
+            _id?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            tags?: components["schemas"]["FilterText"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+            category_tree_id?: components["schemas"]["FilterId"];
+            parent_id?: components["schemas"]["FilterId"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the families list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        FamilyFilter: {
+            _id?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            tags?: components["schemas"]["FilterText"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+            attribute_groups?: components["schemas"]["FilterId"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"] | components["schemas"]["FilterId"];
+        };
+        /** @description Filters of the catalogs list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        CatalogFilter: {
+            _id?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            tags?: components["schemas"]["FilterText"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+            user_groups?: components["schemas"]["FilterId"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"] | components["schemas"]["FilterId"];
+        };
+        /** @description Filters of the attributes list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        AttributeFilter: {
+            _id?: components["schemas"]["FilterId"];
+            key?: components["schemas"]["FilterText"];
+            type?: components["schemas"]["FilterText"];
+            unique?: components["schemas"]["FilterBoolean"];
+            required?: components["schemas"]["FilterBoolean"];
+            sequence?: components["schemas"]["FilterNumber"];
+            association?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            protected_by_lgpd?: components["schemas"]["FilterBoolean"];
+            tags?: components["schemas"]["FilterText"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the attribute options list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        AttributeOptionFilter: {
+            _id?: components["schemas"]["FilterId"];
+            attribute_id?: components["schemas"]["FilterId"];
+            value?: components["schemas"]["FilterText"];
+            sequence?: components["schemas"]["FilterNumber"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            tags?: components["schemas"]["FilterText"];
+            fields?: components["schemas"]["FilterId"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterId"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the attribute groups list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        AttributeGroupFilter: {
+            _id?: components["schemas"]["FilterId"];
+            category_id?: components["schemas"]["FilterId"];
+            key?: components["schemas"]["FilterText"];
+            sequence?: components["schemas"]["FilterNumber"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            tags?: components["schemas"]["FilterText"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the products list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        ProductFilter: {
+            _id?: components["schemas"]["FilterId"];
+            family_id?: components["schemas"]["FilterId"];
+            brand_id?: components["schemas"]["FilterId"];
+            fulfilled?: components["schemas"]["FilterNumber"];
+            categories?: components["schemas"]["FilterId"];
+            category_trees?: components["schemas"]["FilterId"];
+            product_id?: components["schemas"]["FilterId"];
+            attribute_groups?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            image?: components["schemas"]["FilterText"];
+            images?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            tags?: components["schemas"]["FilterText"];
+            type?: components["schemas"]["FilterText"];
+            product_approval?: components["schemas"]["FilterId"];
+            last_approval_at?: components["schemas"]["FilterDate"];
+            published?: components["schemas"]["FilterBoolean"];
+            last_publishment_id?: components["schemas"]["FilterText"];
+            last_published_at?: components["schemas"]["FilterDate"];
+            completeness_min?: components["schemas"]["FilterNumber"];
+            catalog_id?: components["schemas"]["FilterId"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterList"] | components["schemas"]["FilterId"] | components["schemas"]["FilterText"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the product relations list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        ProductRelationFilter: {
+            _id?: components["schemas"]["FilterId"];
+            type?: components["schemas"]["FilterText"];
+            product_id?: components["schemas"]["FilterId"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the users groups list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        UsersGroupFilter: {
+            _id?: components["schemas"]["FilterId"];
+            source_id?: components["schemas"]["FilterText"];
+            name?: components["schemas"]["FilterText"];
+            description?: components["schemas"]["FilterText"];
+            has_full_product_access?: components["schemas"]["FilterBoolean"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the workflows list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        WorkflowFilter: {
+            _id?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            name?: components["schemas"]["FilterText"];
+            description?: components["schemas"]["FilterText"];
+            tags?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            default?: components["schemas"]["FilterBoolean"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the workflow approvals list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        WorkflowApprovalFilter: {
+            _id?: components["schemas"]["FilterId"];
+            exclude_products?: components["schemas"]["FilterId"];
+            included_products?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            name?: components["schemas"]["FilterText"];
+            description?: components["schemas"]["FilterText"];
+            tags?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            default?: components["schemas"]["FilterBoolean"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterId"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the product approvals list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        ProductApprovalFilter: {
+            _id?: components["schemas"]["FilterId"];
+            product_id?: components["schemas"]["FilterId"];
+            product_approvals?: components["schemas"]["FilterId"];
+            attribute_groups?: components["schemas"]["FilterId"];
+            workflow_approval_id?: components["schemas"]["FilterId"];
+            status?: components["schemas"]["FilterText"];
+            decided_at?: components["schemas"]["FilterDate"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterId"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterDate"] | components["schemas"]["FilterNumber"];
+        };
+        /** @description Filters of the orders list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        OrderFilter: {
+            _id?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            external_code?: components["schemas"]["FilterText"];
+            invoice_number?: components["schemas"]["FilterText"];
+            placed_at?: components["schemas"]["FilterDate"];
+            final_status_type?: components["schemas"]["FilterText"];
+            final_status_at?: components["schemas"]["FilterDate"];
+            elapsed_time?: components["schemas"]["FilterNumber"];
+            status_code?: components["schemas"]["FilterText"];
+            status_updated_at?: components["schemas"]["FilterDate"];
+            step_code?: components["schemas"]["FilterText"];
+            workflow_id?: components["schemas"]["FilterId"];
+            workflow_code?: components["schemas"]["FilterText"];
+            items_count?: components["schemas"]["FilterNumber"];
+            sort_date?: components["schemas"]["FilterDate"];
+            sla?: components["schemas"]["FilterNumber"];
+            sla_overdue_date?: components["schemas"]["FilterDate"];
+            status_overdue_date?: components["schemas"]["FilterDate"];
+            logistic_id?: components["schemas"]["FilterId"];
+            "customer.email"?: components["schemas"]["FilterText"];
+            "customer.document"?: components["schemas"]["FilterText"];
+            "channel.code"?: components["schemas"]["FilterText"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterDate"] | components["schemas"]["FilterNumber"];
+        };
+        /** @description Filters of the imports list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        ImportFilter: {
+            _id?: components["schemas"]["FilterId"];
+            catalog_id?: components["schemas"]["FilterId"];
+            category_id?: components["schemas"]["FilterId"];
+            from_template_id?: components["schemas"]["FilterId"];
+            file_worksheet_id?: components["schemas"]["FilterText"];
+            file_header_row?: components["schemas"]["FilterNumber"];
+            time_zone?: components["schemas"]["FilterText"];
+            strip_formula_quote?: components["schemas"]["FilterBoolean"];
+            status?: components["schemas"]["FilterText"];
+            file_name?: components["schemas"]["FilterText"];
+            file_key?: components["schemas"]["FilterText"];
+            file_type?: components["schemas"]["FilterText"];
+            file_size?: components["schemas"]["FilterNumber"];
+            file_worksheet_name?: components["schemas"]["FilterText"];
+            columns_count?: components["schemas"]["FilterNumber"];
+            rows_count?: components["schemas"]["FilterNumber"];
+            proccess_count?: components["schemas"]["FilterNumber"];
+            commit_count?: components["schemas"]["FilterNumber"];
+            errors_count?: components["schemas"]["FilterNumber"];
+            started_at?: components["schemas"]["FilterDate"];
+            finished_at?: components["schemas"]["FilterDate"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the import templates list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        ImportTemplateFilter: {
+            _id?: components["schemas"]["FilterId"];
+            name?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            time_zone?: components["schemas"]["FilterText"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the exports list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        ExportFilter: {
+            _id?: components["schemas"]["FilterId"];
+            file_type?: components["schemas"]["FilterText"];
+            report_type?: components["schemas"]["FilterText"];
+            file_name?: components["schemas"]["FilterText"];
+            csv_bom?: components["schemas"]["FilterBoolean"];
+            csv_neutralize_formulas?: components["schemas"]["FilterBoolean"];
+            time_zone?: components["schemas"]["FilterText"];
+            status?: components["schemas"]["FilterText"];
+            file_key?: components["schemas"]["FilterText"];
+            downloaded_by?: components["schemas"]["FilterText"];
+            rows_count?: components["schemas"]["FilterNumber"];
+            file_size?: components["schemas"]["FilterNumber"];
+            started_at?: components["schemas"]["FilterDate"];
+            finished_at?: components["schemas"]["FilterDate"];
+            expires_at?: components["schemas"]["FilterDate"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the channels list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        ChannelFilter: {
+            _id?: components["schemas"]["FilterId"];
+            code?: components["schemas"]["FilterText"];
+            name?: components["schemas"]["FilterText"];
+            image?: components["schemas"]["FilterText"];
+            enabled?: components["schemas"]["FilterBoolean"];
+            kind?: components["schemas"]["FilterText"];
+            language?: components["schemas"]["FilterText"];
+            required_attributes?: components["schemas"]["FilterText"];
+            auto_republish?: components["schemas"]["FilterBoolean"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the publications list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        PublicationFilter: {
+            _id?: components["schemas"]["FilterId"];
+            product_id?: components["schemas"]["FilterId"];
+            channel_id?: components["schemas"]["FilterId"];
+            advertisement_id?: components["schemas"]["FilterId"];
+            status?: components["schemas"]["FilterText"];
+            origin?: components["schemas"]["FilterText"];
+            batch_id?: components["schemas"]["FilterId"];
+            publishment_url?: components["schemas"]["FilterText"];
+            attempts?: components["schemas"]["FilterNumber"];
+            next_attempt_at?: components["schemas"]["FilterDate"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the publication batches list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        PublicationBatchFilter: {
+            _id?: components["schemas"]["FilterId"];
+            channel_id?: components["schemas"]["FilterId"];
+            status?: components["schemas"]["FilterText"];
+            products_count?: components["schemas"]["FilterNumber"];
+            publications_count?: components["schemas"]["FilterNumber"];
+            refused_count?: components["schemas"]["FilterNumber"];
+            error?: components["schemas"]["FilterText"];
+            started_at?: components["schemas"]["FilterDate"];
+            finished_at?: components["schemas"]["FilterDate"];
+            version?: components["schemas"]["FilterNumber"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+            created_by_name?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
+        /** @description Filters of the collections list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        CollectionFilter: {
+            name?: components["schemas"]["FilterText"];
+            app?: components["schemas"]["FilterText"];
+        } & {
+            [key: string]: components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterExists"];
+        };
+        /** @description Filters of the API keys list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        ApiKeyFilter: {
+            _id?: components["schemas"]["FilterId"];
+            name?: components["schemas"]["FilterText"];
+            prefix?: components["schemas"]["FilterText"];
+            scopes?: components["schemas"]["FilterText"];
+            user_id?: components["schemas"]["FilterText"];
+            user_name?: components["schemas"]["FilterText"];
+            expires_at?: components["schemas"]["FilterDate"];
+            last_used_at?: components["schemas"]["FilterDate"];
+            revoked?: components["schemas"]["FilterBoolean"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterDate"] | components["schemas"]["FilterBoolean"] | components["schemas"]["FilterBooleanList"];
+        };
+        /** @description Filters of the dead letters list: `<field>=v` for each property, `<field>_<operator>=v` for each key a pattern matches */
+        DeadLetterFilter: {
+            _id?: components["schemas"]["FilterId"];
+            app?: components["schemas"]["FilterText"];
+            source?: components["schemas"]["FilterText"];
+            event_id?: components["schemas"]["FilterId"];
+            event_type?: components["schemas"]["FilterText"];
+            record_id?: components["schemas"]["FilterId"];
+            attempts?: components["schemas"]["FilterNumber"];
+            occurred_at?: components["schemas"]["FilterDate"];
+            created_at?: components["schemas"]["FilterDate"];
+            updated_at?: components["schemas"]["FilterDate"];
+        } & {
+            [key: string]: components["schemas"]["FilterId"] | components["schemas"]["FilterIdList"] | components["schemas"]["FilterExists"] | components["schemas"]["FilterText"] | components["schemas"]["FilterList"] | components["schemas"]["FilterNumber"] | components["schemas"]["FilterDate"];
+        };
         /** @description Every error, at every status, has this shape */
         Error: {
             /**
@@ -2119,7 +2606,7 @@ export interface components {
              */
             code: number;
             /** @enum {string} */
-            kind: "validation" | "authentication" | "authorization" | "not_found" | "conflict" | "precondition" | "gone" | "payload_too_large" | "headers_too_large" | "request_timeout" | "unsupported_media_type" | "rate_limit" | "internal" | "unavailable";
+            kind: "validation" | "authentication" | "authorization" | "not_found" | "method_not_allowed" | "conflict" | "precondition" | "gone" | "payload_too_large" | "headers_too_large" | "request_timeout" | "unsupported_media_type" | "rate_limit" | "internal" | "unavailable";
             /** @example ValidationError */
             name: string;
             /** @example Invalid webhook */
@@ -2140,12 +2627,9 @@ export interface components {
              */
             request_id?: string;
         };
+        /** @description A new webhook with its signing secret, shown only in this response */
         WebhookWithSecret: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example products */
             collection: string;
             /**
@@ -2158,27 +2642,10 @@ export interface components {
             /** @description Parameters added to every delivery body */
             body: components["schemas"]["KeyValue"][];
             enabled: boolean;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
             /**
              * @description Signing secret (whsec_…); shown only in this response
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
@@ -2223,11 +2690,7 @@ export interface components {
         };
         /** @description The webhook after an upsert; `secret` is present only when the upsert created it */
         UpsertedWebhook: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example products */
             collection: string;
             /**
@@ -2240,27 +2703,10 @@ export interface components {
             /** @description Parameters added to every delivery body */
             body: components["schemas"]["KeyValue"][];
             enabled: boolean;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
             /**
              * @description Signing secret (whsec_…); shown only in this response
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
@@ -2269,73 +2715,77 @@ export interface components {
         };
         /** @description A page of records */
         WebhookList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Webhook"][];
+        };
+        /**
+         * Format: int64
+         * @description This page, from 1
+         * @example 1
+         */
+        ListPage: number;
+        /**
+         * Format: int32
+         * @description Records before this page
+         * @example 0
+         */
+        ListSkip: number;
+        /**
+         * @description The sort in force, field by field
+         * @example {
+         *       "created_at": "desc"
+         *     }
+         */
+        ListSort: {
+            [key: string]: "asc" | "desc";
+        };
+        /**
+         * Format: int64
+         * @description Pages in the whole list
+         * @example 1
+         */
+        ListPages: number;
+        /**
+         * Format: int64
+         * @description Records matching the filters
+         * @example 4
+         */
+        ListTotal: number;
+        /**
+         * Format: uri-reference
+         * @description The next page, or "" on the last page
+         * @example /api/v1/webhooks?limit=25&page=2
+         */
+        ListNextUrl: string;
+        /** @description The previous page, or false on the first page */
+        ListPreviousUrl: string | false;
+        /**
+         * @description The filters in force, values typed as their fields
+         * @example {
+         *       "enabled": true
+         *     }
+         */
+        ListFilters: {
+            [key: string]: unknown;
         };
         /** @description Webhook configuration */
         Webhook: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example products */
             collection: string;
             /**
@@ -2348,27 +2798,10 @@ export interface components {
             /** @description Parameters added to every delivery body */
             body: components["schemas"]["KeyValue"][];
             enabled: boolean;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description JSON merge patch (RFC 7396) of a webhook configuration */
         WebhookPatch: {
@@ -2401,78 +2834,28 @@ export interface components {
         };
         /** @description A page of records */
         DeliveryList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Delivery"][];
         };
         /** @description One event to one webhook: its state and its last attempt */
         Delivery: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            webhook_id: string;
+            _id: components["schemas"]["ObjectId"];
+            webhook_id: components["schemas"]["ObjectId"];
             /**
              * @description The event id; sent as `webhook-id` on every attempt
              * @example 6740a1b2c3d4e5f601234567
@@ -2497,11 +2880,7 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             next_attempt_at?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_attempt_at?: string;
+            last_attempt_at?: components["schemas"]["DateTime"];
             /**
              * Format: int32
              * @description HTTP status of the last attempt, if the receiver answered
@@ -2529,33 +2908,14 @@ export interface components {
              * @example 0b6f1d2e-5a43-4c1b-9d7e-3f2a1c0b9e8d
              */
             request_id?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            completed_at?: string;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            completed_at?: components["schemas"]["DateTime"];
         };
+        /** @description A delivery with every attempt, oldest first */
         DeliveryDetail: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            webhook_id: string;
+            _id: components["schemas"]["ObjectId"];
+            webhook_id: components["schemas"]["ObjectId"];
             /**
              * @description The event id; sent as `webhook-id` on every attempt
              * @example 6740a1b2c3d4e5f601234567
@@ -2580,11 +2940,7 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             next_attempt_at?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_attempt_at?: string;
+            last_attempt_at?: components["schemas"]["DateTime"];
             /**
              * Format: int32
              * @description HTTP status of the last attempt, if the receiver answered
@@ -2612,24 +2968,13 @@ export interface components {
              * @example 0b6f1d2e-5a43-4c1b-9d7e-3f2a1c0b9e8d
              */
             request_id?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            completed_at?: string;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            completed_at?: components["schemas"]["DateTime"];
             /** @description Every attempt, oldest first */
             attempt_log: components["schemas"]["DeliveryAttempt"][];
         };
+        /** @description One attempt of a delivery: when, the answer or the error, and how long it took */
         DeliveryAttempt: {
             /**
              * Format: int32
@@ -2637,11 +2982,7 @@ export interface components {
              * @example 1
              */
             number: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            started_at: string;
+            started_at: components["schemas"]["DateTime"];
             /**
              * Format: int32
              * @description Duration in milliseconds
@@ -2673,6 +3014,7 @@ export interface components {
              */
             url?: string;
         };
+        /** @description How many failed deliveries were queued again */
         RecoverResult: {
             /**
              * Format: int32
@@ -2683,11 +3025,7 @@ export interface components {
         };
         /** @description The webhook with its new signing secret, shown only in this response */
         RotatedSecret: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example products */
             collection: string;
             /**
@@ -2700,27 +3038,10 @@ export interface components {
             /** @description Parameters added to every delivery body */
             body: components["schemas"]["KeyValue"][];
             enabled: boolean;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
             /**
              * @description Signing secret (whsec_…); shown only in this response
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
@@ -2733,9 +3054,27 @@ export interface components {
              */
             previous_secret_expires_at: string;
         };
+        /** @description A page of records */
         EventTypeList: {
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
+            /**
+             * Format: int32
+             * @description Page size
+             * @example 25
+             */
+            limit: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
+            next: boolean;
+            previous: boolean;
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["EventType"][];
         };
+        /** @description A kind of event the platform emits: its type (collection and action), the app that emits it, what it means and the schema of its data */
         EventType: {
             /** @example products.updated */
             type: string;
@@ -2759,38 +3098,17 @@ export interface components {
         };
         /** @description Brand */
         Brand: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example coffee_beans */
             code: string;
             name: components["schemas"]["Translate"];
             description: components["schemas"]["Translate"];
             enabled: boolean;
             tags: string[];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /**
          * @description Text per language code
@@ -2805,7 +3123,7 @@ export interface components {
         /** @description Brand, as written by a caller */
         BrandInput: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code: string;
@@ -2832,70 +3150,28 @@ export interface components {
         };
         /** @description A page of records */
         BrandList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Brand"][];
         };
         /** @description JSON merge patch (RFC 7396) of a brand */
         BrandPatch: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code?: string;
@@ -2931,43 +3207,22 @@ export interface components {
         };
         /** @description Category tree: the root categories hang from */
         CategoryTree: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example coffee_beans */
             code: string;
             name: components["schemas"]["Translate"];
             description: components["schemas"]["Translate"];
             enabled: boolean;
             tags: string[];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description Category tree: the root categories hang from, as written by a caller */
         CategoryTreeInput: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code: string;
@@ -2994,70 +3249,28 @@ export interface components {
         };
         /** @description A page of records */
         CategoryTreeList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["CategoryTree"][];
         };
         /** @description JSON merge patch (RFC 7396) of a category tree: the root categories hang from */
         CategoryTreePatch: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code?: string;
@@ -3093,53 +3306,24 @@ export interface components {
         };
         /** @description Category: one node of a category tree */
         Category: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example coffee_beans */
             code: string;
             name: components["schemas"]["Translate"];
             description: components["schemas"]["Translate"];
             enabled: boolean;
             tags: string[];
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            category_tree_id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            parent_id?: string;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            category_tree_id: components["schemas"]["ObjectId"];
+            parent_id?: components["schemas"]["ObjectId"];
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description Category: one node of a category tree, as written by a caller */
         CategoryInput: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code: string;
@@ -3176,194 +3360,48 @@ export interface components {
         };
         /** @description A page of records */
         CategoryList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["CategoryListItem"][];
         };
+        /** @description Category: one node of a category tree, with the records it names embedded where expand asks for them */
         CategoryListItem: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example coffee_beans */
             code: string;
             name: components["schemas"]["Translate"];
             description: components["schemas"]["Translate"];
             enabled: boolean;
             tags: string[];
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            category_tree_id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            parent_id?: string;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            category_tree_id: components["schemas"]["ObjectId"];
+            parent_id?: components["schemas"]["ObjectId"];
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
             /** @description With expand=category_tree: the record category_tree_id names (null when it has none) */
-            category_tree?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                /** @example coffee_beans */
-                code: string;
-                name: components["schemas"]["Translate"];
-                description: components["schemas"]["Translate"];
-                enabled: boolean;
-                tags: string[];
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
+            category_tree?: components["schemas"]["CategoryTree"] | null;
             /** @description With expand=parent: the record parent_id names (null when it has none) */
-            parent?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                /** @example coffee_beans */
-                code: string;
-                name: components["schemas"]["Translate"];
-                description: components["schemas"]["Translate"];
-                enabled: boolean;
-                tags: string[];
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                category_tree_id: string;
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                parent_id?: string;
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
+            parent?: components["schemas"]["Category"] | null;
         };
         /** @description JSON merge patch (RFC 7396) of a category: one node of a category tree */
         CategoryPatch: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code?: string;
@@ -3396,11 +3434,7 @@ export interface components {
              *     ]
              */
             tags?: string[] | null;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            category_tree_id?: string;
+            category_tree_id?: components["schemas"]["ObjectId"];
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
              * @example 6740a1b2c3d4e5f601234567
@@ -3409,54 +3443,30 @@ export interface components {
         };
         /** @description Family: the attribute groups and attributes its products carry */
         Family: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example coffee_beans */
             code: string;
             name: components["schemas"]["Translate"];
             description: components["schemas"]["Translate"];
             enabled: boolean;
             tags: string[];
-            attribute_groups: string[];
+            attribute_groups: components["schemas"]["ObjectId"][];
             attributes: components["schemas"]["FamilyAttribute"][];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
+        /** @description An attribute of the family, and whether its products must fill it */
         FamilyAttribute: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @description Products of the family must fill this attribute */
             required: boolean;
         };
         /** @description Family: the attribute groups and attributes its products carry, as written by a caller */
         FamilyInput: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code: string;
@@ -3481,76 +3491,34 @@ export interface components {
              */
             tags?: string[];
             /** @description Live attribute group ids, each once */
-            attribute_groups?: string[];
+            attribute_groups?: components["schemas"]["ObjectId"][];
             /** @description Live attributes of the family, each once */
             attributes?: components["schemas"]["FamilyAttribute"][];
         };
         /** @description A page of records */
         FamilyList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Family"][];
         };
         /** @description JSON merge patch (RFC 7396) of a family: the attribute groups and attributes its products carry */
         FamilyPatch: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code?: string;
@@ -3584,50 +3552,29 @@ export interface components {
              */
             tags?: string[] | null;
             /** @description Live attribute group ids, each once */
-            attribute_groups?: string[] | null;
+            attribute_groups?: components["schemas"]["ObjectId"][] | null;
             /** @description Live attributes of the family, each once */
             attributes?: components["schemas"]["FamilyAttribute"][] | null;
         };
         /** @description Catalog: a selection of products and who may see it */
         Catalog: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example coffee_beans */
             code: string;
             name: components["schemas"]["Translate"];
             description: components["schemas"]["Translate"];
             enabled: boolean;
             tags: string[];
-            user_groups: string[];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            user_groups: components["schemas"]["ObjectId"][];
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description Catalog: a selection of products and who may see it, as written by a caller */
         CatalogInput: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code: string;
@@ -3652,74 +3599,32 @@ export interface components {
              */
             tags?: string[];
             /** @description Ids of the users groups that may see the catalog; each must name a live users group */
-            user_groups?: string[];
+            user_groups?: components["schemas"]["ObjectId"][];
         };
         /** @description A page of records */
         CatalogList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Catalog"][];
         };
         /** @description JSON merge patch (RFC 7396) of a catalog: a selection of products and who may see it */
         CatalogPatch: {
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code?: string;
@@ -3753,15 +3658,11 @@ export interface components {
              */
             tags?: string[] | null;
             /** @description Ids of the users groups that may see the catalog; each must name a live users group */
-            user_groups?: string[] | null;
+            user_groups?: components["schemas"]["ObjectId"][] | null;
         };
         /** @description Attribute: a typed field of products */
         Attribute: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             groups: components["schemas"]["AttributeLink"][];
             categories: components["schemas"]["AttributeLink"][];
             /**
@@ -3793,34 +3694,14 @@ export interface components {
             enabled: boolean;
             protected_by_lgpd: boolean;
             tags: string[];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
+        /** @description A link of the attribute to an attribute group or a category */
         AttributeLink: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             required: boolean;
         };
         /**
@@ -3915,193 +3796,46 @@ export interface components {
              */
             tags?: string[];
         };
+        /** @description A link of the attribute to an attribute group or a category, as written */
         AttributeLinkInput: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @description Products in that group or category must fill the attribute (default false) */
             required?: boolean;
         };
         /** @description A page of records */
         AttributeList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["AttributeListItem"][];
         };
+        /** @description Attribute: a typed field of products, with the records it names embedded where expand asks for them */
         AttributeListItem: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             groups: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
+                _id: components["schemas"]["ObjectId"];
                 required: boolean;
                 /** @description With expand=groups: the record this link names (null when it is gone) */
-                group?: {
-                    /**
-                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                     * @example 6740a1b2c3d4e5f601234567
-                     */
-                    _id: string;
-                    /**
-                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                     * @example 6740a1b2c3d4e5f601234567
-                     */
-                    category_id?: string;
-                    /**
-                     * @description Unique among live attribute groups
-                     * @example technical_specs
-                     */
-                    key: string;
-                    name: components["schemas"]["Translate"];
-                    description: components["schemas"]["Translate"];
-                    /**
-                     * Format: int32
-                     * @description Position among its siblings (default 0)
-                     * @example 10
-                     */
-                    sequence: number;
-                    enabled: boolean;
-                    users_groups: components["schemas"]["AttributeGroupUsersGroup"][];
-                    tags: string[];
-                    /**
-                     * Format: int32
-                     * @description Incremented on every write; sent as ETag
-                     * @example 3
-                     */
-                    version: number;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T16:15:43.123Z
-                     */
-                    created_at: string;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T16:15:43.123Z
-                     */
-                    updated_at: string;
-                    /**
-                     * @description The user of the API key that created the record
-                     * @example Maria Silva
-                     */
-                    created_by_name?: string;
-                } | null;
+                group?: components["schemas"]["AttributeGroup"] | null;
             }[];
             categories: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
+                _id: components["schemas"]["ObjectId"];
                 required: boolean;
                 /** @description With expand=categories: the record this link names (null when it is gone) */
-                category?: {
-                    /**
-                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                     * @example 6740a1b2c3d4e5f601234567
-                     */
-                    _id: string;
-                    /** @example coffee_beans */
-                    code: string;
-                    name: components["schemas"]["Translate"];
-                    description: components["schemas"]["Translate"];
-                    enabled: boolean;
-                    tags: string[];
-                    /**
-                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                     * @example 6740a1b2c3d4e5f601234567
-                     */
-                    category_tree_id: string;
-                    /**
-                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                     * @example 6740a1b2c3d4e5f601234567
-                     */
-                    parent_id?: string;
-                    /**
-                     * Format: int32
-                     * @description Incremented on every write; sent as ETag
-                     * @example 3
-                     */
-                    version: number;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T16:15:43.123Z
-                     */
-                    created_at: string;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T16:15:43.123Z
-                     */
-                    updated_at: string;
-                    /**
-                     * @description The user of the API key that created the record
-                     * @example Maria Silva
-                     */
-                    created_by_name?: string;
-                } | null;
+                category?: components["schemas"]["Category"] | null;
             }[];
             /**
              * @description Unique among live attributes; product values are stored under it (attributes.<key>)
@@ -4132,28 +3866,37 @@ export interface components {
             enabled: boolean;
             protected_by_lgpd: boolean;
             tags: string[];
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
+        };
+        /** @description Attribute group */
+        AttributeGroup: {
+            _id: components["schemas"]["ObjectId"];
+            category_id?: components["schemas"]["ObjectId"];
+            /**
+             * @description Unique among live attribute groups. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example technical_specs
+             */
+            key: string;
+            name: components["schemas"]["Translate"];
+            description: components["schemas"]["Translate"];
             /**
              * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
+             * @description Position among its siblings (default 0)
+             * @example 10
              */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            sequence: number;
+            enabled: boolean;
+            users_groups: components["schemas"]["AttributeGroupUsersGroup"][];
+            tags: string[];
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
+        /** @description A users group of the attribute group, and its users who may not access it */
         AttributeGroupUsersGroup: {
             /**
              * @description A users group (its existence is checked once users groups exist)
@@ -4161,9 +3904,9 @@ export interface components {
              */
             _id: string;
             /**
-             * @description Users of the group who may not access the attribute group
+             * @description User ids of the users of the group who may not access the attribute group
              * @example [
-             *       "6740a1b2c3d4e5f601234567"
+             *       "auth0|5f1c2b3a4d5e6f7a8b9c0d1e"
              *     ]
              */
             not_allowed_users: string[];
@@ -4239,11 +3982,7 @@ export interface components {
         };
         /** @description Option of a select or multiselect attribute */
         AttributeOption: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /**
              * @description The attribute the option belongs to
              * @example 6740a1b2c3d4e5f601234567
@@ -4263,28 +4002,11 @@ export interface components {
             sequence: number;
             enabled: boolean;
             tags: string[];
-            fields: string[];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            fields: components["schemas"]["ObjectId"][];
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description Option of a select or multiselect attribute, as written by a caller */
         AttributeOptionInput: {
@@ -4319,68 +4041,26 @@ export interface components {
              */
             tags?: string[];
             /** @description Ids of related fields (stored as given) */
-            fields?: string[];
+            fields?: components["schemas"]["ObjectId"][];
         };
         /** @description A page of records */
         AttributeOptionList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["AttributeOption"][];
         };
         /** @description JSON merge patch (RFC 7396) of an attribute option */
@@ -4414,57 +4094,7 @@ export interface components {
              *     ]
              */
             tags?: string[] | null;
-            fields?: string[] | null;
-        };
-        /** @description Attribute group */
-        AttributeGroup: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            category_id?: string;
-            /**
-             * @description Unique among live attribute groups
-             * @example technical_specs
-             */
-            key: string;
-            name: components["schemas"]["Translate"];
-            description: components["schemas"]["Translate"];
-            /**
-             * Format: int32
-             * @description Position among its siblings (default 0)
-             * @example 10
-             */
-            sequence: number;
-            enabled: boolean;
-            users_groups: components["schemas"]["AttributeGroupUsersGroup"][];
-            tags: string[];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            fields?: components["schemas"]["ObjectId"][] | null;
         };
         /** @description Attribute group, as written by a caller */
         AttributeGroupInput: {
@@ -4474,7 +4104,7 @@ export interface components {
              */
             category_id?: string;
             /**
-             * @description Unique among live attribute groups
+             * @description Unique among live attribute groups. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example technical_specs
              */
             key: string;
@@ -4509,79 +4139,30 @@ export interface components {
         };
         /** @description A page of records */
         AttributeGroupList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["AttributeGroupListItem"][];
         };
+        /** @description Attribute group, with the records it names embedded where expand asks for them */
         AttributeGroupListItem: {
+            _id: components["schemas"]["ObjectId"];
+            category_id?: components["schemas"]["ObjectId"];
             /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            category_id?: string;
-            /**
-             * @description Unique among live attribute groups
+             * @description Unique among live attribute groups. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example technical_specs
              */
             key: string;
@@ -4596,72 +4177,12 @@ export interface components {
             enabled: boolean;
             users_groups: components["schemas"]["AttributeGroupUsersGroup"][];
             tags: string[];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
             /** @description With expand=category: the record category_id names (null when it has none) */
-            category?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                /** @example coffee_beans */
-                code: string;
-                name: components["schemas"]["Translate"];
-                description: components["schemas"]["Translate"];
-                enabled: boolean;
-                tags: string[];
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                category_tree_id: string;
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                parent_id?: string;
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
+            category?: components["schemas"]["Category"] | null;
         };
         /** @description JSON merge patch (RFC 7396) of an attribute group */
         AttributeGroupPatch: {
@@ -4671,7 +4192,7 @@ export interface components {
              */
             category_id?: string | null;
             /**
-             * @description Unique among live attribute groups
+             * @description Unique among live attribute groups. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example technical_specs
              */
             key?: string;
@@ -4714,31 +4235,15 @@ export interface components {
         };
         /** @description Product with its computed completeness */
         Product: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            family_id?: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            brand_id?: string;
+            _id: components["schemas"]["ObjectId"];
+            family_id?: components["schemas"]["ObjectId"];
+            brand_id?: components["schemas"]["ObjectId"];
             fulfilled?: number;
-            categories: string[];
-            category_trees: string[];
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_id?: string;
+            categories: components["schemas"]["ObjectId"][];
+            category_trees: components["schemas"]["ObjectId"][];
+            product_id?: components["schemas"]["ObjectId"];
             catalogs: components["schemas"]["ProductCatalog"][];
-            attribute_groups: string[];
+            attribute_groups: components["schemas"]["ObjectId"][];
             /** @description The definitions of the applicable attributes the values were checked against, by key */
             attributes_schema_snapshot: {
                 [key: string]: unknown;
@@ -4762,47 +4267,19 @@ export interface components {
              * @enum {string}
              */
             type: "simple" | "variation" | "kit" | "service";
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_approval?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_approval_at?: string;
+            product_approval?: components["schemas"]["ObjectId"];
+            last_approval_at?: components["schemas"]["DateTime"];
             published: boolean;
             last_publishment_id?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_published_at?: string;
+            last_published_at?: components["schemas"]["DateTime"];
             publishments: components["schemas"]["ProductPublishment"][];
             completeness: components["schemas"]["ProductCompleteness"];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
+        /** @description A catalog the product is in, and the users groups that may see it there */
         ProductCatalog: {
             /**
              * @description A live catalog
@@ -4810,16 +4287,13 @@ export interface components {
              */
             _id: string;
             /** @description Users groups that may access the product in this catalog */
-            user_groups: string[];
+            user_groups: components["schemas"]["ObjectId"][];
         };
+        /** @description One publication of the product to a channel */
         ProductPublishment: {
             /** @example shop */
             channel: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            published_at: string;
+            published_at: components["schemas"]["DateTime"];
             /** @example PUBLISHED */
             status: string;
         };
@@ -4851,9 +4325,9 @@ export interface components {
              */
             fulfilled?: number;
             /** @description Live category ids, each once */
-            categories?: string[];
+            categories?: components["schemas"]["ObjectId"][];
             /** @description Live category tree ids, each once */
-            category_trees?: string[];
+            category_trees?: components["schemas"]["ObjectId"][];
             /**
              * @description Another live product; required for a variation (its parent, which is not a variation)
              * @example 6740a1b2c3d4e5f601234567
@@ -4862,9 +4336,9 @@ export interface components {
             /** @description Catalogs the product is published in, each once */
             catalogs?: components["schemas"]["ProductCatalog"][];
             /** @description Live attribute group ids, each once */
-            attribute_groups?: string[];
+            attribute_groups?: components["schemas"]["ObjectId"][];
             /**
-             * @description Unique among live products
+             * @description Unique among live products. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example SKU-1001
              */
             code: string;
@@ -4913,122 +4387,49 @@ export interface components {
              * @example 6740a1b2c3d4e5f601234567
              */
             product_approval?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_approval_at?: string;
+            last_approval_at?: components["schemas"]["DateTime"];
             /** @description Published (default false) */
             published?: boolean;
             /** @description Identifier or timestamp of the last publish action */
             last_publishment_id?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_published_at?: string;
+            last_published_at?: components["schemas"]["DateTime"];
             publishments?: components["schemas"]["ProductPublishment"][];
         };
         /** @description A page of records */
         ProductList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["ProductListItem"][];
         };
+        /** @description Product with its computed completeness, with the records it names embedded where expand asks for them */
         ProductListItem: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            family_id?: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            brand_id?: string;
+            _id: components["schemas"]["ObjectId"];
+            family_id?: components["schemas"]["ObjectId"];
+            brand_id?: components["schemas"]["ObjectId"];
             fulfilled?: number;
             /** @description The ids; with expand=categories, the records they name in the same order (an id whose record is gone stays as {_id}) */
-            categories: (string | components["schemas"]["Category"] | {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
+            categories: (components["schemas"]["ObjectId"] | components["schemas"]["Category"] | {
+                _id: components["schemas"]["ObjectId"];
             })[];
             /** @description The ids; with expand=category_trees, the records they name in the same order (an id whose record is gone stays as {_id}) */
-            category_trees: (string | components["schemas"]["CategoryTree"] | {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
+            category_trees: (components["schemas"]["ObjectId"] | components["schemas"]["CategoryTree"] | {
+                _id: components["schemas"]["ObjectId"];
             })[];
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_id?: string;
+            product_id?: components["schemas"]["ObjectId"];
             catalogs: {
                 /**
                  * @description A live catalog
@@ -5036,51 +4437,13 @@ export interface components {
                  */
                 _id: string;
                 /** @description Users groups that may access the product in this catalog */
-                user_groups: string[];
+                user_groups: components["schemas"]["ObjectId"][];
                 /** @description With expand=catalogs: the record this link names (null when it is gone) */
-                catalog?: {
-                    /**
-                     * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                     * @example 6740a1b2c3d4e5f601234567
-                     */
-                    _id: string;
-                    /** @example coffee_beans */
-                    code: string;
-                    name: components["schemas"]["Translate"];
-                    description: components["schemas"]["Translate"];
-                    enabled: boolean;
-                    tags: string[];
-                    user_groups: string[];
-                    /**
-                     * Format: int32
-                     * @description Incremented on every write; sent as ETag
-                     * @example 3
-                     */
-                    version: number;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T16:15:43.123Z
-                     */
-                    created_at: string;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T16:15:43.123Z
-                     */
-                    updated_at: string;
-                    /**
-                     * @description The user of the API key that created the record
-                     * @example Maria Silva
-                     */
-                    created_by_name?: string;
-                } | null;
+                catalog?: components["schemas"]["Catalog"] | null;
             }[];
             /** @description The ids; with expand=attribute_groups, the records they name in the same order (an id whose record is gone stays as {_id}) */
-            attribute_groups: (string | components["schemas"]["AttributeGroup"] | {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
+            attribute_groups: (components["schemas"]["ObjectId"] | components["schemas"]["AttributeGroup"] | {
+                _id: components["schemas"]["ObjectId"];
             })[];
             /** @description The definitions of the applicable attributes the values were checked against, by key */
             attributes_schema_snapshot: {
@@ -5105,209 +4468,23 @@ export interface components {
              * @enum {string}
              */
             type: "simple" | "variation" | "kit" | "service";
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_approval?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_approval_at?: string;
+            product_approval?: components["schemas"]["ObjectId"];
+            last_approval_at?: components["schemas"]["DateTime"];
             published: boolean;
             last_publishment_id?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_published_at?: string;
+            last_published_at?: components["schemas"]["DateTime"];
             publishments: components["schemas"]["ProductPublishment"][];
             completeness: components["schemas"]["ProductCompleteness"];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
             /** @description With expand=family: the record family_id names (null when it has none) */
-            family?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                /** @example coffee_beans */
-                code: string;
-                name: components["schemas"]["Translate"];
-                description: components["schemas"]["Translate"];
-                enabled: boolean;
-                tags: string[];
-                attribute_groups: string[];
-                attributes: components["schemas"]["FamilyAttribute"][];
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
+            family?: components["schemas"]["Family"] | null;
             /** @description With expand=brand: the record brand_id names (null when it has none) */
-            brand?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                /** @example coffee_beans */
-                code: string;
-                name: components["schemas"]["Translate"];
-                description: components["schemas"]["Translate"];
-                enabled: boolean;
-                tags: string[];
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
+            brand?: components["schemas"]["Brand"] | null;
             /** @description With expand=product: the record product_id names (null when it has none) */
-            product?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                family_id?: string;
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                brand_id?: string;
-                fulfilled?: number;
-                categories: string[];
-                category_trees: string[];
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                product_id?: string;
-                catalogs: components["schemas"]["ProductCatalog"][];
-                attribute_groups: string[];
-                /** @description The definitions of the applicable attributes the values were checked against, by key */
-                attributes_schema_snapshot: {
-                    [key: string]: unknown;
-                };
-                /** @description The options the select and multiselect values named, by key: [{value, label}] */
-                attributes_options_snapshot: {
-                    [key: string]: unknown;
-                };
-                code: string;
-                name: components["schemas"]["Translate"];
-                description: components["schemas"]["Translate"];
-                image?: string;
-                images: string[];
-                attributes: {
-                    [key: string]: unknown;
-                };
-                enabled: boolean;
-                tags: string[];
-                /**
-                 * @description simple, variation (a SKU: product_id names its parent), kit or service
-                 * @enum {string}
-                 */
-                type: "simple" | "variation" | "kit" | "service";
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                product_approval?: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                last_approval_at?: string;
-                published: boolean;
-                last_publishment_id?: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                last_published_at?: string;
-                publishments: components["schemas"]["ProductPublishment"][];
-                completeness: components["schemas"]["ProductCompleteness"];
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
+            product?: components["schemas"]["Product"] | null;
         };
         /** @description JSON merge patch (RFC 7396) of a product */
         ProductPatch: {
@@ -5326,8 +4503,8 @@ export interface components {
              * @example 0
              */
             fulfilled?: number | null;
-            categories?: string[] | null;
-            category_trees?: string[] | null;
+            categories?: components["schemas"]["ObjectId"][] | null;
+            category_trees?: components["schemas"]["ObjectId"][] | null;
             /**
              * @description Record id: 24 lowercase hex characters (ObjectId layout)
              * @example 6740a1b2c3d4e5f601234567
@@ -5335,9 +4512,9 @@ export interface components {
             product_id?: string | null;
             /** @description Catalogs the product is published in, each once */
             catalogs?: components["schemas"]["ProductCatalog"][] | null;
-            attribute_groups?: string[] | null;
+            attribute_groups?: components["schemas"]["ObjectId"][] | null;
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code?: string;
@@ -5403,18 +4580,16 @@ export interface components {
             last_published_at?: string | null;
             publishments?: components["schemas"]["ProductPublishment"][] | null;
         };
+        /** @description The result of each item of a bulk upsert, in the order of the request */
         ProductBulkResult: {
             data: components["schemas"]["ProductBulkItemResult"][];
         };
+        /** @description What became of one item of a bulk upsert, in the order of the request */
         ProductBulkItemResult: {
             /** Format: int32 */
             index: number;
             code?: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id?: string;
+            _id?: components["schemas"]["ObjectId"];
             /**
              * @description created; updated; unchanged (the item holds what is stored: nothing written, no event, same version); failed (see error)
              * @enum {string}
@@ -5435,6 +4610,7 @@ export interface components {
                 }[];
             };
         };
+        /** @description Products to create or update by code, each on its own */
         ProductBulkUpsert: {
             /** @description Up to 1000 product inputs; each is upserted by code */
             items: {
@@ -5443,21 +4619,13 @@ export interface components {
         };
         /** @description Product relation: only the list its type names is present */
         ProductRelation: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /**
              * @description What the relation holds; the list of the same name carries its items
              * @enum {string}
              */
             type: "association" | "kit_products" | "kit_services" | "eligible_service_products" | "ineligible_service_products" | "eligible_service_categories" | "ineligible_service_categories";
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_id: string;
+            product_id: components["schemas"]["ObjectId"];
             kit_products?: components["schemas"]["ProductRelationKitProduct"][];
             kit_services?: components["schemas"]["ProductRelationKitService"][];
             association?: components["schemas"]["ProductRelationProduct"][];
@@ -5465,35 +4633,14 @@ export interface components {
             ineligible_service_products?: components["schemas"]["ProductRelationProduct"][];
             eligible_service_categories?: components["schemas"]["ProductRelationCategory"][];
             ineligible_service_categories?: components["schemas"]["ProductRelationTreeCategory"][];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description A live product that is not a service, and how many the kit holds */
         ProductRelationKitProduct: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
             /**
              * @description How many, above zero
              * @example 2
@@ -5502,11 +4649,7 @@ export interface components {
         };
         /** @description A live service product, and how many the kit holds */
         ProductRelationKitService: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
             /**
              * @description How many, above zero
              * @example 2
@@ -5515,27 +4658,15 @@ export interface components {
         };
         /** @description A live product */
         ProductRelationProduct: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
         };
         /** @description A live category */
         ProductRelationCategory: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
         };
         /** @description A live category and its tree */
         ProductRelationTreeCategory: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
             /**
              * @description The tree of the category
              * @example 6740a1b2c3d4e5f601234567
@@ -5571,82 +4702,33 @@ export interface components {
         };
         /** @description A page of records */
         ProductRelationList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["ProductRelationListItem"][];
         };
+        /** @description Product relation: only the list its type names is present, with the records it names embedded where expand asks for them */
         ProductRelationListItem: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /**
              * @description What the relation holds; the list of the same name carries its items
              * @enum {string}
              */
             type: "association" | "kit_products" | "kit_services" | "eligible_service_products" | "ineligible_service_products" | "eligible_service_categories" | "ineligible_service_categories";
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_id: string;
+            product_id: components["schemas"]["ObjectId"];
             kit_products?: components["schemas"]["ProductRelationKitProduct"][];
             kit_services?: components["schemas"]["ProductRelationKitService"][];
             association?: components["schemas"]["ProductRelationProduct"][];
@@ -5654,118 +4736,12 @@ export interface components {
             ineligible_service_products?: components["schemas"]["ProductRelationProduct"][];
             eligible_service_categories?: components["schemas"]["ProductRelationCategory"][];
             ineligible_service_categories?: components["schemas"]["ProductRelationTreeCategory"][];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
             /** @description With expand=product: the record product_id names (null when it has none) */
-            product?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                family_id?: string;
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                brand_id?: string;
-                fulfilled?: number;
-                categories: string[];
-                category_trees: string[];
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                product_id?: string;
-                catalogs: components["schemas"]["ProductCatalog"][];
-                attribute_groups: string[];
-                /** @description The definitions of the applicable attributes the values were checked against, by key */
-                attributes_schema_snapshot: {
-                    [key: string]: unknown;
-                };
-                /** @description The options the select and multiselect values named, by key: [{value, label}] */
-                attributes_options_snapshot: {
-                    [key: string]: unknown;
-                };
-                code: string;
-                name: components["schemas"]["Translate"];
-                description: components["schemas"]["Translate"];
-                image?: string;
-                images: string[];
-                attributes: {
-                    [key: string]: unknown;
-                };
-                enabled: boolean;
-                tags: string[];
-                /**
-                 * @description simple, variation (a SKU: product_id names its parent), kit or service
-                 * @enum {string}
-                 */
-                type: "simple" | "variation" | "kit" | "service";
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                product_approval?: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                last_approval_at?: string;
-                published: boolean;
-                last_publishment_id?: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                last_published_at?: string;
-                publishments: components["schemas"]["ProductPublishment"][];
-                completeness: components["schemas"]["ProductCompleteness"];
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
+            product?: components["schemas"]["Product"] | null;
         };
         /** @description JSON merge patch (RFC 7396) of a product relation; the result must be a valid input */
         ProductRelationPatch: {
@@ -5796,18 +4772,14 @@ export interface components {
         };
         /** @description Users group: a permission and the users who hold it */
         UsersGroup: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /**
              * @description Where the permission comes from (a directory, a system)
              * @example sso
              */
             source_id: string;
             /**
-             * @description Name
+             * @description Unique among live users groups. Printable text of 1 to 200 characters, without control characters, invisible formatting characters or line breaks; trimmed and stored in Unicode NFC (é written as e plus a combining accent is the same name as é), compared exactly
              * @example Managers
              */
             name: string;
@@ -5815,33 +4787,16 @@ export interface components {
             description?: string;
             has_full_product_access: boolean;
             users: components["schemas"]["UsersGroupMember"][];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description A member of the group: user id, name and roles */
         UsersGroupMember: {
             /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
+             * @description A user id, as your identity system gives it
+             * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
              */
             id?: string;
             name?: string;
@@ -5855,7 +4810,7 @@ export interface components {
              */
             source_id: string;
             /**
-             * @description Name
+             * @description Unique among live users groups. Printable text of 1 to 200 characters, without control characters, invisible formatting characters or line breaks; trimmed and stored in Unicode NFC (é written as e plus a combining accent is the same name as é), compared exactly
              * @example Managers
              */
             name: string;
@@ -5868,8 +4823,8 @@ export interface components {
         /** @description A member of the group: user id, name and roles */
         UsersGroupUser: {
             /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
+             * @description A user id, as your identity system gives it (auth0|5f1c2b…, ana@example.com, a UUID): printable text of 1 to 200 characters, without control characters, invisible formatting characters or line breaks; trimmed, stored in Unicode NFC and compared exactly (upper and lower case differ)
+             * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
              */
             id?: string;
             name?: string;
@@ -5877,64 +4832,22 @@ export interface components {
         };
         /** @description A page of records */
         UsersGroupList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["UsersGroup"][];
         };
         /** @description JSON merge patch (RFC 7396) of a users group: a permission and the users who hold it */
@@ -5945,7 +4858,7 @@ export interface components {
              */
             source_id?: string;
             /**
-             * @description Name
+             * @description Unique among live users groups. Printable text of 1 to 200 characters, without control characters, invisible formatting characters or line breaks; trimmed and stored in Unicode NFC (é written as e plus a combining accent is the same name as é), compared exactly
              * @example Managers
              */
             name?: string;
@@ -5956,11 +4869,7 @@ export interface components {
         };
         /** @description Workflow: the steps and statuses an order moves through */
         Workflow: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /**
              * @description Which cases it applies to, e.g. {"all": true}
              * @example {
@@ -5982,33 +4891,16 @@ export interface components {
             tags: string[];
             enabled: boolean;
             default: boolean;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description A step: its statuses, and who works in it */
         WorkflowStep: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among the steps of the workflow. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example payment
              */
             code: string;
             /**
@@ -6022,8 +4914,8 @@ export interface components {
             users_groups: components["schemas"]["WorkflowStepUsersGroupView"][];
             users: {
                 /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
+                 * @description A user id, as your identity system gives it
+                 * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
                  */
                 id: string;
                 name: string;
@@ -6035,11 +4927,7 @@ export interface components {
         };
         /** @description A users group responsible for the step */
         WorkflowStepUsersGroupView: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id?: string;
+            _id?: components["schemas"]["ObjectId"];
             source_id?: string;
             name?: string;
             description?: string;
@@ -6048,14 +4936,10 @@ export interface components {
         };
         /** @description A status of a step */
         WorkflowStatus: {
+            _id: components["schemas"]["ObjectId"];
             /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among the statuses of the workflow. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example awaiting_payment
              */
             code: string;
             /**
@@ -6086,7 +4970,7 @@ export interface components {
             };
             steps?: components["schemas"]["WorkflowStepInput"][];
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code: string;
@@ -6112,8 +4996,8 @@ export interface components {
         /** @description A step: its statuses, and who works in it */
         WorkflowStepInput: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among the steps of the workflow. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example payment
              */
             code: string;
             /**
@@ -6127,8 +5011,8 @@ export interface components {
             users_groups?: components["schemas"]["WorkflowStepUsersGroup"][];
             users?: {
                 /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
+                 * @description A user id, as your identity system gives it (auth0|5f1c2b…, ana@example.com, a UUID): printable text of 1 to 200 characters, without control characters, invisible formatting characters or line breaks; trimmed, stored in Unicode NFC and compared exactly (upper and lower case differ)
+                 * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
                  */
                 id: string;
                 name: string;
@@ -6140,11 +5024,7 @@ export interface components {
         };
         /** @description A users group responsible for the step */
         WorkflowStepUsersGroup: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id?: string;
+            _id?: components["schemas"]["ObjectId"];
             source_id?: string;
             name?: string;
             description?: string;
@@ -6153,14 +5033,10 @@ export interface components {
         };
         /** @description A status of a step; `_id` is given by the server when absent */
         WorkflowStatusInput: {
+            _id?: components["schemas"]["ObjectId"];
             /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id?: string;
-            /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among the statuses of the workflow. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example awaiting_payment
              */
             code: string;
             /**
@@ -6182,64 +5058,22 @@ export interface components {
         };
         /** @description A page of records */
         WorkflowList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Workflow"][];
         };
         /** @description JSON merge patch (RFC 7396) of a workflow: the steps and statuses an order moves through */
@@ -6255,7 +5089,7 @@ export interface components {
             } | null;
             steps?: components["schemas"]["WorkflowStepInput"][] | null;
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code?: string;
@@ -6278,11 +5112,7 @@ export interface components {
         };
         /** @description Workflow approval: the steps a product change is approved in */
         WorkflowApproval: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /**
              * @description Product list filters (as GET /products takes them: brand_id, family_id, categories, attributes.<key>, _search…) a product must match to be governed by this approval; empty: none. Attribute filters are checked when given: an unknown key is a 400, an attribute hidden from your user (an attribute group lists you among its not_allowed_users) a 403
              * @example {
@@ -6292,8 +5122,8 @@ export interface components {
             filters: {
                 [key: string]: string | string[];
             };
-            exclude_products: string[];
-            included_products: string[];
+            exclude_products: components["schemas"]["ObjectId"][];
+            included_products: components["schemas"]["ObjectId"][];
             steps: components["schemas"]["WorkflowApprovalStep"][];
             code: string;
             /**
@@ -6306,35 +5136,14 @@ export interface components {
             tags: string[];
             enabled: boolean;
             default: boolean;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description A step of approval */
         WorkflowApprovalStep: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            step_id: string;
+            step_id: components["schemas"]["ObjectId"];
             /**
              * @description Name
              * @example Marketing review
@@ -6345,7 +5154,7 @@ export interface components {
              * @description Position of the step; steps run in ascending order, each order once
              */
             order: number;
-            /** @description Ids of the users who may approve or reject at this step (at least one) */
+            /** @description User ids of the users who may approve or reject at this step */
             approvers: string[];
         };
         /** @description Workflow approval: the steps a product change is approved in, as written by a caller */
@@ -6359,11 +5168,11 @@ export interface components {
             filters?: {
                 [key: string]: string | string[];
             };
-            exclude_products?: string[];
-            included_products?: string[];
+            exclude_products?: components["schemas"]["ObjectId"][];
+            included_products?: components["schemas"]["ObjectId"][];
             steps?: components["schemas"]["WorkflowApprovalStepInput"][];
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code: string;
@@ -6388,11 +5197,7 @@ export interface components {
         };
         /** @description A step of approval; `step_id` is given by the server when absent */
         WorkflowApprovalStepInput: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            step_id?: string;
+            step_id?: components["schemas"]["ObjectId"];
             /**
              * @description Name
              * @example Marketing review
@@ -6403,69 +5208,27 @@ export interface components {
              * @description Position of the step; steps run in ascending order, each order once
              */
             order: number;
-            /** @description Ids of the users who may approve or reject at this step (at least one) */
+            /** @description User ids of the users who may approve or reject at this step (at least one): an API key bound to one of them (its user_id) decides */
             approvers: string[];
         };
         /** @description A page of records */
         WorkflowApprovalList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["WorkflowApproval"][];
         };
         /** @description JSON merge patch (RFC 7396) of a workflow approval: the steps a product change is approved in */
@@ -6479,11 +5242,11 @@ export interface components {
             filters?: {
                 [key: string]: string | string[];
             } | null;
-            exclude_products?: string[] | null;
-            included_products?: string[] | null;
+            exclude_products?: components["schemas"]["ObjectId"][] | null;
+            included_products?: components["schemas"]["ObjectId"][] | null;
             steps?: components["schemas"]["WorkflowApprovalStepInput"][] | null;
             /**
-             * @description Unique among the live records of the collection
+             * @description Unique among the live records of the collection. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
              * @example coffee_beans
              */
             code?: string;
@@ -6506,17 +5269,9 @@ export interface components {
         };
         /** @description Product approval: a change to one product, approved step by step */
         ProductApproval: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_id: string;
-            product_approvals: string[];
+            _id: components["schemas"]["ObjectId"];
+            product_id: components["schemas"]["ObjectId"];
+            product_approvals: components["schemas"]["ObjectId"][];
             kit_products: components["schemas"]["ProductApprovalKitItem"][];
             disassociate_kit_products: components["schemas"]["ProductApprovalKitItem"][];
             kit_services: components["schemas"]["ProductApprovalKitItem"][];
@@ -6529,7 +5284,7 @@ export interface components {
             disassociate_eligible_service_categories: components["schemas"]["ProductApprovalCategory"][];
             ineligible_service_categories: components["schemas"]["ProductApprovalTreeCategory"][];
             disassociate_ineligible_service_categories: components["schemas"]["ProductApprovalCategory"][];
-            attribute_groups: string[];
+            attribute_groups: components["schemas"]["ObjectId"][];
             /**
              * @description The workflow approval that governs the product
              * @example 6740a1b2c3d4e5f601234567
@@ -6550,35 +5305,14 @@ export interface components {
              */
             decided_at?: string;
             application?: components["schemas"]["ProductApprovalApplication"];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description A product and how many of it the kit holds */
         ProductApprovalKitItem: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
             /**
              * @description How many the kit holds, above zero
              * @example 2
@@ -6587,19 +5321,11 @@ export interface components {
         };
         /** @description A live product */
         ProductApprovalProduct: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
         };
         /** @description A live category and its tree */
         ProductApprovalTreeCategory: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
             /**
              * @description The tree the category is in
              * @example 6740a1b2c3d4e5f601234567
@@ -6608,30 +5334,18 @@ export interface components {
         };
         /** @description A category */
         ProductApprovalCategory: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
         };
         /** @description The step whose approvers decide next (while pending) */
         ProductApprovalCurrentStep: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            step_id: string;
+            step_id: components["schemas"]["ObjectId"];
             name: string;
             /** Format: int32 */
             order: number;
         };
         /** @description A step of the governing workflow approval, as it was when the product approval was created */
         ProductApprovalStep: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            step_id: string;
+            step_id: components["schemas"]["ObjectId"];
             name: string;
             /** Format: int32 */
             order: number;
@@ -6650,6 +5364,10 @@ export interface components {
             decision: "approved" | "rejected";
             comment?: string;
             by: {
+                /**
+                 * @description A user id, as your identity system gives it
+                 * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
+                 */
                 user_id: string;
                 user_name?: string;
             };
@@ -6687,7 +5405,7 @@ export interface components {
              */
             product_id: string;
             /** @description Other live product approvals this one relates to */
-            product_approvals?: string[];
+            product_approvals?: components["schemas"]["ObjectId"][];
             /** @description Products to put in the kit (an id already there takes this quantity) */
             kit_products?: components["schemas"]["ProductApprovalKitItem"][];
             /** @description Products to take out of the kit (whatever quantity it holds) */
@@ -6713,68 +5431,26 @@ export interface components {
             /** @description Categories to remove from them */
             disassociate_ineligible_service_categories?: components["schemas"]["ProductApprovalCategory"][];
             /** @description Attribute groups to add to the product's */
-            attribute_groups?: string[];
+            attribute_groups?: components["schemas"]["ObjectId"][];
         };
         /** @description A page of records */
         ProductApprovalList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["ProductApproval"][];
         };
         /** @description JSON merge patch (RFC 7396) of a product approval: a change to one product, approved step by step */
@@ -6785,7 +5461,7 @@ export interface components {
              */
             product_id?: string;
             /** @description Other live product approvals this one relates to */
-            product_approvals?: string[] | null;
+            product_approvals?: components["schemas"]["ObjectId"][] | null;
             /** @description Products to put in the kit (an id already there takes this quantity) */
             kit_products?: components["schemas"]["ProductApprovalKitItem"][] | null;
             /** @description Products to take out of the kit (whatever quantity it holds) */
@@ -6811,7 +5487,7 @@ export interface components {
             /** @description Categories to remove from them */
             disassociate_ineligible_service_categories?: components["schemas"]["ProductApprovalCategory"][] | null;
             /** @description Attribute groups to add to the product's */
-            attribute_groups?: string[] | null;
+            attribute_groups?: components["schemas"]["ObjectId"][] | null;
         };
         /** @description A decision at the current step */
         ProductApprovalDecisionInput: {
@@ -6820,11 +5496,7 @@ export interface components {
         };
         /** @description Order */
         Order: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             code: string;
             /** @description The channel’s identifier */
             external_code: string;
@@ -6871,13 +5543,9 @@ export interface components {
             };
             totals?: components["schemas"]["OrderTotals"];
             conditions: components["schemas"]["OrderCondition"][];
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            workflow_id?: string;
+            workflow_id?: components["schemas"]["ObjectId"];
             workflow_code?: string;
-            workflow?: components["schemas"]["Workflow"];
+            workflow: components["schemas"]["Workflow"];
             /** Format: int32 */
             items_count: number;
             /**
@@ -6900,11 +5568,7 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             status_overdue_date?: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            logistic_id?: string;
+            logistic_id?: components["schemas"]["ObjectId"];
             last_interaction?: components["schemas"]["OrderLastInteraction"];
             order_items: components["schemas"]["OrderItem"][];
             order_trackings: components["schemas"]["OrderTracking"][];
@@ -6912,27 +5576,10 @@ export interface components {
             order_comments: components["schemas"]["OrderComment"][];
             order_logistics?: components["schemas"]["OrderLogistics"];
             invoices: components["schemas"]["OrderInvoice"][];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description A store: its code and name */
         OrderStore: {
@@ -6941,11 +5588,12 @@ export interface components {
         };
         /** @description The sales channel the order came from; `code` is required */
         OrderChannel: {
+            id?: components["schemas"]["ObjectId"];
             /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
+             * @description The same as id, as some channels send it (stored as id)
              * @example 6740a1b2c3d4e5f601234567
              */
-            id?: string;
+            _id?: string;
             /**
              * @description The sales channel
              * @example marketplace
@@ -6960,11 +5608,7 @@ export interface components {
         };
         /** @description The status the order is in */
         OrderStatus: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             code: string;
             name: string;
             color?: string;
@@ -6977,11 +5621,7 @@ export interface components {
         };
         /** @description Who bought */
         OrderCustomer: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id?: string;
+            _id?: components["schemas"]["ObjectId"];
             code?: string;
             name?: string;
             /**
@@ -7041,25 +5681,17 @@ export interface components {
         /** @description The last user who moved the order, and when */
         OrderLastInteraction: {
             /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
+             * @description A user id, as your identity system gives it
+             * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
              */
             user_id: string;
             user_name: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            interacted_at: string;
+            interacted_at: components["schemas"]["DateTime"];
         };
         /** @description A line of the order: what, how many, at what price */
         OrderItem: {
             sku?: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_id?: string;
+            product_id?: components["schemas"]["ObjectId"];
             name?: string;
             quantity: number;
             unit_price?: number;
@@ -7068,11 +5700,7 @@ export interface components {
         };
         /** @description A move of the order between statuses */
         OrderTracking: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @description null for the first entry */
             from_status_code: string | null;
             to_status_code: string;
@@ -7081,11 +5709,7 @@ export interface components {
             outcome: "" | "COMPLETED" | "CANCELED";
             comment?: string;
             actor: components["schemas"]["OrderActor"];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            at: string;
+            at: components["schemas"]["DateTime"];
             /**
              * Format: int32
              * @description Minutes since placed_at
@@ -7109,26 +5733,14 @@ export interface components {
             /** Format: int32 */
             installments?: number;
             transaction_id?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            paid_at?: string;
+            paid_at?: components["schemas"]["DateTime"];
         };
         /** @description A comment on the order */
         OrderComment: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             text: string;
             by: components["schemas"]["OrderActor"];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            at: string;
+            at: components["schemas"]["DateTime"];
         };
         /** @description How the order travels */
         OrderLogistics: {
@@ -7141,21 +5753,9 @@ export interface components {
              */
             tracking_url?: string;
             cost?: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            shipped_at?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            estimated_delivery_at?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            delivered_at?: string;
+            shipped_at?: components["schemas"]["DateTime"];
+            estimated_delivery_at?: components["schemas"]["DateTime"];
+            delivered_at?: components["schemas"]["DateTime"];
         };
         /** @description An invoice of the order */
         OrderInvoice: {
@@ -7169,15 +5769,14 @@ export interface components {
              */
             url?: string;
             amount?: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            issued_at?: string;
+            issued_at?: components["schemas"]["DateTime"];
         };
         /** @description Where the order moves */
         OrderStatusMove: {
-            /** @description A status of the order’s workflow */
+            /**
+             * @description A status of the order’s workflow, by its code. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example paid
+             */
             status_code: string;
             comment?: string;
         };
@@ -7185,18 +5784,16 @@ export interface components {
         OrderCommentInput: {
             text: string;
         };
+        /** @description The result of each item of a bulk upsert, in the order of the request */
         OrderBulkResult: {
             data: components["schemas"]["OrderBulkItemResult"][];
         };
+        /** @description What became of one item of a bulk upsert, in the order of the request */
         OrderBulkItemResult: {
             /** Format: int32 */
             index: number;
             code?: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id?: string;
+            _id?: components["schemas"]["ObjectId"];
             /** @enum {string} */
             status: "created" | "updated" | "failed";
             /** @description Why the item was not stored */
@@ -7214,6 +5811,7 @@ export interface components {
                 }[];
             };
         };
+        /** @description Orders to create or update by code, each on its own */
         OrderBulkUpsert: {
             /** @description Up to 1000 order inputs; each is upserted by code */
             items: {
@@ -7223,8 +5821,8 @@ export interface components {
         /** @description Order, as written by a caller */
         OrderInput: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among live orders. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example PED-2026/0001
              */
             code: string;
             /** @description The channel’s identifier */
@@ -7256,10 +5854,12 @@ export interface components {
              */
             workflow_id?: string;
             /**
-             * @description The workflow to follow, by code (on create)
-             * @example coffee_beans
+             * @description The workflow to follow, by code (on create). Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example pedidos-loja
              */
             workflow_code?: string;
+            /** @description The workflow to follow (on create): `{ "_id" }` or `{ "code" }`, or the whole workflow as an order shows it. The order copies the workflow named as it is then: steps and statuses sent here are never used */
+            workflow?: components["schemas"]["OrderWorkflowRef"] | components["schemas"]["Workflow"];
             /** Format: int32 */
             items_count: number;
             /**
@@ -7270,83 +5870,46 @@ export interface components {
             sort_date?: string;
             /** @description Minutes the order may take from placed_at */
             sla?: number;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            logistic_id?: string;
+            logistic_id?: components["schemas"]["ObjectId"];
             order_items?: components["schemas"]["OrderItem"][];
             order_payments?: components["schemas"]["OrderPayment"][];
             order_logistics?: components["schemas"]["OrderLogistics"];
             invoices?: components["schemas"]["OrderInvoice"][];
         };
+        /** @description The workflow to follow, by `_id` or `code` (on create; the same as workflow_id or workflow_code). The order copies the workflow as it is then: its steps and statuses are read from it, never from this object */
+        OrderWorkflowRef: {
+            _id?: components["schemas"]["ObjectId"];
+            /**
+             * @description The workflow, by code. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example pedidos-loja
+             */
+            code?: string;
+        };
         /** @description A page of records */
         OrderList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Order"][];
         };
         /** @description JSON merge patch (RFC 7396) of a order */
         OrderPatch: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among live orders. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example PED-2026/0001
              */
             code?: string;
             /** @description The channel’s identifier */
@@ -7378,10 +5941,12 @@ export interface components {
              */
             workflow_id?: string | null;
             /**
-             * @description The workflow to follow, by code (on create)
-             * @example coffee_beans
+             * @description The workflow to follow, by code (on create). Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example pedidos-loja
              */
             workflow_code?: string | null;
+            /** @description The workflow to follow (on create): `{ "_id" }` or `{ "code" }`, or the whole workflow as an order shows it. The order copies the workflow named as it is then: steps and statuses sent here are never used */
+            workflow?: components["schemas"]["OrderWorkflowRef"] | components["schemas"]["Workflow"] | null;
             /** Format: int32 */
             items_count?: number;
             /**
@@ -7404,26 +5969,10 @@ export interface components {
         };
         /** @description Import: a spreadsheet of products, mapped and run through the catalog */
         Import: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            catalog_id?: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            category_id?: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            from_template_id?: string;
+            _id: components["schemas"]["ObjectId"];
+            catalog_id?: components["schemas"]["ObjectId"];
+            category_id?: components["schemas"]["ObjectId"];
+            from_template_id?: components["schemas"]["ObjectId"];
             file_worksheet_id?: string;
             /** Format: int32 */
             file_header_row?: number;
@@ -7496,30 +6045,13 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             finished_at?: string;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /**
-         * @description Which product field each column fills, by the column's letter: `{"A": "code", "B": "name.pt-BR", "C": "attributes.color"}`. Targets: code (required), name.<language>, description.<language>, type, brand (by code), family (by code), categories (codes separated by |, ; or ,), tags, enabled, image, images, attributes.<key> (attributes.<key>.<language> for a localizable text attribute). A column left out is not read. Columns of the platform's own exports that the platform fills — _id, category_trees, parent, catalogs, fulfilled, published, last_published_at, created_at, updated_at, completeness.<language> — may be mapped to themselves and are read past, so an export imports back through a mapping of each header to itself.
+         * @description Which product field each column fills, by the column's letter: `{"A": "code", "B": "name.pt-BR", "C": "attributes.color"}`. Targets: code (required), name.<language>, description.<language>, type, brand (by code), family (by code), categories (codes separated by |, ; or ,), tags, enabled, image, images, attributes.<key> (attributes.<key>.<language> for a localizable text attribute). A column left out is not read. Columns of the platform's own exports that the platform fills — _id, category_trees, parent, catalogs, fulfilled, published, last_published_at, created_at, updated_at, completeness.<language> — may be mapped to themselves and are read past, so an export imports back through a mapping of each header to itself. The mapping decides what a row is. Product rows (the targets above): one product per row. Attribute rows, when attribute_key and value are mapped (a per_attributes export): each row sets the product's attribute attribute_key to value, parsed by the attribute's type, in the row's language (target language) for a localizable text attribute; rows of one code are stored together, and only existing products change. Eligibility rows, when relation and item_code or item_id are mapped (an eligibility_services export): each product's relation of the type a row names (eligible_service_products, ineligible_service_products, eligible_service_categories, ineligible_service_categories) becomes exactly the items its rows list — by item_code (a product's or a category's code; category_tree, a tree's code, picks among categories sharing a code), else by item_id —; relations the file does not name are left alone, and the rows of one product's relation must follow one another. eligible and item_type are checked against relation; product_name, attribute_name, attribute_type and item_name are read past. A mapping holds the targets of one kind of row only.
          * @example {
          *       "A": "code",
          *       "B": "name.pt-BR",
@@ -7559,11 +6091,7 @@ export interface components {
         };
         /** @description The import template the mapping came from, as it was then */
         ImportTemplateSnapshot: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            id: string;
+            id: components["schemas"]["ObjectId"];
             name: string;
             enabled: boolean;
             /** Format: date-time */
@@ -7594,64 +6122,22 @@ export interface components {
         };
         /** @description A page of records */
         ImportList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Import"][];
         };
         /** @description JSON merge patch (RFC 7396) of a import: a spreadsheet of products, mapped and run through the catalog */
@@ -7689,39 +6175,18 @@ export interface components {
         };
         /** @description Import template: a column mapping saved for files with the same headers */
         ImportTemplate: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             name: string;
             enabled: boolean;
             time_zone?: string;
             mapped_headers: components["schemas"]["ImportTemplateMapping"];
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /**
-         * @description Which product field each header fills, by the header text (matched ignoring case and surrounding spaces): `{"SKU": "code", "Nome": "name.pt-BR", "Cor": "attributes.color"}`
+         * @description Which product field each header fills, by the header text (matched ignoring case and surrounding spaces): `{"SKU": "code", "Nome": "name.pt-BR", "Cor": "attributes.color"}`. Targets as in an import's mapped_headers, the columns of attribute rows (attribute_key, language, value) and of eligibility rows (relation, item_code, item_id, category_tree, eligible, item_type) included, so a template mapping each header of any export to its own name (a date-time column's zone suffix aside) imports it back. Only the headers a file has are mapped, so one template may name the columns of several kinds of file; the mapping an import takes must hold the targets of one kind of row.
          * @example {
          *       "SKU": "code",
          *       "Nome": "name.pt-BR",
@@ -7734,7 +6199,7 @@ export interface components {
         /** @description Import template: a column mapping saved for files with the same headers, as written by a caller */
         ImportTemplateInput: {
             /**
-             * @description Unique among live templates
+             * @description Unique among live templates. Printable text of 1 to 200 characters, without control characters, invisible formatting characters or line breaks; trimmed and stored in Unicode NFC (é written as e plus a combining accent is the same name as é), compared exactly
              * @example Supplier A
              */
             name: string;
@@ -7749,70 +6214,28 @@ export interface components {
         };
         /** @description A page of records */
         ImportTemplateList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["ImportTemplate"][];
         };
         /** @description JSON merge patch (RFC 7396) of a import template: a column mapping saved for files with the same headers */
         ImportTemplatePatch: {
             /**
-             * @description Unique among live templates
+             * @description Unique among live templates. Printable text of 1 to 200 characters, without control characters, invisible formatting characters or line breaks; trimmed and stored in Unicode NFC (é written as e plus a combining accent is the same name as é), compared exactly
              * @example Supplier A
              */
             name?: string;
@@ -7826,11 +6249,7 @@ export interface components {
         };
         /** @description Export: a CSV or XLSX file of the products a set of filters selects */
         Export: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /**
              * @description csv or xlsx
              * @enum {string}
@@ -7858,8 +6277,8 @@ export interface components {
             /** @description Where the file is (or will be) stored */
             file_key: string;
             /** @description The _ids of the products written, when there are at most 1,000 (a bigger export lists none: its filters say which products it holds) */
-            products: string[];
-            /** @description The users who downloaded the file, each once */
+            products: components["schemas"]["ObjectId"][];
+            /** @description The users who downloaded the file (user ids), each once */
             downloaded_by: string[];
             metadata: components["schemas"]["ExportMetadata"];
             /**
@@ -7892,27 +6311,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             expires_at?: string;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /**
          * @description Which products the export holds; every filter given must hold
@@ -7928,26 +6330,26 @@ export interface components {
             /** @description Active (true) or inactive (false) products only */
             enabled?: boolean;
             /** @description These products only, by _id */
-            _id_in?: string[];
+            _id_in?: components["schemas"]["ObjectId"][];
             /** @description Case- and accent-insensitive text in the code or any language of the name */
             _search?: string;
             /** @description Products with a value for every attribute named; a per_attributes report holds rows of these attributes only. Naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403 */
             attr_control?: components["schemas"]["ExportAttributeControl"][];
             /** @description Products of one of these brands */
-            brands?: string[];
+            brands?: components["schemas"]["ObjectId"][];
             /**
              * @description Products in this catalog
              * @example 6740a1b2c3d4e5f601234567
              */
             catalog?: string;
             /** @description Products in at least one of these categories */
-            categories?: string[];
+            categories?: components["schemas"]["ObjectId"][];
             /** @description Products of one of these families */
-            families?: string[];
+            families?: components["schemas"]["ObjectId"][];
             /** @description Products in at least one of these category trees */
-            category_trees?: string[];
+            category_trees?: components["schemas"]["ObjectId"][];
             /** @description Products created from the first date to the second (both included, ISO 8601) */
-            custom_period?: string[];
+            custom_period?: components["schemas"]["DateTime"][];
             /**
              * @description Products with a product approval governed by this workflow approval
              * @example 6740a1b2c3d4e5f601234567
@@ -8045,73 +6447,27 @@ export interface components {
         };
         /** @description A page of records */
         ExportList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Export"][];
         };
         /** @description Channel: a sales channel products are published to */
         Channel: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             code: string;
             name: string;
             image?: string;
@@ -8133,27 +6489,10 @@ export interface components {
              */
             required_attributes: string[];
             auto_republish: boolean;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description Where and how publications are sent; header values masked */
         ChannelEndpointView: {
@@ -8182,8 +6521,8 @@ export interface components {
         /** @description A channel as written by a caller */
         ChannelInput: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among live channels. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example web-shop
              */
             code: string;
             /** @example Web shop */
@@ -8255,71 +6594,29 @@ export interface components {
         };
         /** @description A page of records */
         ChannelList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Channel"][];
         };
         /** @description JSON merge patch (RFC 7396) of a channel: a sales channel products are published to */
         ChannelPatch: {
             /**
-             * @description Unique among the live records of the collection
-             * @example coffee_beans
+             * @description Unique among live channels. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
+             * @example web-shop
              */
             code?: string;
             /** @example Web shop */
@@ -8366,21 +6663,9 @@ export interface components {
         };
         /** @description Publication: one product sent to one channel */
         Publication: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            channel_id: string;
+            _id: components["schemas"]["ObjectId"];
+            product_id: components["schemas"]["ObjectId"];
+            channel_id: components["schemas"]["ObjectId"];
             /**
              * @description The product's listing on the channel: every publication of the same product and channel shares it
              * @example 6740a1b2c3d4e5f601234567
@@ -8424,27 +6709,10 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             next_attempt_at?: string;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description One step of the publication: PENDING, IN_PROGRESS, PUBLISHED or FAILED */
         PublicationTracking: {
@@ -8452,11 +6720,7 @@ export interface components {
             status: "PENDING" | "IN_PROGRESS" | "PUBLISHED" | "FAILED";
             /** @example The channel answered 201 */
             message: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
+            created_at: components["schemas"]["DateTime"];
             /**
              * @description Details: the attempt, the HTTP status, the URL the channel gave
              * @example [
@@ -8480,82 +6744,29 @@ export interface components {
         };
         /** @description A page of records */
         PublicationList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["PublicationListItem"][];
         };
+        /** @description Publication: one product sent to one channel, with the records it names embedded where expand asks for them */
         PublicationListItem: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            channel_id: string;
+            _id: components["schemas"]["ObjectId"];
+            product_id: components["schemas"]["ObjectId"];
+            channel_id: components["schemas"]["ObjectId"];
             /**
              * @description The product's listing on the channel: every publication of the same product and channel shares it
              * @example 6740a1b2c3d4e5f601234567
@@ -8599,181 +6810,19 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             next_attempt_at?: string;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
             /** @description With expand=product: the record product_id names (null when it has none) */
-            product?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                family_id?: string;
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                brand_id?: string;
-                fulfilled?: number;
-                categories: string[];
-                category_trees: string[];
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                product_id?: string;
-                catalogs: components["schemas"]["ProductCatalog"][];
-                attribute_groups: string[];
-                /** @description The definitions of the applicable attributes the values were checked against, by key */
-                attributes_schema_snapshot: {
-                    [key: string]: unknown;
-                };
-                /** @description The options the select and multiselect values named, by key: [{value, label}] */
-                attributes_options_snapshot: {
-                    [key: string]: unknown;
-                };
-                code: string;
-                name: components["schemas"]["Translate"];
-                description: components["schemas"]["Translate"];
-                image?: string;
-                images: string[];
-                attributes: {
-                    [key: string]: unknown;
-                };
-                enabled: boolean;
-                tags: string[];
-                /**
-                 * @description simple, variation (a SKU: product_id names its parent), kit or service
-                 * @enum {string}
-                 */
-                type: "simple" | "variation" | "kit" | "service";
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                product_approval?: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                last_approval_at?: string;
-                published: boolean;
-                last_publishment_id?: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                last_published_at?: string;
-                publishments: components["schemas"]["ProductPublishment"][];
-                completeness: components["schemas"]["ProductCompleteness"];
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
+            product?: components["schemas"]["Product"] | null;
             /** @description With expand=channel: the record channel_id names (null when it has none) */
-            channel?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                code: string;
-                name: string;
-                image?: string;
-                enabled: boolean;
-                /**
-                 * @description How it is reached: http
-                 * @enum {string}
-                 */
-                kind: "http";
-                endpoint: components["schemas"]["ChannelEndpointView"];
-                language?: string;
-                /** @description The payload's fields, each filled from the product; empty: the payload is the whole product as the API shows it */
-                mapping: components["schemas"]["ChannelMapping"][];
-                /**
-                 * @description Attribute keys a product must have filled to be published here (a localizable text: in the channel's language when it has one)
-                 * @example [
-                 *       "color"
-                 *     ]
-                 */
-                required_attributes: string[];
-                auto_republish: boolean;
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
+            channel?: components["schemas"]["Channel"] | null;
         };
         /** @description Publication batch: every product a set of filters selects, published to one channel */
         PublicationBatch: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            channel_id: string;
+            _id: components["schemas"]["ObjectId"];
+            channel_id: components["schemas"]["ObjectId"];
             /**
              * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product. A filter naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403
              * @example {
@@ -8819,35 +6868,14 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             finished_at?: string;
-            /**
-             * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
         };
         /** @description A product the batch did not publish, and why */
         PublicationBatchRefusal: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            product_id: string;
+            product_id: components["schemas"]["ObjectId"];
             /** @example SKU-1001 */
             code: string;
             /** @description What keeps the product from the channel */
@@ -8872,77 +6900,28 @@ export interface components {
         };
         /** @description A page of records */
         PublicationBatchList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["PublicationBatchListItem"][];
         };
+        /** @description Publication batch: every product a set of filters selects, published to one channel, with the records it names embedded where expand asks for them */
         PublicationBatchListItem: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            channel_id: string;
+            _id: components["schemas"]["ObjectId"];
+            channel_id: components["schemas"]["ObjectId"];
             /**
              * @description Which products: filters as GET /products takes them (brand_id, categories, enabled, _search, attributes.<key>, _id_in…); empty: every live product. A filter naming an attribute hidden from your user (an attribute group lists you among its not_allowed_users) is refused with 403
              * @example {
@@ -8988,81 +6967,34 @@ export interface components {
              * @example 2026-11-22T16:15:43.123Z
              */
             finished_at?: string;
+            version: components["schemas"]["RecordVersion"];
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            created_by_name?: components["schemas"]["CreatedByName"];
+            /** @description With expand=channel: the record channel_id names (null when it has none) */
+            channel?: components["schemas"]["Channel"] | null;
+        };
+        /** @description A page of records */
+        CollectionList: {
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
-             * @description Incremented on every write; sent as ETag
-             * @example 3
+             * @description Page size
+             * @example 25
              */
-            version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
-            /**
-             * @description The user of the API key that created the record
-             * @example Maria Silva
-             */
-            created_by_name?: string;
-            /** @description With expand=channel: the record channel_id names (null when it has none) */
-            channel?: {
-                /**
-                 * @description Record id: 24 lowercase hex characters (ObjectId layout)
-                 * @example 6740a1b2c3d4e5f601234567
-                 */
-                _id: string;
-                code: string;
-                name: string;
-                image?: string;
-                enabled: boolean;
-                /**
-                 * @description How it is reached: http
-                 * @enum {string}
-                 */
-                kind: "http";
-                endpoint: components["schemas"]["ChannelEndpointView"];
-                language?: string;
-                /** @description The payload's fields, each filled from the product; empty: the payload is the whole product as the API shows it */
-                mapping: components["schemas"]["ChannelMapping"][];
-                /**
-                 * @description Attribute keys a product must have filled to be published here (a localizable text: in the channel's language when it has one)
-                 * @example [
-                 *       "color"
-                 *     ]
-                 */
-                required_attributes: string[];
-                auto_republish: boolean;
-                /**
-                 * Format: int32
-                 * @description Incremented on every write; sent as ETag
-                 * @example 3
-                 */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T16:15:43.123Z
-                 */
-                updated_at: string;
-                /**
-                 * @description The user of the API key that created the record
-                 * @example Maria Silva
-                 */
-                created_by_name?: string;
-            } | null;
-        };
-        CollectionList: {
+            limit: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
+            next: boolean;
+            previous: boolean;
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Collection"][];
         };
+        /** @description A collection of records: the app that owns it and the events its changes emit */
         Collection: {
             /**
              * @example products
@@ -9085,12 +7017,9 @@ export interface components {
              */
             event_types: string[];
         };
+        /** @description An API key with its token, shown only in the answer of its creation or rotation */
         ApiKeyWithToken: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example ERP integration */
             name: string;
             /**
@@ -9105,41 +7034,24 @@ export interface components {
              *     ]
              */
             scopes: string[];
-            /** @example 6740a1b2c3d4e5f601234567 */
+            /**
+             * @description A user id, as your identity system gives it
+             * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
+             */
             user_id?: string;
             /** @example Ana Souza */
             user_name?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            expires_at?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_used_at?: string;
+            expires_at?: components["schemas"]["DateTime"];
+            last_used_at?: components["schemas"]["DateTime"];
             revoked: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            revoked_at?: string;
+            revoked_at?: components["schemas"]["DateTime"];
             /**
              * Format: int32
              * @example 1
              */
             version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
             /** @example admin */
             created_by_name?: string;
             /**
@@ -9148,6 +7060,7 @@ export interface components {
              */
             key: string;
         };
+        /** @description An API key to create: its name, scopes, user and expiry */
         ApiKeyInput: {
             /**
              * @description What the key is for
@@ -9163,8 +7076,8 @@ export interface components {
              */
             scopes: ("admin" | "attribute_groups:read" | "attribute_groups:write" | "attribute_options:read" | "attribute_options:write" | "attributes:read" | "attributes:write" | "brands:read" | "brands:write" | "catalogs:read" | "catalogs:write" | "categories:read" | "categories:write" | "category_trees:read" | "category_trees:write" | "channels:read" | "channels:write" | "exports:read" | "exports:write" | "families:read" | "families:write" | "import_templates:read" | "import_templates:write" | "imports:read" | "imports:write" | "orders:read" | "orders:write" | "product_approvals:read" | "product_approvals:write" | "product_relations:read" | "product_relations:write" | "products:read" | "products:write" | "publication_batches:read" | "publication_batches:write" | "publications:read" | "publications:write" | "users_groups:read" | "users_groups:write" | "webhooks:read" | "webhooks:write" | "workflow_approvals:read" | "workflow_approvals:write" | "workflows:read" | "workflows:write")[];
             /**
-             * @description The user the key acts for (fills created_by_name, deleted_by, last_interaction). A key bound to a user without the admin scope sees only the products the user's users groups may see
-             * @example 6740a1b2c3d4e5f601234567
+             * @description The user the key acts for, by the user id your identity system gives them (auth0|5f1c2b…, ana@example.com, a UUID: printable text of 1 to 200 characters, trimmed, stored in Unicode NFC, compared exactly). With user_name it fills created_by_name, deleted_by and last_interaction; it is matched against users groups' members, workflow steps' users and approval steps' approvers, and a key bound to a user without the admin scope sees only the products the user's users groups may see
+             * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
              */
             user_id?: string;
             /** @example Ana Souza */
@@ -9178,72 +7091,27 @@ export interface components {
         };
         /** @description A page of records */
         ApiKeyList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["ApiKey"][];
         };
+        /** @description An API key as the API shows it: never its secret */
         ApiKey: {
-            /**
-             * @description Record id: 24 lowercase hex characters (ObjectId layout)
-             * @example 6740a1b2c3d4e5f601234567
-             */
-            _id: string;
+            _id: components["schemas"]["ObjectId"];
             /** @example ERP integration */
             name: string;
             /**
@@ -9258,41 +7126,24 @@ export interface components {
              *     ]
              */
             scopes: string[];
-            /** @example 6740a1b2c3d4e5f601234567 */
+            /**
+             * @description A user id, as your identity system gives it
+             * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
+             */
             user_id?: string;
             /** @example Ana Souza */
             user_name?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            expires_at?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            last_used_at?: string;
+            expires_at?: components["schemas"]["DateTime"];
+            last_used_at?: components["schemas"]["DateTime"];
             revoked: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            revoked_at?: string;
+            revoked_at?: components["schemas"]["DateTime"];
             /**
              * Format: int32
              * @example 1
              */
             version: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T16:15:43.123Z
-             */
-            updated_at: string;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
             /** @example admin */
             created_by_name?: string;
         };
@@ -9300,64 +7151,22 @@ export interface components {
         Empty: Record<string, never>;
         /** @description A page of records */
         DeadLetterList: {
-            /**
-             * Format: int64
-             * @description This page, from 1
-             * @example 1
-             */
-            page: number;
-            /**
-             * Format: int32
-             * @description Records before this page
-             * @example 0
-             */
-            skip: number;
+            page: components["schemas"]["ListPage"];
+            skip: components["schemas"]["ListSkip"];
             /**
              * Format: int32
              * @description Page size
              * @example 25
              */
             limit: number;
-            /**
-             * @description The sort in force, field by field
-             * @example {
-             *       "created_at": "desc"
-             *     }
-             */
-            sort: {
-                [key: string]: "asc" | "desc";
-            };
-            /**
-             * Format: int64
-             * @description Pages in the whole list
-             * @example 1
-             */
-            pages: number;
-            /**
-             * Format: int64
-             * @description Records matching the filters
-             * @example 4
-             */
-            total: number;
+            sort: components["schemas"]["ListSort"];
+            pages: components["schemas"]["ListPages"];
+            total: components["schemas"]["ListTotal"];
             next: boolean;
             previous: boolean;
-            /**
-             * Format: uri-reference
-             * @description The next page, or "" on the last page
-             * @example /api/v1/webhooks?limit=25&page=2
-             */
-            nextUrl: string;
-            /** @description The previous page, or false on the first page */
-            previousUrl: string | false;
-            /**
-             * @description The filters in force, values typed as their fields
-             * @example {
-             *       "enabled": true
-             *     }
-             */
-            filters: {
-                [key: string]: unknown;
-            };
+            nextUrl: components["schemas"]["ListNextUrl"];
+            previousUrl: components["schemas"]["ListPreviousUrl"];
+            filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["DeadLetter"][];
         };
         /** @description An event set aside after every try failed, so that the events after it keep flowing. Nothing is delivered for it until it is re-driven */
@@ -9455,6 +7264,28 @@ export interface components {
              */
             outcome: "queued" | "handled";
         };
+        /**
+         * @description Record id: 24 lowercase hex characters (ObjectId layout)
+         * @example 6740a1b2c3d4e5f601234567
+         */
+        ObjectId: string;
+        /**
+         * Format: date-time
+         * @description An instant in UTC, ISO 8601 with milliseconds
+         * @example 2026-11-22T16:15:43.123Z
+         */
+        DateTime: string;
+        /**
+         * Format: int32
+         * @description Incremented on every write; sent as ETag
+         * @example 3
+         */
+        RecordVersion: number;
+        /**
+         * @description The user the API key that created the record acts for; absent when that key acts for no user (an integration key)
+         * @example Maria Silva
+         */
+        CreatedByName: string;
     };
     responses: {
         /** @description Invalid request (body, query, filter or id) */
@@ -9731,6 +7562,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Not modified: If-None-Match names the current ETag (no body) */
+        NotModified: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description No such record or route */
         NotFound: {
             headers: {
@@ -9756,6 +7601,19 @@ export interface components {
                  */
                 "application/json": components["schemas"]["Error"];
             };
+        };
+        /** @description Deleted */
+        Deleted: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content?: never;
         };
         /** @description What was asked for is no longer kept (an export file past its retention period) */
         Gone: {
@@ -9783,8 +7641,366 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The webhook after the write */
+        Webhook200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Webhook"];
+            };
+        };
+        /** @description The brand after the write */
+        Brand200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Brand"];
+            };
+        };
+        /** @description The category tree after the write */
+        CategoryTree200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CategoryTree"];
+            };
+        };
+        /** @description The category after the write */
+        Category200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Category"];
+            };
+        };
+        /** @description The family after the write */
+        Family200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Family"];
+            };
+        };
+        /** @description The catalog after the write */
+        Catalog200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Catalog"];
+            };
+        };
+        /** @description The attribute after the write */
+        Attribute200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Attribute"];
+            };
+        };
+        /** @description The attribute option after the write */
+        AttributeOption200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AttributeOption"];
+            };
+        };
+        /** @description The attribute group after the write */
+        AttributeGroup200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AttributeGroup"];
+            };
+        };
+        /** @description The product after the write */
+        Product200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Product"];
+            };
+        };
+        /** @description The product relation after the write */
+        ProductRelation200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ProductRelation"];
+            };
+        };
+        /** @description The users group after the write */
+        UsersGroup200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UsersGroup"];
+            };
+        };
+        /** @description The workflow after the write */
+        Workflow200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Workflow"];
+            };
+        };
+        /** @description The workflow approval after the write */
+        WorkflowApproval200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WorkflowApproval"];
+            };
+        };
+        /** @description The product approval after the write */
+        ProductApproval200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ProductApproval"];
+            };
+        };
+        /** @description The product approval after the decision */
+        ProductApproval200v2: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ProductApproval"];
+            };
+        };
+        /** @description The order after the change */
+        Order200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Order"];
+            };
+        };
+        /** @description The order after the write */
+        Order200v2: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Order"];
+            };
+        };
+        /** @description The import after the move */
+        Import200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Import"];
+            };
+        };
+        /** @description The import template after the write */
+        ImportTemplate200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ImportTemplate"];
+            };
+        };
+        /** @description The channel after the write */
+        Channel200: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Channel"];
+            };
+        };
     };
-    parameters: never;
+    parameters: {
+        /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
+        "idempotency-key": string;
+        /** @description Write only if the record is still at this ETag (`*`: any version) */
+        "if-match": string;
+        /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
+        page: number;
+        /** @description Page size (default 25, at most 100) */
+        limit: number;
+        /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
+        skip: number;
+        /** @description Record id (24 lowercase hex) */
+        id: string;
+        /** @description Answer 304 without a body when the record is still at one of these ETags */
+        "if-none-match": string;
+        /** @description Record id (24 lowercase hex) */
+        deliveryId: string;
+        /** @description Record id (24 lowercase hex) */
+        optionId: string;
+    };
     requestBodies: never;
     headers: {
         /** @description Requests the caller may make in the current one-minute window (per API key; per IP address without a valid key) */
@@ -9801,6 +8017,10 @@ export interface components {
         "Access-Control-Allow-Origin": string;
         /** @description Present when this is the stored response of an earlier request with the same Idempotency-Key and body */
         "Idempotent-Replayed": "true";
+        /** @description Version of the record; send it back in If-Match or If-None-Match */
+        ETag: string;
+        /** @description Path of the new record */
+        Location: string;
         /** @description Seconds to wait before sending the request again */
         "Retry-After": number;
     };
@@ -9812,127 +8032,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["WebhookFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, collection, url, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: collection, url */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose collection equals (on arrays: contains) */
-                collection?: string;
-                /** @description Only records whose collection is one of these comma-separated values */
-                collection_in?: string;
-                /** @description Only records whose collection is none of these comma-separated values */
-                collection_nin?: string;
-                /** @description Only records whose collection differs from */
-                collection_ne?: string;
-                /** @description Only records whose collection is set (true) or missing (false) */
-                collection_exists?: boolean;
-                /** @description Only records whose url equals (on arrays: contains) */
-                url?: string;
-                /** @description Only records whose url is one of these comma-separated values */
-                url_in?: string;
-                /** @description Only records whose url is none of these comma-separated values */
-                url_nin?: string;
-                /** @description Only records whose url differs from */
-                url_ne?: string;
-                /** @description Only records whose url is set (true) or missing (false) */
-                url_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -9968,7 +8078,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path?: never;
             cookie?: never;
@@ -9988,8 +8098,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10013,7 +8122,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -10034,10 +8143,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10060,11 +8167,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -10079,29 +8186,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10116,11 +8208,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -10130,23 +8222,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The webhook after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            200: components["responses"]["Webhook200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10165,29 +8241,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10204,11 +8268,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -10218,23 +8282,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The webhook after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            200: components["responses"]["Webhook200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10252,212 +8300,22 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["DeliveryFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, event_id, event_type, status, attempts, next_attempt_at, last_attempt_at, last_status_code, request_id, created_at, updated_at, completed_at */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: event_type */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose event_id equals (on arrays: contains) */
-                event_id?: string;
-                /** @description Only records whose event_id is one of these comma-separated values */
-                event_id_in?: string;
-                /** @description Only records whose event_id is none of these comma-separated values */
-                event_id_nin?: string;
-                /** @description Only records whose event_id differs from */
-                event_id_ne?: string;
-                /** @description Only records whose event_id is set (true) or missing (false) */
-                event_id_exists?: boolean;
-                /** @description Only records whose event_id is greater than */
-                event_id_gt?: string;
-                /** @description Only records whose event_id is at least */
-                event_id_gte?: string;
-                /** @description Only records whose event_id is less than */
-                event_id_lt?: string;
-                /** @description Only records whose event_id is at most */
-                event_id_lte?: string;
-                /** @description Only records whose event_type equals (on arrays: contains) */
-                event_type?: string;
-                /** @description Only records whose event_type is one of these comma-separated values */
-                event_type_in?: string;
-                /** @description Only records whose event_type is none of these comma-separated values */
-                event_type_nin?: string;
-                /** @description Only records whose event_type differs from */
-                event_type_ne?: string;
-                /** @description Only records whose event_type is set (true) or missing (false) */
-                event_type_exists?: boolean;
-                /** @description Only records whose status equals (on arrays: contains) */
-                status?: string;
-                /** @description Only records whose status is one of these comma-separated values */
-                status_in?: string;
-                /** @description Only records whose status is none of these comma-separated values */
-                status_nin?: string;
-                /** @description Only records whose status differs from */
-                status_ne?: string;
-                /** @description Only records whose status is set (true) or missing (false) */
-                status_exists?: boolean;
-                /** @description Only records whose attempts equals (on arrays: contains) */
-                attempts?: number;
-                /** @description Only records whose attempts is one of these comma-separated values */
-                attempts_in?: string;
-                /** @description Only records whose attempts is none of these comma-separated values */
-                attempts_nin?: string;
-                /** @description Only records whose attempts differs from */
-                attempts_ne?: number;
-                /** @description Only records whose attempts is set (true) or missing (false) */
-                attempts_exists?: boolean;
-                /** @description Only records whose attempts is greater than */
-                attempts_gt?: number;
-                /** @description Only records whose attempts is at least */
-                attempts_gte?: number;
-                /** @description Only records whose attempts is less than */
-                attempts_lt?: number;
-                /** @description Only records whose attempts is at most */
-                attempts_lte?: number;
-                /** @description Only records whose next_attempt_at equals (on arrays: contains) */
-                next_attempt_at?: string;
-                /** @description Only records whose next_attempt_at is one of these comma-separated values */
-                next_attempt_at_in?: string;
-                /** @description Only records whose next_attempt_at is none of these comma-separated values */
-                next_attempt_at_nin?: string;
-                /** @description Only records whose next_attempt_at differs from */
-                next_attempt_at_ne?: string;
-                /** @description Only records whose next_attempt_at is set (true) or missing (false) */
-                next_attempt_at_exists?: boolean;
-                /** @description Only records whose next_attempt_at is greater than */
-                next_attempt_at_gt?: string;
-                /** @description Only records whose next_attempt_at is at least */
-                next_attempt_at_gte?: string;
-                /** @description Only records whose next_attempt_at is less than */
-                next_attempt_at_lt?: string;
-                /** @description Only records whose next_attempt_at is at most */
-                next_attempt_at_lte?: string;
-                /** @description Only records whose last_attempt_at equals (on arrays: contains) */
-                last_attempt_at?: string;
-                /** @description Only records whose last_attempt_at is one of these comma-separated values */
-                last_attempt_at_in?: string;
-                /** @description Only records whose last_attempt_at is none of these comma-separated values */
-                last_attempt_at_nin?: string;
-                /** @description Only records whose last_attempt_at differs from */
-                last_attempt_at_ne?: string;
-                /** @description Only records whose last_attempt_at is set (true) or missing (false) */
-                last_attempt_at_exists?: boolean;
-                /** @description Only records whose last_attempt_at is greater than */
-                last_attempt_at_gt?: string;
-                /** @description Only records whose last_attempt_at is at least */
-                last_attempt_at_gte?: string;
-                /** @description Only records whose last_attempt_at is less than */
-                last_attempt_at_lt?: string;
-                /** @description Only records whose last_attempt_at is at most */
-                last_attempt_at_lte?: string;
-                /** @description Only records whose last_status_code equals (on arrays: contains) */
-                last_status_code?: number;
-                /** @description Only records whose last_status_code is one of these comma-separated values */
-                last_status_code_in?: string;
-                /** @description Only records whose last_status_code is none of these comma-separated values */
-                last_status_code_nin?: string;
-                /** @description Only records whose last_status_code differs from */
-                last_status_code_ne?: number;
-                /** @description Only records whose last_status_code is set (true) or missing (false) */
-                last_status_code_exists?: boolean;
-                /** @description Only records whose last_status_code is greater than */
-                last_status_code_gt?: number;
-                /** @description Only records whose last_status_code is at least */
-                last_status_code_gte?: number;
-                /** @description Only records whose last_status_code is less than */
-                last_status_code_lt?: number;
-                /** @description Only records whose last_status_code is at most */
-                last_status_code_lte?: number;
-                /** @description Only records whose request_id equals (on arrays: contains) */
-                request_id?: string;
-                /** @description Only records whose request_id is one of these comma-separated values */
-                request_id_in?: string;
-                /** @description Only records whose request_id is none of these comma-separated values */
-                request_id_nin?: string;
-                /** @description Only records whose request_id differs from */
-                request_id_ne?: string;
-                /** @description Only records whose request_id is set (true) or missing (false) */
-                request_id_exists?: boolean;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose completed_at equals (on arrays: contains) */
-                completed_at?: string;
-                /** @description Only records whose completed_at is one of these comma-separated values */
-                completed_at_in?: string;
-                /** @description Only records whose completed_at is none of these comma-separated values */
-                completed_at_nin?: string;
-                /** @description Only records whose completed_at differs from */
-                completed_at_ne?: string;
-                /** @description Only records whose completed_at is set (true) or missing (false) */
-                completed_at_exists?: boolean;
-                /** @description Only records whose completed_at is greater than */
-                completed_at_gt?: string;
-                /** @description Only records whose completed_at is at least */
-                completed_at_gte?: string;
-                /** @description Only records whose completed_at is less than */
-                completed_at_lt?: string;
-                /** @description Only records whose completed_at is at most */
-                completed_at_lte?: string;
             };
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -10493,9 +8351,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
                 /** @description Record id (24 lowercase hex) */
-                deliveryId: string;
+                deliveryId: components["parameters"]["deliveryId"];
             };
             cookie?: never;
         };
@@ -10530,13 +8388,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
                 /** @description Record id (24 lowercase hex) */
-                deliveryId: string;
+                deliveryId: components["parameters"]["deliveryId"];
             };
             cookie?: never;
         };
@@ -10576,11 +8434,11 @@ export interface operations {
             };
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -10617,11 +8475,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -10637,8 +8495,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Path of the new record */
-                    Location: string;
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10660,13 +8517,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -10682,8 +8539,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10703,14 +8559,27 @@ export interface operations {
     };
     listEventTypes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
+                page?: components["parameters"]["page"];
+                /** @description Page size (default 25, at most 100) */
+                limit?: components["parameters"]["limit"];
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["EventTypeFilter"];
+                /** @description Comma-separated fields; a leading - sorts descending (default type). Sortable: type, collection, action, app */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: type */
+                _search?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every event type */
+            /** @description A page of the list */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10737,127 +8606,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["BrandFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -10893,7 +8652,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -10914,10 +8673,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10940,11 +8697,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -10959,29 +8716,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Brand"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10996,11 +8738,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -11010,23 +8752,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The brand after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Brand"];
-                };
-            };
+            200: components["responses"]["Brand200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11045,29 +8771,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11084,11 +8798,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -11098,23 +8812,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The brand after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Brand"];
-                };
-            };
+            200: components["responses"]["Brand200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11132,127 +8830,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["CategoryTreeFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -11288,7 +8876,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -11309,10 +8897,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11335,11 +8921,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -11354,29 +8940,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CategoryTree"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11391,11 +8962,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -11405,23 +8976,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The category tree after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CategoryTree"];
-                };
-            };
+            200: components["responses"]["CategoryTree200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11440,29 +8995,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11479,11 +9022,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -11493,23 +9036,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The category tree after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CategoryTree"];
-                };
-            };
+            200: components["responses"]["CategoryTree200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11527,165 +9054,19 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["CategoryFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name, category_tree_id, parent_id */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
                 /** @description Related records to embed: category_tree, parent */
                 expand?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
-                /** @description Only records whose category_tree_id equals (on arrays: contains) */
-                category_tree_id?: string;
-                /** @description Only records whose category_tree_id is one of these comma-separated values */
-                category_tree_id_in?: string;
-                /** @description Only records whose category_tree_id is none of these comma-separated values */
-                category_tree_id_nin?: string;
-                /** @description Only records whose category_tree_id differs from */
-                category_tree_id_ne?: string;
-                /** @description Only records whose category_tree_id is set (true) or missing (false) */
-                category_tree_id_exists?: boolean;
-                /** @description Only records whose category_tree_id is greater than */
-                category_tree_id_gt?: string;
-                /** @description Only records whose category_tree_id is at least */
-                category_tree_id_gte?: string;
-                /** @description Only records whose category_tree_id is less than */
-                category_tree_id_lt?: string;
-                /** @description Only records whose category_tree_id is at most */
-                category_tree_id_lte?: string;
-                /** @description Only records whose parent_id equals (on arrays: contains) */
-                parent_id?: string;
-                /** @description Only records whose parent_id is one of these comma-separated values */
-                parent_id_in?: string;
-                /** @description Only records whose parent_id is none of these comma-separated values */
-                parent_id_nin?: string;
-                /** @description Only records whose parent_id differs from */
-                parent_id_ne?: string;
-                /** @description Only records whose parent_id is set (true) or missing (false) */
-                parent_id_exists?: boolean;
-                /** @description Only records whose parent_id is greater than */
-                parent_id_gt?: string;
-                /** @description Only records whose parent_id is at least */
-                parent_id_gte?: string;
-                /** @description Only records whose parent_id is less than */
-                parent_id_lt?: string;
-                /** @description Only records whose parent_id is at most */
-                parent_id_lte?: string;
                 /** @description Only the category with this _id and all its descendants */
                 categories_in_children?: string;
                 /** @description Only categories in any of these subtrees (comma-separated _ids) */
@@ -11694,8 +9075,6 @@ export interface operations {
                 categories_in_children_nin?: string;
                 /** @description Leave out the category with this _id and all its descendants */
                 categories_in_children_ne?: string;
-                /** @description Only records whose categories_in_children is set (true) or missing (false) */
-                categories_in_children_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -11731,7 +9110,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -11752,10 +9131,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11775,14 +9152,17 @@ export interface operations {
     };
     getCategory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Related records to embed: category_tree, parent */
+                expand?: string;
+            };
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -11797,29 +9177,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Category"];
+                    "application/json": components["schemas"]["CategoryListItem"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11834,11 +9199,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -11848,23 +9213,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The category after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
+            200: components["responses"]["Category200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11883,29 +9232,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11922,11 +9259,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -11936,23 +9273,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The category after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Category"];
-                };
-            };
+            200: components["responses"]["Category200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11970,137 +9291,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["FamilyFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
-                /** @description Only records whose attribute_groups equals (on arrays: contains) */
-                attribute_groups?: string;
-                /** @description Only records whose attribute_groups is one of these comma-separated values */
-                attribute_groups_in?: string;
-                /** @description Only records whose attribute_groups is none of these comma-separated values */
-                attribute_groups_nin?: string;
-                /** @description Only records whose attribute_groups differs from */
-                attribute_groups_ne?: string;
-                /** @description Only records whose attribute_groups is set (true) or missing (false) */
-                attribute_groups_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -12136,7 +9337,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -12157,10 +9358,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12183,11 +9382,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -12202,29 +9401,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Family"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12239,11 +9423,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -12253,23 +9437,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The family after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Family"];
-                };
-            };
+            200: components["responses"]["Family200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12288,29 +9456,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12327,11 +9483,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -12341,23 +9497,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The family after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Family"];
-                };
-            };
+            200: components["responses"]["Family200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12375,137 +9515,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["CatalogFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
-                /** @description Only records whose user_groups equals (on arrays: contains) */
-                user_groups?: string;
-                /** @description Only records whose user_groups is one of these comma-separated values */
-                user_groups_in?: string;
-                /** @description Only records whose user_groups is none of these comma-separated values */
-                user_groups_nin?: string;
-                /** @description Only records whose user_groups differs from */
-                user_groups_ne?: string;
-                /** @description Only records whose user_groups is set (true) or missing (false) */
-                user_groups_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -12541,7 +9561,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -12562,10 +9582,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12588,11 +9606,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -12607,29 +9625,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12644,11 +9647,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -12658,23 +9661,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The catalog after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Catalog"];
-                };
-            };
+            200: components["responses"]["Catalog200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12693,29 +9680,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12732,11 +9707,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -12746,23 +9721,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The catalog after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Catalog"];
-                };
-            };
+            200: components["responses"]["Catalog200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12780,133 +9739,19 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["AttributeFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, key, type, unique, required, sequence, association, enabled, protected_by_lgpd, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: name, description */
                 _search?: string;
                 /** @description Related records to embed: groups, categories */
                 expand?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose key equals (on arrays: contains) */
-                key?: string;
-                /** @description Only records whose key is one of these comma-separated values */
-                key_in?: string;
-                /** @description Only records whose key is none of these comma-separated values */
-                key_nin?: string;
-                /** @description Only records whose key differs from */
-                key_ne?: string;
-                /** @description Only records whose key is set (true) or missing (false) */
-                key_exists?: boolean;
-                /** @description Only records whose type equals (on arrays: contains) */
-                type?: string;
-                /** @description Only records whose type is one of these comma-separated values */
-                type_in?: string;
-                /** @description Only records whose type is none of these comma-separated values */
-                type_nin?: string;
-                /** @description Only records whose type differs from */
-                type_ne?: string;
-                /** @description Only records whose type is set (true) or missing (false) */
-                type_exists?: boolean;
-                /** @description Only records whose unique equals (on arrays: contains) */
-                unique?: boolean;
-                /** @description Only records whose unique is one of these comma-separated values */
-                unique_in?: string;
-                /** @description Only records whose unique is none of these comma-separated values */
-                unique_nin?: string;
-                /** @description Only records whose unique differs from */
-                unique_ne?: boolean;
-                /** @description Only records whose unique is set (true) or missing (false) */
-                unique_exists?: boolean;
-                /** @description Only records whose required equals (on arrays: contains) */
-                required?: boolean;
-                /** @description Only records whose required is one of these comma-separated values */
-                required_in?: string;
-                /** @description Only records whose required is none of these comma-separated values */
-                required_nin?: string;
-                /** @description Only records whose required differs from */
-                required_ne?: boolean;
-                /** @description Only records whose required is set (true) or missing (false) */
-                required_exists?: boolean;
-                /** @description Only records whose sequence equals (on arrays: contains) */
-                sequence?: number;
-                /** @description Only records whose sequence is one of these comma-separated values */
-                sequence_in?: string;
-                /** @description Only records whose sequence is none of these comma-separated values */
-                sequence_nin?: string;
-                /** @description Only records whose sequence differs from */
-                sequence_ne?: number;
-                /** @description Only records whose sequence is set (true) or missing (false) */
-                sequence_exists?: boolean;
-                /** @description Only records whose sequence is greater than */
-                sequence_gt?: number;
-                /** @description Only records whose sequence is at least */
-                sequence_gte?: number;
-                /** @description Only records whose sequence is less than */
-                sequence_lt?: number;
-                /** @description Only records whose sequence is at most */
-                sequence_lte?: number;
-                /** @description Only records whose association equals (on arrays: contains) */
-                association?: string;
-                /** @description Only records whose association is one of these comma-separated values */
-                association_in?: string;
-                /** @description Only records whose association is none of these comma-separated values */
-                association_nin?: string;
-                /** @description Only records whose association differs from */
-                association_ne?: string;
-                /** @description Only records whose association is set (true) or missing (false) */
-                association_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose protected_by_lgpd equals (on arrays: contains) */
-                protected_by_lgpd?: boolean;
-                /** @description Only records whose protected_by_lgpd is one of these comma-separated values */
-                protected_by_lgpd_in?: string;
-                /** @description Only records whose protected_by_lgpd is none of these comma-separated values */
-                protected_by_lgpd_nin?: string;
-                /** @description Only records whose protected_by_lgpd differs from */
-                protected_by_lgpd_ne?: boolean;
-                /** @description Only records whose protected_by_lgpd is set (true) or missing (false) */
-                protected_by_lgpd_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
                 /** @description Only attributes linked to the attribute group with this _id */
                 group_ids?: string;
                 /** @description Only attributes linked to any of these attribute groups (comma-separated _ids) */
@@ -12915,8 +9760,6 @@ export interface operations {
                 group_ids_nin?: string;
                 /** @description Only attributes not linked to the attribute group with this _id */
                 group_ids_ne?: string;
-                /** @description Only records whose group_ids is set (true) or missing (false) */
-                group_ids_exists?: boolean;
                 /** @description Only attributes linked to the category with this _id */
                 category_ids?: string;
                 /** @description Only attributes linked to any of these categorys (comma-separated _ids) */
@@ -12925,72 +9768,6 @@ export interface operations {
                 category_ids_nin?: string;
                 /** @description Only attributes not linked to the category with this _id */
                 category_ids_ne?: string;
-                /** @description Only records whose category_ids is set (true) or missing (false) */
-                category_ids_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -13026,7 +9803,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -13047,10 +9824,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13070,14 +9845,17 @@ export interface operations {
     };
     getAttribute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Related records to embed: groups, categories */
+                expand?: string;
+            };
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -13092,29 +9870,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Attribute"];
+                    "application/json": components["schemas"]["AttributeListItem"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13129,11 +9892,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -13143,23 +9906,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The attribute after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Attribute"];
-                };
-            };
+            200: components["responses"]["Attribute200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13178,29 +9925,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13217,11 +9952,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -13231,23 +9966,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The attribute after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Attribute"];
-                };
-            };
+            200: components["responses"]["Attribute200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13265,178 +9984,22 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["AttributeOptionFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, attribute_id, value, sequence, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: label */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose attribute_id equals (on arrays: contains) */
-                attribute_id?: string;
-                /** @description Only records whose attribute_id is one of these comma-separated values */
-                attribute_id_in?: string;
-                /** @description Only records whose attribute_id is none of these comma-separated values */
-                attribute_id_nin?: string;
-                /** @description Only records whose attribute_id differs from */
-                attribute_id_ne?: string;
-                /** @description Only records whose attribute_id is set (true) or missing (false) */
-                attribute_id_exists?: boolean;
-                /** @description Only records whose attribute_id is greater than */
-                attribute_id_gt?: string;
-                /** @description Only records whose attribute_id is at least */
-                attribute_id_gte?: string;
-                /** @description Only records whose attribute_id is less than */
-                attribute_id_lt?: string;
-                /** @description Only records whose attribute_id is at most */
-                attribute_id_lte?: string;
-                /** @description Only records whose value equals (on arrays: contains) */
-                value?: string;
-                /** @description Only records whose value is one of these comma-separated values */
-                value_in?: string;
-                /** @description Only records whose value is none of these comma-separated values */
-                value_nin?: string;
-                /** @description Only records whose value differs from */
-                value_ne?: string;
-                /** @description Only records whose value is set (true) or missing (false) */
-                value_exists?: boolean;
-                /** @description Only records whose sequence equals (on arrays: contains) */
-                sequence?: number;
-                /** @description Only records whose sequence is one of these comma-separated values */
-                sequence_in?: string;
-                /** @description Only records whose sequence is none of these comma-separated values */
-                sequence_nin?: string;
-                /** @description Only records whose sequence differs from */
-                sequence_ne?: number;
-                /** @description Only records whose sequence is set (true) or missing (false) */
-                sequence_exists?: boolean;
-                /** @description Only records whose sequence is greater than */
-                sequence_gt?: number;
-                /** @description Only records whose sequence is at least */
-                sequence_gte?: number;
-                /** @description Only records whose sequence is less than */
-                sequence_lt?: number;
-                /** @description Only records whose sequence is at most */
-                sequence_lte?: number;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose fields equals (on arrays: contains) */
-                fields?: string;
-                /** @description Only records whose fields is one of these comma-separated values */
-                fields_in?: string;
-                /** @description Only records whose fields is none of these comma-separated values */
-                fields_nin?: string;
-                /** @description Only records whose fields differs from */
-                fields_ne?: string;
-                /** @description Only records whose fields is set (true) or missing (false) */
-                fields_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -13471,11 +10034,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -13495,10 +10058,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13522,13 +10083,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
                 /** @description Record id (24 lowercase hex) */
-                optionId: string;
+                optionId: components["parameters"]["optionId"];
             };
             cookie?: never;
         };
@@ -13543,29 +10104,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AttributeOption"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13580,13 +10126,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
                 /** @description Record id (24 lowercase hex) */
-                optionId: string;
+                optionId: components["parameters"]["optionId"];
             };
             cookie?: never;
         };
@@ -13596,23 +10142,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The attribute option after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AttributeOption"];
-                };
-            };
+            200: components["responses"]["AttributeOption200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13631,31 +10161,19 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
                 /** @description Record id (24 lowercase hex) */
-                optionId: string;
+                optionId: components["parameters"]["optionId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13672,13 +10190,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
                 /** @description Record id (24 lowercase hex) */
-                optionId: string;
+                optionId: components["parameters"]["optionId"];
             };
             cookie?: never;
         };
@@ -13688,23 +10206,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The attribute option after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AttributeOption"];
-                };
-            };
+            200: components["responses"]["AttributeOption200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13722,165 +10224,19 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["AttributeGroupFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, category_id, key, sequence, enabled, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: name */
                 _search?: string;
                 /** @description Related records to embed: category */
                 expand?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose category_id equals (on arrays: contains) */
-                category_id?: string;
-                /** @description Only records whose category_id is one of these comma-separated values */
-                category_id_in?: string;
-                /** @description Only records whose category_id is none of these comma-separated values */
-                category_id_nin?: string;
-                /** @description Only records whose category_id differs from */
-                category_id_ne?: string;
-                /** @description Only records whose category_id is set (true) or missing (false) */
-                category_id_exists?: boolean;
-                /** @description Only records whose category_id is greater than */
-                category_id_gt?: string;
-                /** @description Only records whose category_id is at least */
-                category_id_gte?: string;
-                /** @description Only records whose category_id is less than */
-                category_id_lt?: string;
-                /** @description Only records whose category_id is at most */
-                category_id_lte?: string;
-                /** @description Only records whose key equals (on arrays: contains) */
-                key?: string;
-                /** @description Only records whose key is one of these comma-separated values */
-                key_in?: string;
-                /** @description Only records whose key is none of these comma-separated values */
-                key_nin?: string;
-                /** @description Only records whose key differs from */
-                key_ne?: string;
-                /** @description Only records whose key is set (true) or missing (false) */
-                key_exists?: boolean;
-                /** @description Only records whose sequence equals (on arrays: contains) */
-                sequence?: number;
-                /** @description Only records whose sequence is one of these comma-separated values */
-                sequence_in?: string;
-                /** @description Only records whose sequence is none of these comma-separated values */
-                sequence_nin?: string;
-                /** @description Only records whose sequence differs from */
-                sequence_ne?: number;
-                /** @description Only records whose sequence is set (true) or missing (false) */
-                sequence_exists?: boolean;
-                /** @description Only records whose sequence is greater than */
-                sequence_gt?: number;
-                /** @description Only records whose sequence is at least */
-                sequence_gte?: number;
-                /** @description Only records whose sequence is less than */
-                sequence_lt?: number;
-                /** @description Only records whose sequence is at most */
-                sequence_lte?: number;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -13916,7 +10272,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -13937,10 +10293,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13960,14 +10314,17 @@ export interface operations {
     };
     getAttributeGroup: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Related records to embed: category */
+                expand?: string;
+            };
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -13982,29 +10339,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AttributeGroup"];
+                    "application/json": components["schemas"]["AttributeGroupListItem"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14019,11 +10361,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -14033,23 +10375,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The attribute group after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AttributeGroup"];
-                };
-            };
+            200: components["responses"]["AttributeGroup200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14068,29 +10394,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14107,11 +10421,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -14121,23 +10435,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The attribute group after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AttributeGroup"];
-                };
-            };
+            200: components["responses"]["AttributeGroup200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14155,363 +10453,19 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["ProductFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, family_id, brand_id, fulfilled, product_id, code, image, enabled, type, product_approval, last_approval_at, published, last_publishment_id, last_published_at, completeness_min, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
                 /** @description Related records to embed: family, brand, categories, category_trees, product, catalogs, attribute_groups */
                 expand?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose family_id equals (on arrays: contains) */
-                family_id?: string;
-                /** @description Only records whose family_id is one of these comma-separated values */
-                family_id_in?: string;
-                /** @description Only records whose family_id is none of these comma-separated values */
-                family_id_nin?: string;
-                /** @description Only records whose family_id differs from */
-                family_id_ne?: string;
-                /** @description Only records whose family_id is set (true) or missing (false) */
-                family_id_exists?: boolean;
-                /** @description Only records whose family_id is greater than */
-                family_id_gt?: string;
-                /** @description Only records whose family_id is at least */
-                family_id_gte?: string;
-                /** @description Only records whose family_id is less than */
-                family_id_lt?: string;
-                /** @description Only records whose family_id is at most */
-                family_id_lte?: string;
-                /** @description Only records whose brand_id equals (on arrays: contains) */
-                brand_id?: string;
-                /** @description Only records whose brand_id is one of these comma-separated values */
-                brand_id_in?: string;
-                /** @description Only records whose brand_id is none of these comma-separated values */
-                brand_id_nin?: string;
-                /** @description Only records whose brand_id differs from */
-                brand_id_ne?: string;
-                /** @description Only records whose brand_id is set (true) or missing (false) */
-                brand_id_exists?: boolean;
-                /** @description Only records whose brand_id is greater than */
-                brand_id_gt?: string;
-                /** @description Only records whose brand_id is at least */
-                brand_id_gte?: string;
-                /** @description Only records whose brand_id is less than */
-                brand_id_lt?: string;
-                /** @description Only records whose brand_id is at most */
-                brand_id_lte?: string;
-                /** @description Only records whose fulfilled equals (on arrays: contains) */
-                fulfilled?: number;
-                /** @description Only records whose fulfilled is one of these comma-separated values */
-                fulfilled_in?: string;
-                /** @description Only records whose fulfilled is none of these comma-separated values */
-                fulfilled_nin?: string;
-                /** @description Only records whose fulfilled differs from */
-                fulfilled_ne?: number;
-                /** @description Only records whose fulfilled is set (true) or missing (false) */
-                fulfilled_exists?: boolean;
-                /** @description Only records whose fulfilled is greater than */
-                fulfilled_gt?: number;
-                /** @description Only records whose fulfilled is at least */
-                fulfilled_gte?: number;
-                /** @description Only records whose fulfilled is less than */
-                fulfilled_lt?: number;
-                /** @description Only records whose fulfilled is at most */
-                fulfilled_lte?: number;
-                /** @description Only records whose categories equals (on arrays: contains) */
-                categories?: string;
-                /** @description Only records whose categories is one of these comma-separated values */
-                categories_in?: string;
-                /** @description Only records whose categories is none of these comma-separated values */
-                categories_nin?: string;
-                /** @description Only records whose categories differs from */
-                categories_ne?: string;
-                /** @description Only records whose categories is set (true) or missing (false) */
-                categories_exists?: boolean;
-                /** @description Only records whose category_trees equals (on arrays: contains) */
-                category_trees?: string;
-                /** @description Only records whose category_trees is one of these comma-separated values */
-                category_trees_in?: string;
-                /** @description Only records whose category_trees is none of these comma-separated values */
-                category_trees_nin?: string;
-                /** @description Only records whose category_trees differs from */
-                category_trees_ne?: string;
-                /** @description Only records whose category_trees is set (true) or missing (false) */
-                category_trees_exists?: boolean;
-                /** @description Only records whose product_id equals (on arrays: contains) */
-                product_id?: string;
-                /** @description Only records whose product_id is one of these comma-separated values */
-                product_id_in?: string;
-                /** @description Only records whose product_id is none of these comma-separated values */
-                product_id_nin?: string;
-                /** @description Only records whose product_id differs from */
-                product_id_ne?: string;
-                /** @description Only records whose product_id is set (true) or missing (false) */
-                product_id_exists?: boolean;
-                /** @description Only records whose product_id is greater than */
-                product_id_gt?: string;
-                /** @description Only records whose product_id is at least */
-                product_id_gte?: string;
-                /** @description Only records whose product_id is less than */
-                product_id_lt?: string;
-                /** @description Only records whose product_id is at most */
-                product_id_lte?: string;
-                /** @description Only records whose attribute_groups equals (on arrays: contains) */
-                attribute_groups?: string;
-                /** @description Only records whose attribute_groups is one of these comma-separated values */
-                attribute_groups_in?: string;
-                /** @description Only records whose attribute_groups is none of these comma-separated values */
-                attribute_groups_nin?: string;
-                /** @description Only records whose attribute_groups differs from */
-                attribute_groups_ne?: string;
-                /** @description Only records whose attribute_groups is set (true) or missing (false) */
-                attribute_groups_exists?: boolean;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose image equals (on arrays: contains) */
-                image?: string;
-                /** @description Only records whose image is one of these comma-separated values */
-                image_in?: string;
-                /** @description Only records whose image is none of these comma-separated values */
-                image_nin?: string;
-                /** @description Only records whose image differs from */
-                image_ne?: string;
-                /** @description Only records whose image is set (true) or missing (false) */
-                image_exists?: boolean;
-                /** @description Only records whose images equals (on arrays: contains) */
-                images?: string;
-                /** @description Only records whose images is one of these comma-separated values */
-                images_in?: string;
-                /** @description Only records whose images is none of these comma-separated values */
-                images_nin?: string;
-                /** @description Only records whose images differs from */
-                images_ne?: string;
-                /** @description Only records whose images is set (true) or missing (false) */
-                images_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose type equals (on arrays: contains) */
-                type?: string;
-                /** @description Only records whose type is one of these comma-separated values */
-                type_in?: string;
-                /** @description Only records whose type is none of these comma-separated values */
-                type_nin?: string;
-                /** @description Only records whose type differs from */
-                type_ne?: string;
-                /** @description Only records whose type is set (true) or missing (false) */
-                type_exists?: boolean;
-                /** @description Only records whose product_approval equals (on arrays: contains) */
-                product_approval?: string;
-                /** @description Only records whose product_approval is one of these comma-separated values */
-                product_approval_in?: string;
-                /** @description Only records whose product_approval is none of these comma-separated values */
-                product_approval_nin?: string;
-                /** @description Only records whose product_approval differs from */
-                product_approval_ne?: string;
-                /** @description Only records whose product_approval is set (true) or missing (false) */
-                product_approval_exists?: boolean;
-                /** @description Only records whose product_approval is greater than */
-                product_approval_gt?: string;
-                /** @description Only records whose product_approval is at least */
-                product_approval_gte?: string;
-                /** @description Only records whose product_approval is less than */
-                product_approval_lt?: string;
-                /** @description Only records whose product_approval is at most */
-                product_approval_lte?: string;
-                /** @description Only records whose last_approval_at equals (on arrays: contains) */
-                last_approval_at?: string;
-                /** @description Only records whose last_approval_at is one of these comma-separated values */
-                last_approval_at_in?: string;
-                /** @description Only records whose last_approval_at is none of these comma-separated values */
-                last_approval_at_nin?: string;
-                /** @description Only records whose last_approval_at differs from */
-                last_approval_at_ne?: string;
-                /** @description Only records whose last_approval_at is set (true) or missing (false) */
-                last_approval_at_exists?: boolean;
-                /** @description Only records whose last_approval_at is greater than */
-                last_approval_at_gt?: string;
-                /** @description Only records whose last_approval_at is at least */
-                last_approval_at_gte?: string;
-                /** @description Only records whose last_approval_at is less than */
-                last_approval_at_lt?: string;
-                /** @description Only records whose last_approval_at is at most */
-                last_approval_at_lte?: string;
-                /** @description Only records whose published equals (on arrays: contains) */
-                published?: boolean;
-                /** @description Only records whose published is one of these comma-separated values */
-                published_in?: string;
-                /** @description Only records whose published is none of these comma-separated values */
-                published_nin?: string;
-                /** @description Only records whose published differs from */
-                published_ne?: boolean;
-                /** @description Only records whose published is set (true) or missing (false) */
-                published_exists?: boolean;
-                /** @description Only records whose last_publishment_id equals (on arrays: contains) */
-                last_publishment_id?: string;
-                /** @description Only records whose last_publishment_id is one of these comma-separated values */
-                last_publishment_id_in?: string;
-                /** @description Only records whose last_publishment_id is none of these comma-separated values */
-                last_publishment_id_nin?: string;
-                /** @description Only records whose last_publishment_id differs from */
-                last_publishment_id_ne?: string;
-                /** @description Only records whose last_publishment_id is set (true) or missing (false) */
-                last_publishment_id_exists?: boolean;
-                /** @description Only records whose last_published_at equals (on arrays: contains) */
-                last_published_at?: string;
-                /** @description Only records whose last_published_at is one of these comma-separated values */
-                last_published_at_in?: string;
-                /** @description Only records whose last_published_at is none of these comma-separated values */
-                last_published_at_nin?: string;
-                /** @description Only records whose last_published_at differs from */
-                last_published_at_ne?: string;
-                /** @description Only records whose last_published_at is set (true) or missing (false) */
-                last_published_at_exists?: boolean;
-                /** @description Only records whose last_published_at is greater than */
-                last_published_at_gt?: string;
-                /** @description Only records whose last_published_at is at least */
-                last_published_at_gte?: string;
-                /** @description Only records whose last_published_at is less than */
-                last_published_at_lt?: string;
-                /** @description Only records whose last_published_at is at most */
-                last_published_at_lte?: string;
-                /** @description Only records whose completeness_min equals (on arrays: contains) */
-                completeness_min?: number;
-                /** @description Only records whose completeness_min is one of these comma-separated values */
-                completeness_min_in?: string;
-                /** @description Only records whose completeness_min is none of these comma-separated values */
-                completeness_min_nin?: string;
-                /** @description Only records whose completeness_min differs from */
-                completeness_min_ne?: number;
-                /** @description Only records whose completeness_min is set (true) or missing (false) */
-                completeness_min_exists?: boolean;
-                /** @description Only records whose completeness_min is greater than */
-                completeness_min_gt?: number;
-                /** @description Only records whose completeness_min is at least */
-                completeness_min_gte?: number;
-                /** @description Only records whose completeness_min is less than */
-                completeness_min_lt?: number;
-                /** @description Only records whose completeness_min is at most */
-                completeness_min_lte?: number;
-                /** @description Only records whose catalog_id equals (on arrays: contains) */
-                catalog_id?: string;
-                /** @description Only records whose catalog_id is one of these comma-separated values */
-                catalog_id_in?: string;
-                /** @description Only records whose catalog_id is none of these comma-separated values */
-                catalog_id_nin?: string;
-                /** @description Only records whose catalog_id differs from */
-                catalog_id_ne?: string;
-                /** @description Only records whose catalog_id is set (true) or missing (false) */
-                catalog_id_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -14547,7 +10501,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -14568,10 +10522,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14591,14 +10543,17 @@ export interface operations {
     };
     getProduct: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Related records to embed: family, brand, categories, category_trees, product, catalogs, attribute_groups */
+                expand?: string;
+            };
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -14613,29 +10568,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Product"];
+                    "application/json": components["schemas"]["ProductListItem"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14650,11 +10590,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -14664,23 +10604,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The product after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Product"];
-                };
-            };
+            200: components["responses"]["Product200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14699,29 +10623,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14738,11 +10650,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -14752,23 +10664,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The product after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Product"];
-                };
-            };
+            200: components["responses"]["Product200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14787,7 +10683,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -14829,125 +10725,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["ProductRelationFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, type, product_id, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Related records to embed: product */
                 expand?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose type equals (on arrays: contains) */
-                type?: string;
-                /** @description Only records whose type is one of these comma-separated values */
-                type_in?: string;
-                /** @description Only records whose type is none of these comma-separated values */
-                type_nin?: string;
-                /** @description Only records whose type differs from */
-                type_ne?: string;
-                /** @description Only records whose type is set (true) or missing (false) */
-                type_exists?: boolean;
-                /** @description Only records whose product_id equals (on arrays: contains) */
-                product_id?: string;
-                /** @description Only records whose product_id is one of these comma-separated values */
-                product_id_in?: string;
-                /** @description Only records whose product_id is none of these comma-separated values */
-                product_id_nin?: string;
-                /** @description Only records whose product_id differs from */
-                product_id_ne?: string;
-                /** @description Only records whose product_id is set (true) or missing (false) */
-                product_id_exists?: boolean;
-                /** @description Only records whose product_id is greater than */
-                product_id_gt?: string;
-                /** @description Only records whose product_id is at least */
-                product_id_gte?: string;
-                /** @description Only records whose product_id is less than */
-                product_id_lt?: string;
-                /** @description Only records whose product_id is at most */
-                product_id_lte?: string;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -14983,7 +10771,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -15004,10 +10792,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15028,14 +10814,17 @@ export interface operations {
     };
     getProductRelation: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Related records to embed: product */
+                expand?: string;
+            };
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -15050,29 +10839,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProductRelation"];
+                    "application/json": components["schemas"]["ProductRelationListItem"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15087,11 +10861,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -15101,23 +10875,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The product relation after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProductRelation"];
-                };
-            };
+            200: components["responses"]["ProductRelation200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15136,29 +10894,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15175,11 +10921,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -15189,23 +10935,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The product relation after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProductRelation"];
-                };
-            };
+            200: components["responses"]["ProductRelation200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15223,137 +10953,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["UsersGroupFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, source_id, name, description, has_full_product_access, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: name, description */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose source_id equals (on arrays: contains) */
-                source_id?: string;
-                /** @description Only records whose source_id is one of these comma-separated values */
-                source_id_in?: string;
-                /** @description Only records whose source_id is none of these comma-separated values */
-                source_id_nin?: string;
-                /** @description Only records whose source_id differs from */
-                source_id_ne?: string;
-                /** @description Only records whose source_id is set (true) or missing (false) */
-                source_id_exists?: boolean;
-                /** @description Only records whose name equals (on arrays: contains) */
-                name?: string;
-                /** @description Only records whose name is one of these comma-separated values */
-                name_in?: string;
-                /** @description Only records whose name is none of these comma-separated values */
-                name_nin?: string;
-                /** @description Only records whose name differs from */
-                name_ne?: string;
-                /** @description Only records whose name is set (true) or missing (false) */
-                name_exists?: boolean;
-                /** @description Only records whose description equals (on arrays: contains) */
-                description?: string;
-                /** @description Only records whose description is one of these comma-separated values */
-                description_in?: string;
-                /** @description Only records whose description is none of these comma-separated values */
-                description_nin?: string;
-                /** @description Only records whose description differs from */
-                description_ne?: string;
-                /** @description Only records whose description is set (true) or missing (false) */
-                description_exists?: boolean;
-                /** @description Only records whose has_full_product_access equals (on arrays: contains) */
-                has_full_product_access?: boolean;
-                /** @description Only records whose has_full_product_access is one of these comma-separated values */
-                has_full_product_access_in?: string;
-                /** @description Only records whose has_full_product_access is none of these comma-separated values */
-                has_full_product_access_nin?: string;
-                /** @description Only records whose has_full_product_access differs from */
-                has_full_product_access_ne?: boolean;
-                /** @description Only records whose has_full_product_access is set (true) or missing (false) */
-                has_full_product_access_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -15389,7 +10999,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -15410,10 +11020,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15436,11 +11044,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -15455,29 +11063,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UsersGroup"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15492,11 +11085,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -15506,23 +11099,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The users group after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsersGroup"];
-                };
-            };
+            200: components["responses"]["UsersGroup200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15541,29 +11118,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15580,11 +11145,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -15594,23 +11159,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The users group after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsersGroup"];
-                };
-            };
+            200: components["responses"]["UsersGroup200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15628,157 +11177,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["WorkflowFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, name, description, enabled, default, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose name equals (on arrays: contains) */
-                name?: string;
-                /** @description Only records whose name is one of these comma-separated values */
-                name_in?: string;
-                /** @description Only records whose name is none of these comma-separated values */
-                name_nin?: string;
-                /** @description Only records whose name differs from */
-                name_ne?: string;
-                /** @description Only records whose name is set (true) or missing (false) */
-                name_exists?: boolean;
-                /** @description Only records whose description equals (on arrays: contains) */
-                description?: string;
-                /** @description Only records whose description is one of these comma-separated values */
-                description_in?: string;
-                /** @description Only records whose description is none of these comma-separated values */
-                description_nin?: string;
-                /** @description Only records whose description differs from */
-                description_ne?: string;
-                /** @description Only records whose description is set (true) or missing (false) */
-                description_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose default equals (on arrays: contains) */
-                default?: boolean;
-                /** @description Only records whose default is one of these comma-separated values */
-                default_in?: string;
-                /** @description Only records whose default is none of these comma-separated values */
-                default_nin?: string;
-                /** @description Only records whose default differs from */
-                default_ne?: boolean;
-                /** @description Only records whose default is set (true) or missing (false) */
-                default_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -15814,7 +11223,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -15835,10 +11244,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15861,11 +11268,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -15880,29 +11287,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Workflow"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15917,11 +11309,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -15931,23 +11323,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The workflow after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Workflow"];
-                };
-            };
+            200: components["responses"]["Workflow200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15966,29 +11342,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16005,11 +11369,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -16019,23 +11383,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The workflow after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Workflow"];
-                };
-            };
+            200: components["responses"]["Workflow200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16053,177 +11401,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["WorkflowApprovalFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, name, description, enabled, default, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose exclude_products equals (on arrays: contains) */
-                exclude_products?: string;
-                /** @description Only records whose exclude_products is one of these comma-separated values */
-                exclude_products_in?: string;
-                /** @description Only records whose exclude_products is none of these comma-separated values */
-                exclude_products_nin?: string;
-                /** @description Only records whose exclude_products differs from */
-                exclude_products_ne?: string;
-                /** @description Only records whose exclude_products is set (true) or missing (false) */
-                exclude_products_exists?: boolean;
-                /** @description Only records whose included_products equals (on arrays: contains) */
-                included_products?: string;
-                /** @description Only records whose included_products is one of these comma-separated values */
-                included_products_in?: string;
-                /** @description Only records whose included_products is none of these comma-separated values */
-                included_products_nin?: string;
-                /** @description Only records whose included_products differs from */
-                included_products_ne?: string;
-                /** @description Only records whose included_products is set (true) or missing (false) */
-                included_products_exists?: boolean;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose name equals (on arrays: contains) */
-                name?: string;
-                /** @description Only records whose name is one of these comma-separated values */
-                name_in?: string;
-                /** @description Only records whose name is none of these comma-separated values */
-                name_nin?: string;
-                /** @description Only records whose name differs from */
-                name_ne?: string;
-                /** @description Only records whose name is set (true) or missing (false) */
-                name_exists?: boolean;
-                /** @description Only records whose description equals (on arrays: contains) */
-                description?: string;
-                /** @description Only records whose description is one of these comma-separated values */
-                description_in?: string;
-                /** @description Only records whose description is none of these comma-separated values */
-                description_nin?: string;
-                /** @description Only records whose description differs from */
-                description_ne?: string;
-                /** @description Only records whose description is set (true) or missing (false) */
-                description_exists?: boolean;
-                /** @description Only records whose tags equals (on arrays: contains) */
-                tags?: string;
-                /** @description Only records whose tags is one of these comma-separated values */
-                tags_in?: string;
-                /** @description Only records whose tags is none of these comma-separated values */
-                tags_nin?: string;
-                /** @description Only records whose tags differs from */
-                tags_ne?: string;
-                /** @description Only records whose tags is set (true) or missing (false) */
-                tags_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose default equals (on arrays: contains) */
-                default?: boolean;
-                /** @description Only records whose default is one of these comma-separated values */
-                default_in?: string;
-                /** @description Only records whose default is none of these comma-separated values */
-                default_nin?: string;
-                /** @description Only records whose default differs from */
-                default_ne?: boolean;
-                /** @description Only records whose default is set (true) or missing (false) */
-                default_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -16259,7 +11447,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -16280,10 +11468,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16306,11 +11492,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -16325,29 +11511,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowApproval"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16362,11 +11533,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -16376,23 +11547,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The workflow approval after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkflowApproval"];
-                };
-            };
+            200: components["responses"]["WorkflowApproval200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16411,29 +11566,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16450,11 +11593,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -16464,23 +11607,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The workflow approval after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkflowApproval"];
-                };
-            };
+            200: components["responses"]["WorkflowApproval200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16498,179 +11625,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["ProductApprovalFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, product_id, workflow_approval_id, status, decided_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose product_id equals (on arrays: contains) */
-                product_id?: string;
-                /** @description Only records whose product_id is one of these comma-separated values */
-                product_id_in?: string;
-                /** @description Only records whose product_id is none of these comma-separated values */
-                product_id_nin?: string;
-                /** @description Only records whose product_id differs from */
-                product_id_ne?: string;
-                /** @description Only records whose product_id is set (true) or missing (false) */
-                product_id_exists?: boolean;
-                /** @description Only records whose product_id is greater than */
-                product_id_gt?: string;
-                /** @description Only records whose product_id is at least */
-                product_id_gte?: string;
-                /** @description Only records whose product_id is less than */
-                product_id_lt?: string;
-                /** @description Only records whose product_id is at most */
-                product_id_lte?: string;
-                /** @description Only records whose product_approvals equals (on arrays: contains) */
-                product_approvals?: string;
-                /** @description Only records whose product_approvals is one of these comma-separated values */
-                product_approvals_in?: string;
-                /** @description Only records whose product_approvals is none of these comma-separated values */
-                product_approvals_nin?: string;
-                /** @description Only records whose product_approvals differs from */
-                product_approvals_ne?: string;
-                /** @description Only records whose product_approvals is set (true) or missing (false) */
-                product_approvals_exists?: boolean;
-                /** @description Only records whose attribute_groups equals (on arrays: contains) */
-                attribute_groups?: string;
-                /** @description Only records whose attribute_groups is one of these comma-separated values */
-                attribute_groups_in?: string;
-                /** @description Only records whose attribute_groups is none of these comma-separated values */
-                attribute_groups_nin?: string;
-                /** @description Only records whose attribute_groups differs from */
-                attribute_groups_ne?: string;
-                /** @description Only records whose attribute_groups is set (true) or missing (false) */
-                attribute_groups_exists?: boolean;
-                /** @description Only records whose workflow_approval_id equals (on arrays: contains) */
-                workflow_approval_id?: string;
-                /** @description Only records whose workflow_approval_id is one of these comma-separated values */
-                workflow_approval_id_in?: string;
-                /** @description Only records whose workflow_approval_id is none of these comma-separated values */
-                workflow_approval_id_nin?: string;
-                /** @description Only records whose workflow_approval_id differs from */
-                workflow_approval_id_ne?: string;
-                /** @description Only records whose workflow_approval_id is set (true) or missing (false) */
-                workflow_approval_id_exists?: boolean;
-                /** @description Only records whose workflow_approval_id is greater than */
-                workflow_approval_id_gt?: string;
-                /** @description Only records whose workflow_approval_id is at least */
-                workflow_approval_id_gte?: string;
-                /** @description Only records whose workflow_approval_id is less than */
-                workflow_approval_id_lt?: string;
-                /** @description Only records whose workflow_approval_id is at most */
-                workflow_approval_id_lte?: string;
-                /** @description Only records whose status equals (on arrays: contains) */
-                status?: string;
-                /** @description Only records whose status is one of these comma-separated values */
-                status_in?: string;
-                /** @description Only records whose status is none of these comma-separated values */
-                status_nin?: string;
-                /** @description Only records whose status differs from */
-                status_ne?: string;
-                /** @description Only records whose status is set (true) or missing (false) */
-                status_exists?: boolean;
-                /** @description Only records whose decided_at equals (on arrays: contains) */
-                decided_at?: string;
-                /** @description Only records whose decided_at is one of these comma-separated values */
-                decided_at_in?: string;
-                /** @description Only records whose decided_at is none of these comma-separated values */
-                decided_at_nin?: string;
-                /** @description Only records whose decided_at differs from */
-                decided_at_ne?: string;
-                /** @description Only records whose decided_at is set (true) or missing (false) */
-                decided_at_exists?: boolean;
-                /** @description Only records whose decided_at is greater than */
-                decided_at_gt?: string;
-                /** @description Only records whose decided_at is at least */
-                decided_at_gte?: string;
-                /** @description Only records whose decided_at is less than */
-                decided_at_lt?: string;
-                /** @description Only records whose decided_at is at most */
-                decided_at_lte?: string;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -16706,7 +11669,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -16727,10 +11690,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16753,11 +11714,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -16772,29 +11733,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProductApproval"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16809,11 +11755,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -16823,23 +11769,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The product approval after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProductApproval"];
-                };
-            };
+            200: components["responses"]["ProductApproval200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16858,29 +11788,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16897,11 +11815,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -16911,23 +11829,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The product approval after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProductApproval"];
-                };
-            };
+            200: components["responses"]["ProductApproval200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16946,13 +11848,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -16962,24 +11864,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The product approval after the decision */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProductApproval"];
-                };
-            };
+            200: components["responses"]["ProductApproval200v2"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16998,13 +11883,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -17014,24 +11899,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The product approval after the decision */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProductApproval"];
-                };
-            };
+            200: components["responses"]["ProductApproval200v2"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17050,13 +11918,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -17066,24 +11934,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order after the change */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
+            200: components["responses"]["Order200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17102,13 +11953,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -17118,24 +11969,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order after the change */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
+            200: components["responses"]["Order200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17154,13 +11988,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -17170,24 +12004,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order after the change */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
+            200: components["responses"]["Order200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17206,13 +12023,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -17222,24 +12039,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order after the change */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
+            200: components["responses"]["Order200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17258,7 +12058,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -17300,395 +12100,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["OrderFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, external_code, invoice_number, placed_at, final_status_type, final_status_at, elapsed_time, status_code, status_updated_at, step_code, workflow_id, workflow_code, items_count, sort_date, sla, sla_overdue_date, status_overdue_date, logistic_id, customer.email, customer.document, channel.code, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, external_code, invoice_number */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose external_code equals (on arrays: contains) */
-                external_code?: string;
-                /** @description Only records whose external_code is one of these comma-separated values */
-                external_code_in?: string;
-                /** @description Only records whose external_code is none of these comma-separated values */
-                external_code_nin?: string;
-                /** @description Only records whose external_code differs from */
-                external_code_ne?: string;
-                /** @description Only records whose external_code is set (true) or missing (false) */
-                external_code_exists?: boolean;
-                /** @description Only records whose invoice_number equals (on arrays: contains) */
-                invoice_number?: string;
-                /** @description Only records whose invoice_number is one of these comma-separated values */
-                invoice_number_in?: string;
-                /** @description Only records whose invoice_number is none of these comma-separated values */
-                invoice_number_nin?: string;
-                /** @description Only records whose invoice_number differs from */
-                invoice_number_ne?: string;
-                /** @description Only records whose invoice_number is set (true) or missing (false) */
-                invoice_number_exists?: boolean;
-                /** @description Only records whose placed_at equals (on arrays: contains) */
-                placed_at?: string;
-                /** @description Only records whose placed_at is one of these comma-separated values */
-                placed_at_in?: string;
-                /** @description Only records whose placed_at is none of these comma-separated values */
-                placed_at_nin?: string;
-                /** @description Only records whose placed_at differs from */
-                placed_at_ne?: string;
-                /** @description Only records whose placed_at is set (true) or missing (false) */
-                placed_at_exists?: boolean;
-                /** @description Only records whose placed_at is greater than */
-                placed_at_gt?: string;
-                /** @description Only records whose placed_at is at least */
-                placed_at_gte?: string;
-                /** @description Only records whose placed_at is less than */
-                placed_at_lt?: string;
-                /** @description Only records whose placed_at is at most */
-                placed_at_lte?: string;
-                /** @description Only records whose final_status_type equals (on arrays: contains) */
-                final_status_type?: string;
-                /** @description Only records whose final_status_type is one of these comma-separated values */
-                final_status_type_in?: string;
-                /** @description Only records whose final_status_type is none of these comma-separated values */
-                final_status_type_nin?: string;
-                /** @description Only records whose final_status_type differs from */
-                final_status_type_ne?: string;
-                /** @description Only records whose final_status_type is set (true) or missing (false) */
-                final_status_type_exists?: boolean;
-                /** @description Only records whose final_status_at equals (on arrays: contains) */
-                final_status_at?: string;
-                /** @description Only records whose final_status_at is one of these comma-separated values */
-                final_status_at_in?: string;
-                /** @description Only records whose final_status_at is none of these comma-separated values */
-                final_status_at_nin?: string;
-                /** @description Only records whose final_status_at differs from */
-                final_status_at_ne?: string;
-                /** @description Only records whose final_status_at is set (true) or missing (false) */
-                final_status_at_exists?: boolean;
-                /** @description Only records whose final_status_at is greater than */
-                final_status_at_gt?: string;
-                /** @description Only records whose final_status_at is at least */
-                final_status_at_gte?: string;
-                /** @description Only records whose final_status_at is less than */
-                final_status_at_lt?: string;
-                /** @description Only records whose final_status_at is at most */
-                final_status_at_lte?: string;
-                /** @description Only records whose elapsed_time equals (on arrays: contains) */
-                elapsed_time?: number;
-                /** @description Only records whose elapsed_time is one of these comma-separated values */
-                elapsed_time_in?: string;
-                /** @description Only records whose elapsed_time is none of these comma-separated values */
-                elapsed_time_nin?: string;
-                /** @description Only records whose elapsed_time differs from */
-                elapsed_time_ne?: number;
-                /** @description Only records whose elapsed_time is set (true) or missing (false) */
-                elapsed_time_exists?: boolean;
-                /** @description Only records whose elapsed_time is greater than */
-                elapsed_time_gt?: number;
-                /** @description Only records whose elapsed_time is at least */
-                elapsed_time_gte?: number;
-                /** @description Only records whose elapsed_time is less than */
-                elapsed_time_lt?: number;
-                /** @description Only records whose elapsed_time is at most */
-                elapsed_time_lte?: number;
-                /** @description Only records whose status_code equals (on arrays: contains) */
-                status_code?: string;
-                /** @description Only records whose status_code is one of these comma-separated values */
-                status_code_in?: string;
-                /** @description Only records whose status_code is none of these comma-separated values */
-                status_code_nin?: string;
-                /** @description Only records whose status_code differs from */
-                status_code_ne?: string;
-                /** @description Only records whose status_code is set (true) or missing (false) */
-                status_code_exists?: boolean;
-                /** @description Only records whose status_updated_at equals (on arrays: contains) */
-                status_updated_at?: string;
-                /** @description Only records whose status_updated_at is one of these comma-separated values */
-                status_updated_at_in?: string;
-                /** @description Only records whose status_updated_at is none of these comma-separated values */
-                status_updated_at_nin?: string;
-                /** @description Only records whose status_updated_at differs from */
-                status_updated_at_ne?: string;
-                /** @description Only records whose status_updated_at is set (true) or missing (false) */
-                status_updated_at_exists?: boolean;
-                /** @description Only records whose status_updated_at is greater than */
-                status_updated_at_gt?: string;
-                /** @description Only records whose status_updated_at is at least */
-                status_updated_at_gte?: string;
-                /** @description Only records whose status_updated_at is less than */
-                status_updated_at_lt?: string;
-                /** @description Only records whose status_updated_at is at most */
-                status_updated_at_lte?: string;
-                /** @description Only records whose step_code equals (on arrays: contains) */
-                step_code?: string;
-                /** @description Only records whose step_code is one of these comma-separated values */
-                step_code_in?: string;
-                /** @description Only records whose step_code is none of these comma-separated values */
-                step_code_nin?: string;
-                /** @description Only records whose step_code differs from */
-                step_code_ne?: string;
-                /** @description Only records whose step_code is set (true) or missing (false) */
-                step_code_exists?: boolean;
-                /** @description Only records whose workflow_id equals (on arrays: contains) */
-                workflow_id?: string;
-                /** @description Only records whose workflow_id is one of these comma-separated values */
-                workflow_id_in?: string;
-                /** @description Only records whose workflow_id is none of these comma-separated values */
-                workflow_id_nin?: string;
-                /** @description Only records whose workflow_id differs from */
-                workflow_id_ne?: string;
-                /** @description Only records whose workflow_id is set (true) or missing (false) */
-                workflow_id_exists?: boolean;
-                /** @description Only records whose workflow_id is greater than */
-                workflow_id_gt?: string;
-                /** @description Only records whose workflow_id is at least */
-                workflow_id_gte?: string;
-                /** @description Only records whose workflow_id is less than */
-                workflow_id_lt?: string;
-                /** @description Only records whose workflow_id is at most */
-                workflow_id_lte?: string;
-                /** @description Only records whose workflow_code equals (on arrays: contains) */
-                workflow_code?: string;
-                /** @description Only records whose workflow_code is one of these comma-separated values */
-                workflow_code_in?: string;
-                /** @description Only records whose workflow_code is none of these comma-separated values */
-                workflow_code_nin?: string;
-                /** @description Only records whose workflow_code differs from */
-                workflow_code_ne?: string;
-                /** @description Only records whose workflow_code is set (true) or missing (false) */
-                workflow_code_exists?: boolean;
-                /** @description Only records whose items_count equals (on arrays: contains) */
-                items_count?: number;
-                /** @description Only records whose items_count is one of these comma-separated values */
-                items_count_in?: string;
-                /** @description Only records whose items_count is none of these comma-separated values */
-                items_count_nin?: string;
-                /** @description Only records whose items_count differs from */
-                items_count_ne?: number;
-                /** @description Only records whose items_count is set (true) or missing (false) */
-                items_count_exists?: boolean;
-                /** @description Only records whose items_count is greater than */
-                items_count_gt?: number;
-                /** @description Only records whose items_count is at least */
-                items_count_gte?: number;
-                /** @description Only records whose items_count is less than */
-                items_count_lt?: number;
-                /** @description Only records whose items_count is at most */
-                items_count_lte?: number;
-                /** @description Only records whose sort_date equals (on arrays: contains) */
-                sort_date?: string;
-                /** @description Only records whose sort_date is one of these comma-separated values */
-                sort_date_in?: string;
-                /** @description Only records whose sort_date is none of these comma-separated values */
-                sort_date_nin?: string;
-                /** @description Only records whose sort_date differs from */
-                sort_date_ne?: string;
-                /** @description Only records whose sort_date is set (true) or missing (false) */
-                sort_date_exists?: boolean;
-                /** @description Only records whose sort_date is greater than */
-                sort_date_gt?: string;
-                /** @description Only records whose sort_date is at least */
-                sort_date_gte?: string;
-                /** @description Only records whose sort_date is less than */
-                sort_date_lt?: string;
-                /** @description Only records whose sort_date is at most */
-                sort_date_lte?: string;
-                /** @description Only records whose sla equals (on arrays: contains) */
-                sla?: number;
-                /** @description Only records whose sla is one of these comma-separated values */
-                sla_in?: string;
-                /** @description Only records whose sla is none of these comma-separated values */
-                sla_nin?: string;
-                /** @description Only records whose sla differs from */
-                sla_ne?: number;
-                /** @description Only records whose sla is set (true) or missing (false) */
-                sla_exists?: boolean;
-                /** @description Only records whose sla is greater than */
-                sla_gt?: number;
-                /** @description Only records whose sla is at least */
-                sla_gte?: number;
-                /** @description Only records whose sla is less than */
-                sla_lt?: number;
-                /** @description Only records whose sla is at most */
-                sla_lte?: number;
-                /** @description Only records whose sla_overdue_date equals (on arrays: contains) */
-                sla_overdue_date?: string;
-                /** @description Only records whose sla_overdue_date is one of these comma-separated values */
-                sla_overdue_date_in?: string;
-                /** @description Only records whose sla_overdue_date is none of these comma-separated values */
-                sla_overdue_date_nin?: string;
-                /** @description Only records whose sla_overdue_date differs from */
-                sla_overdue_date_ne?: string;
-                /** @description Only records whose sla_overdue_date is set (true) or missing (false) */
-                sla_overdue_date_exists?: boolean;
-                /** @description Only records whose sla_overdue_date is greater than */
-                sla_overdue_date_gt?: string;
-                /** @description Only records whose sla_overdue_date is at least */
-                sla_overdue_date_gte?: string;
-                /** @description Only records whose sla_overdue_date is less than */
-                sla_overdue_date_lt?: string;
-                /** @description Only records whose sla_overdue_date is at most */
-                sla_overdue_date_lte?: string;
-                /** @description Only records whose status_overdue_date equals (on arrays: contains) */
-                status_overdue_date?: string;
-                /** @description Only records whose status_overdue_date is one of these comma-separated values */
-                status_overdue_date_in?: string;
-                /** @description Only records whose status_overdue_date is none of these comma-separated values */
-                status_overdue_date_nin?: string;
-                /** @description Only records whose status_overdue_date differs from */
-                status_overdue_date_ne?: string;
-                /** @description Only records whose status_overdue_date is set (true) or missing (false) */
-                status_overdue_date_exists?: boolean;
-                /** @description Only records whose status_overdue_date is greater than */
-                status_overdue_date_gt?: string;
-                /** @description Only records whose status_overdue_date is at least */
-                status_overdue_date_gte?: string;
-                /** @description Only records whose status_overdue_date is less than */
-                status_overdue_date_lt?: string;
-                /** @description Only records whose status_overdue_date is at most */
-                status_overdue_date_lte?: string;
-                /** @description Only records whose logistic_id equals (on arrays: contains) */
-                logistic_id?: string;
-                /** @description Only records whose logistic_id is one of these comma-separated values */
-                logistic_id_in?: string;
-                /** @description Only records whose logistic_id is none of these comma-separated values */
-                logistic_id_nin?: string;
-                /** @description Only records whose logistic_id differs from */
-                logistic_id_ne?: string;
-                /** @description Only records whose logistic_id is set (true) or missing (false) */
-                logistic_id_exists?: boolean;
-                /** @description Only records whose logistic_id is greater than */
-                logistic_id_gt?: string;
-                /** @description Only records whose logistic_id is at least */
-                logistic_id_gte?: string;
-                /** @description Only records whose logistic_id is less than */
-                logistic_id_lt?: string;
-                /** @description Only records whose logistic_id is at most */
-                logistic_id_lte?: string;
-                /** @description Only records whose customer.email equals (on arrays: contains) */
-                "customer.email"?: string;
-                /** @description Only records whose customer.email is one of these comma-separated values */
-                "customer.email_in"?: string;
-                /** @description Only records whose customer.email is none of these comma-separated values */
-                "customer.email_nin"?: string;
-                /** @description Only records whose customer.email differs from */
-                "customer.email_ne"?: string;
-                /** @description Only records whose customer.email is set (true) or missing (false) */
-                "customer.email_exists"?: boolean;
-                /** @description Only records whose customer.document equals (on arrays: contains) */
-                "customer.document"?: string;
-                /** @description Only records whose customer.document is one of these comma-separated values */
-                "customer.document_in"?: string;
-                /** @description Only records whose customer.document is none of these comma-separated values */
-                "customer.document_nin"?: string;
-                /** @description Only records whose customer.document differs from */
-                "customer.document_ne"?: string;
-                /** @description Only records whose customer.document is set (true) or missing (false) */
-                "customer.document_exists"?: boolean;
-                /** @description Only records whose channel.code equals (on arrays: contains) */
-                "channel.code"?: string;
-                /** @description Only records whose channel.code is one of these comma-separated values */
-                "channel.code_in"?: string;
-                /** @description Only records whose channel.code is none of these comma-separated values */
-                "channel.code_nin"?: string;
-                /** @description Only records whose channel.code differs from */
-                "channel.code_ne"?: string;
-                /** @description Only records whose channel.code is set (true) or missing (false) */
-                "channel.code_exists"?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
                 /** @description true: orders not final whose sla_overdue_date or status_overdue_date has passed (now); false: the others */
                 overdue?: "true" | "false";
             };
@@ -17726,7 +12148,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -17747,10 +12169,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17773,11 +12193,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -17792,29 +12212,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17829,11 +12234,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -17843,23 +12248,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
+            200: components["responses"]["Order200v2"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17878,29 +12267,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17917,11 +12294,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -17931,23 +12308,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
+            200: components["responses"]["Order200v2"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17965,393 +12326,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["ImportFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, catalog_id, category_id, from_template_id, file_worksheet_id, file_header_row, time_zone, strip_formula_quote, status, file_name, file_key, file_type, file_size, file_worksheet_name, columns_count, rows_count, proccess_count, commit_count, errors_count, started_at, finished_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: file_name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose catalog_id equals (on arrays: contains) */
-                catalog_id?: string;
-                /** @description Only records whose catalog_id is one of these comma-separated values */
-                catalog_id_in?: string;
-                /** @description Only records whose catalog_id is none of these comma-separated values */
-                catalog_id_nin?: string;
-                /** @description Only records whose catalog_id differs from */
-                catalog_id_ne?: string;
-                /** @description Only records whose catalog_id is set (true) or missing (false) */
-                catalog_id_exists?: boolean;
-                /** @description Only records whose catalog_id is greater than */
-                catalog_id_gt?: string;
-                /** @description Only records whose catalog_id is at least */
-                catalog_id_gte?: string;
-                /** @description Only records whose catalog_id is less than */
-                catalog_id_lt?: string;
-                /** @description Only records whose catalog_id is at most */
-                catalog_id_lte?: string;
-                /** @description Only records whose category_id equals (on arrays: contains) */
-                category_id?: string;
-                /** @description Only records whose category_id is one of these comma-separated values */
-                category_id_in?: string;
-                /** @description Only records whose category_id is none of these comma-separated values */
-                category_id_nin?: string;
-                /** @description Only records whose category_id differs from */
-                category_id_ne?: string;
-                /** @description Only records whose category_id is set (true) or missing (false) */
-                category_id_exists?: boolean;
-                /** @description Only records whose category_id is greater than */
-                category_id_gt?: string;
-                /** @description Only records whose category_id is at least */
-                category_id_gte?: string;
-                /** @description Only records whose category_id is less than */
-                category_id_lt?: string;
-                /** @description Only records whose category_id is at most */
-                category_id_lte?: string;
-                /** @description Only records whose from_template_id equals (on arrays: contains) */
-                from_template_id?: string;
-                /** @description Only records whose from_template_id is one of these comma-separated values */
-                from_template_id_in?: string;
-                /** @description Only records whose from_template_id is none of these comma-separated values */
-                from_template_id_nin?: string;
-                /** @description Only records whose from_template_id differs from */
-                from_template_id_ne?: string;
-                /** @description Only records whose from_template_id is set (true) or missing (false) */
-                from_template_id_exists?: boolean;
-                /** @description Only records whose from_template_id is greater than */
-                from_template_id_gt?: string;
-                /** @description Only records whose from_template_id is at least */
-                from_template_id_gte?: string;
-                /** @description Only records whose from_template_id is less than */
-                from_template_id_lt?: string;
-                /** @description Only records whose from_template_id is at most */
-                from_template_id_lte?: string;
-                /** @description Only records whose file_worksheet_id equals (on arrays: contains) */
-                file_worksheet_id?: string;
-                /** @description Only records whose file_worksheet_id is one of these comma-separated values */
-                file_worksheet_id_in?: string;
-                /** @description Only records whose file_worksheet_id is none of these comma-separated values */
-                file_worksheet_id_nin?: string;
-                /** @description Only records whose file_worksheet_id differs from */
-                file_worksheet_id_ne?: string;
-                /** @description Only records whose file_worksheet_id is set (true) or missing (false) */
-                file_worksheet_id_exists?: boolean;
-                /** @description Only records whose file_header_row equals (on arrays: contains) */
-                file_header_row?: number;
-                /** @description Only records whose file_header_row is one of these comma-separated values */
-                file_header_row_in?: string;
-                /** @description Only records whose file_header_row is none of these comma-separated values */
-                file_header_row_nin?: string;
-                /** @description Only records whose file_header_row differs from */
-                file_header_row_ne?: number;
-                /** @description Only records whose file_header_row is set (true) or missing (false) */
-                file_header_row_exists?: boolean;
-                /** @description Only records whose file_header_row is greater than */
-                file_header_row_gt?: number;
-                /** @description Only records whose file_header_row is at least */
-                file_header_row_gte?: number;
-                /** @description Only records whose file_header_row is less than */
-                file_header_row_lt?: number;
-                /** @description Only records whose file_header_row is at most */
-                file_header_row_lte?: number;
-                /** @description Only records whose time_zone equals (on arrays: contains) */
-                time_zone?: string;
-                /** @description Only records whose time_zone is one of these comma-separated values */
-                time_zone_in?: string;
-                /** @description Only records whose time_zone is none of these comma-separated values */
-                time_zone_nin?: string;
-                /** @description Only records whose time_zone differs from */
-                time_zone_ne?: string;
-                /** @description Only records whose time_zone is set (true) or missing (false) */
-                time_zone_exists?: boolean;
-                /** @description Only records whose strip_formula_quote equals (on arrays: contains) */
-                strip_formula_quote?: boolean;
-                /** @description Only records whose strip_formula_quote is one of these comma-separated values */
-                strip_formula_quote_in?: string;
-                /** @description Only records whose strip_formula_quote is none of these comma-separated values */
-                strip_formula_quote_nin?: string;
-                /** @description Only records whose strip_formula_quote differs from */
-                strip_formula_quote_ne?: boolean;
-                /** @description Only records whose strip_formula_quote is set (true) or missing (false) */
-                strip_formula_quote_exists?: boolean;
-                /** @description Only records whose status equals (on arrays: contains) */
-                status?: string;
-                /** @description Only records whose status is one of these comma-separated values */
-                status_in?: string;
-                /** @description Only records whose status is none of these comma-separated values */
-                status_nin?: string;
-                /** @description Only records whose status differs from */
-                status_ne?: string;
-                /** @description Only records whose status is set (true) or missing (false) */
-                status_exists?: boolean;
-                /** @description Only records whose file_name equals (on arrays: contains) */
-                file_name?: string;
-                /** @description Only records whose file_name is one of these comma-separated values */
-                file_name_in?: string;
-                /** @description Only records whose file_name is none of these comma-separated values */
-                file_name_nin?: string;
-                /** @description Only records whose file_name differs from */
-                file_name_ne?: string;
-                /** @description Only records whose file_name is set (true) or missing (false) */
-                file_name_exists?: boolean;
-                /** @description Only records whose file_key equals (on arrays: contains) */
-                file_key?: string;
-                /** @description Only records whose file_key is one of these comma-separated values */
-                file_key_in?: string;
-                /** @description Only records whose file_key is none of these comma-separated values */
-                file_key_nin?: string;
-                /** @description Only records whose file_key differs from */
-                file_key_ne?: string;
-                /** @description Only records whose file_key is set (true) or missing (false) */
-                file_key_exists?: boolean;
-                /** @description Only records whose file_type equals (on arrays: contains) */
-                file_type?: string;
-                /** @description Only records whose file_type is one of these comma-separated values */
-                file_type_in?: string;
-                /** @description Only records whose file_type is none of these comma-separated values */
-                file_type_nin?: string;
-                /** @description Only records whose file_type differs from */
-                file_type_ne?: string;
-                /** @description Only records whose file_type is set (true) or missing (false) */
-                file_type_exists?: boolean;
-                /** @description Only records whose file_size equals (on arrays: contains) */
-                file_size?: number;
-                /** @description Only records whose file_size is one of these comma-separated values */
-                file_size_in?: string;
-                /** @description Only records whose file_size is none of these comma-separated values */
-                file_size_nin?: string;
-                /** @description Only records whose file_size differs from */
-                file_size_ne?: number;
-                /** @description Only records whose file_size is set (true) or missing (false) */
-                file_size_exists?: boolean;
-                /** @description Only records whose file_size is greater than */
-                file_size_gt?: number;
-                /** @description Only records whose file_size is at least */
-                file_size_gte?: number;
-                /** @description Only records whose file_size is less than */
-                file_size_lt?: number;
-                /** @description Only records whose file_size is at most */
-                file_size_lte?: number;
-                /** @description Only records whose file_worksheet_name equals (on arrays: contains) */
-                file_worksheet_name?: string;
-                /** @description Only records whose file_worksheet_name is one of these comma-separated values */
-                file_worksheet_name_in?: string;
-                /** @description Only records whose file_worksheet_name is none of these comma-separated values */
-                file_worksheet_name_nin?: string;
-                /** @description Only records whose file_worksheet_name differs from */
-                file_worksheet_name_ne?: string;
-                /** @description Only records whose file_worksheet_name is set (true) or missing (false) */
-                file_worksheet_name_exists?: boolean;
-                /** @description Only records whose columns_count equals (on arrays: contains) */
-                columns_count?: number;
-                /** @description Only records whose columns_count is one of these comma-separated values */
-                columns_count_in?: string;
-                /** @description Only records whose columns_count is none of these comma-separated values */
-                columns_count_nin?: string;
-                /** @description Only records whose columns_count differs from */
-                columns_count_ne?: number;
-                /** @description Only records whose columns_count is set (true) or missing (false) */
-                columns_count_exists?: boolean;
-                /** @description Only records whose columns_count is greater than */
-                columns_count_gt?: number;
-                /** @description Only records whose columns_count is at least */
-                columns_count_gte?: number;
-                /** @description Only records whose columns_count is less than */
-                columns_count_lt?: number;
-                /** @description Only records whose columns_count is at most */
-                columns_count_lte?: number;
-                /** @description Only records whose rows_count equals (on arrays: contains) */
-                rows_count?: number;
-                /** @description Only records whose rows_count is one of these comma-separated values */
-                rows_count_in?: string;
-                /** @description Only records whose rows_count is none of these comma-separated values */
-                rows_count_nin?: string;
-                /** @description Only records whose rows_count differs from */
-                rows_count_ne?: number;
-                /** @description Only records whose rows_count is set (true) or missing (false) */
-                rows_count_exists?: boolean;
-                /** @description Only records whose rows_count is greater than */
-                rows_count_gt?: number;
-                /** @description Only records whose rows_count is at least */
-                rows_count_gte?: number;
-                /** @description Only records whose rows_count is less than */
-                rows_count_lt?: number;
-                /** @description Only records whose rows_count is at most */
-                rows_count_lte?: number;
-                /** @description Only records whose proccess_count equals (on arrays: contains) */
-                proccess_count?: number;
-                /** @description Only records whose proccess_count is one of these comma-separated values */
-                proccess_count_in?: string;
-                /** @description Only records whose proccess_count is none of these comma-separated values */
-                proccess_count_nin?: string;
-                /** @description Only records whose proccess_count differs from */
-                proccess_count_ne?: number;
-                /** @description Only records whose proccess_count is set (true) or missing (false) */
-                proccess_count_exists?: boolean;
-                /** @description Only records whose proccess_count is greater than */
-                proccess_count_gt?: number;
-                /** @description Only records whose proccess_count is at least */
-                proccess_count_gte?: number;
-                /** @description Only records whose proccess_count is less than */
-                proccess_count_lt?: number;
-                /** @description Only records whose proccess_count is at most */
-                proccess_count_lte?: number;
-                /** @description Only records whose commit_count equals (on arrays: contains) */
-                commit_count?: number;
-                /** @description Only records whose commit_count is one of these comma-separated values */
-                commit_count_in?: string;
-                /** @description Only records whose commit_count is none of these comma-separated values */
-                commit_count_nin?: string;
-                /** @description Only records whose commit_count differs from */
-                commit_count_ne?: number;
-                /** @description Only records whose commit_count is set (true) or missing (false) */
-                commit_count_exists?: boolean;
-                /** @description Only records whose commit_count is greater than */
-                commit_count_gt?: number;
-                /** @description Only records whose commit_count is at least */
-                commit_count_gte?: number;
-                /** @description Only records whose commit_count is less than */
-                commit_count_lt?: number;
-                /** @description Only records whose commit_count is at most */
-                commit_count_lte?: number;
-                /** @description Only records whose errors_count equals (on arrays: contains) */
-                errors_count?: number;
-                /** @description Only records whose errors_count is one of these comma-separated values */
-                errors_count_in?: string;
-                /** @description Only records whose errors_count is none of these comma-separated values */
-                errors_count_nin?: string;
-                /** @description Only records whose errors_count differs from */
-                errors_count_ne?: number;
-                /** @description Only records whose errors_count is set (true) or missing (false) */
-                errors_count_exists?: boolean;
-                /** @description Only records whose errors_count is greater than */
-                errors_count_gt?: number;
-                /** @description Only records whose errors_count is at least */
-                errors_count_gte?: number;
-                /** @description Only records whose errors_count is less than */
-                errors_count_lt?: number;
-                /** @description Only records whose errors_count is at most */
-                errors_count_lte?: number;
-                /** @description Only records whose started_at equals (on arrays: contains) */
-                started_at?: string;
-                /** @description Only records whose started_at is one of these comma-separated values */
-                started_at_in?: string;
-                /** @description Only records whose started_at is none of these comma-separated values */
-                started_at_nin?: string;
-                /** @description Only records whose started_at differs from */
-                started_at_ne?: string;
-                /** @description Only records whose started_at is set (true) or missing (false) */
-                started_at_exists?: boolean;
-                /** @description Only records whose started_at is greater than */
-                started_at_gt?: string;
-                /** @description Only records whose started_at is at least */
-                started_at_gte?: string;
-                /** @description Only records whose started_at is less than */
-                started_at_lt?: string;
-                /** @description Only records whose started_at is at most */
-                started_at_lte?: string;
-                /** @description Only records whose finished_at equals (on arrays: contains) */
-                finished_at?: string;
-                /** @description Only records whose finished_at is one of these comma-separated values */
-                finished_at_in?: string;
-                /** @description Only records whose finished_at is none of these comma-separated values */
-                finished_at_nin?: string;
-                /** @description Only records whose finished_at differs from */
-                finished_at_ne?: string;
-                /** @description Only records whose finished_at is set (true) or missing (false) */
-                finished_at_exists?: boolean;
-                /** @description Only records whose finished_at is greater than */
-                finished_at_gt?: string;
-                /** @description Only records whose finished_at is at least */
-                finished_at_gte?: string;
-                /** @description Only records whose finished_at is less than */
-                finished_at_lt?: string;
-                /** @description Only records whose finished_at is at most */
-                finished_at_lte?: string;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -18404,10 +12389,8 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18431,11 +12414,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -18450,29 +12433,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Import"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18487,29 +12455,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18526,11 +12482,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -18549,8 +12505,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18575,36 +12530,19 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The import after the move */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Import"];
-                };
-            };
+            200: components["responses"]["Import200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18621,36 +12559,19 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The import after the move */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Import"];
-                };
-            };
+            200: components["responses"]["Import200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18668,7 +12589,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -18688,7 +12609,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example string */
                     "text/csv; charset=utf-8": string;
+                    /** @example string */
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
@@ -18707,7 +12630,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -18725,6 +12648,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example event: import
+                     *     data: {"_id":"6740a1b2c3d4e5f601234567","status":"processing","proccess_count":2000,"commit_count":1990,"errors_count":10, …}
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -18741,127 +12668,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["ImportTemplateFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, name, enabled, time_zone, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose name equals (on arrays: contains) */
-                name?: string;
-                /** @description Only records whose name is one of these comma-separated values */
-                name_in?: string;
-                /** @description Only records whose name is none of these comma-separated values */
-                name_nin?: string;
-                /** @description Only records whose name differs from */
-                name_ne?: string;
-                /** @description Only records whose name is set (true) or missing (false) */
-                name_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose time_zone equals (on arrays: contains) */
-                time_zone?: string;
-                /** @description Only records whose time_zone is one of these comma-separated values */
-                time_zone_in?: string;
-                /** @description Only records whose time_zone is none of these comma-separated values */
-                time_zone_nin?: string;
-                /** @description Only records whose time_zone differs from */
-                time_zone_ne?: string;
-                /** @description Only records whose time_zone is set (true) or missing (false) */
-                time_zone_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -18897,7 +12714,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -18918,10 +12735,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18944,11 +12759,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -18963,29 +12778,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ImportTemplate"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -19000,11 +12800,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -19014,23 +12814,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The import template after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ImportTemplate"];
-                };
-            };
+            200: components["responses"]["ImportTemplate200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -19049,29 +12833,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -19088,11 +12860,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -19102,23 +12874,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The import template after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ImportTemplate"];
-                };
-            };
+            200: components["responses"]["ImportTemplate200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -19136,277 +12892,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["ExportFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, file_type, report_type, file_name, csv_bom, csv_neutralize_formulas, time_zone, status, file_key, rows_count, file_size, started_at, finished_at, expires_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: file_name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose file_type equals (on arrays: contains) */
-                file_type?: string;
-                /** @description Only records whose file_type is one of these comma-separated values */
-                file_type_in?: string;
-                /** @description Only records whose file_type is none of these comma-separated values */
-                file_type_nin?: string;
-                /** @description Only records whose file_type differs from */
-                file_type_ne?: string;
-                /** @description Only records whose file_type is set (true) or missing (false) */
-                file_type_exists?: boolean;
-                /** @description Only records whose report_type equals (on arrays: contains) */
-                report_type?: string;
-                /** @description Only records whose report_type is one of these comma-separated values */
-                report_type_in?: string;
-                /** @description Only records whose report_type is none of these comma-separated values */
-                report_type_nin?: string;
-                /** @description Only records whose report_type differs from */
-                report_type_ne?: string;
-                /** @description Only records whose report_type is set (true) or missing (false) */
-                report_type_exists?: boolean;
-                /** @description Only records whose file_name equals (on arrays: contains) */
-                file_name?: string;
-                /** @description Only records whose file_name is one of these comma-separated values */
-                file_name_in?: string;
-                /** @description Only records whose file_name is none of these comma-separated values */
-                file_name_nin?: string;
-                /** @description Only records whose file_name differs from */
-                file_name_ne?: string;
-                /** @description Only records whose file_name is set (true) or missing (false) */
-                file_name_exists?: boolean;
-                /** @description Only records whose csv_bom equals (on arrays: contains) */
-                csv_bom?: boolean;
-                /** @description Only records whose csv_bom is one of these comma-separated values */
-                csv_bom_in?: string;
-                /** @description Only records whose csv_bom is none of these comma-separated values */
-                csv_bom_nin?: string;
-                /** @description Only records whose csv_bom differs from */
-                csv_bom_ne?: boolean;
-                /** @description Only records whose csv_bom is set (true) or missing (false) */
-                csv_bom_exists?: boolean;
-                /** @description Only records whose csv_neutralize_formulas equals (on arrays: contains) */
-                csv_neutralize_formulas?: boolean;
-                /** @description Only records whose csv_neutralize_formulas is one of these comma-separated values */
-                csv_neutralize_formulas_in?: string;
-                /** @description Only records whose csv_neutralize_formulas is none of these comma-separated values */
-                csv_neutralize_formulas_nin?: string;
-                /** @description Only records whose csv_neutralize_formulas differs from */
-                csv_neutralize_formulas_ne?: boolean;
-                /** @description Only records whose csv_neutralize_formulas is set (true) or missing (false) */
-                csv_neutralize_formulas_exists?: boolean;
-                /** @description Only records whose time_zone equals (on arrays: contains) */
-                time_zone?: string;
-                /** @description Only records whose time_zone is one of these comma-separated values */
-                time_zone_in?: string;
-                /** @description Only records whose time_zone is none of these comma-separated values */
-                time_zone_nin?: string;
-                /** @description Only records whose time_zone differs from */
-                time_zone_ne?: string;
-                /** @description Only records whose time_zone is set (true) or missing (false) */
-                time_zone_exists?: boolean;
-                /** @description Only records whose status equals (on arrays: contains) */
-                status?: string;
-                /** @description Only records whose status is one of these comma-separated values */
-                status_in?: string;
-                /** @description Only records whose status is none of these comma-separated values */
-                status_nin?: string;
-                /** @description Only records whose status differs from */
-                status_ne?: string;
-                /** @description Only records whose status is set (true) or missing (false) */
-                status_exists?: boolean;
-                /** @description Only records whose file_key equals (on arrays: contains) */
-                file_key?: string;
-                /** @description Only records whose file_key is one of these comma-separated values */
-                file_key_in?: string;
-                /** @description Only records whose file_key is none of these comma-separated values */
-                file_key_nin?: string;
-                /** @description Only records whose file_key differs from */
-                file_key_ne?: string;
-                /** @description Only records whose file_key is set (true) or missing (false) */
-                file_key_exists?: boolean;
-                /** @description Only records whose downloaded_by equals (on arrays: contains) */
-                downloaded_by?: string;
-                /** @description Only records whose downloaded_by is one of these comma-separated values */
-                downloaded_by_in?: string;
-                /** @description Only records whose downloaded_by is none of these comma-separated values */
-                downloaded_by_nin?: string;
-                /** @description Only records whose downloaded_by differs from */
-                downloaded_by_ne?: string;
-                /** @description Only records whose downloaded_by is set (true) or missing (false) */
-                downloaded_by_exists?: boolean;
-                /** @description Only records whose rows_count equals (on arrays: contains) */
-                rows_count?: number;
-                /** @description Only records whose rows_count is one of these comma-separated values */
-                rows_count_in?: string;
-                /** @description Only records whose rows_count is none of these comma-separated values */
-                rows_count_nin?: string;
-                /** @description Only records whose rows_count differs from */
-                rows_count_ne?: number;
-                /** @description Only records whose rows_count is set (true) or missing (false) */
-                rows_count_exists?: boolean;
-                /** @description Only records whose rows_count is greater than */
-                rows_count_gt?: number;
-                /** @description Only records whose rows_count is at least */
-                rows_count_gte?: number;
-                /** @description Only records whose rows_count is less than */
-                rows_count_lt?: number;
-                /** @description Only records whose rows_count is at most */
-                rows_count_lte?: number;
-                /** @description Only records whose file_size equals (on arrays: contains) */
-                file_size?: number;
-                /** @description Only records whose file_size is one of these comma-separated values */
-                file_size_in?: string;
-                /** @description Only records whose file_size is none of these comma-separated values */
-                file_size_nin?: string;
-                /** @description Only records whose file_size differs from */
-                file_size_ne?: number;
-                /** @description Only records whose file_size is set (true) or missing (false) */
-                file_size_exists?: boolean;
-                /** @description Only records whose file_size is greater than */
-                file_size_gt?: number;
-                /** @description Only records whose file_size is at least */
-                file_size_gte?: number;
-                /** @description Only records whose file_size is less than */
-                file_size_lt?: number;
-                /** @description Only records whose file_size is at most */
-                file_size_lte?: number;
-                /** @description Only records whose started_at equals (on arrays: contains) */
-                started_at?: string;
-                /** @description Only records whose started_at is one of these comma-separated values */
-                started_at_in?: string;
-                /** @description Only records whose started_at is none of these comma-separated values */
-                started_at_nin?: string;
-                /** @description Only records whose started_at differs from */
-                started_at_ne?: string;
-                /** @description Only records whose started_at is set (true) or missing (false) */
-                started_at_exists?: boolean;
-                /** @description Only records whose started_at is greater than */
-                started_at_gt?: string;
-                /** @description Only records whose started_at is at least */
-                started_at_gte?: string;
-                /** @description Only records whose started_at is less than */
-                started_at_lt?: string;
-                /** @description Only records whose started_at is at most */
-                started_at_lte?: string;
-                /** @description Only records whose finished_at equals (on arrays: contains) */
-                finished_at?: string;
-                /** @description Only records whose finished_at is one of these comma-separated values */
-                finished_at_in?: string;
-                /** @description Only records whose finished_at is none of these comma-separated values */
-                finished_at_nin?: string;
-                /** @description Only records whose finished_at differs from */
-                finished_at_ne?: string;
-                /** @description Only records whose finished_at is set (true) or missing (false) */
-                finished_at_exists?: boolean;
-                /** @description Only records whose finished_at is greater than */
-                finished_at_gt?: string;
-                /** @description Only records whose finished_at is at least */
-                finished_at_gte?: string;
-                /** @description Only records whose finished_at is less than */
-                finished_at_lt?: string;
-                /** @description Only records whose finished_at is at most */
-                finished_at_lte?: string;
-                /** @description Only records whose expires_at equals (on arrays: contains) */
-                expires_at?: string;
-                /** @description Only records whose expires_at is one of these comma-separated values */
-                expires_at_in?: string;
-                /** @description Only records whose expires_at is none of these comma-separated values */
-                expires_at_nin?: string;
-                /** @description Only records whose expires_at differs from */
-                expires_at_ne?: string;
-                /** @description Only records whose expires_at is set (true) or missing (false) */
-                expires_at_exists?: boolean;
-                /** @description Only records whose expires_at is greater than */
-                expires_at_gt?: string;
-                /** @description Only records whose expires_at is at least */
-                expires_at_gte?: string;
-                /** @description Only records whose expires_at is less than */
-                expires_at_lt?: string;
-                /** @description Only records whose expires_at is at most */
-                expires_at_lte?: string;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -19442,7 +12938,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -19463,10 +12959,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19489,11 +12983,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -19508,29 +13002,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Export"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -19545,29 +13024,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -19584,13 +13051,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -19606,8 +13073,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19631,7 +13097,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -19653,7 +13119,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example string */
                     "text/csv; charset=utf-8": string;
+                    /** @example string */
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
@@ -19672,177 +13140,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["ChannelFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, code, name, image, enabled, kind, language, auto_republish, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: code, name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose code equals (on arrays: contains) */
-                code?: string;
-                /** @description Only records whose code is one of these comma-separated values */
-                code_in?: string;
-                /** @description Only records whose code is none of these comma-separated values */
-                code_nin?: string;
-                /** @description Only records whose code differs from */
-                code_ne?: string;
-                /** @description Only records whose code is set (true) or missing (false) */
-                code_exists?: boolean;
-                /** @description Only records whose name equals (on arrays: contains) */
-                name?: string;
-                /** @description Only records whose name is one of these comma-separated values */
-                name_in?: string;
-                /** @description Only records whose name is none of these comma-separated values */
-                name_nin?: string;
-                /** @description Only records whose name differs from */
-                name_ne?: string;
-                /** @description Only records whose name is set (true) or missing (false) */
-                name_exists?: boolean;
-                /** @description Only records whose image equals (on arrays: contains) */
-                image?: string;
-                /** @description Only records whose image is one of these comma-separated values */
-                image_in?: string;
-                /** @description Only records whose image is none of these comma-separated values */
-                image_nin?: string;
-                /** @description Only records whose image differs from */
-                image_ne?: string;
-                /** @description Only records whose image is set (true) or missing (false) */
-                image_exists?: boolean;
-                /** @description Only records whose enabled equals (on arrays: contains) */
-                enabled?: boolean;
-                /** @description Only records whose enabled is one of these comma-separated values */
-                enabled_in?: string;
-                /** @description Only records whose enabled is none of these comma-separated values */
-                enabled_nin?: string;
-                /** @description Only records whose enabled differs from */
-                enabled_ne?: boolean;
-                /** @description Only records whose enabled is set (true) or missing (false) */
-                enabled_exists?: boolean;
-                /** @description Only records whose kind equals (on arrays: contains) */
-                kind?: string;
-                /** @description Only records whose kind is one of these comma-separated values */
-                kind_in?: string;
-                /** @description Only records whose kind is none of these comma-separated values */
-                kind_nin?: string;
-                /** @description Only records whose kind differs from */
-                kind_ne?: string;
-                /** @description Only records whose kind is set (true) or missing (false) */
-                kind_exists?: boolean;
-                /** @description Only records whose language equals (on arrays: contains) */
-                language?: string;
-                /** @description Only records whose language is one of these comma-separated values */
-                language_in?: string;
-                /** @description Only records whose language is none of these comma-separated values */
-                language_nin?: string;
-                /** @description Only records whose language differs from */
-                language_ne?: string;
-                /** @description Only records whose language is set (true) or missing (false) */
-                language_exists?: boolean;
-                /** @description Only records whose required_attributes equals (on arrays: contains) */
-                required_attributes?: string;
-                /** @description Only records whose required_attributes is one of these comma-separated values */
-                required_attributes_in?: string;
-                /** @description Only records whose required_attributes is none of these comma-separated values */
-                required_attributes_nin?: string;
-                /** @description Only records whose required_attributes differs from */
-                required_attributes_ne?: string;
-                /** @description Only records whose required_attributes is set (true) or missing (false) */
-                required_attributes_exists?: boolean;
-                /** @description Only records whose auto_republish equals (on arrays: contains) */
-                auto_republish?: boolean;
-                /** @description Only records whose auto_republish is one of these comma-separated values */
-                auto_republish_in?: string;
-                /** @description Only records whose auto_republish is none of these comma-separated values */
-                auto_republish_nin?: string;
-                /** @description Only records whose auto_republish differs from */
-                auto_republish_ne?: boolean;
-                /** @description Only records whose auto_republish is set (true) or missing (false) */
-                auto_republish_exists?: boolean;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -19878,7 +13186,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -19899,10 +13207,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19925,11 +13231,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -19944,29 +13250,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Channel"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -19981,11 +13272,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -19995,23 +13286,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The channel after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Channel"];
-                };
-            };
+            200: components["responses"]["Channel200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -20030,29 +13305,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -20069,11 +13332,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -20083,23 +13346,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The channel after the write */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Channel"];
-                };
-            };
+            200: components["responses"]["Channel200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -20122,7 +13369,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -20156,235 +13403,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["PublicationFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, product_id, channel_id, advertisement_id, status, origin, batch_id, publishment_url, attempts, next_attempt_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Related records to embed: product, channel */
                 expand?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose product_id equals (on arrays: contains) */
-                product_id?: string;
-                /** @description Only records whose product_id is one of these comma-separated values */
-                product_id_in?: string;
-                /** @description Only records whose product_id is none of these comma-separated values */
-                product_id_nin?: string;
-                /** @description Only records whose product_id differs from */
-                product_id_ne?: string;
-                /** @description Only records whose product_id is set (true) or missing (false) */
-                product_id_exists?: boolean;
-                /** @description Only records whose product_id is greater than */
-                product_id_gt?: string;
-                /** @description Only records whose product_id is at least */
-                product_id_gte?: string;
-                /** @description Only records whose product_id is less than */
-                product_id_lt?: string;
-                /** @description Only records whose product_id is at most */
-                product_id_lte?: string;
-                /** @description Only records whose channel_id equals (on arrays: contains) */
-                channel_id?: string;
-                /** @description Only records whose channel_id is one of these comma-separated values */
-                channel_id_in?: string;
-                /** @description Only records whose channel_id is none of these comma-separated values */
-                channel_id_nin?: string;
-                /** @description Only records whose channel_id differs from */
-                channel_id_ne?: string;
-                /** @description Only records whose channel_id is set (true) or missing (false) */
-                channel_id_exists?: boolean;
-                /** @description Only records whose channel_id is greater than */
-                channel_id_gt?: string;
-                /** @description Only records whose channel_id is at least */
-                channel_id_gte?: string;
-                /** @description Only records whose channel_id is less than */
-                channel_id_lt?: string;
-                /** @description Only records whose channel_id is at most */
-                channel_id_lte?: string;
-                /** @description Only records whose advertisement_id equals (on arrays: contains) */
-                advertisement_id?: string;
-                /** @description Only records whose advertisement_id is one of these comma-separated values */
-                advertisement_id_in?: string;
-                /** @description Only records whose advertisement_id is none of these comma-separated values */
-                advertisement_id_nin?: string;
-                /** @description Only records whose advertisement_id differs from */
-                advertisement_id_ne?: string;
-                /** @description Only records whose advertisement_id is set (true) or missing (false) */
-                advertisement_id_exists?: boolean;
-                /** @description Only records whose advertisement_id is greater than */
-                advertisement_id_gt?: string;
-                /** @description Only records whose advertisement_id is at least */
-                advertisement_id_gte?: string;
-                /** @description Only records whose advertisement_id is less than */
-                advertisement_id_lt?: string;
-                /** @description Only records whose advertisement_id is at most */
-                advertisement_id_lte?: string;
-                /** @description Only records whose status equals (on arrays: contains) */
-                status?: string;
-                /** @description Only records whose status is one of these comma-separated values */
-                status_in?: string;
-                /** @description Only records whose status is none of these comma-separated values */
-                status_nin?: string;
-                /** @description Only records whose status differs from */
-                status_ne?: string;
-                /** @description Only records whose status is set (true) or missing (false) */
-                status_exists?: boolean;
-                /** @description Only records whose origin equals (on arrays: contains) */
-                origin?: string;
-                /** @description Only records whose origin is one of these comma-separated values */
-                origin_in?: string;
-                /** @description Only records whose origin is none of these comma-separated values */
-                origin_nin?: string;
-                /** @description Only records whose origin differs from */
-                origin_ne?: string;
-                /** @description Only records whose origin is set (true) or missing (false) */
-                origin_exists?: boolean;
-                /** @description Only records whose batch_id equals (on arrays: contains) */
-                batch_id?: string;
-                /** @description Only records whose batch_id is one of these comma-separated values */
-                batch_id_in?: string;
-                /** @description Only records whose batch_id is none of these comma-separated values */
-                batch_id_nin?: string;
-                /** @description Only records whose batch_id differs from */
-                batch_id_ne?: string;
-                /** @description Only records whose batch_id is set (true) or missing (false) */
-                batch_id_exists?: boolean;
-                /** @description Only records whose batch_id is greater than */
-                batch_id_gt?: string;
-                /** @description Only records whose batch_id is at least */
-                batch_id_gte?: string;
-                /** @description Only records whose batch_id is less than */
-                batch_id_lt?: string;
-                /** @description Only records whose batch_id is at most */
-                batch_id_lte?: string;
-                /** @description Only records whose publishment_url equals (on arrays: contains) */
-                publishment_url?: string;
-                /** @description Only records whose publishment_url is one of these comma-separated values */
-                publishment_url_in?: string;
-                /** @description Only records whose publishment_url is none of these comma-separated values */
-                publishment_url_nin?: string;
-                /** @description Only records whose publishment_url differs from */
-                publishment_url_ne?: string;
-                /** @description Only records whose publishment_url is set (true) or missing (false) */
-                publishment_url_exists?: boolean;
-                /** @description Only records whose attempts equals (on arrays: contains) */
-                attempts?: number;
-                /** @description Only records whose attempts is one of these comma-separated values */
-                attempts_in?: string;
-                /** @description Only records whose attempts is none of these comma-separated values */
-                attempts_nin?: string;
-                /** @description Only records whose attempts differs from */
-                attempts_ne?: number;
-                /** @description Only records whose attempts is set (true) or missing (false) */
-                attempts_exists?: boolean;
-                /** @description Only records whose attempts is greater than */
-                attempts_gt?: number;
-                /** @description Only records whose attempts is at least */
-                attempts_gte?: number;
-                /** @description Only records whose attempts is less than */
-                attempts_lt?: number;
-                /** @description Only records whose attempts is at most */
-                attempts_lte?: number;
-                /** @description Only records whose next_attempt_at equals (on arrays: contains) */
-                next_attempt_at?: string;
-                /** @description Only records whose next_attempt_at is one of these comma-separated values */
-                next_attempt_at_in?: string;
-                /** @description Only records whose next_attempt_at is none of these comma-separated values */
-                next_attempt_at_nin?: string;
-                /** @description Only records whose next_attempt_at differs from */
-                next_attempt_at_ne?: string;
-                /** @description Only records whose next_attempt_at is set (true) or missing (false) */
-                next_attempt_at_exists?: boolean;
-                /** @description Only records whose next_attempt_at is greater than */
-                next_attempt_at_gt?: string;
-                /** @description Only records whose next_attempt_at is at least */
-                next_attempt_at_gte?: string;
-                /** @description Only records whose next_attempt_at is less than */
-                next_attempt_at_lt?: string;
-                /** @description Only records whose next_attempt_at is at most */
-                next_attempt_at_lte?: string;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -20420,7 +13449,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -20441,10 +13470,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20464,14 +13491,17 @@ export interface operations {
     };
     getPublication: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Related records to embed: product, channel */
+                expand?: string;
+            };
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -20486,29 +13516,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Publication"];
+                    "application/json": components["schemas"]["PublicationListItem"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -20523,29 +13538,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -20562,13 +13565,13 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -20584,8 +13587,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20608,7 +13610,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -20629,10 +13631,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    /** @description Path of the new record */
-                    Location: string;
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20654,225 +13654,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["PublicationBatchFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, channel_id, status, products_count, publications_count, refused_count, error, started_at, finished_at, version, created_at, updated_at, created_by_name */
                 sort?: string;
                 /** @description Related records to embed: channel */
                 expand?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose channel_id equals (on arrays: contains) */
-                channel_id?: string;
-                /** @description Only records whose channel_id is one of these comma-separated values */
-                channel_id_in?: string;
-                /** @description Only records whose channel_id is none of these comma-separated values */
-                channel_id_nin?: string;
-                /** @description Only records whose channel_id differs from */
-                channel_id_ne?: string;
-                /** @description Only records whose channel_id is set (true) or missing (false) */
-                channel_id_exists?: boolean;
-                /** @description Only records whose channel_id is greater than */
-                channel_id_gt?: string;
-                /** @description Only records whose channel_id is at least */
-                channel_id_gte?: string;
-                /** @description Only records whose channel_id is less than */
-                channel_id_lt?: string;
-                /** @description Only records whose channel_id is at most */
-                channel_id_lte?: string;
-                /** @description Only records whose status equals (on arrays: contains) */
-                status?: string;
-                /** @description Only records whose status is one of these comma-separated values */
-                status_in?: string;
-                /** @description Only records whose status is none of these comma-separated values */
-                status_nin?: string;
-                /** @description Only records whose status differs from */
-                status_ne?: string;
-                /** @description Only records whose status is set (true) or missing (false) */
-                status_exists?: boolean;
-                /** @description Only records whose products_count equals (on arrays: contains) */
-                products_count?: number;
-                /** @description Only records whose products_count is one of these comma-separated values */
-                products_count_in?: string;
-                /** @description Only records whose products_count is none of these comma-separated values */
-                products_count_nin?: string;
-                /** @description Only records whose products_count differs from */
-                products_count_ne?: number;
-                /** @description Only records whose products_count is set (true) or missing (false) */
-                products_count_exists?: boolean;
-                /** @description Only records whose products_count is greater than */
-                products_count_gt?: number;
-                /** @description Only records whose products_count is at least */
-                products_count_gte?: number;
-                /** @description Only records whose products_count is less than */
-                products_count_lt?: number;
-                /** @description Only records whose products_count is at most */
-                products_count_lte?: number;
-                /** @description Only records whose publications_count equals (on arrays: contains) */
-                publications_count?: number;
-                /** @description Only records whose publications_count is one of these comma-separated values */
-                publications_count_in?: string;
-                /** @description Only records whose publications_count is none of these comma-separated values */
-                publications_count_nin?: string;
-                /** @description Only records whose publications_count differs from */
-                publications_count_ne?: number;
-                /** @description Only records whose publications_count is set (true) or missing (false) */
-                publications_count_exists?: boolean;
-                /** @description Only records whose publications_count is greater than */
-                publications_count_gt?: number;
-                /** @description Only records whose publications_count is at least */
-                publications_count_gte?: number;
-                /** @description Only records whose publications_count is less than */
-                publications_count_lt?: number;
-                /** @description Only records whose publications_count is at most */
-                publications_count_lte?: number;
-                /** @description Only records whose refused_count equals (on arrays: contains) */
-                refused_count?: number;
-                /** @description Only records whose refused_count is one of these comma-separated values */
-                refused_count_in?: string;
-                /** @description Only records whose refused_count is none of these comma-separated values */
-                refused_count_nin?: string;
-                /** @description Only records whose refused_count differs from */
-                refused_count_ne?: number;
-                /** @description Only records whose refused_count is set (true) or missing (false) */
-                refused_count_exists?: boolean;
-                /** @description Only records whose refused_count is greater than */
-                refused_count_gt?: number;
-                /** @description Only records whose refused_count is at least */
-                refused_count_gte?: number;
-                /** @description Only records whose refused_count is less than */
-                refused_count_lt?: number;
-                /** @description Only records whose refused_count is at most */
-                refused_count_lte?: number;
-                /** @description Only records whose error equals (on arrays: contains) */
-                error?: string;
-                /** @description Only records whose error is one of these comma-separated values */
-                error_in?: string;
-                /** @description Only records whose error is none of these comma-separated values */
-                error_nin?: string;
-                /** @description Only records whose error differs from */
-                error_ne?: string;
-                /** @description Only records whose error is set (true) or missing (false) */
-                error_exists?: boolean;
-                /** @description Only records whose started_at equals (on arrays: contains) */
-                started_at?: string;
-                /** @description Only records whose started_at is one of these comma-separated values */
-                started_at_in?: string;
-                /** @description Only records whose started_at is none of these comma-separated values */
-                started_at_nin?: string;
-                /** @description Only records whose started_at differs from */
-                started_at_ne?: string;
-                /** @description Only records whose started_at is set (true) or missing (false) */
-                started_at_exists?: boolean;
-                /** @description Only records whose started_at is greater than */
-                started_at_gt?: string;
-                /** @description Only records whose started_at is at least */
-                started_at_gte?: string;
-                /** @description Only records whose started_at is less than */
-                started_at_lt?: string;
-                /** @description Only records whose started_at is at most */
-                started_at_lte?: string;
-                /** @description Only records whose finished_at equals (on arrays: contains) */
-                finished_at?: string;
-                /** @description Only records whose finished_at is one of these comma-separated values */
-                finished_at_in?: string;
-                /** @description Only records whose finished_at is none of these comma-separated values */
-                finished_at_nin?: string;
-                /** @description Only records whose finished_at differs from */
-                finished_at_ne?: string;
-                /** @description Only records whose finished_at is set (true) or missing (false) */
-                finished_at_exists?: boolean;
-                /** @description Only records whose finished_at is greater than */
-                finished_at_gt?: string;
-                /** @description Only records whose finished_at is at least */
-                finished_at_gte?: string;
-                /** @description Only records whose finished_at is less than */
-                finished_at_lt?: string;
-                /** @description Only records whose finished_at is at most */
-                finished_at_lte?: string;
-                /** @description Only records whose version equals (on arrays: contains) */
-                version?: number;
-                /** @description Only records whose version is one of these comma-separated values */
-                version_in?: string;
-                /** @description Only records whose version is none of these comma-separated values */
-                version_nin?: string;
-                /** @description Only records whose version differs from */
-                version_ne?: number;
-                /** @description Only records whose version is set (true) or missing (false) */
-                version_exists?: boolean;
-                /** @description Only records whose version is greater than */
-                version_gt?: number;
-                /** @description Only records whose version is at least */
-                version_gte?: number;
-                /** @description Only records whose version is less than */
-                version_lt?: number;
-                /** @description Only records whose version is at most */
-                version_lte?: number;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
-                /** @description Only records whose created_by_name equals (on arrays: contains) */
-                created_by_name?: string;
-                /** @description Only records whose created_by_name is one of these comma-separated values */
-                created_by_name_in?: string;
-                /** @description Only records whose created_by_name is none of these comma-separated values */
-                created_by_name_nin?: string;
-                /** @description Only records whose created_by_name differs from */
-                created_by_name_ne?: string;
-                /** @description Only records whose created_by_name is set (true) or missing (false) */
-                created_by_name_exists?: boolean;
             };
             header?: never;
             path?: never;
@@ -20905,14 +13697,17 @@ export interface operations {
     };
     getPublicationBatch: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Related records to embed: channel */
+                expand?: string;
+            };
             header?: {
                 /** @description Answer 304 without a body when the record is still at one of these ETags */
-                "if-none-match"?: string;
+                "if-none-match"?: components["parameters"]["if-none-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -20927,29 +13722,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PublicationBatch"];
+                    "application/json": components["schemas"]["PublicationBatchListItem"];
                 };
             };
-            /** @description Not modified: If-None-Match names the current ETag (no body) */
-            304: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    /** @description Version of the record; send it back in If-Match or If-None-Match */
-                    ETag: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -20964,29 +13744,17 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Write only if the record is still at this ETag (`*`: any version) */
-                "if-match"?: string;
+                "if-match"?: components["parameters"]["if-match"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -21000,14 +13768,27 @@ export interface operations {
     };
     listCollections: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
+                page?: components["parameters"]["page"];
+                /** @description Page size (default 25, at most 100) */
+                limit?: components["parameters"]["limit"];
+                /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["CollectionFilter"];
+                /** @description Comma-separated fields; a leading - sorts descending (default name). Sortable: name, app */
+                sort?: string;
+                /** @description Case- and accent-insensitive text over: name */
+                _search?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every collection */
+            /** @description A page of the list */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -21034,165 +13815,17 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["ApiKeyFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, name, prefix, user_id, user_name, expires_at, last_used_at, revoked, created_at, updated_at */
                 sort?: string;
                 /** @description Case- and accent-insensitive text over: name, user_name */
                 _search?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose name equals (on arrays: contains) */
-                name?: string;
-                /** @description Only records whose name is one of these comma-separated values */
-                name_in?: string;
-                /** @description Only records whose name is none of these comma-separated values */
-                name_nin?: string;
-                /** @description Only records whose name differs from */
-                name_ne?: string;
-                /** @description Only records whose name is set (true) or missing (false) */
-                name_exists?: boolean;
-                /** @description Only records whose prefix equals (on arrays: contains) */
-                prefix?: string;
-                /** @description Only records whose prefix is one of these comma-separated values */
-                prefix_in?: string;
-                /** @description Only records whose prefix is none of these comma-separated values */
-                prefix_nin?: string;
-                /** @description Only records whose prefix differs from */
-                prefix_ne?: string;
-                /** @description Only records whose prefix is set (true) or missing (false) */
-                prefix_exists?: boolean;
-                /** @description Only records whose scopes equals (on arrays: contains) */
-                scopes?: string;
-                /** @description Only records whose scopes is one of these comma-separated values */
-                scopes_in?: string;
-                /** @description Only records whose scopes is none of these comma-separated values */
-                scopes_nin?: string;
-                /** @description Only records whose scopes differs from */
-                scopes_ne?: string;
-                /** @description Only records whose scopes is set (true) or missing (false) */
-                scopes_exists?: boolean;
-                /** @description Only records whose user_id equals (on arrays: contains) */
-                user_id?: string;
-                /** @description Only records whose user_id is one of these comma-separated values */
-                user_id_in?: string;
-                /** @description Only records whose user_id is none of these comma-separated values */
-                user_id_nin?: string;
-                /** @description Only records whose user_id differs from */
-                user_id_ne?: string;
-                /** @description Only records whose user_id is set (true) or missing (false) */
-                user_id_exists?: boolean;
-                /** @description Only records whose user_name equals (on arrays: contains) */
-                user_name?: string;
-                /** @description Only records whose user_name is one of these comma-separated values */
-                user_name_in?: string;
-                /** @description Only records whose user_name is none of these comma-separated values */
-                user_name_nin?: string;
-                /** @description Only records whose user_name differs from */
-                user_name_ne?: string;
-                /** @description Only records whose user_name is set (true) or missing (false) */
-                user_name_exists?: boolean;
-                /** @description Only records whose expires_at equals (on arrays: contains) */
-                expires_at?: string;
-                /** @description Only records whose expires_at is one of these comma-separated values */
-                expires_at_in?: string;
-                /** @description Only records whose expires_at is none of these comma-separated values */
-                expires_at_nin?: string;
-                /** @description Only records whose expires_at differs from */
-                expires_at_ne?: string;
-                /** @description Only records whose expires_at is set (true) or missing (false) */
-                expires_at_exists?: boolean;
-                /** @description Only records whose expires_at is greater than */
-                expires_at_gt?: string;
-                /** @description Only records whose expires_at is at least */
-                expires_at_gte?: string;
-                /** @description Only records whose expires_at is less than */
-                expires_at_lt?: string;
-                /** @description Only records whose expires_at is at most */
-                expires_at_lte?: string;
-                /** @description Only records whose last_used_at equals (on arrays: contains) */
-                last_used_at?: string;
-                /** @description Only records whose last_used_at is one of these comma-separated values */
-                last_used_at_in?: string;
-                /** @description Only records whose last_used_at is none of these comma-separated values */
-                last_used_at_nin?: string;
-                /** @description Only records whose last_used_at differs from */
-                last_used_at_ne?: string;
-                /** @description Only records whose last_used_at is set (true) or missing (false) */
-                last_used_at_exists?: boolean;
-                /** @description Only records whose last_used_at is greater than */
-                last_used_at_gt?: string;
-                /** @description Only records whose last_used_at is at least */
-                last_used_at_gte?: string;
-                /** @description Only records whose last_used_at is less than */
-                last_used_at_lt?: string;
-                /** @description Only records whose last_used_at is at most */
-                last_used_at_lte?: string;
-                /** @description Only records whose revoked equals (on arrays: contains) */
-                revoked?: boolean;
-                /** @description Only records whose revoked is one of these comma-separated values */
-                revoked_in?: string;
-                /** @description Only records whose revoked is none of these comma-separated values */
-                revoked_nin?: string;
-                /** @description Only records whose revoked differs from */
-                revoked_ne?: boolean;
-                /** @description Only records whose revoked is set (true) or missing (false) */
-                revoked_exists?: boolean;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
             };
             header?: never;
             path?: never;
@@ -21228,7 +13861,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path?: never;
             cookie?: never;
@@ -21249,8 +13882,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    /** @description Path of the new record */
-                    Location: string;
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21274,7 +13906,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -21310,7 +13942,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -21343,11 +13975,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -21389,169 +14021,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page number, from 1. A page starts at most 2147483647 records in: (page - 1) × limit may be at most 2147483647 (page 85899346 with limit 25, 2147483648 with limit 1). To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                page?: number;
+                page?: components["parameters"]["page"];
                 /** @description Page size (default 25, at most 100) */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Records to skip (instead of page; it wins when both are sent), at most 2147483647. To read further, page by _id instead: send sort=_id with _id_gt=<the last _id of the previous page> (and the same filters) for each next page. */
-                skip?: number;
+                skip?: components["parameters"]["skip"];
+                /** @description Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01` */
+                filter?: components["schemas"]["DeadLetterFilter"];
                 /** @description Comma-separated fields; a leading - sorts descending (default -created_at). Sortable: _id, attempts, occurred_at, created_at, updated_at */
                 sort?: string;
-                /** @description Only records whose _id equals (on arrays: contains) */
-                _id?: string;
-                /** @description Only records whose _id is one of these comma-separated values */
-                _id_in?: string;
-                /** @description Only records whose _id is none of these comma-separated values */
-                _id_nin?: string;
-                /** @description Only records whose _id differs from */
-                _id_ne?: string;
-                /** @description Only records whose _id is set (true) or missing (false) */
-                _id_exists?: boolean;
-                /** @description Only records whose _id is greater than */
-                _id_gt?: string;
-                /** @description Only records whose _id is at least */
-                _id_gte?: string;
-                /** @description Only records whose _id is less than */
-                _id_lt?: string;
-                /** @description Only records whose _id is at most */
-                _id_lte?: string;
-                /** @description Only records whose app equals (on arrays: contains) */
-                app?: string;
-                /** @description Only records whose app is one of these comma-separated values */
-                app_in?: string;
-                /** @description Only records whose app is none of these comma-separated values */
-                app_nin?: string;
-                /** @description Only records whose app differs from */
-                app_ne?: string;
-                /** @description Only records whose app is set (true) or missing (false) */
-                app_exists?: boolean;
-                /** @description Only records whose source equals (on arrays: contains) */
-                source?: string;
-                /** @description Only records whose source is one of these comma-separated values */
-                source_in?: string;
-                /** @description Only records whose source is none of these comma-separated values */
-                source_nin?: string;
-                /** @description Only records whose source differs from */
-                source_ne?: string;
-                /** @description Only records whose source is set (true) or missing (false) */
-                source_exists?: boolean;
-                /** @description Only records whose event_id equals (on arrays: contains) */
-                event_id?: string;
-                /** @description Only records whose event_id is one of these comma-separated values */
-                event_id_in?: string;
-                /** @description Only records whose event_id is none of these comma-separated values */
-                event_id_nin?: string;
-                /** @description Only records whose event_id differs from */
-                event_id_ne?: string;
-                /** @description Only records whose event_id is set (true) or missing (false) */
-                event_id_exists?: boolean;
-                /** @description Only records whose event_id is greater than */
-                event_id_gt?: string;
-                /** @description Only records whose event_id is at least */
-                event_id_gte?: string;
-                /** @description Only records whose event_id is less than */
-                event_id_lt?: string;
-                /** @description Only records whose event_id is at most */
-                event_id_lte?: string;
-                /** @description Only records whose event_type equals (on arrays: contains) */
-                event_type?: string;
-                /** @description Only records whose event_type is one of these comma-separated values */
-                event_type_in?: string;
-                /** @description Only records whose event_type is none of these comma-separated values */
-                event_type_nin?: string;
-                /** @description Only records whose event_type differs from */
-                event_type_ne?: string;
-                /** @description Only records whose event_type is set (true) or missing (false) */
-                event_type_exists?: boolean;
-                /** @description Only records whose record_id equals (on arrays: contains) */
-                record_id?: string;
-                /** @description Only records whose record_id is one of these comma-separated values */
-                record_id_in?: string;
-                /** @description Only records whose record_id is none of these comma-separated values */
-                record_id_nin?: string;
-                /** @description Only records whose record_id differs from */
-                record_id_ne?: string;
-                /** @description Only records whose record_id is set (true) or missing (false) */
-                record_id_exists?: boolean;
-                /** @description Only records whose record_id is greater than */
-                record_id_gt?: string;
-                /** @description Only records whose record_id is at least */
-                record_id_gte?: string;
-                /** @description Only records whose record_id is less than */
-                record_id_lt?: string;
-                /** @description Only records whose record_id is at most */
-                record_id_lte?: string;
-                /** @description Only records whose attempts equals (on arrays: contains) */
-                attempts?: number;
-                /** @description Only records whose attempts is one of these comma-separated values */
-                attempts_in?: string;
-                /** @description Only records whose attempts is none of these comma-separated values */
-                attempts_nin?: string;
-                /** @description Only records whose attempts differs from */
-                attempts_ne?: number;
-                /** @description Only records whose attempts is set (true) or missing (false) */
-                attempts_exists?: boolean;
-                /** @description Only records whose attempts is greater than */
-                attempts_gt?: number;
-                /** @description Only records whose attempts is at least */
-                attempts_gte?: number;
-                /** @description Only records whose attempts is less than */
-                attempts_lt?: number;
-                /** @description Only records whose attempts is at most */
-                attempts_lte?: number;
-                /** @description Only records whose occurred_at equals (on arrays: contains) */
-                occurred_at?: string;
-                /** @description Only records whose occurred_at is one of these comma-separated values */
-                occurred_at_in?: string;
-                /** @description Only records whose occurred_at is none of these comma-separated values */
-                occurred_at_nin?: string;
-                /** @description Only records whose occurred_at differs from */
-                occurred_at_ne?: string;
-                /** @description Only records whose occurred_at is set (true) or missing (false) */
-                occurred_at_exists?: boolean;
-                /** @description Only records whose occurred_at is greater than */
-                occurred_at_gt?: string;
-                /** @description Only records whose occurred_at is at least */
-                occurred_at_gte?: string;
-                /** @description Only records whose occurred_at is less than */
-                occurred_at_lt?: string;
-                /** @description Only records whose occurred_at is at most */
-                occurred_at_lte?: string;
-                /** @description Only records whose created_at equals (on arrays: contains) */
-                created_at?: string;
-                /** @description Only records whose created_at is one of these comma-separated values */
-                created_at_in?: string;
-                /** @description Only records whose created_at is none of these comma-separated values */
-                created_at_nin?: string;
-                /** @description Only records whose created_at differs from */
-                created_at_ne?: string;
-                /** @description Only records whose created_at is set (true) or missing (false) */
-                created_at_exists?: boolean;
-                /** @description Only records whose created_at is greater than */
-                created_at_gt?: string;
-                /** @description Only records whose created_at is at least */
-                created_at_gte?: string;
-                /** @description Only records whose created_at is less than */
-                created_at_lt?: string;
-                /** @description Only records whose created_at is at most */
-                created_at_lte?: string;
-                /** @description Only records whose updated_at equals (on arrays: contains) */
-                updated_at?: string;
-                /** @description Only records whose updated_at is one of these comma-separated values */
-                updated_at_in?: string;
-                /** @description Only records whose updated_at is none of these comma-separated values */
-                updated_at_nin?: string;
-                /** @description Only records whose updated_at differs from */
-                updated_at_ne?: string;
-                /** @description Only records whose updated_at is set (true) or missing (false) */
-                updated_at_exists?: boolean;
-                /** @description Only records whose updated_at is greater than */
-                updated_at_gt?: string;
-                /** @description Only records whose updated_at is at least */
-                updated_at_gte?: string;
-                /** @description Only records whose updated_at is less than */
-                updated_at_lt?: string;
-                /** @description Only records whose updated_at is at most */
-                updated_at_lte?: string;
             };
             header?: never;
             path?: never;
@@ -21587,11 +14065,11 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Makes the POST safe to retry: the same key and body within 24 h replays the first response, also after a 5xx or a dropped connection whose request had been carried out; another body is a 409 */
-                "idempotency-key"?: string;
+                "idempotency-key"?: components["parameters"]["idempotency-key"];
             };
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -21629,7 +14107,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Record id (24 lowercase hex) */
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };

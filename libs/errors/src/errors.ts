@@ -25,6 +25,7 @@ export type ErrorKind =
   | 'authentication'
   | 'authorization'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'precondition'
   | 'gone'
@@ -229,6 +230,20 @@ export class GoneError extends PimError {
   protected readonly defaultSolution = 'It is no longer kept; create it again';
 }
 
+/**
+ * 405: the path exists, but not for this method. `allow` lists the methods it takes, which the
+ * answer's Allow header names.
+ */
+export class MethodNotAllowedError extends PimError {
+  override readonly name = 'MethodNotAllowedError';
+  readonly status = 405;
+  readonly kind = 'method_not_allowed' as const;
+  readonly logLevel = 'info' as const;
+  protected readonly defaultTitle = 'Method not allowed';
+  protected readonly defaultSolution = 'Use one of the methods in the Allow header';
+  allow: string[] = [];
+}
+
 /** 413: body over the limit. */
 export class PayloadTooLargeError extends PimError {
   override readonly name = 'PayloadTooLargeError';
@@ -306,6 +321,7 @@ export const errorClasses = {
   AuthenticationError,
   AuthorizationError,
   NotFoundError,
+  MethodNotAllowedError,
   ConflictError,
   PreconditionFailedError,
   GoneError,

@@ -26,6 +26,8 @@ function grpcCodeFor(kind: ErrorKind): GrpcStatus {
       return GrpcStatus.NOT_FOUND;
     case 'conflict':
       return GrpcStatus.ALREADY_EXISTS;
+    case 'method_not_allowed':
+      return GrpcStatus.UNIMPLEMENTED;
     case 'precondition':
       return GrpcStatus.FAILED_PRECONDITION;
     case 'payload_too_large':

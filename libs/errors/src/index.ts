@@ -4,6 +4,7 @@ export {
   ConflictError,
   InternalError,
   NotFoundError,
+  MethodNotAllowedError,
   PayloadTooLargeError,
   HeadersTooLargeError,
   RequestTimeoutError,

@@ -29,6 +29,8 @@ export {
 } from './list-query.types';
 export { DEEP_PAGING, maxPage, opsFor } from './list-query.rules';
 export { parseListQuery } from './list-query.parser';
+export { joinListValues, splitListValues } from './list-values';
+export { readNestedFilter, writtenFilter } from './nested-filter';
 export { validateListQuery } from './list-query.validator';
 export { applyListQuery, sortWithTieBreak, type ApplyListQueryOptions } from './list-query.sql';
-export { buildEnvelope, pageUrl, type EnvelopeArgs, type ListEnvelope } from './list.envelope';
+export { LIST_ENVELOPE_KEYS, buildEnvelope, pageUrl, type EnvelopeArgs, type ListEnvelope } from './list.envelope';

@@ -225,7 +225,13 @@ describe('parseListQuery', () => {
     it('treats an unknown suffix or an unknown base as an unknown filter', () => {
       expect(failure({ version_between: '1' }).message).toBe(`Unknown filter 'version_between'. ${ALLOWED}`);
       expect(failure({ nosuch_in: 'a' }).message).toBe(`Unknown filter 'nosuch_in'. ${ALLOWED}`);
-      expect(failure({ version_eq: '1' }).message).toBe(`Unknown filter 'version_eq'. ${ALLOWED}`);
+      expect(failure({ nosuch_eq: '1' }).message).toBe(`Unknown filter 'nosuch_eq'. ${ALLOWED}`);
+    });
+
+    it('reads _eq as equality, said explicitly', () => {
+      expect(parseListQuery(things, { version_eq: '1' }).filters).toEqual([
+        { field: 'version', op: 'eq', values: ['1'] },
+      ]);
     });
 
     it('refuses fields that cannot be filtered', () => {

@@ -18,6 +18,7 @@ import {
 } from './list-query.rules';
 import { MAX_SKIP, type Filter, type ListLimits, type ListQuery, type SortField } from './list-query.types';
 import { RESERVED_PARAMS, type ResourceDecl } from './resource.declaration';
+import { splitListValues } from './list-values';
 
 /** Every value a query parameter carries, as strings; null when its shape is not a plain value or list of them. */
 function valuesOf(value: unknown): string[] | null {
@@ -148,8 +149,8 @@ export function parseListQuery(decl: ResourceDecl, raw: Record<string, unknown>,
     if (values === undefined) continue;
     let filterValues: string[];
     if (target.op === 'in' || target.op === 'nin') {
-      // Repeating a set filter is meaningful: its lists are joined.
-      const joined = values.flatMap((v) => v.split(','));
+      // Repeating a set filter is meaningful: its lists are joined. `\,` is a comma inside a value.
+      const joined = values.flatMap(splitListValues);
       filterValues = joined.every((v) => v === '') ? [] : joined;
     } else if (values.length !== 1) {
       problems.push({

@@ -13,7 +13,7 @@ export interface QueryProblem {
 
 /** How filters are written, for solutions. */
 export const FILTER_SYNTAX =
-  'Filter as <field>=v, <field>_in=a,b, <field>_nin=a,b, <field>_ne=v, <field>_gt|_gte|_lt|_lte=v (numbers, dates, ids) or <field>_exists=true|false';
+  'Filter as <field>=v (or <field>_eq=v), <field>_in=a,b, <field>_nin=a,b, <field>_ne=v, <field>_gt|_gte|_lt|_lte=v (numbers, dates, ids) or <field>_exists=true|false';
 
 /** Throws one ValidationError listing every problem, or returns when there is none. */
 export function throwIfProblems(decl: ResourceDecl, problems: QueryProblem[]): void {

@@ -58,7 +58,8 @@ export function resolveFilterKey(decl: ResourceDecl, key: string): { field: stri
   if (cut <= 0) return null;
   const field = key.slice(0, cut);
   const op = key.slice(cut + 1) as FilterOp;
-  if (op === 'eq' || !FILTER_OPS.includes(op) || !Object.hasOwn(decl.fields, field)) return null;
+  // `_eq` says equality explicitly, as the bare form does.
+  if (!FILTER_OPS.includes(op) || !Object.hasOwn(decl.fields, field)) return null;
   return { field, op };
 }
 

@@ -321,6 +321,30 @@ describe('applyListQuery against Postgres', () => {
     expect(rows.map((r) => r.code)).toEqual(['A1']);
   });
 
+  it('compares a field stored in NFC with filter values in NFC: an NFD spelling finds it', async () => {
+    const nfc = declareResource({ ...items, fields: { ...items.fields, code: { type: 'string', normalized: true } } });
+    const nfd = 'Ac\u0327ai\u0301-500';
+    await ds.query(`INSERT INTO items (_id, code, created_at) VALUES ($1, $2, $3)`, [id(99), 'Açaí-500', T2]);
+    try {
+      const find = async (decl: typeof items, raw: Record<string, unknown>) =>
+        (
+          await applyListQuery(
+            ds.getRepository(ItemEntity).createQueryBuilder('i'),
+            decl,
+            parseListQuery(decl, raw),
+            'i',
+          ).getMany()
+        ).map((r) => r.code);
+      expect(await find(nfc, { code: nfd })).toEqual(['Açaí-500']);
+      expect(await find(nfc, { code_in: `A1,${nfd}`, sort: 'code' })).toEqual(['A1', 'Açaí-500']);
+      expect(await find(nfc, { code_nin: nfd, code_ne: 'A1', sort: 'code' })).not.toContain('Açaí-500');
+      // A field not declared so compares the bytes as given.
+      expect(await find(items, { code: nfd })).toEqual([]);
+    } finally {
+      await ds.query(`DELETE FROM items WHERE _id = $1`, [id(99)]);
+    }
+  });
+
   it('validates a query that did not come from the parser before building SQL', () => {
     const bad: ListQuery = {
       page: 1,

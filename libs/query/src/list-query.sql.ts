@@ -175,7 +175,12 @@ export function applyListQuery<T extends ObjectLiteral>(
   const params = new Params(qb.getParameters());
   const col = (field: string): string => `${qb.escape(alias)}.${qb.escape(columnOf(decl, field))}`;
 
-  const conditions = query.filters.map((f) => filterSql(col(f.field), decl.fields[f.field].type, f, params));
+  const conditions = query.filters.map((f) => {
+    const field = decl.fields[f.field];
+    // A field stored in NFC is compared with values in NFC: an NFD spelling finds the same text.
+    const filter = field.normalized ? { ...f, values: f.values.map((v) => v.normalize('NFC')) } : f;
+    return filterSql(col(f.field), field.type, filter, params);
+  });
   if (query.search !== undefined) conditions.push(searchSql(qb, decl, alias, query.search, params, opts));
   if (conditions.length > 0) qb.andWhere(`(${conditions.map((c) => `(${c})`).join(' AND ')})`, params.values);
 

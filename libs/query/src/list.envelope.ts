@@ -2,6 +2,22 @@ import { typedValue } from './field.values';
 import { filterKey, type ListQuery } from './list-query.types';
 import type { ResourceDecl } from './resource.declaration';
 
+/** The keys of the list envelope, in the order every list answers them. */
+export const LIST_ENVELOPE_KEYS = [
+  'page',
+  'skip',
+  'limit',
+  'sort',
+  'pages',
+  'total',
+  'next',
+  'previous',
+  'nextUrl',
+  'previousUrl',
+  'filters',
+  'data',
+] as const;
+
 /** The list envelope of the interface: exactly these 12 keys, in this order. */
 export interface ListEnvelope<T> {
   page: number;
@@ -23,7 +39,10 @@ export interface EnvelopeArgs<T> {
   query: ListQuery;
   total: number;
   data: T[];
-  /** The list's path without a query string, e.g. `/api/v1/webhooks`. */
+  /**
+   * The list's URL without a query string, e.g. `https://pim.example.com/api/v1/webhooks`: the page
+   * URLs (`nextUrl`, `previousUrl`) are built on it, absolute when it is.
+   */
   path: string;
   /** The request's query parameters as received; every one but page and skip is kept in the page URLs. */
   raw: Record<string, unknown>;
@@ -76,6 +95,8 @@ export function buildEnvelope<T>(args: EnvelopeArgs<T>): ListEnvelope<T> {
     const values = f.values.map((v) => typedValue(type, v));
     filters[filterKey(f)] = f.op === 'in' || f.op === 'nin' ? values : values[0];
   }
+  // The search is a filter of the page too: said back like the others.
+  if (query.search !== undefined) filters._search = query.search;
 
   return {
     page: query.page,

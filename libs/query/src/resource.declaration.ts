@@ -35,6 +35,11 @@ export interface FieldDecl {
    * (`categories` → `categories`): the reader decides how the records go into the list.
    */
   expand?: { as: string; collection: string };
+  /**
+   * Values are stored in Unicode NFC (codes, names that identify): filter values are normalized to
+   * NFC before they are compared, so text typed in another form (NFD) finds them.
+   */
+  normalized?: boolean;
 }
 
 /** A resource's fields, declared once; parser, SQL and envelope derive from it. */
@@ -57,7 +62,7 @@ export const ID_FIELD = '_id';
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A path into a nested object (`customer.email`): allowed for a field stored in a column of its own. */
 const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
-const FILTER_SUFFIXES = ['in', 'nin', 'ne', 'gt', 'gte', 'lt', 'lte', 'exists'];
+const FILTER_SUFFIXES = ['eq', 'in', 'nin', 'ne', 'gt', 'gte', 'lt', 'lte', 'exists'];
 const JSON_TYPES: readonly FieldType[] = ['object', 'array', 'translate'];
 const SORTABLE_TYPES: readonly FieldType[] = ['string', 'number', 'boolean', 'date', 'id'];
 const SEARCHABLE_TYPES: readonly FieldType[] = ['string', 'translate', 'string[]'];

@@ -73,6 +73,8 @@ export function declaredRecord<F extends Fields, E extends RecordEntity>(
         ...(searchable ? { search_text: searchText(input as Record<string, unknown>) } : {}),
         ...storage.derived?.(input, prev),
       }) as Partial<E>,
+    // Searchable fields the owner computes (not in the input) are read from the record itself.
+    ...(searchable ? { searchText: (record: E) => searchText(record as unknown as Record<string, unknown>) } : {}),
     view: (record) =>
       ({
         ...declaration.view(record as unknown as Record<string, unknown>),

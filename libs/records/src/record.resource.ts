@@ -93,6 +93,11 @@ export interface RecordResource<E extends RecordEntity, V extends RecordView, I>
   parent?: { column: keyof E & string };
   /** Every writable column (derived ones and `search_text` included) from a validated input. */
   columns(input: I, prev: E | null): Partial<E>;
+  /**
+   * The `search_text` of a record as it is about to be stored, on tables that keep one: taken once
+   * its hooks have run, so fields the owner computes (an upload's file name) are searched too.
+   */
+  searchText?(record: E): string;
   /** The fields the API shows between `_id` and `version`, in the order it shows them. */
   view(record: E): Omit<V, keyof RecordView>;
   hooks?: RecordHooks<E>;
@@ -121,6 +126,12 @@ export interface RecordResource<E extends RecordEntity, V extends RecordView, I>
  */
 export interface NestedFilter<E extends RecordEntity> {
   prefix: string;
+  /**
+   * Reads the filters as the owner understands them before anything else looks at them (the
+   * caller's sight among it): each answered in place, in order. `hidden(field)` says whether a
+   * field is out of the caller's sight, so a reading never depends on what the caller may not see.
+   */
+  resolve?(m: EntityManager, filters: Filter[], hidden: (field: string) => boolean): Promise<Filter[]>;
   apply(m: EntityManager, qb: SelectQueryBuilder<E>, filters: Filter[]): Promise<void>;
 }
 
@@ -146,6 +157,8 @@ export function storageDecl(decl: ResourceDecl, columns: Record<string, string> 
 }
 
 /** The search text of some fields: each string, and every language of each Translate, one per line. */
-export function searchTextOf(...values: (string | Record<string, string> | undefined)[]): string {
-  return values.flatMap((v) => (v === undefined ? [] : typeof v === 'string' ? [v] : Object.values(v))).join('\n');
+export function searchTextOf(...values: (string | Record<string, string> | null | undefined)[]): string {
+  return values
+    .flatMap((v) => (v === undefined || v === null ? [] : typeof v === 'string' ? [v] : Object.values(v)))
+    .join('\n');
 }

@@ -29,6 +29,7 @@ import {
   type Audience,
   type Emit,
   type LockRequest,
+  type NestedFilter,
   type RecordResource,
   type RecordView,
   type Scope,
@@ -248,6 +249,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       } as unknown as E);
       opts.fill?.(record);
       await this.resource.hooks?.beforeWrite?.(m, record, null, this.emitter(m));
+      this.searchable(record);
       const view = this.render(record);
       await m.insert(this.resource.entity, record as never);
       await this.refuseOutOfSight(m, record);
@@ -344,7 +346,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       if (this.resource.rendered) (record as { rendered?: string | null }).rendered = null;
       await m.save(this.resource.entity, record as never);
       const view = this.toView(record);
-      await this.emit(m, 'deleted', view);
+      await this.emit(m, 'deleted', this.deletedData(view, record));
       await this.resource.hooks?.afterDelete?.(m, record);
       return this.shownTo(view, await this.audience(m, [record._id]));
     });
@@ -378,7 +380,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       where: { _id: In(ids) } as never,
       order: { _id: 'ASC' } as never,
     });
-    for (const record of records) await this.emit(m, 'deleted', this.toView(record));
+    for (const record of records) await this.emit(m, 'deleted', this.deletedData(this.toView(record), record));
     return ids.length;
   }
 
@@ -512,10 +514,10 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     audience?: Audience<E, V>,
   ): Promise<SelectQueryBuilder<E>> {
     const nested = this.resource.nestedFilters ?? [];
-    const filters = query.filters ?? [];
     const sight = audience ?? (await this.audience());
-    refuseNamed(sight, [...filters.map((f) => f.field), ...(query.sort ?? []).map((s) => s.field)]);
     const owner = (f: Filter) => nested.find((n) => f.field.startsWith(n.prefix));
+    const filters = await this.resolveNested(query.filters ?? [], owner, sight);
+    refuseNamed(sight, [...filters.map((f) => f.field), ...(query.sort ?? []).map((s) => s.field)]);
     const q = validateListQuery(
       this.decl,
       { ...query, filters: filters.filter((f) => owner(f) === undefined) },
@@ -530,6 +532,28 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       if (own.length > 0) await n.apply(this.manager, qb, own);
     }
     return applyListQuery(qb, this.decl, q, 't', this.sqlOptions());
+  }
+
+  /** The filters with each nested one read by its owner's `resolve` (in place; the others as they are). */
+  private async resolveNested(
+    filters: Filter[],
+    owner: (f: Filter) => NestedFilter<E> | undefined,
+    sight: Audience<E, V> | undefined,
+  ): Promise<Filter[]> {
+    const out = [...filters];
+    const hidden = (field: string) => sight?.refuseNamed?.([field]) !== undefined;
+    for (const n of this.resource.nestedFilters ?? []) {
+      if (!n.resolve) continue;
+      const at = out.flatMap((f, i) => (owner(f) === n ? [i] : []));
+      if (at.length === 0) continue;
+      const read = await n.resolve(
+        this.manager,
+        at.map((i) => out[i]),
+        hidden,
+      );
+      at.forEach((i, k) => (out[i] = read[k]));
+    }
+    return out;
   }
 
   /** How `_search` reaches the indexes: the IMMUTABLE unaccent, and the folded column where the table has one. */
@@ -564,11 +588,16 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     )
       .andWhere(`(t._id = ANY(:ids) OR t.${this.resource.handle} = ANY(:handles))`, {
         ids: [...new Set(ids)],
-        handles: [...new Set(handles)],
+        handles: [...new Set(handles.map((h) => this.handleForm(h)))],
       })
       .orderBy('t._id', 'ASC')
       .getMany();
     return this.shownAll(rows, audience);
+  }
+
+  /** A handle as it is stored: in NFC when the field keeps it so (a code), so any spelling of it (NFD too) finds it. */
+  private handleForm(handle: string): string {
+    return this.resource.listDecl.fields[this.resource.handle]?.normalized ? handle.normalize('NFC') : handle;
   }
 
   private scoped<Q extends { andWhere(where: string, params: Record<string, unknown>): Q }>(qb: Q): Q {
@@ -646,10 +675,17 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const input = inputFor(prev);
     const next: E = Object.assign(new this.resource.entity(), prev, this.resource.columns(input, prev));
     await this.resource.hooks?.beforeWrite?.(m, next, prev, this.emitter(m));
+    this.searchable(next);
     const written = await this.saveChange(m, next, 'updated');
     await this.refuseOutOfSight(m, next);
     await this.resource.hooks?.afterWrite?.(m, next, prev, this.emitter(m));
     return written;
+  }
+
+  /** Sets a record's `search_text` from what it holds now, hooks applied (tables that keep one). */
+  private searchable(record: E): void {
+    if (this.resource.searchText)
+      (record as unknown as { search_text: string }).search_text = this.resource.searchText(record);
   }
 
   /** Stores a changed record with its next version and its event. */
@@ -778,6 +814,15 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /** What hooks emit other records' events with: the record as this resource shows it, in the same transaction. */
   private emitter(m: EntityManager): Emit<E> {
     return (action, record) => this.emit(m, action, this.toView(record));
+  }
+
+  /** A `deleted` event's data: the record's last state, with when and by whom it was deleted. */
+  private deletedData(view: V, record: E): V {
+    return {
+      ...view,
+      deleted_at: record.deleted_at?.toISOString() ?? null,
+      deleted_by: record.deleted_by ?? null,
+    };
   }
 
   private async emit(m: EntityManager, action: string, data: V): Promise<void> {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code as currencyCode } from 'currency-codes';
+import { codeSchema, userIdSchema } from './codes';
 import { objectIdSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
@@ -8,7 +9,6 @@ import {
   nameField,
   nameSchema,
   tagsField,
-  taxonomyCodeSchema,
   translatePatchSchema,
   translateSchema,
   translatedField,
@@ -309,12 +309,15 @@ export const attributeLinkSchema = z
       .optional()
       .meta({ description: 'Products in that group or category must fill the attribute (default false)' }),
   })
-  .meta({ id: 'AttributeLinkInput' });
+  .meta({
+    id: 'AttributeLinkInput',
+    description: 'A link of the attribute to an attribute group or a category, as written',
+  });
 
 /** A link as the API shows it (`required` always present). */
 export const attributeLinkViewSchema = z
   .strictObject({ _id: objectIdSchema, required: z.boolean() })
-  .meta({ id: 'AttributeLink' });
+  .meta({ id: 'AttributeLink', description: 'A link of the attribute to an attribute group or a category' });
 
 const linksSchema = (what: string) =>
   z
@@ -452,14 +455,17 @@ export const usersGroupAccessSchema = z
   .strictObject({
     _id: objectIdSchema.meta({ description: 'A users group (its existence is checked once users groups exist)' }),
     not_allowed_users: z
-      .array(z.string().min(1).max(200))
+      .array(userIdSchema)
       .max(1_000)
       .meta({
-        description: 'Users of the group who may not access the attribute group',
-        example: ['6740a1b2c3d4e5f601234567'],
+        description: 'User ids of the users of the group who may not access the attribute group',
+        example: ['auth0|5f1c2b3a4d5e6f7a8b9c0d1e'],
       }),
   })
-  .meta({ id: 'AttributeGroupUsersGroup' });
+  .meta({
+    id: 'AttributeGroupUsersGroup',
+    description: 'A users group of the attribute group, and its users who may not access it',
+  });
 
 const usersGroupsSchema = z
   .array(usersGroupAccessSchema)
@@ -467,10 +473,7 @@ const usersGroupsSchema = z
   .refine((groups) => unique(groups.map((g) => g._id)), 'must name each users group once')
   .meta({ description: 'Users groups that may access the group, with the users of each who may not' });
 
-const groupKeySchema = taxonomyCodeSchema.meta({
-  description: 'Unique among live attribute groups',
-  example: 'technical_specs',
-});
+const groupKeySchema = codeSchema({ description: 'Unique among live attribute groups', example: 'technical_specs' });
 
 /**
  * Attribute groups: named by `key`, searched by every language of name; `expand=category`.
@@ -489,7 +492,7 @@ export const AttributeGroup = defineResource({
         view: objectIdSchema,
       })
       .expands('category', 'categories'),
-    key: field.of('string', { input: groupKeySchema }).required(),
+    key: field.of('string', { input: groupKeySchema }).required().normalized(),
     name: nameField,
     description: translatedField,
     sequence: field.of('number', { input: sequenceSchema }).default(0),

@@ -3,7 +3,8 @@ import { keyValueSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
 import { Product } from './products';
-import { languageCodeSchema, taxonomyCodeSchema } from './taxonomy';
+import { codeSchema, codeViewSchema } from './codes';
+import { languageCodeSchema } from './taxonomy';
 import { httpHeaderSchema, webhookUrlSchema } from './webhooks';
 
 // Channels: where products are published. A channel of kind `http` receives each publication as
@@ -163,9 +164,13 @@ export const Channel = defineResource({
   inputDescription: 'A channel as written by a caller',
   fields: {
     code: field
-      .of('string', { input: taxonomyCodeSchema, view: z.string().max(100) })
+      .of('string', {
+        input: codeSchema({ description: 'Unique among live channels', example: 'web-shop' }),
+        view: codeViewSchema(),
+      })
       .required()
-      .searchable(),
+      .searchable()
+      .normalized(),
     name: field
       .of('string', { input: z.string().min(1).max(200).meta({ example: 'Web shop' }), view: z.string().max(200) })
       .required()

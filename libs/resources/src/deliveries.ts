@@ -86,14 +86,17 @@ export const deliveryAttemptSchema = z
       .optional()
       .meta({ format: 'uri', description: 'Where it was sent', example: 'https://example.com/hooks/pim' }),
   })
-  .meta({ id: 'DeliveryAttempt' });
+  .meta({
+    id: 'DeliveryAttempt',
+    description: 'One attempt of a delivery: when, the answer or the error, and how long it took',
+  });
 
 /** A delivery with every attempt, oldest first (`GET /webhooks/{id}/deliveries/{deliveryId}`). */
 export const deliveryDetailSchema = deliverySchema
   .extend({
     attempt_log: z.array(deliveryAttemptSchema).max(1000).meta({ description: 'Every attempt, oldest first' }),
   })
-  .meta({ id: 'DeliveryDetail' });
+  .meta({ id: 'DeliveryDetail', description: 'A delivery with every attempt, oldest first' });
 
 /** A delivery as the API shows it. */
 export type DeliveryView = z.infer<typeof deliverySchema>;
@@ -158,10 +161,16 @@ const genericRecordSchema = z
     description: 'The record as the REST API shows it; its full schema is in the OpenAPI document of its resource',
   });
 
+/** What a `deleted` event's data holds besides the record's last state. */
+const deletedFields = {
+  deleted_at: dateTimeSchema.nullable().meta({ description: 'When it was deleted' }),
+  deleted_by: z.string().max(200).nullable().meta({ description: 'Who deleted it (the user name of the request)' }),
+};
+
 const ACTION_TEXT: Record<string, string> = {
   created: 'was created (data: the new record)',
   updated: 'was changed (data: the record after the change)',
-  deleted: 'was deleted (data: its last state)',
+  deleted: 'was deleted (data: its last state, with deleted_at and deleted_by)',
   status_changed: 'changed status (data: the record after the change)',
   approved: 'was approved (data: the record after the change)',
   rejected: 'was rejected (data: the record after the change)',
@@ -173,7 +182,9 @@ const ACTION_TEXT: Record<string, string> = {
 export function eventCatalog(): EventTypeInfo[] {
   const out: EventTypeInfo[] = [];
   for (const c of COLLECTIONS) {
-    const schema = toJsonSchema(RESOURCE_SCHEMAS[c.name] ?? genericRecordSchema);
+    const record = RESOURCE_SCHEMAS[c.name] ?? genericRecordSchema;
+    const schema = toJsonSchema(record);
+    const deleted = toJsonSchema(record instanceof z.ZodObject ? record.extend(deletedFields) : record);
     for (const type of eventTypes(c)) {
       const action = type.slice(c.name.length + 1);
       out.push({
@@ -182,7 +193,7 @@ export function eventCatalog(): EventTypeInfo[] {
         action,
         app: c.app,
         description: `A record of ${c.name} ${ACTION_TEXT[action] ?? action}`,
-        schema,
+        schema: action === 'deleted' ? deleted : schema,
       });
     }
   }

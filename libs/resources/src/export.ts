@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { userIdViewSchema } from './codes';
 import { dateTimeSchema, objectIdSchema } from './common';
 import { timeZoneSchema } from './time-zones';
 import { field } from './declare/field';
@@ -214,8 +215,11 @@ export const Export = defineResource({
       .listed(false),
     downloaded_by: field
       .computed(
-        'id[]',
-        z.array(objectIdSchema).max(MAX_IDS).meta({ description: 'The users who downloaded the file, each once' }),
+        'string[]',
+        z
+          .array(userIdViewSchema)
+          .max(MAX_IDS)
+          .meta({ description: 'The users who downloaded the file (user ids), each once' }),
       )
       .default([]),
     metadata: field.computed('object', metadataSchema).shown(),

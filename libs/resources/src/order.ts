@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { codeSchema, codeViewSchema, userIdViewSchema } from './codes';
 import { dateTimeSchema, objectIdSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
 import { BULK_MAX_ITEMS, bulkItemResultSchema } from './products';
-import { taxonomyCodeSchema } from './taxonomy';
 import { Workflow, idIn, idOut, workflowStepsFromWire, workflowStepsToWire, type Ided, type Wired } from './workflow';
 
 // Orders: what a sales channel sold, moving through the statuses of the workflow it was placed
@@ -36,11 +36,29 @@ const storeSchema = z
 const channelSchema = z
   .strictObject({
     id: objectIdSchema.optional(),
+    _id: objectIdSchema.optional().meta({ description: 'The same as id, as some channels send it (stored as id)' }),
     code: z.string().trim().min(1).max(100).meta({ description: 'The sales channel', example: 'marketplace' }),
     name: optionalText(),
     image: urlSchema.optional(),
   })
+  .refine((c) => c.id === undefined || c._id === undefined || c.id === c._id, {
+    message: 'id and _id name two different channels: send one of them',
+    path: ['_id'],
+  })
   .meta({ id: 'OrderChannel', description: 'The sales channel the order came from; `code` is required' });
+
+/** The workflow an order is created under, by `_id` or `code`: the order copies it as it is then. */
+const workflowRefSchema = z
+  .strictObject({
+    _id: objectIdSchema.optional(),
+    code: codeSchema({ description: 'The workflow, by code', example: 'pedidos-loja' }).optional(),
+  })
+  .refine((w) => w._id !== undefined || w.code !== undefined, 'must name the workflow by _id or code')
+  .meta({
+    id: 'OrderWorkflowRef',
+    description:
+      'The workflow to follow, by `_id` or `code` (on create; the same as workflow_id or workflow_code). The order copies the workflow as it is then: its steps and statuses are read from it, never from this object',
+  });
 
 const coordinates = z
   .array(z.number().min(-180).max(180))
@@ -168,7 +186,7 @@ const actorSchema = z
 const statusSchema = z
   .strictObject({
     _id: objectIdSchema,
-    code: text(100),
+    code: codeViewSchema(),
     name: text(),
     color: optionalText(50),
     tracking_id: objectIdSchema.meta({ description: 'The order_trackings entry that moved the order here' }),
@@ -179,9 +197,9 @@ const statusSchema = z
 const trackingSchema = z
   .strictObject({
     _id: objectIdSchema,
-    from_status_code: text(100).nullable().meta({ description: 'null for the first entry' }),
-    to_status_code: text(100),
-    step_code: text(100),
+    from_status_code: codeViewSchema().nullable().meta({ description: 'null for the first entry' }),
+    to_status_code: codeViewSchema(),
+    step_code: codeViewSchema(),
     outcome: z.enum(['', ...FINAL_STATUS_TYPES]),
     comment: optionalText(2_000),
     actor: actorSchema,
@@ -195,7 +213,7 @@ const commentSchema = z
   .meta({ id: 'OrderComment', description: 'A comment on the order' });
 
 const lastInteractionSchema = z
-  .strictObject({ user_id: objectIdSchema, user_name: text(), interacted_at: dateTimeSchema })
+  .strictObject({ user_id: userIdViewSchema, user_name: text(), interacted_at: dateTimeSchema })
   .meta({ id: 'OrderLastInteraction', description: 'The last user who moved the order, and when' });
 
 const date = (description: string) => field.of('date', { input: dateTimeSchema.meta({ description }) });
@@ -216,9 +234,13 @@ export const Order = defineResource({
   description: 'Order',
   fields: {
     code: field
-      .of('string', { input: taxonomyCodeSchema, view: text(100) })
+      .of('string', {
+        input: codeSchema({ description: 'Unique among live orders', example: 'PED-2026/0001' }),
+        view: codeViewSchema(),
+      })
       .required()
-      .searchable(),
+      .searchable()
+      .normalized(),
     external_code: field
       .of('string', { input: z.string().trim().min(1).max(200).meta({ description: 'The channel’s identifier' }) })
       .required()
@@ -239,9 +261,9 @@ export const Order = defineResource({
         .max(1e9)
         .meta({ format: 'int32', description: 'Minutes from placed_at to the last move' }),
     ),
-    status_code: field.computed('string', text(100)).filterable(),
+    status_code: field.computed('string', codeViewSchema()).filterable().normalized(),
     status_updated_at: computedDate('When its status last changed'),
-    step_code: field.computed('string', text(100)).filterable(),
+    step_code: field.computed('string', codeViewSchema()).filterable().normalized(),
     status: field.computed('object', statusSchema),
     customer: field.of('object', { input: customerSchema }).required(),
     identifiers: field
@@ -260,11 +282,22 @@ export const Order = defineResource({
       .filterable(),
     workflow_code: field
       .of('string', {
-        input: taxonomyCodeSchema.meta({ description: 'The workflow to follow, by code (on create)' }),
-        view: text(100),
+        input: codeSchema({ description: 'The workflow to follow, by code (on create)', example: 'pedidos-loja' }),
+        view: codeViewSchema(),
       })
-      .filterable(),
-    workflow: field.computed('object', Workflow.schemas.view).listed(false),
+      .filterable()
+      .normalized(),
+    workflow: field
+      .of('object', {
+        input: z.union([workflowRefSchema, Workflow.schemas.view]).meta({
+          description:
+            'The workflow to follow (on create): `{ "_id" }` or `{ "code" }`, or the whole workflow as an order shows it. The order copies the workflow named as it is then: steps and statuses sent here are never used',
+        }),
+        view: Workflow.schemas.view,
+      })
+      .listed(false)
+      // Always shown: an order copies its workflow when it is created (the default one when none is named).
+      .shown(),
     items_count: field
       .of('number', { input: z.number().int().min(0).max(1_000_000).meta({ format: 'int32' }) })
       .required(),
@@ -306,7 +339,7 @@ export type OrderInvoice = z.infer<typeof invoiceSchema>;
 /** The body of a status move. */
 export const orderMoveSchema = z
   .strictObject({
-    status_code: z.string().trim().min(1).max(100).meta({ description: 'A status of the order’s workflow' }),
+    status_code: codeSchema({ description: 'A status of the order’s workflow, by its code', example: 'paid' }),
     comment: z.string().trim().max(2_000).optional(),
   })
   .meta({ id: 'OrderStatusMove', description: 'Where the order moves' });
@@ -352,6 +385,16 @@ function withoutEmptyCoordinates<C extends Record<string, unknown>>(customer: C)
 }
 
 /**
+ * A channel as an order stores it: `_id` (as some channels send it) becomes `id`; when both are
+ * given they are the same channel (the input schema refuses two).
+ */
+export function channelInput<C extends Record<string, unknown>>(channel: C): C {
+  if (!('_id' in channel)) return channel;
+  const { _id, ...rest } = channel;
+  return (rest.id === undefined && _id !== undefined ? { ...rest, id: _id } : rest) as unknown as C;
+}
+
+/**
  * An order (or its input) as proto carries it: the nested `_id`s (customer, status, trackings,
  * comments, the workflow and its statuses) travel as `id`, and a customer's address has its
  * `coordinates` (an absent list cannot be encoded). Only the keys present are touched.
@@ -360,7 +403,8 @@ export function orderToWire(order: Record<string, unknown>): Record<string, unkn
   const out: Record<string, unknown> = { ...order };
   if ('customer' in order) out.customer = maybe(order.customer as Ided, (c) => idOut(withCoordinates(c)));
   if ('status' in order) out.status = maybe(order.status as Ided, idOut);
-  if ('workflow' in order) out.workflow = maybe(order.workflow as Ided, workflowToWire);
+  if ('workflow' in order)
+    out.workflow = maybe(order.workflow as Ided, (w) => ('steps' in w ? workflowToWire(w) : idOut(w)));
   // The first entry comes from no status: null in REST, absent in proto.
   if ('order_trackings' in order)
     out.order_trackings = mapIds(order.order_trackings, ({ from_status_code, ...t }) =>
@@ -375,7 +419,8 @@ export function orderFromWire(message: Record<string, unknown>): Record<string, 
   const out: Record<string, unknown> = { ...message };
   if ('customer' in message) out.customer = maybe(message.customer as Wired, (c) => idIn(withoutEmptyCoordinates(c)));
   if ('status' in message) out.status = maybe(message.status as Wired, idIn);
-  if ('workflow' in message) out.workflow = maybe(message.workflow as Wired, workflowFromWire);
+  if ('workflow' in message)
+    out.workflow = maybe(message.workflow as Wired, (w) => ('steps' in w ? workflowFromWire(w) : idIn(w)));
   if ('order_trackings' in message)
     out.order_trackings = mapIds(message.order_trackings, (t) => ({
       ...idIn(t),
@@ -399,16 +444,20 @@ export const orderBulkSchemas = {
         .max(BULK_MAX_ITEMS)
         .meta({ description: `Up to ${BULK_MAX_ITEMS} order inputs; each is upserted by code` }),
     })
-    .meta({ id: 'OrderBulkUpsert' }),
+    .meta({ id: 'OrderBulkUpsert', description: 'Orders to create or update by code, each on its own' }),
   result: z
     .strictObject({
       data: z
         .array(
-          bulkItemResultSchema
-            .extend({ status: z.enum(['created', 'updated', 'failed']) })
-            .meta({ id: 'OrderBulkItemResult' }),
+          bulkItemResultSchema.extend({ status: z.enum(['created', 'updated', 'failed']) }).meta({
+            id: 'OrderBulkItemResult',
+            description: 'What became of one item of a bulk upsert, in the order of the request',
+          }),
         )
         .max(BULK_MAX_ITEMS),
     })
-    .meta({ id: 'OrderBulkResult' }),
+    .meta({
+      id: 'OrderBulkResult',
+      description: 'The result of each item of a bulk upsert, in the order of the request',
+    }),
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { codeViewSchema } from './codes';
 import { field } from './declare/field';
 import { taxonomyCodeSchema } from './taxonomy';
 
@@ -20,11 +21,12 @@ export const plainDescriptionField = field.of('string', {
   input: z.string().max(10_000).meta({ description: 'Description' }),
 });
 
-/** A required code, unique among the live records of the collection, searched. */
+/** A required code (`codeSchema`), unique among the live records of the collection, searched. */
 export const codeField = field
-  .of('string', { input: taxonomyCodeSchema, view: z.string().max(100) })
+  .of('string', { input: taxonomyCodeSchema, view: codeViewSchema() })
   .required()
-  .searchable();
+  .searchable()
+  .normalized();
 
 /** `enabled`, which a caller must give. */
 export const requiredEnabledField = field.flag('Whether it is in use').required();

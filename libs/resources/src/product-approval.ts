@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { userIdViewSchema } from './codes';
 import { objectIdSchema, dateTimeSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
@@ -69,7 +70,7 @@ const stepSchema = z
     step_id: objectIdSchema,
     name: z.string().max(200),
     order: z.number().int().min(0).max(1_000).meta({ format: 'int32' }),
-    approvers: z.array(objectIdSchema).max(1_000),
+    approvers: z.array(userIdViewSchema).max(1_000),
   })
   .meta({
     id: 'ProductApprovalStep',
@@ -82,7 +83,7 @@ const decisionSchema = z
     order: z.number().int().min(0).max(1_000).meta({ format: 'int32' }),
     decision: z.enum(['approved', 'rejected']),
     comment: z.string().max(10_000).optional(),
-    by: z.strictObject({ user_id: z.string().max(200), user_name: z.string().max(200).optional() }),
+    by: z.strictObject({ user_id: userIdViewSchema, user_name: z.string().max(200).optional() }),
     at: z.string().max(40).meta({ format: 'date-time' }),
   })
   .meta({ id: 'ProductApprovalDecision', description: 'A decision taken at a step' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { codeSchema, codeViewSchema } from './codes';
 import { dateTimeSchema, objectIdSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
@@ -31,7 +32,10 @@ export const productCatalogSchema = z
       .max(1_000)
       .meta({ description: 'Users groups that may access the product in this catalog' }),
   })
-  .meta({ id: 'ProductCatalog' });
+  .meta({
+    id: 'ProductCatalog',
+    description: 'A catalog the product is in, and the users groups that may see it there',
+  });
 
 /** One publication of the product to a channel. */
 export const publishmentSchema = z
@@ -40,7 +44,7 @@ export const publishmentSchema = z
     published_at: dateTimeSchema,
     status: z.string().min(1).max(50).meta({ example: 'PUBLISHED' }),
   })
-  .meta({ id: 'ProductPublishment' });
+  .meta({ id: 'ProductPublishment', description: 'One publication of the product to a channel' });
 
 const catalogsSchema = z
   .array(productCatalogSchema)
@@ -147,12 +151,13 @@ export const Product = defineResource({
     ),
     code: field
       .of('string', {
-        input: taxonomyCodeSchema.meta({ description: 'Unique among live products', example: 'SKU-1001' }),
+        input: codeSchema({ description: 'Unique among live products', example: 'SKU-1001' }),
         patch: taxonomyCodeSchema,
-        view: z.string().max(100),
+        view: codeViewSchema(),
       })
       .required()
-      .searchable(),
+      .searchable()
+      .normalized(),
     name: nameField,
     description: translatedField,
     image: field.of('string', { input: urlSchema, view: z.string().max(2_048) }),
@@ -204,7 +209,7 @@ export const BULK_STATUSES = ['created', 'updated', 'unchanged', 'failed'] as co
 export const bulkItemResultSchema = z
   .strictObject({
     index: z.number().int().min(0).meta({ format: 'int32', maximum: BULK_MAX_ITEMS }),
-    code: z.string().max(100).optional(),
+    code: codeViewSchema().optional(),
     _id: objectIdSchema.optional(),
     status: z.enum(BULK_STATUSES).meta({
       description:
@@ -226,7 +231,10 @@ export const bulkItemResultSchema = z
       .optional()
       .meta({ description: 'Why the item was not stored' }),
   })
-  .meta({ id: 'ProductBulkItemResult' });
+  .meta({
+    id: 'ProductBulkItemResult',
+    description: 'What became of one item of a bulk upsert, in the order of the request',
+  });
 
 /** The bulk upsert's body and answer. */
 export const productBulkSchemas = {
@@ -242,8 +250,11 @@ export const productBulkSchemas = {
         .max(BULK_MAX_ITEMS)
         .meta({ description: `Up to ${BULK_MAX_ITEMS} product inputs; each is upserted by code` }),
     })
-    .meta({ id: 'ProductBulkUpsert' }),
-  result: z.strictObject({ data: z.array(bulkItemResultSchema).max(BULK_MAX_ITEMS) }).meta({ id: 'ProductBulkResult' }),
+    .meta({ id: 'ProductBulkUpsert', description: 'Products to create or update by code, each on its own' }),
+  result: z.strictObject({ data: z.array(bulkItemResultSchema).max(BULK_MAX_ITEMS) }).meta({
+    id: 'ProductBulkResult',
+    description: 'The result of each item of a bulk upsert, in the order of the request',
+  }),
 };
 
 /** One item's outcome in a bulk upsert. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { codeSchema, codeViewSchema } from './codes';
 import { objectIdSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
@@ -35,14 +36,14 @@ export const translatePatchSchema = (text: z.ZodString) =>
     .record(languageCodeSchema, text.nullable())
     .meta({ description: 'Languages to set (text) or remove (null)', example: { en: 'Coffee', es: null } });
 
-const CODE = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-
-/** A taxonomy code: letters, digits, `_`, `-` and `.`, unique among the live records of its collection. */
-export const taxonomyCodeSchema = z
-  .string()
-  .max(100)
-  .regex(CODE, 'must be letters, digits, _, - or . (starting with a letter, digit or _)')
-  .meta({ description: 'Unique among the live records of the collection', example: 'coffee_beans' });
+/**
+ * A record's code (`codeSchema`): any printable text of 1 to 100 characters, trimmed, stored in
+ * Unicode NFC, unique among the live records of its collection.
+ */
+export const taxonomyCodeSchema = codeSchema({
+  description: 'Unique among the live records of the collection',
+  example: 'coffee_beans',
+});
 
 /** Free tags: at most 100, each 1 to 100 characters. */
 export const tagsSchema = z
@@ -84,10 +85,11 @@ const taxonomyFields = {
   code: field
     .of('string', {
       input: taxonomyCodeSchema,
-      view: z.string().max(100).meta({ pattern: CODE.source, example: 'coffee_beans' }),
+      view: codeViewSchema().meta({ example: 'coffee_beans' }),
     })
     .required()
-    .searchable(),
+    .searchable()
+    .normalized(),
   name: nameField,
   description: translatedField,
   enabled: field.of('boolean', { input: enabledSchema, view: z.boolean() }).default(true),
@@ -153,7 +155,7 @@ export const familyAttributeSchema = z
     _id: objectIdSchema,
     required: z.boolean().meta({ description: 'Products of the family must fill this attribute' }),
   })
-  .meta({ id: 'FamilyAttribute' });
+  .meta({ id: 'FamilyAttribute', description: 'An attribute of the family, and whether its products must fill it' });
 
 const familyAttributesSchema = z
   .array(familyAttributeSchema)

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { objectIdSchema } from './common';
+import { identifyingNameSchema, userIdSchema, userIdViewSchema } from './codes';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
-import { plainDescriptionField, plainNameField, requiredText } from './plain-fields';
+import { plainDescriptionField, requiredText } from './plain-fields';
 
 /** A user in a users group: its id (the `user_id` API keys are bound to), name and roles; each key is optional. */
 export const groupUserSchema = z
   .strictObject({
-    id: objectIdSchema.optional(),
+    id: userIdSchema.optional(),
     name: z.string().max(200).optional(),
     roles: z.array(z.string().min(1).max(100)).max(100).optional(),
   })
@@ -15,7 +15,7 @@ export const groupUserSchema = z
 
 /** A user as the group shows it: roles always present (empty when none were given). */
 export const groupUserViewSchema = groupUserSchema
-  .extend({ roles: z.array(z.string().max(100)).max(100) })
+  .extend({ id: userIdViewSchema.optional(), roles: z.array(z.string().max(100)).max(100) })
   .meta({ id: 'UsersGroupMember', description: 'A member of the group: user id, name and roles' });
 
 const usersSchema = z
@@ -29,7 +29,8 @@ const usersSchema = z
 /**
  * Users groups: a permission and the users who hold it. A user (by id) belongs to any number of
  * groups; catalogs and attribute groups name groups by id, workflow steps carry them. Named by
- * `name`, unique among live groups.
+ * `name`, unique among live groups and stored in NFC, so a name whose accents are encoded another
+ * way (NFD) is the same name.
  */
 export const UsersGroup = defineResource({
   collection: 'users_groups',
@@ -38,7 +39,11 @@ export const UsersGroup = defineResource({
     source_id: field
       .of('string', { input: requiredText(200, 'Where the permission comes from (a directory, a system)', 'sso') })
       .required(),
-    name: plainNameField,
+    name: field
+      .of('string', { input: identifyingNameSchema(200, 'Unique among live users groups', 'Managers') })
+      .required()
+      .searchable()
+      .normalized(),
     description: plainDescriptionField.searchable(),
     has_full_product_access: field
       .flag('Whether its users see every product, whatever the catalogs say (default false)')

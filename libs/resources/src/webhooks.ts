@@ -163,7 +163,7 @@ export const webhookWithSecretSchema = webhookSchema
       maxLength: 128,
     }),
   })
-  .meta({ id: 'WebhookWithSecret' });
+  .meta({ id: 'WebhookWithSecret', description: 'A new webhook with its signing secret, shown only in this response' });
 
 /** Writable fields of a webhook. */
 export type WebhookInput = z.infer<typeof webhookInputSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { productFiltersSchema } from './product-filters';
+import { userIdSchema, userIdViewSchema } from './codes';
 import { objectIdSchema } from './common';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
@@ -23,11 +24,10 @@ const approvalStepInput = z
       .min(0)
       .max(1_000)
       .meta({ format: 'int32', description: 'Position of the step; steps run in ascending order, each order once' }),
-    approvers: z
-      .array(objectIdSchema)
-      .min(1, 'must name at least one approver')
-      .max(1_000)
-      .meta({ description: 'Ids of the users who may approve or reject at this step (at least one)' }),
+    approvers: z.array(userIdSchema).min(1, 'must name at least one approver').max(1_000).meta({
+      description:
+        'User ids of the users who may approve or reject at this step (at least one): an API key bound to one of them (its user_id) decides',
+    }),
   })
   .meta({
     id: 'WorkflowApprovalStepInput',
@@ -35,7 +35,13 @@ const approvalStepInput = z
   });
 
 const approvalStepView = approvalStepInput
-  .extend({ step_id: objectIdSchema })
+  .extend({
+    step_id: objectIdSchema,
+    approvers: z
+      .array(userIdViewSchema)
+      .max(1_000)
+      .meta({ description: 'User ids of the users who may approve or reject at this step' }),
+  })
   .meta({ id: 'WorkflowApprovalStep', description: 'A step of approval' });
 
 /** A step of a workflow approval as written. */

@@ -10,7 +10,8 @@ import {
   requiredEnabledField,
   requiredText,
 } from './plain-fields';
-import { tagsField, taxonomyCodeSchema } from './taxonomy';
+import { codeSchema, codeViewSchema, userIdSchema, userIdViewSchema } from './codes';
+import { tagsField } from './taxonomy';
 import { groupUserSchema, groupUserViewSchema, groupUsersToWire } from './users-group';
 
 /** A status's outcome: `COMPLETED` or `CANCELED` ends an order there; empty is a status on the way. */
@@ -19,7 +20,7 @@ export const STATUS_OUTCOMES = ['COMPLETED', 'CANCELED', ''] as const;
 const statusInput = z
   .strictObject({
     _id: objectIdSchema.optional(),
-    code: taxonomyCodeSchema,
+    code: codeSchema({ description: 'Unique among the statuses of the workflow', example: 'awaiting_payment' }),
     name: requiredText(200, 'Name', 'Awaiting payment'),
     color: z.string().max(50).optional(),
     tags: z.array(z.string().min(1).max(100)).max(100).optional(),
@@ -30,7 +31,7 @@ const statusInput = z
       .optional()
       .meta({ description: 'COMPLETED or CANCELED: an order ends here; empty or absent: a status on the way' }),
     moves_to: z
-      .array(taxonomyCodeSchema)
+      .array(codeSchema({ description: 'A status code of this workflow', example: 'paid' }))
       .max(500)
       .optional()
       .meta({ description: 'Codes of the statuses an order may move to from this one; empty or absent: any' }),
@@ -45,7 +46,7 @@ const statusView = statusInput
     notify: z.boolean().meta({ description: 'Whether reaching it notifies (default false)' }),
     enabled: z.boolean().meta({ description: 'Whether orders may enter it (default true)' }),
     outcome: z.enum(STATUS_OUTCOMES),
-    moves_to: z.array(z.string().max(100)).max(500),
+    moves_to: z.array(codeViewSchema()).max(500),
   })
   .meta({ id: 'WorkflowStatus', description: 'A status of a step' });
 
@@ -65,16 +66,17 @@ const stepUsersGroupView = stepUsersGroupSchema
   .extend({ users: z.array(groupUserViewSchema).max(10_000) })
   .meta({ id: 'WorkflowStepUsersGroupView', description: 'A users group responsible for the step' });
 
+/** A user a step names: their user id (what API keys are bound to) and name. */
+const stepUserSchema = z.strictObject({ id: userIdSchema, name: z.string().max(200) });
+const stepUserView = z.strictObject({ id: userIdViewSchema, name: z.string().max(200) });
+
 const stepShape = {
-  code: taxonomyCodeSchema,
+  code: codeSchema({ description: 'Unique among the steps of the workflow', example: 'payment' }),
   name: requiredText(200, 'Name', 'Payment'),
   description: z.string().max(10_000).optional(),
   allocation_time: z.number().min(0).max(1e9).optional().meta({ description: 'Time allowed in the step, in hours' }),
   users_groups: z.array(stepUsersGroupSchema).max(100).optional(),
-  users: z
-    .array(z.strictObject({ id: objectIdSchema, name: z.string().max(200) }))
-    .max(1_000)
-    .optional(),
+  users: z.array(stepUserSchema).max(1_000).optional(),
   scopes: z.array(z.string().min(1).max(100)).max(100).optional(),
   locker: z.boolean().optional(),
   editable: z.boolean().optional(),
@@ -88,7 +90,7 @@ const stepView = z
   .strictObject({
     ...stepShape,
     users_groups: z.array(stepUsersGroupView).max(100),
-    users: z.array(z.strictObject({ id: objectIdSchema, name: z.string().max(200) })).max(1_000),
+    users: z.array(stepUserView).max(1_000),
     status: z.array(statusView).max(200),
     scopes: z.array(z.string().max(100)).max(100),
     locker: z.boolean(),

@@ -4,7 +4,11 @@
 export interface OpenApiDocument {
   /** Path → method → operation (other keys of a path item, such as `parameters`, are not read). */
   paths: Record<string, Record<string, unknown>>;
-  components: { schemas: Record<string, Schema>; responses?: Record<string, unknown> };
+  components: {
+    schemas: Record<string, Schema>;
+    responses?: Record<string, unknown>;
+    parameters?: Record<string, unknown>;
+  };
 }
 
 /** One operation object of the document. */
@@ -12,7 +16,7 @@ export interface OpenApiOperation {
   operationId: string;
   tags?: string[];
   security?: Record<string, string[]>[];
-  parameters?: { name: string; in: string; required?: boolean }[];
+  parameters?: { name: string; in: string; required?: boolean; style?: string; explode?: boolean; schema?: Schema }[];
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses: Record<string, { content?: Record<string, { schema?: Schema }> } | { $ref: string }>;
 }
@@ -30,6 +34,7 @@ export interface Schema {
   minimum?: number;
   maximum?: number;
   additionalProperties?: boolean | Schema;
+  patternProperties?: Record<string, Schema>;
   anyOf?: Schema[];
   oneOf?: Schema[];
   allOf?: Schema[];
@@ -54,12 +59,52 @@ export interface Operation {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
+type Parameter = NonNullable<OpenApiOperation['parameters']>[number];
+
+/**
+ * The query keys an exploded object parameter stands for (a list's `filter`): its properties, and
+ * the keys its patterns name (`^(code|name)_(in|nin)$` → code_in, code_nin, name_in, name_nin).
+ */
+export function objectKeys(doc: OpenApiDocument, schema: Schema | undefined): { name: string; schema: Schema }[] {
+  const object = resolved(doc, schema);
+  const keys = Object.entries(object?.properties ?? {}).map(([name, s]) => ({ name, schema: s }));
+  for (const [pattern, s] of Object.entries(object?.patternProperties ?? {})) {
+    const m = /^\^\((.+)\)_\((.+)\)\$$/.exec(pattern);
+    if (!m) throw new Error(`pattern ${pattern} does not list its keys as ^(fields)_(operators)$`);
+    const fields = m[1].split('|').map((f) => f.replace(/\\(.)/g, '$1'));
+    for (const field of fields) for (const op of m[2].split('|')) keys.push({ name: `${field}_${op}`, schema: s });
+  }
+  return keys;
+}
+
+/**
+ * An operation with its shared parameters and responses (`$ref`) written out, and a list's
+ * exploded `filter` object as the query parameters it stands for.
+ */
+function writtenOut(doc: OpenApiDocument, op: OpenApiOperation): OpenApiOperation {
+  const named = <T>(ref: string, kind: 'parameters' | 'responses'): T =>
+    doc.components[kind]?.[ref.replace(`#/components/${kind}/`, '')] as T;
+  const parameters = (op.parameters ?? []).flatMap((p): Parameter[] => {
+    const param = '$ref' in p ? named<Parameter>((p as { $ref: string }).$ref, 'parameters') : p;
+    if (param.in !== 'query' || param.style !== 'form' || param.explode !== true) return [param];
+    return objectKeys(doc, param.schema).map((k) => ({ name: k.name, in: 'query', required: false, schema: k.schema }));
+  });
+  const responses = Object.fromEntries(
+    Object.entries(op.responses).map(([status, r]) => [
+      status,
+      '$ref' in r ? (named<OpenApiOperation['responses'][string]>(String(r.$ref), 'responses') ?? r) : r,
+    ]),
+  );
+  return { ...op, parameters, responses };
+}
+
 /** Every operation of the document, in document order; an operation without a scope is an error naming it. */
 export function operationsOf(doc: OpenApiDocument): Operation[] {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
     METHODS.flatMap((method) => {
-      const op = item[method] as OpenApiOperation | undefined;
-      if (!op) return [];
+      const raw = item[method] as OpenApiOperation | undefined;
+      if (!raw) return [];
+      const op = writtenOut(doc, raw);
       const scopes = op.security?.[0] ? Object.values(op.security[0])[0] : undefined;
       if (!scopes) throw new Error(`${op.operationId} (${method.toUpperCase()} ${path}) states no security scope`);
       const params = op.parameters ?? [];

@@ -219,6 +219,15 @@ describe('attribute options (real Postgres)', () => {
       'attribute_options.updated',
       'attribute_options.deleted',
     ]);
-    expect(events.map((e) => e.data)).toEqual([red, patched, deleted]);
+    // A deleted event says when and by whom besides the last state.
+    expect(events.map((e) => e.data)).toEqual([
+      red,
+      patched,
+      {
+        ...deleted,
+        deleted_at: expect.stringMatching(/^\d{4}-/),
+        deleted_by: (events[2].data as { deleted_by?: string | null }).deleted_by ?? null,
+      },
+    ]);
   });
 });

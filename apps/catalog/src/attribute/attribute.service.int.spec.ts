@@ -412,7 +412,11 @@ describe('attributes and attribute groups (real Postgres)', () => {
         data: created,
       });
       expect((events[1].data as AttributeView).tags).toEqual(patched.tags);
-      expect(events[2].data).toEqual(deleted);
+      // A deleted event says when and by whom besides the last state.
+      const { deleted_at, deleted_by, ...last } = events[2].data as Record<string, unknown>;
+      expect(last).toEqual(deleted);
+      expect(deleted_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(deleted_by === null || typeof deleted_by === 'string').toBe(true);
     });
   });
 });

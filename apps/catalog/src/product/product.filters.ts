@@ -1,7 +1,7 @@
 import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { ValidationError, type ErrorDetail, withLinks } from '@pim/errors';
 import { isId } from '@pim/ids';
-import { filterKey, type Filter } from '@pim/query';
+import { filterKey, readNestedFilter, type Filter } from '@pim/query';
 import { CATALOG_ID_FILTER, type AttributeType } from '@pim/resources';
 import type { ProductEntity } from '../entities/product.entity';
 import { attributesByKeys, type FilterAttribute } from '../repositories/attributes.repository';
@@ -24,6 +24,28 @@ function typed(a: FilterAttribute, raw: string): unknown {
   if (a.type === 'number') return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : undefined;
   if (a.type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : undefined;
   return raw;
+}
+
+/**
+ * Reads `attributes.<…>` filters passed on as written: a parameter whose whole key names a live
+ * attribute the caller sees is equality on it (`attributes.origin_in=BR` on an attribute
+ * `origin_in`); any other is read as every filter is, its last `_<operator>` the operator
+ * (`attributes.origin_in=BR,AR` on `origin`; `attributes.origin_in_eq=BR` says equality on
+ * `origin_in` whatever exists). Attributes hidden from the caller are never matched whole, so the
+ * reading tells nothing of them.
+ */
+export async function resolveAttributeFilters(
+  m: EntityManager,
+  filters: Filter[],
+  hidden: (field: string) => boolean,
+): Promise<Filter[]> {
+  const written = filters.filter((f) => f.op === 'eq' && f.values.length === 1);
+  const keys = written.map((f) => f.field.slice(ATTRIBUTE_FILTER_PREFIX.length));
+  const live = keys.length > 0 ? await attributesByKeys(m, [...new Set(keys)]) : new Map();
+  return filters.map((f) => {
+    const whole = f.op === 'eq' && live.has(f.field.slice(ATTRIBUTE_FILTER_PREFIX.length)) && !hidden(f.field);
+    return whole ? f : readNestedFilter(f, ATTRIBUTE_FILTER_PREFIX);
+  });
 }
 
 /**

@@ -1,12 +1,17 @@
 import type { EntityManager } from 'typeorm';
 import { lockStrings } from '@pim/db';
-import { ValidationError, withLinks } from '@pim/errors';
+import { ConflictError, ValidationError, withLinks } from '@pim/errors';
 import { CATALOG_ID_FILTER, Product, type ProductInput } from '@pim/resources';
 import { declaredRecord, refuseInUse, type LockRequest } from '@pim/records';
 import { ProductEntity } from '../entities/product.entity';
-import { checkProduct, type BatchClaims } from './product.rules';
+import { checkProduct, type BatchClaims, type ProductProblem } from './product.rules';
 import { loadWorld, type ProductWorld } from './product.world';
-import { ATTRIBUTE_FILTER_PREFIX, applyAttributeFilters, applyCatalogFilters } from './product.filters';
+import {
+  ATTRIBUTE_FILTER_PREFIX,
+  applyAttributeFilters,
+  applyCatalogFilters,
+  resolveAttributeFilters,
+} from './product.filters';
 import { keepHiddenValues, productAudience, refuseHiddenAttributes } from '../access/product-sight';
 import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
 import { productCodeOf, variationsOf } from '../repositories/products.repository';
@@ -24,22 +29,32 @@ export function productView(p: ProductEntity): ReturnType<typeof productResource
   return productResource.view(p);
 }
 
-/** The error of a refused product: every problem at once, each naming its field. */
-export function productProblemsError(code: string, problems: { field: string; message: string }[]): ValidationError {
-  const first = problems[0];
-  return new ValidationError(
-    problems.length === 1
+/**
+ * The error of a refused product: every problem at once, each naming its field. A 409 when its only
+ * problems are unique values other products hold (the request is well formed; the values are
+ * taken, as a taken code is), else a 400 with them all.
+ */
+export function productProblemsError(code: string, problems: ProductProblem[]): ValidationError | ConflictError {
+  const details = problems.map(({ field, message }) => ({ field, message }));
+  const first = details[0];
+  const message =
+    details.length === 1
       ? `Product '${code}': ${first.field} ${first.message}`
-      : `Product '${code}' has ${problems.length} problems: ${problems.map((p) => p.field).join(', ')}`,
-    {
-      title: 'Invalid product',
-      ...withLinks(
-        (link) =>
-          `Fix each field listed in details: references must name live records, attribute values must suit their attribute (${link({ collection: 'attributes' })})`,
-      ),
-      details: problems,
-    },
-  );
+      : `Product '${code}' has ${details.length} problems: ${details.map((p) => p.field).join(', ')}`;
+  if (problems.every((p) => p.taken))
+    return new ConflictError(message, {
+      title: 'Unique value taken',
+      solution: 'Give this product another value, or first change the product that holds it',
+      details,
+    });
+  return new ValidationError(message, {
+    title: 'Invalid product',
+    ...withLinks(
+      (link) =>
+        `Fix each field listed in details: references must name live records, attribute values must suit their attribute (${link({ collection: 'attributes' })})`,
+    ),
+    details,
+  });
 }
 
 /**
@@ -83,7 +98,7 @@ export const productResource = declaredRecord(Product, {
   entity: ProductEntity,
   handle: 'code',
   nestedFilters: [
-    { prefix: ATTRIBUTE_FILTER_PREFIX, apply: applyAttributeFilters },
+    { prefix: ATTRIBUTE_FILTER_PREFIX, resolve: resolveAttributeFilters, apply: applyAttributeFilters },
     { prefix: CATALOG_ID_FILTER, apply: applyCatalogFilters },
   ],
   rendered: true,

@@ -13,7 +13,10 @@ export interface ProductDerived {
 }
 
 /** The outcome of checking one product: every problem at once, or what to store. */
-export type ProductCheck = { ok: true; derived: ProductDerived } | { ok: false; problems: ErrorDetail[] };
+/** A problem of a product; `taken`: a unique value another product holds (a clash, not a mistake of form). */
+export type ProductProblem = ErrorDetail & { taken?: true };
+
+export type ProductCheck = { ok: true; derived: ProductDerived } | { ok: false; problems: ProductProblem[] };
 
 /** Unique values claimed by earlier items of the same batch: value key → the claiming code. */
 export type BatchClaims = Map<string, string>;
@@ -63,7 +66,7 @@ export function checkProduct(
   claims: BatchClaims = new Map(),
   keptParent: string | null = null,
 ): ProductCheck {
-  const problems = referenceProblems(p, w, keptParent);
+  const problems: ProductProblem[] = referenceProblems(p, w, keptParent);
   const variation = p.type === 'variation';
   const apply = applicable(p, w);
   const attributes = Object.fromEntries(Object.entries(p.attributes).filter(([, v]) => v !== null && v !== undefined));
@@ -116,11 +119,13 @@ export function checkProduct(
         problems.push({
           field,
           message: `must be unique: product '${holder.code}' already holds ${JSON.stringify(attributes[key])}`,
+          taken: true,
         });
       else if (earlier !== undefined && earlier !== p.code)
         problems.push({
           field,
           message: `must be unique: product '${earlier}' earlier in the batch holds ${JSON.stringify(attributes[key])}`,
+          taken: true,
         });
       else claimed.push(k);
     }

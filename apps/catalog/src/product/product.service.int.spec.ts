@@ -215,16 +215,20 @@ describe('products (real Postgres)', () => {
       attributes: { launch: '2024-01-31T12:00:00-03:00' },
     });
     expect(first.attributes).toEqual({ launch: '2024-01-31T15:00:00.000Z' });
-    expect(
-      await problemsOf(
-        ctx.newProduct({ code: 'launch-2', attribute_groups: [group], attributes: { launch: '2024-01-31T15:00:00Z' } }),
-      ),
-    ).toEqual([
-      {
-        field: 'attributes.launch',
-        message: 'must be unique: product \'launch-1\' already holds "2024-01-31T15:00:00.000Z"',
-      },
-    ]);
+    // A taken unique value as the request's only problem is a conflict (409), as a taken code is.
+    const taken = await ctx
+      .newProduct({ code: 'launch-2', attribute_groups: [group], attributes: { launch: '2024-01-31T15:00:00Z' } })
+      .catch((e: unknown) => e);
+    expect(taken).toBeInstanceOf(ConflictError);
+    expect(taken).toMatchObject({
+      title: 'Unique value taken',
+      details: [
+        {
+          field: 'attributes.launch',
+          message: 'must be unique: product \'launch-1\' already holds "2024-01-31T15:00:00.000Z"',
+        },
+      ],
+    });
   });
 
   it('computes completeness per language of name and description and filters on its lowest value', async () => {
@@ -504,41 +508,50 @@ describe('products (real Postgres)', () => {
         item('held', '1'),
       ]);
       expect(results.map((r) => r.status)).toEqual(['failed', 'created', 'failed', 'updated']);
-      expect(results[2].error?.details).toEqual([
-        { field: 'attributes.ean', message: 'must be unique: product \'b\' earlier in the batch holds "2"' },
-      ]);
+      expect(results[2].error).toMatchObject({
+        code: 409,
+        kind: 'conflict',
+        details: [{ field: 'attributes.ean', message: 'must be unique: product \'b\' earlier in the batch holds "2"' }],
+      });
     });
 
-    it('merges onto stored products when asked: omitted fields keep their values, attributes merge by key', async () => {
+    it('merges onto stored products when asked: omitted fields keep their values, attributes merge by key, texts by language', async () => {
       const group = (await ctx.newAttributeGroup())._id;
       await ctx.newAttribute({ key: 'weight', type: 'number', groups: [{ _id: group }] });
       await ctx.newAttribute({ key: 'color', groups: [{ _id: group }] });
+      await ctx.newAttribute({
+        key: 'story',
+        type: 'textarea',
+        type_config: { localizable: true },
+        groups: [{ _id: group }],
+      });
       const { _id } = await ctx.newProduct({
         code: 'merge-a',
         name: { en: 'Kept', pt: 'Mantido' },
         tags: ['x'],
         attribute_groups: [group],
-        attributes: { weight: 1, color: 'red' },
+        attributes: { weight: 1, color: 'red', story: { en: 'Story', pt: 'História' } },
       });
       const [updated, created] = await ctx.services.productBulk.upsert(
         [
-          { code: 'merge-a', name: { en: 'Renamed' }, attributes: { weight: 2 } },
+          { code: 'merge-a', name: { en: 'Renamed' }, attributes: { weight: 2, story: { pt: 'Nova história' } } },
           { code: 'merge-new', name: { en: 'New' }, type: 'simple' },
         ],
         { merge: true },
       );
       expect([updated.status, created.status]).toEqual(['updated', 'created']);
       const after = await products().get(_id);
+      // A sheet with a column per language it holds leaves the other languages as they were.
       expect(after).toMatchObject({
-        name: { en: 'Renamed' },
+        name: { en: 'Renamed', pt: 'Mantido' },
         tags: ['x'],
         type: 'simple',
-        attributes: { weight: 2, color: 'red' },
+        attributes: { weight: 2, color: 'red', story: { en: 'Story', pt: 'Nova história' } },
       });
       // The same merge again holds what is stored: nothing written, no event, the same version.
       const events = (await ctx.events()).length;
       const [again] = await ctx.services.productBulk.upsert(
-        [{ code: 'merge-a', name: { en: 'Renamed' }, attributes: { weight: 2 } }],
+        [{ code: 'merge-a', name: { en: 'Renamed' }, attributes: { weight: 2, story: { pt: 'Nova história' } } }],
         { merge: true },
       );
       expect(again).toMatchObject({ status: 'unchanged', _id });

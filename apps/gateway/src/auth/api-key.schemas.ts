@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { declareResource } from '@pim/query';
-import { dateTimeSchema, objectIdSchema } from '@pim/resources';
+import { dateTimeSchema, objectIdSchema, userIdSchema, userIdViewSchema } from '@pim/resources';
 import { grantableScopes, isGrantableScope } from './scopes';
 
 /** Longest expiry accepted: an ISO 8601 UTC instant with up to 11 fractional digits. */
@@ -26,9 +26,9 @@ export const apiKeyInputSchema = z
         description: 'Scopes granted: admin, or <collection>:read / <collection>:write (write includes read)',
         example: ['webhooks:read', 'products:write'],
       }),
-    user_id: objectIdSchema.optional().meta({
+    user_id: userIdSchema.optional().meta({
       description:
-        "The user the key acts for (fills created_by_name, deleted_by, last_interaction). A key bound to a user without the admin scope sees only the products the user's users groups may see",
+        "The user the key acts for, by the user id your identity system gives them (auth0|5f1c2b…, ana@example.com, a UUID: printable text of 1 to 200 characters, trimmed, stored in Unicode NFC, compared exactly). With user_name it fills created_by_name, deleted_by and last_interaction; it is matched against users groups' members, workflow steps' users and approval steps' approvers, and a key bound to a user without the admin scope sees only the products the user's users groups may see",
     }),
     user_name: z.string().trim().min(1).max(200).optional().meta({ example: 'Ana Souza' }),
     expires_at: dateTimeSchema
@@ -36,7 +36,7 @@ export const apiKeyInputSchema = z
       .optional()
       .meta({ description: 'After this instant the key stops working', maxLength: MAX_EXPIRY_LENGTH }),
   })
-  .meta({ id: 'ApiKeyInput' });
+  .meta({ id: 'ApiKeyInput', description: 'An API key to create: its name, scopes, user and expiry' });
 
 /** An API key as the API shows it (never its secret). */
 export const apiKeySchema = z
@@ -52,12 +52,7 @@ export const apiKeySchema = z
       .array(z.string().regex(new RegExp(SCOPE_PATTERN)).max(64))
       .max(100)
       .meta({ example: ['webhooks:read', 'products:write'] }),
-    user_id: z
-      .string()
-      .regex(/^[0-9a-f]{24}$/)
-      .max(24)
-      .optional()
-      .meta({ example: '6740a1b2c3d4e5f601234567' }),
+    user_id: userIdViewSchema.optional(),
     user_name: z.string().max(200).optional().meta({ example: 'Ana Souza' }),
     expires_at: dateTimeSchema.optional(),
     last_used_at: dateTimeSchema.optional(),
@@ -68,7 +63,7 @@ export const apiKeySchema = z
     updated_at: dateTimeSchema,
     created_by_name: z.string().max(200).optional().meta({ example: 'admin' }),
   })
-  .meta({ id: 'ApiKey' });
+  .meta({ id: 'ApiKey', description: 'An API key as the API shows it: never its secret' });
 
 /** An API key with its full token, returned once (creation, rotation). */
 export const apiKeyWithTokenSchema = apiKeySchema
@@ -82,7 +77,10 @@ export const apiKeyWithTokenSchema = apiKeySchema
         example: 'pim_k3x9q2m7a1b8_Jx1vR8mQ2pL5sT9wK3nB7cF4hD6gA0eY2uI8oP1zX5q',
       }),
   })
-  .meta({ id: 'ApiKeyWithToken' });
+  .meta({
+    id: 'ApiKeyWithToken',
+    description: 'An API key with its token, shown only in the answer of its creation or rotation',
+  });
 
 /** Writable fields of an API key. */
 export type ApiKeyInput = z.infer<typeof apiKeyInputSchema>;
@@ -97,7 +95,7 @@ export const apiKeyListDecl = declareResource({
     name: { type: 'string', searchable: true },
     prefix: { type: 'string' },
     scopes: { type: 'string[]' },
-    user_id: { type: 'string' },
+    user_id: { type: 'string', normalized: true },
     user_name: { type: 'string', searchable: true },
     expires_at: { type: 'date' },
     last_used_at: { type: 'date' },

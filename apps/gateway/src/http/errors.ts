@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import {
+  MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
   ValidationError,
@@ -15,6 +16,7 @@ const DEFAULT_RETRY_AFTER = 5;
 
 /** Writes an error object as the response (the only place the gateway builds an error body). */
 export function sendError(res: Response, err: PimError): void {
+  if (err instanceof MethodNotAllowedError) res.setHeader('Allow', err.allow.join(', '));
   const retryAfter = err.retryAfter ?? (err.status === 429 || err.status === 503 ? DEFAULT_RETRY_AFTER : undefined);
   if (retryAfter !== undefined)
     res.setHeader('Retry-After', String(Math.min(86_400, Math.max(1, Math.ceil(retryAfter)))));
@@ -82,9 +84,21 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** 404 error object for paths no route serves. */
-export function notFoundHandler(): RequestHandler {
-  return (req: Request, res: Response) =>
+/**
+ * The answer for a request no route serves: a 405 naming the methods in Allow when the path is a
+ * route's with another method (`DELETE /api/v1/collections`), else a 404.
+ */
+export function notFoundHandler(allowed: (path: string) => string[] = () => []): RequestHandler {
+  return (req: Request, res: Response) => {
+    const methods = allowed(req.path);
+    if (methods.length > 0) {
+      const err = new MethodNotAllowedError(`${req.path} does not take ${req.method}`, {
+        solution: `Use ${methods.join(', ')} (the methods in the Allow header); see the API reference at /docs`,
+      });
+      err.allow = methods;
+      sendError(res, err);
+      return;
+    }
     sendError(
       res,
       new NotFoundError(`No route for ${req.method} ${req.path}`, {
@@ -92,6 +106,7 @@ export function notFoundHandler(): RequestHandler {
         solution: 'See the API reference at /docs for the available routes',
       }),
     );
+  };
 }
 
 /** Requests that carry a body must send it as JSON. */

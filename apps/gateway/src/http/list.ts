@@ -65,8 +65,8 @@ function listSchema(type: FieldType): z.ZodType {
 const OP_WORDS: Record<FilterOp, string> = {
   eq: 'equals (on arrays: contains)',
   ne: 'differs from',
-  in: 'is one of these comma-separated values',
-  nin: 'is none of these comma-separated values',
+  in: 'is one of these comma-separated values (write a comma inside a value as \\, and a backslash as \\\\)',
+  nin: 'is none of these comma-separated values (write a comma inside a value as \\, and a backslash as \\\\)',
   gt: 'is greater than',
   gte: 'is at least',
   lt: 'is less than',
@@ -79,6 +79,25 @@ function filterParam(name: string, type: FieldType, op: FilterOp): [string, z.Zo
   const key = op === 'eq' ? name : `${name}_${op}`;
   const schema = op === 'exists' ? z.boolean() : op === 'in' || op === 'nin' ? listSchema(type) : valueSchema(type);
   return [key, schema.optional().meta({ description: `Only records whose ${name} ${OP_WORDS[op]}` })];
+}
+
+/**
+ * The `expand` parameter of a resource whose records name others it can embed (`brand`,
+ * `categories`…), comma-separated; undefined when it names none. Lists and reads by id take it.
+ */
+export function expandParam(decl: ResourceDecl): z.ZodType | undefined {
+  const expandable = Object.values(decl.fields).flatMap((f) => (f.expand ? [f.expand.as] : []));
+  if (expandable.length === 0) return undefined;
+  const one = `(${expandable.join('|')})`;
+  return z
+    .string()
+    .regex(
+      new RegExp(`^${one}(,${one})*$`),
+      `must name records to embed among ${expandable.join(', ')}, separated by commas`,
+    )
+    .max(1000)
+    .optional()
+    .meta({ description: `Related records to embed: ${expandable.join(', ')}` });
 }
 
 /** The OpenAPI description of a list's query parameters, derived from the resource declaration. */
@@ -140,16 +159,8 @@ export function listQuerySchema(decl: ResourceDecl, maxLimit: number): z.ZodObje
       .optional()
       .meta({ description: `Case- and accent-insensitive text over: ${searchable.join(', ')}` });
   }
-  const expandable = Object.values(decl.fields).flatMap((f) => (f.expand ? [f.expand.as] : []));
-  if (expandable.length) {
-    const one = `(${expandable.join('|')})`;
-    shape.expand = z
-      .string()
-      .regex(new RegExp(`^${one}(,${one})*$`))
-      .max(1000)
-      .optional()
-      .meta({ description: `Related records to embed: ${expandable.join(', ')}` });
-  }
+  const expand = expandParam(decl);
+  if (expand) shape.expand = expand;
   for (const [name, f] of Object.entries(decl.fields)) {
     if (!isFilterable(f)) continue;
     for (const op of opsFor(f.type)) {
@@ -158,4 +169,129 @@ export function listQuerySchema(decl: ResourceDecl, maxLimit: number): z.ZodObje
     }
   }
   return z.object(shape);
+}
+
+// The filters of a list are documented as one `filter` parameter (style form, exploded: each of its
+// properties is a query parameter of its own, `?code=a1&created_at_gte=2026-01-01`) whose schema
+// names the filterable fields once: a property per field (`<field>=v`) and a pattern per group of
+// fields that take the same operators (`^(code|name)_(in|nin)$`). The list parser reads the same
+// keys as before; only their description is shared. Every field's value schema is one of a few
+// shared components below.
+
+/** The shared value schemas of filters, by component name. */
+export const FILTER_VALUES: Record<string, z.ZodType> = {
+  FilterText: valueSchema('string').meta({
+    description: 'A text value, compared as written (on an array field: one of its elements)',
+  }),
+  FilterNumber: valueSchema('number').meta({ description: 'A number' }),
+  FilterBoolean: valueSchema('boolean').meta({ description: 'true or false' }),
+  FilterDate: valueSchema('date').meta({
+    description: 'An ISO 8601 date (2026-01-31) or date-time (2026-01-31T12:00:00.000Z)',
+  }),
+  FilterId: valueSchema('id').meta({ description: 'A record id: 24 lowercase hex characters' }),
+  FilterList: listSchema('string').meta({ description: `Values separated by commas: ${OP_WORDS.in}` }),
+  FilterBooleanList: listSchema('boolean').meta({ description: 'true, false or both, separated by a comma' }),
+  FilterIdList: listSchema('id').meta({ description: 'Record ids separated by commas' }),
+  FilterExists: z.boolean().meta({ description: 'true: the field is set; false: it is missing' }),
+};
+
+type FilterValue = keyof typeof FILTER_VALUES;
+
+/** The value schema of one value of a field. */
+function valueName(type: FieldType): FilterValue {
+  if (type === 'boolean') return 'FilterBoolean';
+  if (type === 'number') return 'FilterNumber';
+  if (type === 'date') return 'FilterDate';
+  if (type === 'id' || type === 'id[]') return 'FilterId';
+  return 'FilterText';
+}
+
+/** The value schema of a comma-separated list of values of a field (`_in`, `_nin`). */
+function listName(type: FieldType): FilterValue {
+  if (type === 'boolean') return 'FilterBooleanList';
+  if (type === 'id' || type === 'id[]') return 'FilterIdList';
+  return 'FilterList';
+}
+
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The filter grammar of every list, said once (the document's description shows it). */
+export const FILTER_GRAMMAR =
+  'Every list takes `page` and `limit` (or `skip`), `sort`, `_search` and, where its records name others, `expand`, ' +
+  'and filters. Each filter is a query parameter of its own and every one given applies: ' +
+  `\`<field>=v\`: the field ${OP_WORDS.eq}; ` +
+  (['ne', 'in', 'nin', 'exists', 'gt', 'gte', 'lt', 'lte'] as const)
+    .map((op) => `\`<field>_${op}\`: ${OP_WORDS[op]}`)
+    .join('; ') +
+  '. The ranges (`_gt`, `_gte`, `_lt`, `_lte`) apply to number, date and id fields (ids grow with time). ' +
+  "A list's `filter` parameter names the fields it filters on (the properties of its `…Filter` schema) and the operators each takes (its patternProperties).";
+
+/** A list's filter schema: a property per field's equality filter, a pattern per group of operator keys. */
+function filterSchema(labels: string, decl: ResourceDecl, described: ReadonlySet<string>): Record<string, unknown> {
+  const properties: Record<string, { $ref: string }> = {};
+  const groups = new Map<string, { value: FilterValue; ops: FilterOp[]; fields: string[] }>();
+  for (const [name, f] of Object.entries(decl.fields)) {
+    if (!isFilterable(f)) continue;
+    // A key the list documents as its own parameter is left out here.
+    const ops = opsFor(f.type).filter((op) => !described.has(op === 'eq' ? name : `${name}_${op}`));
+    if (ops.includes('eq')) properties[name] = schemaRef(valueName(f.type));
+    const kinds: [FilterValue, FilterOp[]][] = [
+      [valueName(f.type), ops.filter((op) => !['eq', 'in', 'nin', 'exists'].includes(op))],
+      [listName(f.type), ops.filter((op) => op === 'in' || op === 'nin')],
+      ['FilterExists', ops.filter((op) => op === 'exists')],
+    ];
+    for (const [value, kindOps] of kinds) {
+      if (kindOps.length === 0) continue;
+      const key = `${value} ${kindOps.join('|')}`;
+      const group = groups.get(key) ?? { value, ops: kindOps, fields: [] };
+      group.fields.push(name);
+      groups.set(key, group);
+    }
+  }
+  return {
+    type: 'object',
+    description: `Filters of the ${labels} list: \`<field>=v\` for each property, \`<field>_<operator>=v\` for each key a pattern matches`,
+    properties,
+    patternProperties: Object.fromEntries(
+      [...groups.values()].map((g) => [
+        `^(${g.fields.map(escapeRegex).join('|')})_(${g.ops.join('|')})$`,
+        schemaRef(g.value),
+      ]),
+    ),
+    additionalProperties: false,
+  };
+}
+
+/** A list's query as the OpenAPI document describes it. */
+export interface ListQueryDoc {
+  /** `page`, `limit` and `skip`: the same on every list of a document (shared parameters). */
+  paging: Record<'page' | 'limit' | 'skip', z.ZodType>;
+  /** Parameters described one by one: `sort`, `_search`, `expand` and the list's own. */
+  query: z.ZodObject;
+  /** The `filter` parameter's schema, named `<id>Filter` in the document. */
+  filter: { id: string; schema: Record<string, unknown> };
+}
+
+/**
+ * The OpenAPI description of a list's query: `id` names its filter schema (`Order` → OrderFilter),
+ * `labels` its records in words; `own` are parameters the list documents one by one (filters the
+ * generic wording would get wrong), left out of the filter schema.
+ */
+export function listQueryDoc(
+  id: string,
+  labels: string,
+  decl: ResourceDecl,
+  maxLimit: number,
+  own: Record<string, z.ZodType> = {},
+): ListQueryDoc {
+  const { page, limit, skip, ...rest } = listQuerySchema(decl, maxLimit).shape as Record<string, z.ZodType>;
+  const described = Object.fromEntries(
+    Object.entries(rest).filter(([key]) => key === 'sort' || key === '_search' || key === 'expand'),
+  );
+  return {
+    paging: { page, limit, skip },
+    query: z.object({ ...described, ...own }),
+    filter: { id: `${id}Filter`, schema: filterSchema(labels, decl, new Set(Object.keys(own))) },
+  };
 }

@@ -54,14 +54,14 @@ describe('gateway: HTTP metrics by declared route', () => {
     expect((await ctx.request('GET', '/api/v1/no-such-things/6740a1b2c3d4e5f601234567')).status).toBe(404);
     expect((await ctx.request('GET', '/api/v1/no-such-things/6740a1b2c3d4e5f601234568')).status).toBe(404);
     expect((await ctx.request('GET', '/nothing-here')).status).toBe(404);
-    // A declared path with a method it does not take is not that route.
-    expect((await ctx.request('PATCH', '/api/v1/api-keys')).status).toBe(404);
+    // A declared path with a method it does not take is not that route (a 405 naming the methods it takes).
+    expect((await ctx.request('PATCH', '/api/v1/api-keys')).status).toBe(405);
 
     expect(
       await sample(registry, 'pim_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
     ).toBe(3);
     expect(
-      await sample(registry, 'pim_http_requests_total', { method: 'PATCH', route: 'unmatched', status: '404' }),
+      await sample(registry, 'pim_http_requests_total', { method: 'PATCH', route: 'unmatched', status: '405' }),
     ).toBe(1);
     const routes = new Set(
       [...(await registry.metrics()).matchAll(/^pim_http_requests_total\{[^}]*route="([^"]*)"/gm)].map((m) => m[1]),

@@ -1,13 +1,11 @@
 import { ValidationError } from '@pim/errors';
-import type { Filter, FilterOp } from '@pim/query';
-
-const SUFFIXES: readonly FilterOp[] = ['in', 'nin', 'ne', 'gt', 'gte', 'lt', 'lte', 'exists'];
+import { writtenFilter, type Filter } from '@pim/query';
 
 /**
  * Splits a list's raw query into the parameters the shared parser checks and the nested filters
  * under `prefix` (`attributes.color_in=red,blue`) that only the owner can check (it knows each
- * attribute's type). A suffix after the last `_` is the operator, as for every filter; `_in` and
- * `_nin` take comma-separated values.
+ * attribute's type and its keys): each passed on as written, for the owner to read its operator
+ * (`_in`, `_gte`, `_eq`…) once it knows whether the suffix is part of a key.
  */
 export function splitNestedFilters(
   raw: Record<string, unknown>,
@@ -27,11 +25,7 @@ export function splitNestedFilters(
         details: [{ field: param, message: 'must be given once, as a plain value' }],
       });
     }
-    const cut = param.lastIndexOf('_');
-    const suffix = cut > prefix.length ? (param.slice(cut + 1) as FilterOp) : undefined;
-    const op: FilterOp = suffix !== undefined && SUFFIXES.includes(suffix) ? suffix : 'eq';
-    const field = op === 'eq' ? param : param.slice(0, cut);
-    nested.push({ field, op, values: op === 'in' || op === 'nin' ? value.split(',') : [value] });
+    nested.push(writtenFilter(param, value));
   }
   return { rest, nested };
 }

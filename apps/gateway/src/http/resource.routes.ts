@@ -4,9 +4,10 @@ import { requireId } from '@pim/ids';
 import { codeNames, collectionInfo, collectionPath } from '@pim/resources';
 import { buildEnvelope, expandables, parseListQuery, type ResourceDecl } from '@pim/query';
 import type { Api } from './route';
+import { withArticle } from './article';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from './conditional';
 import { toProtoListQuery } from '@pim/rpc';
-import { listQuerySchema } from './list';
+import { expandParam, listQueryDoc } from './list';
 import { envelopeSchema } from '../openapi/envelope';
 import type { RecordClient } from './record.client';
 import { expandRecords, expandsInPlace, type BatchLoader, type LinkExpansions } from './expand';
@@ -142,21 +143,26 @@ function listItemSchema(
       if (key === undefined)
         return [
           e.as,
-          related
-            .nullable()
+          // A union with null (not .nullable()) keeps the record a reference to its schema.
+          z
+            .union([related, z.null()])
             .optional()
             .meta({ description: `With expand=${e.as}: the record ${e.field} names (null when it has none)` }),
         ];
       const link = (view.shape[e.as] as z.ZodArray<z.ZodObject>).element.extend({
-        [key]: related
-          .nullable()
+        [key]: z
+          .union([related, z.null()])
           .optional()
           .meta({ description: `With expand=${e.as}: the record this link names (null when it is gone)` }),
       });
       return [e.as, z.array(link).max(1_000)];
     }),
   );
-  return view.extend(extra).meta({ id: `${one}ListItem` });
+  const shown = (view.meta() as { description?: string } | undefined)?.description ?? one;
+  return view.extend(extra).meta({
+    id: `${one}ListItem`,
+    description: `${shown}, with the records it names embedded where expand asks for them`,
+  });
 }
 
 /** Declares POST, GET (list), GET/PUT/PATCH/DELETE by id of one catalog resource. */
@@ -177,7 +183,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
   const item = `${path}/:${idParam}`;
   const recordId = (params: Record<string, string>) => requireId(params[idParam], label);
   const fromMessage = (m: M | undefined): V => {
-    if (!m) throw new Error(`the ${collectionInfo(collection).app} app answered without a ${label}`);
+    if (!m) throw new Error(`the ${collectionInfo(collection).app} app answered without ${withArticle(label)}`);
     return codec.fromMessage(m);
   };
   const ok = (status: number, record: V) => ({ status, body: record, headers: { ETag: etag(record.version) } });
@@ -192,7 +198,8 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     listItemSchema(spec.schemas.view, one, listDecl, links, schemasByCollection),
     limits.maxLimit,
   );
-  const listQuery = listQuerySchema(listDecl, limits.maxLimit).extend(spec.listParams ?? {});
+  const listQuery = listQueryDoc(one, labels, listDecl, limits.maxLimit, spec.listParams);
+  const byIdExpand = expandParam(listDecl);
 
   const without = spec.without ?? [];
   if (!without.includes('create'))
@@ -201,7 +208,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       path,
       operationId: `create${one}`,
       scope: write,
-      summary: `Create a ${label}`,
+      summary: `Create ${withArticle(label)}`,
       description:
         spec.createDescription ??
         `The ${handle} must be free among live records of the collection${parent ? ` with the same ${parent}` : ''} (409 otherwise).`,
@@ -230,7 +237,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       path,
       operationId: `upsert${one}`,
       scope: write,
-      summary: `Create or update the ${label} of a ${handle}`,
+      summary: `Create or update the ${label} of ${withArticle(handle)}`,
       description: upsert.description,
       tags,
       body: spec.schemas.input,
@@ -257,7 +264,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     tags,
     listQuery: listQuery,
     responses: { 200: { description: 'A page of records', schema: list } },
-    handler: async ({ query, params, path: at, principal }) => {
+    handler: async ({ query, params, path: at, origin, principal }) => {
       const { rest, nested } = splitNestedFilters(query, spec.nestedFilters);
       const parsed = parseListQuery(listDecl, rest, limits);
       const q = { ...parsed, filters: [...parsed.filters, ...nested] };
@@ -269,7 +276,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
           query: q,
           total: r.page_info?.total ?? 0,
           data: [],
-          path: at,
+          path: `${origin}${at}`,
           raw: query,
           decl: listDecl,
         });
@@ -279,7 +286,14 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       const data = await expandRecords(listDecl, r.data.map(fromMessage), q.expand, loaders, principal, links);
       return {
         status: 200,
-        body: buildEnvelope({ query: q, total: r.page_info?.total ?? 0, data, path: at, raw: query, decl: listDecl }),
+        body: buildEnvelope({
+          query: q,
+          total: r.page_info?.total ?? 0,
+          data,
+          path: `${origin}${at}`,
+          raw: query,
+          decl: listDecl,
+        }),
       };
     },
   });
@@ -289,12 +303,28 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     path: item,
     operationId: `get${one}`,
     scope: read,
-    summary: `Get a ${label}`,
+    summary: `Get ${withArticle(label)}`,
     ...(spec.visibility ? { description: spec.visibility } : {}),
     tags,
-    responses: { 200: { description: `The ${label}`, schema: spec.schemas.view, headers: etagHeaders } },
-    handler: async ({ params }) => {
+    ...(byIdExpand ? { query: z.object({ expand: byIdExpand }) } : {}),
+    responses: {
+      200: {
+        description: `The ${label}`,
+        schema: byIdExpand
+          ? listItemSchema(spec.schemas.view, one, listDecl, links, schemasByCollection)
+          : spec.schemas.view,
+        headers: etagHeaders,
+      },
+    },
+    handler: async ({ params, query, principal }) => {
       const c = client(params);
+      const expand = typeof query.expand === 'string' ? [...new Set(query.expand.split(','))] : [];
+      if (expand.length > 0) {
+        // The records it names embedded, as a list embeds them.
+        const record = fromMessage((await c.get({ id: recordId(params) })).data);
+        const [expanded] = await expandRecords(listDecl, [record], expand, loaders, principal, links);
+        return ok(200, expanded);
+      }
       if (!c.getJson) return ok(200, fromMessage((await c.get({ id: recordId(params) })).data));
       // Served as the owner rendered it: no decode and re-encode of a large record here.
       const r = await c.getJson({ id: recordId(params) });
@@ -308,7 +338,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       path: item,
       operationId: `replace${one}`,
       scope: write,
-      summary: `Replace a ${label}`,
+      summary: `Replace ${withArticle(label)}`,
       description: 'Replaces every writable field; omitted optional fields return to their defaults.',
       tags,
       body: spec.schemas.input,
@@ -334,7 +364,7 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
       path: item,
       operationId: `patch${one}`,
       scope: write,
-      summary: `Patch a ${label}`,
+      summary: `Patch ${withArticle(label)}`,
       description:
         'JSON merge patch (RFC 7396): fields present are written; objects such as `name` merge per language (`{"name": {"es": null}}` removes one); `null` returns an optional field to its default.',
       tags,
@@ -360,12 +390,12 @@ export function recordRoutes<V extends { _id: string; version: number }, M, In, 
     path: item,
     operationId: `delete${one}`,
     scope: write,
-    summary: `Delete a ${label}`,
+    summary: `Delete ${withArticle(label)}`,
     description: `Soft delete: the record vanishes from gets and lists and its ${handle} becomes free.`,
     tags,
     requestHeaders: ifMatchHeader,
     errors: [409, 412],
-    responses: { 204: { description: 'Deleted' } },
+    responses: { 204: { description: 'Deleted', component: 'Deleted' } },
     handler: async ({ params, headers }) => {
       await client(params).delete({
         id: recordId(params),

@@ -6,15 +6,19 @@ import { currentContext } from '@pim/logging';
 import { errorResponse, errorResponseHeaders, errorResponseName } from '../openapi/errors';
 import {
   COUNTED_HEADERS,
+  SHARED_HEADERS,
   headerRef,
   ownHeaders,
   responseHeaders,
   sharedHeaderObject,
+  type HeadersObject,
   type SharedHeader,
 } from '../openapi/headers';
 import { authorize, scopeNote, type Principal, type Scope } from '../auth/scopes';
 import { requestHash, type IdempotencyService } from '../idempotency/idempotency.service';
+import { jsonSchemaOf, parameterObject, parameterRef, type ParameterLocation } from '../openapi/parameters';
 import { setRoute } from './metrics';
+import { FILTER_VALUES, type ListQueryDoc } from './list';
 
 /** What a route handler returns; the route writes it. */
 export interface RouteResult {
@@ -37,6 +41,11 @@ export interface RouteInput<B> {
   body: B;
   headers: Request['headers'];
   path: string;
+  /**
+   * Where links in answers start (a list's `nextUrl`): the configured public URL
+   * (`https://pim.example.com`), else the origin the request came to (`http://localhost:8080`).
+   */
+  origin: string;
   principal: Principal;
   /** The request itself, for a route that reads its body as a stream (`upload`). */
   request: Request;
@@ -74,7 +83,7 @@ export interface RouteSpec<B extends ZodType | undefined = undefined> {
    * The query of a list: documented here, parsed by the list language in the handler
    * (`parseListQuery`), whose errors name the allowed fields and operators.
    */
-  listQuery?: z.ZodObject;
+  listQuery?: ListQueryDoc;
   /** Request headers the route reads (If-Match...). */
   requestHeaders?: z.ZodObject;
   responses: Record<
@@ -88,6 +97,11 @@ export interface RouteSpec<B extends ZodType | undefined = undefined> {
        * it may be (a download in the format of its file), each with the same schema.
        */
       contentType?: string | readonly string[];
+      /**
+       * A response without a body that several routes answer alike (`Deleted`): declared once under
+       * components/responses by this name and referred to from each.
+       */
+      component?: string;
     }
   >;
   /** Error statuses this route can answer besides 400/500/503. */
@@ -171,6 +185,13 @@ const idempotencyKeyHeader = z
     example: '8f14e45f-ceea-467f-a0e8-3f1b5d2e6b4a',
   });
 
+/** The id of a record in a path (`/webhooks/{id}`, `/attributes/{id}/options/{optionId}`). */
+const recordIdParam = z
+  .string()
+  .regex(/^[0-9a-f]{24}$/)
+  .max(24)
+  .meta({ description: 'Record id (24 lowercase hex)', example: '6740a1b2c3d4e5f601234567' });
+
 const ifNoneMatchHeader = z
   .string()
   .regex(/^\s*(\*|(W\/)?"[^"]*"(\s*,\s*(W\/)?"[^"]*")*)\s*$/)
@@ -194,6 +215,22 @@ export function authorizeDeclared(_req: Request, res: Response, next: () => void
 }
 
 /** A router whose every route is also registered in the OpenAPI document. */
+/** A 400 naming every query parameter an operation does not take (all of them when it takes none). */
+function refuseUnknownParameters(query: Record<string, unknown>, taken: z.ZodObject | undefined): void {
+  const allowed = taken ? Object.keys(taken.shape) : [];
+  const unknown = Object.keys(query).filter((key) => !allowed.includes(key));
+  if (unknown.length === 0) return;
+  const names = unknown.map((k) => `'${k}'`).join(', ');
+  throw new ValidationError(`Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}`, {
+    title: 'Unknown query parameter',
+    solution:
+      allowed.length > 0
+        ? `This operation takes only ${allowed.map((k) => `'${k}'`).join(', ')}; leave the others out`
+        : 'This operation takes no query parameters; leave them out',
+    details: unknown.map((field) => ({ field, message: 'is not a parameter of this operation' })),
+  });
+}
+
 export class Api {
   readonly router = Router();
   /**
@@ -205,12 +242,32 @@ export class Api {
   /** `POST /imports`: the routes that take multipart/form-data. */
   private readonly uploads = new Set<string>();
   private readonly components = new Set<string>();
+  /** Shared parameters and responses by component, with the object (as JSON) each stands for. */
+  private readonly shared = new Map<string, string>();
 
   constructor(
     private readonly registry: OpenAPIRegistry,
     private readonly base: string,
     private readonly idempotency?: IdempotencyService,
+    /** The gateway's public URL (PUBLIC_URL), which answers' links start with; else each request's own origin. */
+    private readonly publicUrl?: string,
   ) {}
+
+  /**
+   * The methods the declared routes take on a path (`GET`, `PATCH`… for `/api/v1/brands/x`), HEAD
+   * with GET as HTTP has it; empty when no route has the path.
+   */
+  allowedMethods(path: string): string[] {
+    const segments = path.replace(/\/+$/, '').split('/');
+    const methods = this.declared
+      .filter((r) => {
+        const pattern = r.path.split('/');
+        return pattern.length === segments.length && pattern.every((p, i) => p.startsWith(':') || p === segments[i]);
+      })
+      .map((r) => r.method.toUpperCase());
+    if (methods.includes('GET')) methods.push('HEAD');
+    return [...new Set(methods)];
+  }
 
   /** Declares a route once: express handler + OpenAPI operation. */
   route<B extends ZodType | undefined = undefined>(spec: RouteSpec<B>): void {
@@ -245,6 +302,9 @@ export class Api {
         body = parsed.data;
       }
       let query = req.query as Record<string, unknown>;
+      // Nothing is silently ignored: a parameter the operation does not take is a 400 (a list's
+      // query is checked by the list language, which names the fields it filters on).
+      if (!spec.listQuery) refuseUnknownParameters(query, spec.query);
       if (spec.query) {
         const parsed = spec.query.safeParse(query);
         if (!parsed.success) {
@@ -256,6 +316,7 @@ export class Api {
         query = { ...query, ...(parsed.data as Record<string, unknown>) };
       }
       const path = `${this.base}${req.path}`;
+      const origin = this.publicUrl ? this.publicUrl.replace(/\/+$/, '') : `${req.protocol}://${req.get('host')}`;
       const run = () =>
         spec.handler({
           params: req.params as Record<string, string>,
@@ -263,6 +324,7 @@ export class Api {
           body: body as never,
           headers: req.headers,
           path,
+          origin,
           principal,
           request: req,
         });
@@ -295,7 +357,7 @@ export class Api {
   }
 
   /** Registers a component once per document. */
-  private component(type: 'headers' | 'responses', name: string, build: () => unknown): void {
+  private component(type: 'headers' | 'responses' | 'schemas', name: string, build: () => unknown): void {
     const key = `${type}/${name}`;
     if (this.components.has(key)) return;
     this.components.add(key);
@@ -307,6 +369,68 @@ export class Api {
     return Object.fromEntries(names.map((name) => [name, headerRef(name)]));
   }
 
+  /**
+   * A parameter as a shared component (path ids, request headers, a list's paging): each is the
+   * same wherever it appears, so operations refer to it. Two different parameters of one name fail.
+   */
+  private parameter(where: ParameterLocation, name: string, schema: ZodType): { $ref: string } {
+    const object = parameterObject(name, where, schema);
+    const text = JSON.stringify(object);
+    const known = this.shared.get(`parameter ${name}`);
+    if (known === undefined) {
+      this.shared.set(`parameter ${name}`, text);
+      this.registry.registerComponent('parameters', name, object as never);
+    } else if (known !== text) {
+      throw new Error(`Parameter '${name}' is declared twice, differently: give one of them another name`);
+    }
+    return parameterRef(name);
+  }
+
+  /** A shared response (no body) by name; two different responses of one name fail. */
+  private sharedResponse(name: string, response: object): { $ref: string } {
+    const text = JSON.stringify(response);
+    const known = this.shared.get(`response ${name}`);
+    if (known === undefined) {
+      this.shared.set(`response ${name}`, text);
+      this.component('responses', name, () => response);
+    } else if (known !== text) {
+      throw new Error(`Response '${name}' is declared twice, differently: give one of them another name`);
+    }
+    return { $ref: `#/components/responses/${name}` };
+  }
+
+  /** A route's own response headers; those the gateway shares (ETag, Location) as references. */
+  private ownHeaderRefs(headers: z.ZodObject | undefined): HeadersObject {
+    const own: HeadersObject = ownHeaders(headers);
+    for (const [name, header] of Object.entries(own)) {
+      if (!Object.hasOwn(SHARED_HEADERS, name)) continue;
+      const shared = name as SharedHeader;
+      if (JSON.stringify(header) === JSON.stringify(sharedHeaderObject(shared)))
+        Object.assign(own, this.headerRefs([shared]));
+    }
+    return own;
+  }
+
+  /** The `filter` parameter of a list, with its schema and the value schemas it names. */
+  private filterParameter(list: ListQueryDoc): Record<string, unknown> {
+    const { id, schema } = list.filter;
+    this.component('schemas', id, () => schema);
+    for (const [, name] of JSON.stringify(schema).matchAll(/#\/components\/schemas\/(Filter\w+)/g)) {
+      if (this.components.has(`schemas/${name}`)) continue;
+      this.components.add(`schemas/${name}`);
+      this.registry.registerComponent('schemas', name, jsonSchemaOf(FILTER_VALUES[name]) as never);
+    }
+    return {
+      name: 'filter',
+      in: 'query',
+      description: 'Filters, each a query parameter of its own: `?enabled=true&created_at_gte=2026-01-01`',
+      required: false,
+      style: 'form',
+      explode: true,
+      schema: { $ref: `#/components/schemas/${id}` },
+    };
+  }
+
   private errorResponseRef(status: number): { $ref: string } {
     const name = errorResponseName(status);
     this.headerRefs(errorResponseHeaders(status));
@@ -316,20 +440,12 @@ export class Api {
 
   private describe<B extends ZodType | undefined>(spec: RouteSpec<B>): RouteConfig {
     const pathParams = [...spec.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
-    const params = pathParams.length
-      ? z.object(
-          Object.fromEntries(
-            pathParams.map((p) => [
-              p,
-              z
-                .string()
-                .regex(/^[0-9a-f]{24}$/)
-                .max(24)
-                .meta({ description: 'Record id (24 lowercase hex)', example: '6740a1b2c3d4e5f601234567' }),
-            ]),
-          ),
-        )
-      : undefined;
+    const parameters: unknown[] = pathParams.map((p) => this.parameter('path', p, recordIdParam));
+    if (spec.listQuery) {
+      for (const [name, schema] of Object.entries(spec.listQuery.paging))
+        parameters.push(this.parameter('query', name, schema));
+      parameters.push(this.filterParameter(spec.listQuery));
+    }
     const statuses = new Set<number>([400, 401, 403, 429, 500, 503, ...(spec.errors ?? [])]);
     if (pathParams.length) statuses.add(404);
     if (spec.body || spec.upload) {
@@ -340,25 +456,26 @@ export class Api {
     const counted = this.headerRefs(COUNTED_HEADERS);
     const responses: RouteConfig['responses'] = {};
     for (const [status, r] of Object.entries(spec.responses)) {
-      responses[status] = {
+      const response = {
         description: r.description,
         headers: responseHeaders({
           ...counted,
           ...(spec.method === 'post' && !spec.upload ? this.headerRefs(['Idempotent-Replayed']) : {}),
-          ...ownHeaders(r.headers),
+          ...this.ownHeaderRefs(r.headers),
         }),
         content: r.schema
           ? Object.fromEntries([r.contentType ?? 'application/json'].flat().map((type) => [type, { schema: r.schema }]))
           : undefined,
       };
+      responses[status] = r.component && !r.schema ? this.sharedResponse(r.component, response) : response;
     }
     // send() answers a GET whose ETag matches If-None-Match with 304 and no body.
     const etag = spec.method === 'get' ? spec.responses[200]?.headers?.shape.ETag : undefined;
     if (etag) {
-      responses['304'] = {
+      responses['304'] = this.sharedResponse('NotModified', {
         description: 'Not modified: If-None-Match names the current ETag (no body)',
-        headers: responseHeaders({ ...counted, ...ownHeaders(z.object({ ETag: etag })) }),
-      };
+        headers: responseHeaders({ ...counted, ...this.ownHeaderRefs(z.object({ ETag: etag })) }),
+      });
     }
     for (const status of [...statuses].sort()) responses[String(status)] = this.errorResponseRef(status);
     let headers = spec.requestHeaders;
@@ -366,6 +483,8 @@ export class Api {
     if (spec.method === 'post' && !spec.upload)
       headers = (headers ?? z.object({})).extend({ 'idempotency-key': idempotencyKeyHeader });
     if (etag) headers = (headers ?? z.object({})).extend({ 'if-none-match': ifNoneMatchHeader });
+    for (const [name, schema] of Object.entries(headers?.shape ?? {}))
+      parameters.push(this.parameter('header', name, schema as ZodType));
     return {
       method: spec.method,
       path: `${this.base}${toOpenApiPath(spec.path)}`,
@@ -374,10 +493,9 @@ export class Api {
       description: `${spec.description ? `${spec.description}\n\n` : ''}${scopeNote(spec.scope)}`,
       tags: spec.tags,
       security: [{ [SECURITY_SCHEME]: spec.scope === 'authenticated' ? [] : [spec.scope] }],
+      ...(parameters.length > 0 ? { parameters: parameters as RouteConfig['parameters'] } : {}),
       request: {
-        params,
-        query: spec.query ?? spec.listQuery,
-        headers,
+        query: spec.query ?? spec.listQuery?.query,
         // A body schema that also accepts no body (rotate's optional {}) makes the body optional.
         body: spec.body
           ? {

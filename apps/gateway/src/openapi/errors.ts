@@ -39,6 +39,7 @@ export const errorObjectSchema = z
       'authentication',
       'authorization',
       'not_found',
+      'method_not_allowed',
       'conflict',
       'precondition',
       'gone',

@@ -74,6 +74,23 @@ export const SHARED_HEADERS = {
     description: 'Seconds to wait before sending the request again',
     required: true,
   },
+  ETag: {
+    schema: z
+      .string()
+      .regex(/^"\d{1,10}"$/)
+      .max(12)
+      .meta({ example: '"3"' }),
+    description: 'Version of the record; send it back in If-Match or If-None-Match',
+    required: true,
+  },
+  Location: {
+    schema: z
+      .string()
+      .max(2048)
+      .meta({ format: 'uri-reference', example: '/api/v1/webhooks/6740a1b2c3d4e5f601234567' }),
+    description: 'Path of the new record',
+    required: true,
+  },
   'Idempotent-Replayed': {
     schema: z.literal('true'),
     description:

@@ -69,13 +69,14 @@ describe('OpenAPI document: spectral with the OWASP ruleset', () => {
 
     // What a production gateway (https PUBLIC_URL) serves (its paths are the served document's).
     const https = onePath(buildApiDocument({ publicUrl: 'https://pim.example.com' }));
-    // The served document without rate-limit, CORS and Retry-After headers and with a plain-http server.
-    const broken = JSON.parse(JSON.stringify(onePath(served))) as {
+    // The https deployment's document without rate-limit, CORS and Retry-After headers and with a plain-http server.
+    const broken = JSON.parse(JSON.stringify(https)) as {
       servers: { url: string }[];
-      components: { responses: Record<string, { headers: Record<string, unknown> }> };
+      components: { responses: Record<string, { headers?: Record<string, unknown> }> };
     };
     broken.servers[0].url = 'http://pim.example.com';
     for (const response of Object.values(broken.components.responses)) {
+      if (!response.headers) continue;
       delete response.headers['RateLimit-Limit'];
       delete response.headers['Access-Control-Allow-Origin'];
       delete response.headers['Retry-After'];
@@ -93,8 +94,10 @@ describe('OpenAPI document: spectral with the OWASP ruleset', () => {
 
   const errorsIn = (name: string) => findings.filter((f) => f.severity === ERROR && f.source === file(name));
 
-  it('finds no error in the served document', () => {
-    expect(errorsIn('served.json').map(describeFinding)).toEqual([]);
+  it('finds no error in the served document but its plain-http server (a local gateway says what it is)', () => {
+    expect(errorsIn('served.json').map(describeFinding)).toEqual([
+      expect.stringMatching(/^owasp:api8:2023-no-server-http at servers\.0\.url/),
+    ]);
   });
 
   it('finds no error in the document of an https deployment', () => {

@@ -4,7 +4,7 @@ import type { Api } from '../http/route';
 import type { ApiKeyService } from '../auth/api-key.service';
 import { apiKeyInputSchema, apiKeyListDecl, apiKeySchema, apiKeyWithTokenSchema } from '../auth/api-key.schemas';
 import { locationHeaders } from '../http/conditional';
-import { listQuerySchema } from '../http/list';
+import { listQueryDoc } from '../http/list';
 import { envelopeSchema } from '../openapi/envelope';
 
 const TAGS = ['API keys'];
@@ -36,17 +36,20 @@ export function apiKeyRoutes(api: Api, keys: ApiKeyService, limits: { maxLimit: 
     scope: 'admin',
     summary: 'List API keys',
     tags: TAGS,
-    listQuery: listQuerySchema(apiKeyListDecl, limits.maxLimit),
+    listQuery: listQueryDoc('ApiKey', 'API keys', apiKeyListDecl, limits.maxLimit),
     responses: {
       200: {
         description: 'A page of keys (never their secrets)',
         schema: envelopeSchema('ApiKeyList', apiKeySchema, limits.maxLimit),
       },
     },
-    handler: async ({ query, path }) => {
+    handler: async ({ query, path, origin }) => {
       const q = parseListQuery(apiKeyListDecl, query, limits);
       const { data, total } = await keys.list(q);
-      return { status: 200, body: buildEnvelope({ query: q, total, data, path, raw: query, decl: apiKeyListDecl }) };
+      return {
+        status: 200,
+        body: buildEnvelope({ query: q, total, data, path: `${origin}${path}`, raw: query, decl: apiKeyListDecl }),
+      };
     },
   });
 

@@ -13,7 +13,7 @@ import {
 } from '@pim/resources';
 import { createRpcClient, toProtoListQuery, type PromiseClient } from '@pim/rpc';
 import type { Api } from '../http/route';
-import { listQuerySchema } from '../http/list';
+import { listQueryDoc } from '../http/list';
 import { envelopeSchema } from '../openapi/envelope';
 import { API_BASE } from '../openapi/links';
 
@@ -157,14 +157,14 @@ export function deadLetterRoutes(
     summary: 'List dead letters: events that could not be delivered',
     description: `Every change on the platform becomes an event, which each app first publishes to the event stream and which webhook deliveries and automatic republishing then consume. An event that still fails after every retry is set aside as a *dead letter*, so that the events after it keep flowing: \`source\` \`outbox\` when its app could not publish it (e.g. it is larger than the event stream accepts), or the name of the consumer that could not handle it (\`fan-out\`: webhook deliveries; \`auto-republish\`: publishing changed products again). While an \`outbox\` dead letter waits, the later events of the same record (\`record_id\`) wait behind it, so that nobody receives a record's changes out of order. Fix the cause named in \`last_error\`, then re-drive it (\`POST ${API_BASE}/dead-letters/{id}/redrive\`), or discard it (\`DELETE ${API_BASE}/dead-letters/{id}\`). Filter by app with \`app\` or \`app_in\` (${DEAD_LETTER_APPS.join(', ')}); pagination, sorting and filters as in every list, newest first by default. Without an app filter, \`skip\` + \`limit\` may not pass ${MERGE_WINDOW_MAX}.`,
     tags: TAGS,
-    listQuery: listQuerySchema(deadLetterListDecl, limits.maxLimit),
+    listQuery: listQueryDoc('DeadLetter', 'dead letters', deadLetterListDecl, limits.maxLimit),
     responses: {
       200: {
         description: 'A page of dead letters',
         schema: envelopeSchema('DeadLetterList', deadLetterSchema, limits.maxLimit),
       },
     },
-    handler: async ({ query, path }) => {
+    handler: async ({ query, path, origin }) => {
       const q = parseListQuery(deadLetterListDecl, query, limits);
       const apps = appsOf(q);
       const own: ListQuery = { ...q, filters: q.filters.filter((f) => f.field !== 'app') };
@@ -193,7 +193,7 @@ export function deadLetterRoutes(
       if (apps.length > 1) data = data.sort(comparator(q)).slice(q.skip, q.skip + q.limit);
       return {
         status: 200,
-        body: buildEnvelope({ query: q, total, data, path, raw: query, decl: deadLetterListDecl }),
+        body: buildEnvelope({ query: q, total, data, path: `${origin}${path}`, raw: query, decl: deadLetterListDecl }),
       };
     },
   });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { webhooks as pb } from '@pim/contracts';
 import { requireId } from '@pim/ids';
-import { buildEnvelope, parseListQuery } from '@pim/query';
+import { buildEnvelope, declareResource, parseListQuery } from '@pim/query';
 import {
   deliveryDetailSchema,
   deliveryListDecl,
@@ -12,9 +12,10 @@ import {
   type DeliveryView,
 } from '@pim/resources';
 import type { Api } from '../http/route';
+import { fixedListRoute } from '../http/fixed-list';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from '../http/conditional';
 import { toProtoListQuery } from '@pim/rpc';
-import { listQuerySchema } from '../http/list';
+import { listQueryDoc } from '../http/list';
 import { envelopeSchema } from '../openapi/envelope';
 import { fromMessage, type WebhooksClient } from './webhooks';
 
@@ -86,7 +87,7 @@ const recoveredSchema = z
       .max(2_147_483_647)
       .meta({ format: 'int32', description: 'Deliveries queued again', example: 12 }),
   })
-  .meta({ id: 'RecoverResult' });
+  .meta({ id: 'RecoverResult', description: 'How many failed deliveries were queued again' });
 
 const rotatedSchema = webhookWithSecretSchema
   .extend({
@@ -129,9 +130,25 @@ const eventTypeSchema = z
       )
       .meta({ description: 'JSON Schema (draft 2020-12) of the event `data`', example: { type: 'object' } }),
   })
-  .meta({ id: 'EventType' });
+  .meta({
+    id: 'EventType',
+    description:
+      'A kind of event the platform emits: its type (collection and action), the app that emits it, what it means and the schema of its data',
+  });
 
-const eventTypesSchema = z.strictObject({ data: z.array(eventTypeSchema).max(500) }).meta({ id: 'EventTypeList' });
+/** The fields the event catalog is filtered, sorted and searched on. */
+const eventTypeListDecl = declareResource({
+  collection: 'event_types',
+  defaultSort: 'type',
+  fields: {
+    // Items held here have no record id: it is declared, as every list declares it, but never filtered or sorted.
+    _id: { type: 'id', filterable: false, sortable: false },
+    type: { type: 'string', sortable: true, searchable: true },
+    collection: { type: 'string', sortable: true },
+    action: { type: 'string', sortable: true },
+    app: { type: 'string', sortable: true },
+  },
+});
 
 /** Declares the delivery log, its actions, secret rotation and the event catalog. */
 export function deliveryRoutes(
@@ -150,9 +167,9 @@ export function deliveryRoutes(
     description:
       'The delivery log: one record per event sent to this webhook, with its status (`pending`, `succeeded`, `failed`, `cancelled`), attempts, next attempt and the outcome of the last attempt (status code, truncated answer, duration). Pagination, sorting and filters as in every list; newest first by default.',
     tags: TAGS,
-    listQuery: listQuerySchema(deliveryListDecl, limits.maxLimit),
+    listQuery: listQueryDoc('Delivery', 'deliveries', deliveryListDecl, limits.maxLimit),
     responses: { 200: { description: 'A page of deliveries', schema: deliveryListSchema } },
-    handler: async ({ params, query, path }) => {
+    handler: async ({ params, query, path, origin }) => {
       const id = webhookId(params.id);
       const q = parseListQuery(deliveryListDecl, query, {
         maxLimit: limits.maxLimit,
@@ -166,7 +183,7 @@ export function deliveryRoutes(
           query: q,
           total: r.page_info?.total ?? 0,
           data,
-          path,
+          path: `${origin}${path}`,
           raw: query,
           decl: deliveryListDecl,
         }),
@@ -281,17 +298,21 @@ export function deliveryRoutes(
     },
   });
 
-  const catalog = eventCatalog();
-  api.route({
-    method: 'get',
-    path: '/event-types',
-    operationId: 'listEventTypes',
-    scope: 'authenticated',
-    summary: 'List every event type with the schema of its data',
-    description:
-      'The event catalog: every `type` a webhook can receive, with a JSON Schema of the `data` member of its payload. A delivery body is `{ "type", "timestamp", "data", ...webhook.body }`.',
-    tags: TAGS,
-    responses: { 200: { description: 'Every event type', schema: eventTypesSchema } },
-    handler: async () => ({ status: 200, body: { data: catalog } }),
-  });
+  fixedListRoute(
+    api,
+    {
+      path: '/event-types',
+      operationId: 'listEventTypes',
+      scope: 'authenticated',
+      summary: 'List every event type with the schema of its data',
+      description:
+        'The event catalog: every `type` a webhook can receive, with a JSON Schema of the `data` member of its payload. A delivery body is `{ "type", "timestamp", "schema_version", "data", ...webhook.body }` (`schema_version`: the version of the event shape, 1; a `*.deleted` event’s data also holds `deleted_at` and `deleted_by`). In the list envelope, with pagination, sort and filters on `type`, `collection`, `action` and `app`, and `_search` over the type.',
+      tags: TAGS,
+      decl: eventTypeListDecl,
+      item: eventTypeSchema,
+      listId: 'EventTypeList',
+      items: eventCatalog(),
+    },
+    limits,
+  );
 }

@@ -6,6 +6,7 @@ import {
   Order,
   orderBulkSchemas,
   orderCommentInputSchema,
+  channelInput,
   orderFromWire,
   orderInvoiceInputSchema,
   orderMoveSchema,
@@ -38,7 +39,12 @@ const nested = (key: string, convert: (o: Record<string, unknown>) => Record<str
   convert({ [key]: value })[key];
 
 const orderCodec = declaredCodec<OrderView, pb.Order, pb.OrderInput, OrderInput>(Order, {
-  toInput: { customer: nested('customer', orderToWire) },
+  toInput: {
+    customer: nested('customer', orderToWire),
+    workflow: nested('workflow', orderToWire),
+    // `_id`, as some channels send it, is the channel's id.
+    channel: (value: unknown) => channelInput(value as Record<string, unknown>),
+  },
   fromMessage: Object.fromEntries(
     ['customer', 'status', 'workflow', 'order_trackings', 'order_comments'].map((k) => [k, nested(k, orderFromWire)]),
   ),

@@ -3,7 +3,7 @@ import { ConflictError, ValidationError, withLinks } from '@pim/errors';
 import { currentContext } from '@pim/logging';
 import type { Filter } from '@pim/query';
 import { declaredRecord } from '@pim/records';
-import { Order, type WorkflowView } from '@pim/resources';
+import { Order, channelInput, type OrderInput, type WorkflowView } from '@pim/resources';
 import { OrderEntity } from '../entities/order.entity';
 import type { WorkflowsLink } from '../links/workflows.link';
 import { firstPlace, moveTo, slaOverdueDate } from './order.moves';
@@ -72,6 +72,26 @@ async function workflowFor(workflows: WorkflowsLink, id: string | null, code: st
 }
 
 /**
+ * The workflow an order input names: `workflow_id`/`workflow_code`, or the `workflow` object by
+ * `_id`/`code` (the order's own shape); the same workflow named both ways is one, two are refused.
+ */
+function workflowNamed(input: OrderInput): { workflow_id?: string; workflow_code?: string } {
+  const ref = input.workflow as { _id?: string; code?: string } | undefined;
+  const id = input.workflow_id ?? ref?._id;
+  const code = input.workflow_code ?? ref?.code;
+  const clash =
+    (input.workflow_id !== undefined && ref?._id !== undefined && input.workflow_id !== ref._id) ||
+    (input.workflow_code !== undefined && ref?.code !== undefined && input.workflow_code !== ref.code);
+  if (clash)
+    throw new ValidationError('workflow and workflow_id or workflow_code name two different workflows', {
+      title: 'Two workflows named',
+      solution: 'Name the workflow once: workflow: {_id} or {code}, or workflow_id or workflow_code',
+      details: [{ field: 'workflow', message: 'names another workflow than workflow_id or workflow_code' }],
+    });
+  return { ...(id !== undefined ? { workflow_id: id } : {}), ...(code !== undefined ? { workflow_code: code } : {}) };
+}
+
+/**
  * Orders on the record engine: named by their code. On create the order copies the workflow it
  * names (or the default one) and starts in its first status (its first tracking entry); later
  * writes keep the workflow, the status and the
@@ -90,6 +110,10 @@ export const orderRecord = (workflows: WorkflowsLink) =>
         customer_email: input.customer.email ?? null,
         customer_document: input.customer.document ?? null,
         channel_code: input.channel.code,
+        // Stored as the view shows it: `_id`, as some channels send it, is the channel's id.
+        channel: channelInput(input.channel),
+        // On create only: later writes keep the workflow (a change is refused in beforeWrite).
+        ...(prev ? {} : workflowNamed(input)),
       };
     },
     nestedFilters: [{ prefix: OVERDUE_FILTER, apply: async (_m, qb, filters) => applyOverdue(qb, filters) }],

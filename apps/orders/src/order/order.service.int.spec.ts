@@ -116,6 +116,23 @@ describe('orders (real Postgres, real workflow app)', () => {
     expect(b.workflow_id).toBe(named._id);
     await workflowApp.patchWorkflow(named._id, { name: 'Renamed' });
     expect((await orders.get(b._id)).workflow?.name).toBe(named.name);
+    // The order's own shapes: `workflow: {code}` or `{_id}` names the workflow, `channel._id` is its id.
+    const c = await orders.create(order({ workflow: { code: named.code }, channel: { _id: ANA, code: 'web' } }));
+    expect(c).toMatchObject({ workflow_id: named._id, workflow: { _id: named._id, code: named.code } });
+    expect(c.channel).toEqual({ id: ANA, code: 'web' });
+    expect((await orders.create(order({ workflow: { _id: named._id } }))).workflow_code).toBe(named.code);
+    const two = await rejection(orders.create(order({ workflow: { _id: named._id }, workflow_id: fallback._id })));
+    expect(two).toBeInstanceOf(ValidationError);
+    expect(two.details).toEqual([
+      { field: 'workflow', message: 'names another workflow than workflow_id or workflow_code' },
+    ]);
+    // The whole workflow as an order shows it names it too (its steps are copied from the workflow, not from it).
+    const again = await orders.create(order({ workflow: c.workflow }));
+    expect(again.workflow).toEqual(c.workflow);
+    const channels = await rejection(orders.create(order({ channel: { id: ANA, _id: fallback._id, code: 'web' } })));
+    expect(channels.details).toEqual([
+      { field: 'channel._id', message: 'id and _id name two different channels: send one of them' },
+    ]);
     const replaced = await orders.replace(b._id, { ...order({ code: b.code }), items_count: 3 });
     expect(replaced).toMatchObject({ workflow_id: named._id, status_code: 'new', items_count: 3 });
     expect(await rejection(orders.patch(b._id, { workflow_id: fallback._id }))).toBeInstanceOf(ConflictError);

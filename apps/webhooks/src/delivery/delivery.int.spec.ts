@@ -61,7 +61,13 @@ describe('delivery (real Postgres, real HTTP receivers on loopback)', () => {
     for (const req of receiver.requests) {
       const payload = verifier.verify(req.body, req.headers as Record<string, string>) as Record<string, unknown>;
       const sent = byId.get(req.headers['webhook-id'] as string)!;
-      expect(payload).toEqual({ type: sent.type, timestamp: sent.occurred_at, data: sent.data, store: 'br-01' });
+      expect(payload).toEqual({
+        type: sent.type,
+        timestamp: sent.occurred_at,
+        schema_version: 1,
+        data: sent.data,
+        store: 'br-01',
+      });
       expect(req.headers['x-api-key']).toBe('k-123');
       expect(req.headers['content-type']).toBe('application/json');
       expect(() =>

@@ -64,9 +64,13 @@ const RESERVED_HEADERS = new Set([
 const USER_AGENT = 'pim-webhooks/1.0';
 const ERROR_MAX = 1_000;
 
-/** The JSON body of a delivery: `{type, timestamp, data}` plus the webhook's body pairs as top-level keys. */
+/**
+ * The JSON body of a delivery: `{type, timestamp, schema_version, data}` plus the webhook's body
+ * pairs as top-level keys. `schema_version` is the version of the event's shape: a change a
+ * receiver must handle differently comes with a new one.
+ */
 export function buildPayload(
-  envelope: Pick<EventEnvelope, 'type' | 'occurred_at' | 'data'>,
+  envelope: Pick<EventEnvelope, 'type' | 'occurred_at' | 'data'> & Partial<Pick<EventEnvelope, 'schema_version'>>,
   pairs: KeyValuePair[],
 ): string {
   // Pair keys are the webhook writer's: on a null prototype each is a member (a `__proto__` pair
@@ -74,6 +78,7 @@ export function buildPayload(
   const payload: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, {
     type: envelope.type,
     timestamp: envelope.occurred_at,
+    schema_version: envelope.schema_version ?? 1,
     data: envelope.data,
   });
   for (const { key, value } of pairs) if (!RESERVED_BODY_KEYS.includes(key)) payload[key] = value;

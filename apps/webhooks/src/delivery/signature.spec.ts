@@ -32,6 +32,7 @@ describe('Standard Webhooks signing', () => {
     expect(new Webhook(secret).verify(body, headers)).toEqual({
       type: 'products.updated',
       timestamp: '2026-11-22T16:15:43.123Z',
+      schema_version: 1,
       data: envelope.data,
       store: 'br-01',
     });
@@ -65,12 +66,14 @@ describe('Standard Webhooks signing', () => {
       buildPayload(envelope, [
         { key: 'type', value: 'x' },
         { key: 'data', value: 'y' },
+        { key: 'schema_version', value: '9' },
         { key: 'extra', value: 'z' },
       ]),
     );
     expect(body).toEqual({
       type: 'products.updated',
       timestamp: envelope.occurred_at,
+      schema_version: 1,
       data: envelope.data,
       extra: 'z',
     });
@@ -94,7 +97,7 @@ describe('Standard Webhooks signing', () => {
     const pairs = ['constructor', 'toString', 'hasOwnProperty', '__proto__'].map((key) => ({ key, value: key[0] }));
     const body = buildPayload(envelope, pairs);
     // JSON.parse keeps every key as an own member, `__proto__` included (a pair kept from before it was refused).
-    expect(Object.entries(JSON.parse(body) as object).slice(3)).toEqual(pairs.map((p) => [p.key, p.value]));
+    expect(Object.entries(JSON.parse(body) as object).slice(4)).toEqual(pairs.map((p) => [p.key, p.value]));
     const headers = buildHeaders(
       { eventId: envelope.id, headers: [{ key: '__proto__', value: 'p' }], secrets: [newSigningSecret()] },
       body,

@@ -11,7 +11,7 @@ import type { EntityManager } from 'typeorm';
 export const WEBHOOKS_STORE: RecordStore = { source: 'webhooks' };
 
 /** Keys every delivery payload has; a webhook's body pairs may not replace them. */
-export const RESERVED_BODY_KEYS = ['type', 'timestamp', 'data'];
+export const RESERVED_BODY_KEYS = ['type', 'timestamp', 'schema_version', 'data'];
 
 /**
  * The key a body pair cannot have: it would be a key of the delivered JSON, and `__proto__` is the

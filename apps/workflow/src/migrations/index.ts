@@ -6,6 +6,7 @@ import { CreateProductApprovals1795552141855 } from './1795552141855-create-prod
 import { UsersGroupsMembersIndex1795627000000 } from './1795627000000-users-groups-members-index';
 import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
 import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
+import { UsersGroupsNamesNfc1796200000000 } from './1796200000000-users-groups-names-nfc';
 
 /** Every migration of the workflow schema, oldest first. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   UsersGroupsMembersIndex1795627000000,
   OutboxDeadLetters1795800000000,
   IdempotentCalls1795900000000,
+  UsersGroupsNamesNfc1796200000000,
 ];

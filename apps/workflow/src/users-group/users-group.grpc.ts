@@ -1,6 +1,6 @@
 import { workflow as pb } from '@pim/contracts';
 import type { Logger } from '@pim/logging';
-import type { UsersGroupInput, UsersGroupView } from '@pim/resources';
+import { userIdSchema, type UsersGroupInput, type UsersGroupView } from '@pim/resources';
 import { ValidationError } from '@pim/errors';
 import { unary, type ServiceRegistration } from '@pim/rpc';
 import type { DataSource } from 'typeorm';
@@ -30,11 +30,13 @@ export function usersGroupsGrpc(
     listUsersGroups: h.list,
     batchGetUsersGroups: h.batchGet,
     getUserAccess: unary(logger, 'GetUserAccess', async (req: pb.GetUserAccessRequest) => {
-      if (!/^[0-9a-f]{24}$/.test(req.user_id ?? ''))
-        throw new ValidationError('user_id must be 24 lowercase hexadecimal characters', {
-          details: [{ field: 'user_id', message: 'must be a user id' }],
+      // The user id as API keys store it (trimmed, NFC), so it finds the members' ids stored the same way.
+      const userId = userIdSchema.safeParse(req.user_id ?? '');
+      if (!userId.success)
+        throw new ValidationError(`user_id ${userId.error.issues[0].message}`, {
+          details: [{ field: 'user_id', message: userId.error.issues[0].message }],
         });
-      return usersGroupsRepository.accessOf(ds.manager, req.user_id);
+      return usersGroupsRepository.accessOf(ds.manager, userId.data);
     }),
   };
   return { name: 'pim.workflow.v1.UsersGroupsService', definition: pb.UsersGroupsServiceService, implementation };

@@ -27,6 +27,8 @@ export interface FieldSpec {
   listed?: boolean;
   /** `false`: it has no column of its own; the owner stores it in another (derived columns) and shows it from there. */
   stored?: boolean;
+  /** Its values are stored in Unicode NFC (a code, a name that identifies): filters and lookups normalize theirs alike. */
+  normalized?: boolean;
 }
 
 /**
@@ -88,6 +90,14 @@ export class Field<S extends FieldSpec = FieldSpec> {
     return new Field({ ...this.spec, stored: on });
   }
 
+  /**
+   * Its values are stored in Unicode NFC (its input schema normalizes them): a filter value or a
+   * handle looked up is normalized the same way, so text typed in another form (NFD) finds them.
+   */
+  normalized(): Field<S> {
+    return new Field({ ...this.spec, normalized: true });
+  }
+
   /** A read-only field the owner always computes, so it is always shown. */
   shown(): Field<S & { shown: true }> {
     return new Field({ ...this.spec, shown: true as const });
@@ -106,8 +116,8 @@ export class Field<S extends FieldSpec = FieldSpec> {
 
   /** The field as the list query language sees it. */
   listDecl(): FieldDecl {
-    const { type, required, searchable, filterable, sortable, expand, column } = this.spec;
-    return { type, required, searchable, filterable, sortable, expand, column };
+    const { type, required, searchable, filterable, sortable, expand, column, normalized } = this.spec;
+    return { type, required, searchable, filterable, sortable, expand, column, ...(normalized ? { normalized } : {}) };
   }
 }
 

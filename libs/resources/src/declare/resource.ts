@@ -54,11 +54,11 @@ const tailShape = {
   }),
   created_at: dateTimeSchema,
   updated_at: dateTimeSchema,
-  created_by_name: z
-    .string()
-    .max(200)
-    .optional()
-    .meta({ description: 'The user of the API key that created the record', example: 'Maria Silva' }),
+  created_by_name: z.string().max(200).optional().meta({
+    description:
+      'The user the API key that created the record acts for; absent when that key acts for no user (an integration key)',
+    example: 'Maria Silva',
+  }),
 };
 
 /** List fields every record has besides its own. */

@@ -4,6 +4,7 @@ const cap = (s: string) => `${s[0].toUpperCase()}${s.slice(1)}`;
 
 /** libs/resources/src/<folder>.ts: the declaration, with a code and a name to start from. */
 export const declarationTs = (r: ResourceNames) => `import { z } from 'zod';
+import { codeViewSchema } from './codes';
 import { field } from './declare/field';
 import { defineResource } from './declare/resource';
 import { nameSchema, taxonomyCodeSchema, translatePatchSchema, translateSchema } from './taxonomy';
@@ -17,9 +18,10 @@ export const ${r.one} = defineResource({
   description: '${cap(r.label)}',
   fields: {
     code: field
-      .of('string', { input: taxonomyCodeSchema, view: z.string().max(100) })
+      .of('string', { input: taxonomyCodeSchema, view: codeViewSchema() })
       .required()
-      .searchable(),
+      .searchable()
+      .normalized(),
     name: field
       .of('translate', { input: nameSchema, patch: translatePatchSchema(z.string().min(1).max(1_000)), view: translateSchema })
       .required()

@@ -1,20 +1,8 @@
+import { LIST_ENVELOPE_KEYS } from '@pim/query';
 import { catalogHarness, type CatalogHarness } from '../../testing/catalog.harness';
 
 type Json = Record<string, unknown>;
-const ENVELOPE_KEYS = [
-  'page',
-  'skip',
-  'limit',
-  'sort',
-  'pages',
-  'total',
-  'next',
-  'previous',
-  'nextUrl',
-  'previousUrl',
-  'filters',
-  'data',
-];
+const ENVELOPE_KEYS = [...LIST_ENVELOPE_KEYS];
 
 // HTTP → the gateway's catalog routes → gRPC → the catalog app (its own process) → Postgres,
 // outbox → JetStream. Only the API-key gate is stood in for.
@@ -69,7 +57,7 @@ describe('catalog taxonomy routes over HTTP', () => {
   });
 
   it('answers the error objects: 400 body and filter problems, 409 code taken, 412 stale If-Match, 404 after delete', async () => {
-    const bad = await h.request('POST', '/api/v1/catalogs', { code: 'has space', name: {}, user_groups: ['x'] });
+    const bad = await h.request('POST', '/api/v1/catalogs', { code: 'has\ttab', name: {}, user_groups: ['x'] });
     expect(bad.status).toBe(400);
     expect((bad.json.details as { field: string }[]).map((d) => d.field).sort()).toEqual([
       'code',

@@ -40,6 +40,12 @@ export interface OrderChannel {
   image?: string | undefined;
 }
 
+/** The workflow an order is created under, by id or code (the order copies it as it is then). */
+export interface OrderWorkflowRef {
+  id?: string | undefined;
+  code?: string | undefined;
+}
+
 export interface OrderAddress {
   zipcode?: string | undefined;
   street?: string | undefined;
@@ -263,6 +269,8 @@ export interface OrderInput {
   order_payments: OrderPayment[];
   order_logistics?: OrderLogistics | undefined;
   invoices: OrderInvoice[];
+  /** The same as workflow_id or workflow_code, as the order's own `workflow` object names it. */
+  workflow?: OrderWorkflowRef | undefined;
 }
 
 export interface OrderInput_IdentifiersEntry {
@@ -608,6 +616,91 @@ export const OrderChannel: MessageFns<OrderChannel> = {
     message.code = object.code ?? "";
     message.name = object.name ?? undefined;
     message.image = object.image ?? undefined;
+    return message;
+  },
+};
+
+function createBaseOrderWorkflowRef(): OrderWorkflowRef {
+  return { id: undefined, code: undefined };
+}
+
+export const OrderWorkflowRef: MessageFns<OrderWorkflowRef> = {
+  encode(message: OrderWorkflowRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== undefined) {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.code !== undefined) {
+      writer.uint32(18).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderWorkflowRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderWorkflowRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderWorkflowRef {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : undefined,
+      code: isSet(object.code) ? globalThis.String(object.code) : undefined,
+    };
+  },
+
+  toJSON(message: OrderWorkflowRef): unknown {
+    const obj: any = {};
+    if (message.id !== undefined) {
+      obj.id = message.id;
+    }
+    if (message.code !== undefined) {
+      obj.code = message.code;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderWorkflowRef>, I>>(base?: I): OrderWorkflowRef {
+    return OrderWorkflowRef.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderWorkflowRef>, I>>(object: I): OrderWorkflowRef {
+    const message = createBaseOrderWorkflowRef();
+    message.id = object.id ?? undefined;
+    message.code = object.code ?? undefined;
     return message;
   },
 };
@@ -3919,6 +4012,7 @@ function createBaseOrderInput(): OrderInput {
     order_payments: [],
     order_logistics: undefined,
     invoices: [],
+    workflow: undefined,
   };
 }
 
@@ -3989,6 +4083,9 @@ export const OrderInput: MessageFns<OrderInput> = {
     }
     for (const v of message.invoices) {
       OrderInvoice.encode(v!, writer.uint32(178).fork()).join();
+    }
+    if (message.workflow !== undefined) {
+      OrderWorkflowRef.encode(message.workflow, writer.uint32(186).fork()).join();
     }
     return writer;
   },
@@ -4185,6 +4282,14 @@ export const OrderInput: MessageFns<OrderInput> = {
             message.invoices.push(OrderInvoice.decode(reader, reader.uint32()));
             continue;
           }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.workflow = OrderWorkflowRef.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4290,6 +4395,7 @@ export const OrderInput: MessageFns<OrderInput> = {
       invoices: globalThis.Array.isArray(object?.invoices)
         ? object.invoices.map((e: any) => OrderInvoice.fromJSON(e))
         : [],
+      workflow: isSet(object.workflow) ? OrderWorkflowRef.fromJSON(object.workflow) : undefined,
     };
   },
 
@@ -4367,6 +4473,9 @@ export const OrderInput: MessageFns<OrderInput> = {
     if (message.invoices?.length) {
       obj.invoices = message.invoices.map((e) => OrderInvoice.toJSON(e));
     }
+    if (message.workflow !== undefined) {
+      obj.workflow = OrderWorkflowRef.toJSON(message.workflow);
+    }
     return obj;
   },
 
@@ -4417,6 +4526,9 @@ export const OrderInput: MessageFns<OrderInput> = {
       ? OrderLogistics.fromPartial(object.order_logistics)
       : undefined;
     message.invoices = object.invoices?.map((e) => OrderInvoice.fromPartial(e)) || [];
+    message.workflow = (object.workflow !== undefined && object.workflow !== null)
+      ? OrderWorkflowRef.fromPartial(object.workflow)
+      : undefined;
     return message;
   },
 };
