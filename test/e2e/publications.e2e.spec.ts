@@ -234,7 +234,8 @@ describe('publications through the whole platform', () => {
     );
     // A publication is never edited: there is no PATCH or PUT route.
     const patch = await e2e.api('PATCH', `/api/v1/publications/${failed._id}`, { status: 'failed' });
-    expect(patch).toMatchObject({ status: 404, json: { kind: 'not_found' } });
+    expect(patch).toMatchObject({ status: 405, json: { kind: 'method_not_allowed' } });
+    expect(patch.headers.get('allow')).toContain('GET');
   }, 60_000);
 
   it('retries a channel that times out, with a growing delay, until it answers', async () => {

@@ -33,7 +33,8 @@ async function must(api: ChaosApi, method: string, path: string, body: unknown):
  * the order workflow, an approvals workflow with Ana as its approver, and the products exports select.
  */
 export async function makeFixtures(api: ChaosApi, receiverUrl: string, exportProducts: number): Promise<Fixtures> {
-  const listed = (await api.read('/collections')).json.data as { name: string }[];
+  // One page of the largest size holds every collection.
+  const listed = (await api.read('/collections?limit=100')).json.data as { name: string }[];
   const collections = ['webhooks', ...listed.map((c) => c.name).filter((n) => n !== 'webhooks')];
   for (const collection of collections) await must(api, 'PUT', '/webhooks', { collection, url: receiverUrl });
 
