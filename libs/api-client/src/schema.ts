@@ -5905,7 +5905,7 @@ export interface components {
             filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Order"][];
         };
-        /** @description JSON merge patch (RFC 7396) of a order */
+        /** @description JSON merge patch (RFC 7396) of an order */
         OrderPatch: {
             /**
              * @description Unique among live orders. Any printable text: letters of any script, digits, spaces, punctuation and symbols (AB-12/3, CX 100, #123, Açaí-500, 日本-1), at most 100 characters; no control characters, invisible formatting characters (zero-width spaces, direction marks) or line breaks. Spaces around it are trimmed and it is stored in Unicode NFC (é written as e plus a combining accent is the same code as é). Upper and lower case differ: AB-1 and ab-1 are two codes. In an _in or _nin list filter write a comma inside a code as \, and a backslash as \\; in a spreadsheet list cell write |, ; or , inside a code as \|, \; or \, (and a backslash before them as \\)
@@ -6140,7 +6140,7 @@ export interface components {
             filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["Import"][];
         };
-        /** @description JSON merge patch (RFC 7396) of a import: a spreadsheet of products, mapped and run through the catalog */
+        /** @description JSON merge patch (RFC 7396) of an import: a spreadsheet of products, mapped and run through the catalog */
         ImportPatch: {
             /**
              * @description A catalog every imported product joins
@@ -6232,7 +6232,7 @@ export interface components {
             filters: components["schemas"]["ListFilters"];
             data: components["schemas"]["ImportTemplate"][];
         };
-        /** @description JSON merge patch (RFC 7396) of a import template: a column mapping saved for files with the same headers */
+        /** @description JSON merge patch (RFC 7396) of an import template: a column mapping saved for files with the same headers */
         ImportTemplatePatch: {
             /**
              * @description Unique among live templates. Printable text of 1 to 200 characters, without control characters, invisible formatting characters or line breaks; trimmed and stored in Unicode NFC (é written as e plus a combining accent is the same name as é), compared exactly

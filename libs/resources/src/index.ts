@@ -316,3 +316,4 @@ export {
   type ProposedList,
 } from './product-approval';
 export { productFiltersQuery, productFiltersSchema, type ProductFilters } from './product-filters';
+export { indefiniteArticle, withArticle } from './article';

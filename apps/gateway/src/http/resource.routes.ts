@@ -1,10 +1,9 @@
 import { z, type ZodType } from 'zod';
 import { RawJson, stringifyWithRaw } from '@pim/db';
 import { requireId } from '@pim/ids';
-import { codeNames, collectionInfo, collectionPath } from '@pim/resources';
+import { codeNames, collectionInfo, collectionPath, withArticle } from '@pim/resources';
 import { buildEnvelope, expandables, parseListQuery, type ResourceDecl } from '@pim/query';
 import type { Api } from './route';
-import { withArticle } from './article';
 import { etag, etagHeaders, expectedVersion, ifMatchHeader, locationHeaders } from './conditional';
 import { toProtoListQuery } from '@pim/rpc';
 import { expandParam, listQueryDoc } from './list';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { declareResource, type FieldDecl, type ResourceDecl } from '@pim/query';
 import { codeNames, collectionInfo, type CollectionInfo } from '../collections';
 import { dateTimeSchema, objectIdSchema } from '../common';
+import { withArticle } from '../article';
 import type { Field, FieldSpec } from './field';
 
 /** The fields of a resource, by name, in the order the API shows them. */
@@ -148,7 +149,8 @@ export function defineResource<F extends Fields>(spec: ResourceSpec<F>): Resourc
   });
   const patch = z.strictObject(Object.fromEntries(writable.map(([name, f]) => [name, patchSchema(f)]))).meta({
     id: `${id}Patch`,
-    description: spec.patchDescription ?? `JSON merge patch (RFC 7396) of a ${spec.description.toLowerCase()}`,
+    description:
+      spec.patchDescription ?? `JSON merge patch (RFC 7396) of ${withArticle(spec.description.toLowerCase())}`,
   });
   const view = z
     .strictObject({
