@@ -1,3 +1,4 @@
+import { LIST_ENVELOPE_KEYS } from '@pim/query';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, startE2E, type E2E } from './platform';
@@ -75,20 +76,7 @@ describe('webhooks through the whole platform', () => {
     });
     expect(r.response.status).toBe(200);
     const page = r.data!;
-    expect(Object.keys(page)).toEqual([
-      'page',
-      'skip',
-      'limit',
-      'sort',
-      'pages',
-      'total',
-      'next',
-      'previous',
-      'nextUrl',
-      'previousUrl',
-      'filters',
-      'data',
-    ]);
+    expect(Object.keys(page)).toEqual([...LIST_ENVELOPE_KEYS]);
     expect(page).toMatchObject({
       page: 1,
       skip: 0,

@@ -1,3 +1,4 @@
+import { LIST_ENVELOPE_KEYS } from './list.envelope';
 import { buildEnvelope, parseListQuery } from './index';
 import { things } from './things.fixture';
 
@@ -14,20 +15,7 @@ function envelope(raw: Record<string, unknown>, total: number, withDecl = true) 
 
 describe('buildEnvelope', () => {
   it('has exactly the 12 keys of the interface, in order', () => {
-    expect(Object.keys(envelope({}, 3))).toEqual([
-      'page',
-      'skip',
-      'limit',
-      'sort',
-      'pages',
-      'total',
-      'next',
-      'previous',
-      'nextUrl',
-      'previousUrl',
-      'filters',
-      'data',
-    ]);
+    expect(Object.keys(envelope({}, 3))).toEqual([...LIST_ENVELOPE_KEYS]);
   });
 
   it('shows the sort as an object in sort order, without the _id tie-break', () => {
