@@ -213,4 +213,16 @@ describe('the interface exactly, through the whole platform', () => {
     const found = await e2e.api('GET', `/api/v1/imports?_search=${encodeURIComponent('catalogo-verão.csv')}`);
     expect((found.json.data as Json[]).map((i) => i.file_name)).toEqual(['catalogo-verão.csv']);
   });
+
+  it('names the author of every import and export: the user, else the user id, else the key itself', async () => {
+    const integration = e2e.clientWith(await e2e.newKey(['exports:write', 'products:read']));
+    const byKey = await integration.POST('/api/v1/exports', { body: { file_type: 'csv' } });
+    expect(byKey.data?.created_by_name).toBe('test exports:write products:read (API key)');
+    const anonymous = e2e.clientWith(await e2e.newKey(['exports:write', 'products:read'], { user_id: 'auth0|77' }));
+    expect((await anonymous.POST('/api/v1/exports', { body: { file_type: 'csv' } })).data?.created_by_name).toBe(
+      'auth0|77',
+    );
+    const listed = await e2e.api('GET', '/api/v1/imports?limit=100');
+    for (const i of listed.json.data as Json[]) expect(typeof i.created_by_name).toBe('string');
+  });
 });

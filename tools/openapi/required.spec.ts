@@ -24,13 +24,10 @@ const RESOURCES: Record<string, { schema: string; tag: string }> = {
 
 /**
  * Fields the interface marks required that the platform leaves out in some state, each decided
- * and recorded in docs/decisions/ (by area): `created_by_name` names the user the creating API
- * key acts for, and a key acting for no user creates records without one (docs/decisions/io-jobs.md).
+ * and recorded in docs/decisions/ (by area). None today: a decided omission is listed here by
+ * resource (`Import: ['field']`) with the decision's reason in the docs.
  */
-const OMITTED: Record<string, string[]> = {
-  Import: ['created_by_name'],
-  Export: ['created_by_name'],
-};
+const OMITTED: Record<string, string[]> = {};
 
 type Schema = { $ref?: string; properties?: Record<string, Schema>; required?: string[]; items?: Schema };
 type Doc = {

@@ -6048,7 +6048,7 @@ export interface components {
             version: components["schemas"]["RecordVersion"];
             created_at: components["schemas"]["DateTime"];
             updated_at: components["schemas"]["DateTime"];
-            created_by_name?: components["schemas"]["CreatedByName"];
+            created_by_name: components["schemas"]["CreatedByName"];
         };
         /**
          * @description Which product field each column fills, by the column's letter: `{"A": "code", "B": "name.pt-BR", "C": "attributes.color"}`. Targets: code (required), name.<language>, description.<language>, type, brand (by code), family (by code), categories (codes separated by |, ; or ,), tags, enabled, image, images, attributes.<key> (attributes.<key>.<language> for a localizable text attribute). A column left out is not read. Columns of the platform's own exports that the platform fills — _id, category_trees, parent, catalogs, fulfilled, published, last_published_at, created_at, updated_at, completeness.<language> — may be mapped to themselves and are read past, so an export imports back through a mapping of each header to itself. The mapping decides what a row is. Product rows (the targets above): one product per row. Attribute rows, when attribute_key and value are mapped (a per_attributes export): each row sets the product's attribute attribute_key to value, parsed by the attribute's type, in the row's language (target language) for a localizable text attribute; rows of one code are stored together, and only existing products change. Eligibility rows, when relation and item_code or item_id are mapped (an eligibility_services export): each product's relation of the type a row names (eligible_service_products, ineligible_service_products, eligible_service_categories, ineligible_service_categories) becomes exactly the items its rows list — by item_code (a product's or a category's code; category_tree, a tree's code, picks among categories sharing a code), else by item_id —; relations the file does not name are left alone, and the rows of one product's relation must follow one another. eligible and item_type are checked against relation; product_name, attribute_name, attribute_type and item_name are read past. A mapping holds the targets of one kind of row only.
@@ -6314,7 +6314,7 @@ export interface components {
             version: components["schemas"]["RecordVersion"];
             created_at: components["schemas"]["DateTime"];
             updated_at: components["schemas"]["DateTime"];
-            created_by_name?: components["schemas"]["CreatedByName"];
+            created_by_name: components["schemas"]["CreatedByName"];
         };
         /**
          * @description Which products the export holds; every filter given must hold
@@ -7076,7 +7076,7 @@ export interface components {
              */
             scopes: ("admin" | "attribute_groups:read" | "attribute_groups:write" | "attribute_options:read" | "attribute_options:write" | "attributes:read" | "attributes:write" | "brands:read" | "brands:write" | "catalogs:read" | "catalogs:write" | "categories:read" | "categories:write" | "category_trees:read" | "category_trees:write" | "channels:read" | "channels:write" | "exports:read" | "exports:write" | "families:read" | "families:write" | "import_templates:read" | "import_templates:write" | "imports:read" | "imports:write" | "orders:read" | "orders:write" | "product_approvals:read" | "product_approvals:write" | "product_relations:read" | "product_relations:write" | "products:read" | "products:write" | "publication_batches:read" | "publication_batches:write" | "publications:read" | "publications:write" | "users_groups:read" | "users_groups:write" | "webhooks:read" | "webhooks:write" | "workflow_approvals:read" | "workflow_approvals:write" | "workflows:read" | "workflows:write")[];
             /**
-             * @description The user the key acts for, by the user id your identity system gives them (auth0|5f1c2b…, ana@example.com, a UUID: printable text of 1 to 200 characters, trimmed, stored in Unicode NFC, compared exactly). With user_name it fills created_by_name, deleted_by and last_interaction; it is matched against users groups' members, workflow steps' users and approval steps' approvers, and a key bound to a user without the admin scope sees only the products the user's users groups may see
+             * @description The user the key acts for, by the user id your identity system gives them (auth0|5f1c2b…, ana@example.com, a UUID: printable text of 1 to 200 characters, trimmed, stored in Unicode NFC, compared exactly). With user_name it fills created_by_name, deleted_by and last_interaction (a key acting for no user is named in created_by_name and deleted_by by its own name followed by ' (API key)'); it is matched against users groups' members, workflow steps' users and approval steps' approvers, and a key bound to a user without the admin scope sees only the products the user's users groups may see
              * @example auth0|5f1c2b3a4d5e6f7a8b9c0d1e
              */
             user_id?: string;
@@ -7282,7 +7282,7 @@ export interface components {
          */
         RecordVersion: number;
         /**
-         * @description The user the API key that created the record acts for; absent when that key acts for no user (an integration key)
+         * @description Who created the record: the name of the user the API key acts for (their id when the key names no user_name), or, for a key acting for no user, the key's name followed by ' (API key)'
          * @example Maria Silva
          */
         CreatedByName: string;

@@ -16,6 +16,8 @@ export interface ProductAccess {
 export interface Actor {
   user_id?: string;
   user_name?: string;
+  /** The API key's name: the author of what a key acting for no user writes. */
+  key_name?: string;
   /** Set when the caller is restricted by users groups; absent means unrestricted. */
   access?: ProductAccess;
 }
@@ -49,6 +51,18 @@ export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
 /** The context of the request being served, if any. */
 export function currentContext(): RequestContext | undefined {
   return storage.getStore();
+}
+
+/**
+ * Who a write is recorded as made by (`created_by_name`, `deleted_by`): the user the API key acts
+ * for, by name, else by id; a key acting for no user (an integration's) by its own name, marked
+ * `(API key)` so it never reads as a person. Null only for the platform's own background work.
+ */
+export function authorName(actor: Actor | undefined = storage.getStore()?.actor): string | null {
+  if (!actor) return null;
+  if (actor.user_name) return actor.user_name;
+  if (actor.user_id) return actor.user_id;
+  return actor.key_name ? `${actor.key_name} (API key)`.slice(0, 200) : null;
 }
 
 /** The current caller's product access, when restricted by users groups (absent: unrestricted). */

@@ -1,5 +1,6 @@
 export { currentCallMark, runWithCallMark, type CallMark } from './call-mark';
 export {
+  authorName,
   currentAccess,
   currentContext,
   runWithContext,

@@ -9,7 +9,7 @@ import {
   withLinks,
 } from '@pim/errors';
 import { isId, newId, requireId } from '@pim/ids';
-import { currentContext, inSpan } from '@pim/logging';
+import { authorName, currentContext, inSpan } from '@pim/logging';
 import { recordEvent } from '@pim/events';
 import { isDeadlock, quoteIdent, translatePgError } from '@pim/db';
 import {
@@ -242,7 +242,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
         version: 1,
         created_at: now,
         updated_at: now,
-        created_by_name: currentContext()?.actor?.user_name ?? null,
+        created_by_name: authorName(),
         deleted: false,
         deleted_at: null,
         deleted_by: null,
@@ -340,7 +340,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       const now = new Date();
       record.deleted = true;
       record.deleted_at = now;
-      record.deleted_by = currentContext()?.actor?.user_name ?? null;
+      record.deleted_by = authorName();
       record.version += 1;
       record.updated_at = now;
       if (this.resource.rendered) (record as { rendered?: string | null }).rendered = null;
@@ -366,7 +366,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       .set({
         deleted: true,
         deleted_at: now,
-        deleted_by: currentContext()?.actor?.user_name ?? null,
+        deleted_by: authorName(),
         updated_at: now,
         version: () => '"version" + 1',
         ...(this.resource.rendered ? { rendered: null } : {}),

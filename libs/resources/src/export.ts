@@ -127,6 +127,7 @@ export const Export = defineResource({
   collection: 'exports',
   description: 'Export: a CSV or XLSX file of the products a set of filters selects',
   inputDescription: 'What to export: the format, the report, which products and which columns',
+  authorShown: true,
   fields: {
     file_type: field.of('string', { input: z.enum(EXPORT_FILE_TYPES).meta({ description: 'csv or xlsx' }) }).required(),
     report_type: field

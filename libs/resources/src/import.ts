@@ -220,6 +220,7 @@ export const Import = defineResource({
   collection: 'imports',
   description: 'Import: a spreadsheet of products, mapped and run through the catalog',
   inputDescription: 'What a caller sets on an import before it starts: where products go and how to read the file',
+  authorShown: true,
   fields: {
     catalog_id: field.of('id', {
       input: objectIdSchema.meta({ description: 'A catalog every imported product joins' }),

@@ -73,6 +73,7 @@ export function metadataToContext(md: Metadata, newRequestId: () => string): Req
       actor = {
         user_id: parsed.user_id ? String(parsed.user_id) : undefined,
         user_name: parsed.user_name ? String(parsed.user_name) : undefined,
+        key_name: parsed.key_name ? String(parsed.key_name) : undefined,
         ...(access ? { access } : {}),
       };
     } catch {

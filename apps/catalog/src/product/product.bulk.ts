@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { ConflictError, ValidationError, fromZodError, type WireErrorObject } from '@pim/errors';
 import { newId } from '@pim/ids';
-import { currentContext } from '@pim/logging';
+import { authorName, currentContext } from '@pim/logging';
 import { lockStrings, transactionRetryingDeadlocks } from '@pim/db';
 import { recordEvents } from '@pim/events';
 import {
@@ -217,7 +217,7 @@ export class ProductBulkUpsert {
     const existing = await liveProductsByCodeForUpdate(m, codes);
     const prevByCode = new Map(existing.map((p) => [p.code, p]));
     const now = new Date();
-    const actor = currentContext()?.actor?.user_name ?? null;
+    const actor = authorName();
     const merged: BulkItemResult[] = [];
     // A caller bound to a user: items may not name attributes hidden from them nor touch products they cannot see.
     const sight = await currentSight(m);

@@ -28,7 +28,7 @@ export const apiKeyInputSchema = z
       }),
     user_id: userIdSchema.optional().meta({
       description:
-        "The user the key acts for, by the user id your identity system gives them (auth0|5f1c2b…, ana@example.com, a UUID: printable text of 1 to 200 characters, trimmed, stored in Unicode NFC, compared exactly). With user_name it fills created_by_name, deleted_by and last_interaction; it is matched against users groups' members, workflow steps' users and approval steps' approvers, and a key bound to a user without the admin scope sees only the products the user's users groups may see",
+        "The user the key acts for, by the user id your identity system gives them (auth0|5f1c2b…, ana@example.com, a UUID: printable text of 1 to 200 characters, trimmed, stored in Unicode NFC, compared exactly). With user_name it fills created_by_name, deleted_by and last_interaction (a key acting for no user is named in created_by_name and deleted_by by its own name followed by ' (API key)'); it is matched against users groups' members, workflow steps' users and approval steps' approvers, and a key bound to a user without the admin scope sees only the products the user's users groups may see",
     }),
     user_name: z.string().trim().min(1).max(200).optional().meta({ example: 'Ana Souza' }),
     expires_at: dateTimeSchema

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { LRUCache } from 'lru-cache';
 import { AuthenticationError, NotFoundError, ValidationError } from '@pim/errors';
 import { newId, requireId } from '@pim/ids';
-import { currentContext } from '@pim/logging';
+import { authorName } from '@pim/logging';
 import { applyListQuery, validateListQuery, type ListQuery } from '@pim/query';
 import { LISTEN_PURPOSE, PgListener, pgClientConfigOf, translatePgError } from '@pim/db';
 import type { Logger } from '@pim/logging';
@@ -140,7 +140,7 @@ export class ApiKeyService {
       version: 1,
       created_at: now,
       updated_at: now,
-      created_by_name: currentContext()?.actor?.user_name ?? null,
+      created_by_name: authorName(),
     });
     try {
       await this.ds.manager.insert(ApiKeyEntity, entity);
@@ -209,6 +209,7 @@ export class ApiKeyService {
         scopes: row.scopes,
         user_id: row.user_id ?? undefined,
         user_name: row.user_name ?? undefined,
+        key_name: row.name,
       },
       lastUsedAt: row.last_used_at?.getTime() ?? 0,
     };

@@ -53,7 +53,12 @@ export function gate(deps: { keys: ApiKeyService; perKey: RateLimiter; perIp: Ra
     if (ctx && principal) {
       try {
         const access = await productAccessOf(principal, deps.access);
-        ctx.actor = { user_id: principal.user_id, user_name: principal.user_name, ...(access ? { access } : {}) };
+        ctx.actor = {
+          user_id: principal.user_id,
+          user_name: principal.user_name,
+          key_name: principal.key_name,
+          ...(access ? { access } : {}),
+        };
       } catch (err) {
         return next(err);
       }

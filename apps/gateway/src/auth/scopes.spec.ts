@@ -19,13 +19,13 @@ describe('scopes', () => {
   });
 
   it('answers a missing scope with a 403 that names it', () => {
-    expect(() => authorize({ keyId: 'k', prefix: 'p', scopes: ['webhooks:read'] }, 'webhooks:write')).toThrow(
-      expect.objectContaining({ status: 403, message: expect.stringContaining('webhooks:write') }),
-    );
+    expect(() =>
+      authorize({ keyId: 'k', prefix: 'p', scopes: ['webhooks:read'], key_name: 'k' }, 'webhooks:write'),
+    ).toThrow(expect.objectContaining({ status: 403, message: expect.stringContaining('webhooks:write') }));
   });
 
   it('honours the webhooks scopes only on an unrestricted key: admin, or bound to no user', () => {
-    const key = (scopes: string[], user_id?: string) => ({ keyId: 'k', prefix: 'p', scopes, user_id });
+    const key = (scopes: string[], user_id?: string) => ({ keyId: 'k', prefix: 'p', scopes, user_id, key_name: 'k' });
     const USER = '6740a1b2c3d4e5f601234567';
     for (const needed of ['webhooks:write', 'webhooks:read'] as const) {
       expect(() => authorize(key(['webhooks:write'], USER), needed)).toThrow(

@@ -14,6 +14,8 @@ export interface Principal {
   scopes: string[];
   user_id?: string;
   user_name?: string;
+  /** The key's own name: the author of what it writes when it acts for no user. */
+  key_name: string;
 }
 
 const SCOPE = /^(admin|[a-z_]+:(read|write))$/;

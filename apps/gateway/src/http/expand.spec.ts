@@ -12,7 +12,7 @@ const decl = declareResource({
     catalogs: { type: 'array', expand: { as: 'catalogs', collection: 'catalogs' } },
   },
 });
-const admin: Principal = { keyId: 'k', prefix: 'p', scopes: ['admin'], user_name: 'tester' };
+const admin: Principal = { keyId: 'k', prefix: 'p', scopes: ['admin'], user_name: 'tester', key_name: 'test' };
 const [P1, P2, C1, C2, GONE, K1] = ['a1', 'a2', 'c1', 'c2', 'c9', 'k1'].map((s) => s.padStart(24, '0'));
 
 /** A loader over fixed records that remembers what it was asked for. */

@@ -135,6 +135,7 @@ export async function catalogHarness(): Promise<CatalogHarness> {
       keyId: 'test',
       prefix: 'test',
       scopes,
+      key_name: 'test',
       user_name: req.get('x-test-user') ?? 'tester',
     };
     res.locals.principal = principal;

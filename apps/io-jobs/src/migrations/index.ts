@@ -7,6 +7,7 @@ import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
 import { FormulaQuote1796012400000 } from './1796012400000-formula-quote';
 import { TimeZones1796100000000 } from './1796100000000-time-zones';
 import { SearchFileNames1796100000001 } from './1796100000001-search-file-names';
+import { Authors1796300000000 } from './1796300000000-authors';
 
 /** Every migration of the io_jobs schema, oldest first. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   FormulaQuote1796012400000,
   TimeZones1796100000000,
   SearchFileNames1796100000001,
+  Authors1796300000000,
 ];

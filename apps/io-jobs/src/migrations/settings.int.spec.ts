@@ -21,7 +21,7 @@ const importRow = (id: string, status: string) =>
 
 // The neutralizing quote's settings on a database that already holds exports and imports: up,
 // down and up again; then the time zones and the search by file name, on the same rows.
-describe('io-jobs migrations of settings and search: FormulaQuote, TimeZones, SearchFileNames', () => {
+describe('io-jobs migrations of settings and search: FormulaQuote, TimeZones, SearchFileNames, Authors', () => {
   let db: TestDatabase;
 
   beforeAll(async () => {
@@ -73,10 +73,11 @@ describe('io-jobs migrations of settings and search: FormulaQuote, TimeZones, Se
     }
   });
 
-  it('says UTC on every export and import made before time zones, and searches them by file name', async () => {
+  it('says UTC on every export and import made before time zones, searches them by file name and names an author', async () => {
     expect(await migrate(dataSourceOptions(db.url))).toEqual([
       'TimeZones1796100000000',
       'SearchFileNames1796100000001',
+      'Authors1796300000000',
     ]);
     const ds = createDataSource(dataSourceOptions(db.url));
     await ds.initialize();
@@ -90,11 +91,15 @@ describe('io-jobs migrations of settings and search: FormulaQuote, TimeZones, Se
         `SELECT "search_text", "file_name" FROM io_jobs.exports UNION ALL SELECT "search_text", "file_name" FROM io_jobs.imports`,
       );
       for (const row of searched) expect(row.search_text).toBe(row.file_name ?? '');
-      await ds.undoLastMigration({ transaction: 'each' });
-      await ds.undoLastMigration({ transaction: 'each' });
+      const authors: { created_by_name: string }[] = await ds.query(
+        `SELECT "created_by_name" FROM io_jobs.exports UNION ALL SELECT "created_by_name" FROM io_jobs.imports`,
+      );
+      expect(new Set(authors.map((a) => a.created_by_name))).toEqual(new Set(['API key (name not recorded)']));
+      for (let i = 0; i < 3; i++) await ds.undoLastMigration({ transaction: 'each' });
       expect(await migrate(dataSourceOptions(db.url))).toEqual([
         'TimeZones1796100000000',
         'SearchFileNames1796100000001',
+        'Authors1796300000000',
       ]);
     } finally {
       await ds.destroy();

@@ -44,6 +44,9 @@ export type RowOf<R extends { fields: Fields }> = {
   -readonly [K in keyof R['fields']]: ColumnValue<SpecOf<R['fields'][K]>>;
 };
 
+const AUTHOR_DESCRIPTION =
+  "Who created the record: the name of the user the API key acts for (their id when the key names no user_name), or, for a key acting for no user, the key's name followed by ' (API key)'";
+
 /** What every record shows after its own fields. */
 const tailShape = {
   version: z.number().int().meta({
@@ -56,10 +59,15 @@ const tailShape = {
   created_at: dateTimeSchema,
   updated_at: dateTimeSchema,
   created_by_name: z.string().max(200).optional().meta({
-    description:
-      'The user the API key that created the record acts for; absent when that key acts for no user (an integration key)',
+    description: AUTHOR_DESCRIPTION,
     example: 'Maria Silva',
   }),
+};
+
+/** The tail of a resource whose every record names its author (`authorShown`). */
+const authoredTailShape = {
+  ...tailShape,
+  created_by_name: z.string().max(200).meta({ description: AUTHOR_DESCRIPTION, example: 'Maria Silva' }),
 };
 
 /** List fields every record has besides its own. */
@@ -94,6 +102,11 @@ export interface ResourceSpec<F extends Fields> {
    * documented parameters and the allowed-filter messages keep their order.
    */
   commonListFieldsAfter?: string;
+  /**
+   * Every record shows `created_by_name` (the interface marks it required): records are only
+   * created through the API, where every call has an author, and older rows were backfilled.
+   */
+  authorShown?: true;
   /** Extra view schema options: the view's own description when it differs from `description`. */
   viewDescription?: string;
   /** Descriptions of the input and patch schemas, when the generic wording does not fit. */
@@ -158,7 +171,7 @@ export function defineResource<F extends Fields>(spec: ResourceSpec<F>): Resourc
       ...Object.fromEntries(
         entries.map(([name, f]) => [name, f.optionalInView ? f.spec.view.optional() : f.spec.view]),
       ),
-      ...tailShape,
+      ...(spec.authorShown ? authoredTailShape : tailShape),
     })
     .meta({ id, description: spec.viewDescription ?? spec.description });
   const listed = entries.filter(([, f]) => f.spec.listed !== false);
