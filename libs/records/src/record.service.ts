@@ -3,15 +3,17 @@ import { In } from 'typeorm';
 import {
   ConflictError,
   NotFoundError,
+  type PimError,
   PreconditionFailedError,
   ValidationError,
   fromZodError,
+  toPimError,
   withLinks,
 } from '@pim/errors';
 import { isId, newId, requireId } from '@pim/ids';
 import { authorName, currentContext, inSpan } from '@pim/logging';
-import { recordEvent } from '@pim/events';
-import { isDeadlock, quoteIdent, translatePgError } from '@pim/db';
+import { recordEvent, recordEvents } from '@pim/events';
+import { isDeadlock, lockStrings, quoteIdent, translatePgError } from '@pim/db';
 import {
   applyListQuery,
   validateListQuery,
@@ -21,7 +23,9 @@ import {
   type ResourceDecl,
 } from '@pim/query';
 import { collectionInfo, type CollectionInfo } from '@pim/resources';
+import { isDeepStrictEqual } from 'node:util';
 import { mergePatch } from './merge-patch';
+import { idsWhere, insertRows, uniqueViolated, updateRows } from './record.rows';
 import { SearchableRecordEntity, type RecordEntity } from './record.entity';
 import {
   SEARCH_FIELD,
@@ -52,8 +56,38 @@ export const SEARCH_FOLDED = 'search_folded';
 /** Most ids and codes one BatchGet may ask for. */
 export const BATCH_GET_MAX = 1_000;
 
-/** What a `mutate` change answers: false to leave the record as it was, else the event its write records (`updated` by default). */
-export type Mutation = boolean | void | { event: string };
+/**
+ * What a `mutate` change answers: false to leave the record as it was, else the event its write
+ * records (`updated` by default), and events of the collection's own shape recorded just before it
+ * (an order's `status_changed`, whose data is the move, not the record).
+ */
+export type Mutation = boolean | void | { event?: string; before?: { action: string; data: unknown }[] };
+
+/** What a batch does to each of its items (`writeMany`). */
+export type WriteManyKind = 'create' | 'update' | 'upsert' | 'delete';
+
+/**
+ * One item of a batch: `input` for a create or an upsert (by handle), `id` and `input` for an
+ * update (the whole input; with `patch`, a JSON merge patch), `id` for a delete; `expectedVersion`
+ * is the item's If-Match.
+ */
+export interface WriteManyItem {
+  input?: unknown;
+  id?: string;
+  patch?: boolean;
+  expectedVersion?: number;
+}
+
+/** What became of one item of a batch, by its index in the batch. */
+export interface WriteManyOutcome<V, E> {
+  index: number;
+  status: 'created' | 'updated' | 'unchanged' | 'deleted' | 'failed';
+  /** The record as the caller is shown it (absent when failed). */
+  view?: V;
+  /** The stored row (absent when failed). */
+  record?: E;
+  error?: PimError;
+}
 
 /** Thrown by a hook when what it locked no longer matches the record; the whole write runs again. */
 export class RetryWrite extends Error {
@@ -63,6 +97,16 @@ export class RetryWrite extends Error {
 }
 
 const ATTEMPTS = 3;
+
+/** An item of a batch refused by a rule once its round's statements ran: the round runs again without it. */
+class ItemRefused extends Error {
+  constructor(
+    readonly index: number,
+    readonly error: PimError,
+  ) {
+    super(error.message);
+  }
+}
 
 /** A copy of a query without its order and window: the conditions alone, for a count or an aggregate. */
 function unwindowed<E extends RecordEntity>(qb: SelectQueryBuilder<E>): SelectQueryBuilder<E> {
@@ -297,9 +341,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   /** Applies a JSON merge patch (RFC 7396) to the writable fields; the result must be a valid input. */
   async patch(id: string, raw: unknown, expectedVersion?: number): Promise<V> {
     this.checkId(id);
-    const parsed = this.resource.schemas.patch.safeParse(raw ?? {});
-    if (!parsed.success) throw fromZodError(parsed.error, { title: `Invalid ${this.label} patch` });
-    const patch = parsed.data as Record<string, unknown>;
+    const patch = this.parsePatch(raw);
     return this.update(id, patch, expectedVersion, (current) =>
       this.parseInput(mergePatch(this.writableView(current), patch)),
     );
@@ -321,9 +363,446 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       const record = await this.lockRecord(m, { kind: 'update', id, given: {}, scope: this.scope }, expectedVersion);
       const outcome = await change(record, m);
       if (outcome === false) return { view: this.toView(record), record, changed: false };
-      const event = typeof outcome === 'object' ? outcome.event : 'updated';
+      const event = (typeof outcome === 'object' ? outcome.event : undefined) ?? 'updated';
+      for (const e of (typeof outcome === 'object' ? outcome.before : undefined) ?? [])
+        await this.emit(m, e.action, e.data as V);
       return { ...(await this.saveChange(m, record, event)), changed: true };
     });
+  }
+
+  /**
+   * Writes a batch set-based: each item parsed and derived, its rules run (`lock`, `beforeWrite`,
+   * `afterWrite`, `beforeDelete`, `afterDelete`) and its sight checked as a single write would, then
+   * every insert of a round one COPY, every update one statement, and its events one COPY into the
+   * outbox — every round in one transaction, so a crash leaves nothing of the batch. An item's
+   * problem (its input, its If-Match, a rule's refusal, a record out of sight) fails that item
+   * alone with its error object; the outcomes come back in the items' order. Records are locked in
+   * `_id` order (hook locks in handle order before them), so concurrent batches never deadlock;
+   * items naming one handle (or id) go in successive rounds, each on what the one before wrote. A
+   * refusal by a rule that runs after the statements (afterWrite, afterDelete) runs the batch again
+   * without that item. A change that
+   * leaves every stored field as it was is `unchanged` (no new version, no event) when
+   * `skipUnchanged` is set.
+   */
+  async writeMany(
+    kind: WriteManyKind,
+    items: readonly WriteManyItem[],
+    opts: { skipUnchanged?: boolean } = {},
+  ): Promise<WriteManyOutcome<V, E>[]> {
+    return inSpan(
+      `${this.resource.collection}.writeMany`,
+      {
+        attributes: {
+          'pim.collection': this.resource.collection,
+          'pim.record.operation': kind,
+          'pim.batch.size': items.length,
+        },
+      },
+      async () => {
+        const outcomes: WriteManyOutcome<V, E>[] = new Array(items.length);
+        // Items naming the same record go in rounds: the n-th of each in round n.
+        const rounds: number[][] = [];
+        const seen = new Map<string, number>();
+        items.forEach((item, index) => {
+          const key = this.itemKey(kind, item, index);
+          const n = seen.get(key) ?? 0;
+          seen.set(key, n + 1);
+          (rounds[n] ??= []).push(index);
+        });
+        // Items a rule refused after the statements ran (afterWrite, afterDelete): the batch runs again without them.
+        const refused = new Map<number, PimError>();
+        for (;;) {
+          try {
+            const done = await this.batchTransaction(kind, async (m) => {
+              const all: WriteManyOutcome<V, E>[] = [];
+              for (const round of rounds)
+                all.push(
+                  ...(await this.writeRound(
+                    m,
+                    kind,
+                    items,
+                    round.filter((i) => !refused.has(i)),
+                    opts,
+                  )),
+                );
+              return all;
+            });
+            for (const o of done) outcomes[o.index] = o;
+            break;
+          } catch (err) {
+            if (!(err instanceof ItemRefused)) throw err;
+            // The caller's transaction holds the batch's writes: it fails whole, and the caller runs it again.
+            if (this.outer) throw err.error;
+            refused.set(err.index, err.error);
+          }
+        }
+        for (const [index, error] of refused) outcomes[index] = { index, status: 'failed', error };
+        const audience = outcomes.some((o) => o.view)
+          ? await this.audience(
+              this.manager,
+              outcomes.flatMap((o) => (o.view ? [o.view._id] : [])),
+            )
+          : undefined;
+        return outcomes.map((o) => (o.view ? { ...o, view: this.shownTo(o.view, audience) } : o));
+      },
+    );
+  }
+
+  /** What names an item's record within a batch: its id, or its handle for a create or an upsert. */
+  private itemKey(kind: WriteManyKind, item: WriteManyItem, index: number): string {
+    if (kind === 'update' || kind === 'delete') return typeof item.id === 'string' ? `id:${item.id}` : `item:${index}`;
+    const handle = (item.input as Record<string, unknown> | null | undefined)?.[this.resource.handle];
+    return typeof handle === 'string' ? `handle:${this.handleForm(handle)}` : `item:${index}`;
+  }
+
+  /** A batch's transaction, again on a deadlock or when a rule asks for it (the whole round runs again). */
+  private async batchTransaction<T>(op: string, work: (m: EntityManager) => Promise<T>): Promise<T> {
+    if (this.outer) return work(this.outer);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ds.transaction(work);
+      } catch (err) {
+        if ((err instanceof RetryWrite || isDeadlock(err)) && attempt < ATTEMPTS) continue;
+        throw this.translate(err, undefined);
+      }
+    }
+  }
+
+  /** One round of a batch: items naming distinct records. */
+  private async writeRound(
+    m: EntityManager,
+    kind: WriteManyKind,
+    items: readonly WriteManyItem[],
+    round: number[],
+    opts: { skipUnchanged?: boolean },
+  ): Promise<WriteManyOutcome<V, E>[]> {
+    const out: WriteManyOutcome<V, E>[] = [];
+    const fail = (index: number, err: unknown) => {
+      const error = this.itemError(err);
+      out.push({ index, status: 'failed', error });
+    };
+    // 1. Inputs parsed, ids checked.
+    type Pending = { index: number; input?: Record<string, unknown>; id?: string; expectedVersion?: number };
+    const pending: Pending[] = [];
+    for (const index of round) {
+      const item = items[index];
+      try {
+        if (kind !== 'create' && kind !== 'upsert') this.checkId(item.id as string);
+        const input =
+          kind === 'delete'
+            ? undefined
+            : kind === 'update' && item.patch
+              ? this.parsePatch(item.input)
+              : (this.parseInput(item.input) as Record<string, unknown>);
+        pending.push({ index, input, id: item.id, expectedVersion: item.expectedVersion });
+      } catch (err) {
+        fail(index, err);
+      }
+    }
+    if (pending.length === 0) return out;
+    const handle = this.resource.handle;
+    // 2. Which live records the items name by handle (a create's taken handle is its 409, as for a single create).
+    if (kind === 'upsert' || kind === 'create') {
+      // Batches naming the same handles take turns (in handle order), so each reads the others'
+      // inserts instead of racing them into the unique index and running again.
+      await lockStrings(
+        m,
+        `records:${this.tableName()}.${handle}`,
+        pending.map((p) => String(p.input![handle])),
+      );
+      const idOf = await this.idsByHandle(
+        m,
+        pending.map((p) => p.input![handle]),
+      );
+      for (const p of pending) p.id = idOf.get(String(p.input![handle]));
+      for (const p of pending.filter((p) => kind === 'create' && p.id !== undefined))
+        fail(p.index, this.handleTaken(p.input![handle]));
+      if (kind === 'create') pending.splice(0, pending.length, ...pending.filter((p) => p.id === undefined));
+    }
+    // 3. The rules' own locks, in handle (or id) order, then the records' row locks in _id order.
+    const ordered = [...pending].sort((a, b) =>
+      String(a.id ?? a.input?.[handle]).localeCompare(String(b.id ?? b.input?.[handle])),
+    );
+    const lockRefused = new Set<number>();
+    for (const p of ordered) {
+      const request: LockRequest =
+        p.id === undefined
+          ? { kind: 'create', input: p.input!, scope: this.scope }
+          : kind === 'delete'
+            ? { kind: 'delete', id: p.id, scope: this.scope }
+            : { kind: 'update', id: p.id, given: p.input!, scope: this.scope };
+      try {
+        await this.resource.hooks?.lock?.(m, request);
+      } catch (err) {
+        if (err instanceof RetryWrite) throw err;
+        fail(p.index, err);
+        lockRefused.add(p.index);
+      }
+    }
+    if (lockRefused.size > 0) pending.splice(0, pending.length, ...pending.filter((p) => !lockRefused.has(p.index)));
+    const ids = pending.flatMap((p) => (p.id === undefined ? [] : [p.id]));
+    const rows =
+      ids.length === 0
+        ? []
+        : await this.scoped(
+            m.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false AND t._id = ANY(:ids)', { ids }),
+          )
+            .orderBy('t._id', 'ASC')
+            .setLock('pessimistic_write')
+            .getMany();
+    // An upsert's record deleted or renamed between the read and the lock: the round runs again.
+    const lockedAll = new Map(rows.map((r) => [r._id, r]));
+    if (
+      kind === 'upsert' &&
+      pending.some((p) => p.id !== undefined && lockedAll.get(p.id)?.[handle as keyof E] !== p.input![handle])
+    )
+      throw new RetryWrite('a record changed its handle during the batch');
+    // Those the caller may see: another's record is a 404 by id, and its handle is taken for an upsert.
+    const inSight = await this.idsInSight(m, ids);
+    const locked = new Map(rows.filter((r) => inSight.has(r._id)).map((r) => [r._id, r]));
+    for (const p of pending.filter((p) => kind === 'upsert' && p.id !== undefined && !locked.has(p.id)))
+      fail(p.index, this.handleTaken(p.input![handle]));
+    if (kind === 'upsert')
+      pending.splice(0, pending.length, ...pending.filter((p) => p.id === undefined || locked.has(p.id)));
+    // 4. Each item's next state and its rules.
+    const now = new Date();
+    const author = authorName();
+    const meta = m.connection.getMetadata(this.resource.entity);
+    type Next = { index: number; next: E; prev: E | null };
+    const writes: Next[] = [];
+    for (const p of pending) {
+      try {
+        const prev = p.id === undefined ? null : (locked.get(p.id) ?? null);
+        if (p.id !== undefined && !prev) throw this.notFound(p.id);
+        if (kind === 'upsert' && !prev && p.expectedVersion !== undefined)
+          throw new PreconditionFailedError(`No ${this.label} has the ${handle} '${String(p.input![handle])}' yet`, {
+            details: [{ field: 'If-Match', message: 'the record does not exist' }],
+          });
+        if (prev && p.expectedVersion !== undefined && p.expectedVersion !== prev.version)
+          throw new PreconditionFailedError(
+            `The ${this.label} is at version ${prev.version}, not ${p.expectedVersion}`,
+            {
+              details: [{ field: 'If-Match', message: `current version is ${prev.version}` }],
+            },
+          );
+        if (kind === 'delete') {
+          await this.resource.hooks?.beforeDelete?.(m, prev!);
+          const next = Object.assign(new this.resource.entity(), prev, {
+            deleted: true,
+            deleted_at: now,
+            deleted_by: author,
+          });
+          if (this.resource.rendered) (next as { rendered?: string | null }).rendered = null;
+          writes.push({ index: p.index, next, prev });
+          continue;
+        }
+        if (!prev) {
+          const next = m.create(this.resource.entity, {
+            _id: newId(),
+            ...this.resource.columns(p.input as I, null),
+            ...this.scope,
+            version: 0,
+            created_at: now,
+            updated_at: now,
+            created_by_name: author,
+            deleted: false,
+            deleted_at: null,
+            deleted_by: null,
+          } as unknown as E);
+          await this.resource.hooks?.beforeWrite?.(m, next, null, this.emitter(m));
+          this.searchable(next);
+          writes.push({ index: p.index, next, prev: null });
+          continue;
+        }
+        const input =
+          kind === 'upsert'
+            ? this.parseInput({ ...this.writableView(prev), ...p.input })
+            : kind === 'update' && items[p.index].patch
+              ? this.parseInput(mergePatch(this.writableView(prev), p.input!))
+              : (p.input as I);
+        const next: E = Object.assign(new this.resource.entity(), prev, this.resource.columns(input, prev));
+        await this.resource.hooks?.beforeWrite?.(m, next, prev, this.emitter(m));
+        this.searchable(next);
+        // A column left undefined keeps its stored value, as a single write's save does.
+        for (const c of meta.columns)
+          if (c.getEntityValue(next) === undefined) c.setEntityValue(next, c.getEntityValue(prev));
+        if (opts.skipUnchanged && this.sameStored(next, prev)) {
+          out.push({ index: p.index, status: 'unchanged', view: this.toView(prev), record: prev });
+          continue;
+        }
+        writes.push({ index: p.index, next, prev });
+      } catch (err) {
+        if (err instanceof RetryWrite) throw err;
+        fail(p.index, err);
+      }
+    }
+    // A rename onto a handle another live record holds, or another item of the round takes, is that
+    // item's 409 (a single write's from the unique index), before the statement could fail them all.
+    const renamed = writes.filter((w) => w.prev && w.next[handle as keyof E] !== w.prev[handle as keyof E]);
+    if (renamed.length > 0) {
+      const holders = await this.idsByHandle(
+        m,
+        renamed.map((w) => w.next[handle as keyof E]),
+      );
+      const claimed = new Set<string>();
+      const taken = new Set<number>();
+      for (const w of renamed) {
+        const wanted = String(w.next[handle as keyof E]);
+        const holder = holders.get(wanted);
+        if ((holder !== undefined && holder !== w.next._id) || claimed.has(wanted)) {
+          fail(w.index, this.handleTaken(wanted));
+          taken.add(w.index);
+        } else claimed.add(wanted);
+      }
+      writes.splice(0, writes.length, ...writes.filter((w) => !taken.has(w.index)));
+    }
+    // 5. Sight: a record the caller could no longer see after its write is refused before anything is written.
+    const audience = await this.audience(
+      m,
+      writes.map((w) => w.next._id),
+    );
+    if (audience?.where && kind !== 'delete') {
+      const seen = await idsWhere(
+        m,
+        meta,
+        writes.map((w) => w.next),
+        audience.where,
+      );
+      for (const w of writes.filter((w) => !seen.has(w.next._id))) fail(w.index, this.outOfSight(audience, w.next));
+      writes.splice(0, writes.length, ...writes.filter((w) => seen.has(w.next._id)));
+    }
+    // 6. Versions, views, then one statement per kind of write.
+    const views = new Map<number, V>();
+    for (const w of writes) {
+      w.next.version += 1;
+      if (w.prev) w.next.updated_at = now;
+      views.set(w.index, kind === 'delete' ? this.toView(w.next) : this.render(w.next));
+    }
+    const inserts = writes.filter((w) => !w.prev);
+    try {
+      await insertRows(
+        m,
+        meta,
+        inserts.map((w) => w.next),
+      );
+    } catch (err) {
+      // A handle another writer took since the read: the round runs again, as an update of it.
+      // Another unique index broken is the whole call's 409 (the statement cannot tell which row).
+      if (uniqueViolated(err) === `UQ_${meta.tableName}_${handle}_live`)
+        throw new RetryWrite('a handle was taken during the batch');
+      throw err;
+    }
+    try {
+      await updateRows(
+        m,
+        meta,
+        writes.filter((w) => w.prev).map((w) => w.next),
+      );
+    } catch (err) {
+      // A handle another writer took since the check above: the round runs again, and the check sees it.
+      if (uniqueViolated(err) === `UQ_${meta.tableName}_${handle}_live`)
+        throw new RetryWrite('a handle was taken during the batch');
+      throw err;
+    }
+    // 7. What follows each write, then the batch's events in the items' order.
+    for (const w of writes) {
+      try {
+        if (kind === 'delete') await this.resource.hooks?.afterDelete?.(m, w.next);
+        else if (w.prev) await this.resource.hooks?.afterWrite?.(m, w.next, w.prev, this.emitter(m));
+      } catch (err) {
+        // A refusal fails its item alone: the round runs again without it (ItemRefused in writeMany).
+        if (err instanceof RetryWrite) throw err;
+        throw new ItemRefused(w.index, this.itemError(err));
+      }
+    }
+    const byIndex = [...writes].sort((a, b) => a.index - b.index);
+    const ctx = currentContext();
+    await recordEvents(
+      m,
+      byIndex.map((w) => {
+        const view = views.get(w.index)!;
+        const action = kind === 'delete' ? 'deleted' : w.prev ? 'updated' : 'created';
+        return {
+          source: this.store.source,
+          collection: this.resource.collection,
+          action,
+          data: kind === 'delete' ? this.deletedData(view, w.next) : view,
+          // The view as just serialized for the record's rendering: not serialized twice.
+          dataJson: kind === 'delete' ? undefined : ((w.next as { rendered?: string | null }).rendered ?? undefined),
+          actor: ctx?.actor,
+          requestId: ctx?.requestId,
+        };
+      }),
+    );
+    for (const w of writes)
+      out.push({
+        index: w.index,
+        status: kind === 'delete' ? 'deleted' : w.prev ? 'updated' : 'created',
+        view: views.get(w.index)!,
+        record: w.next,
+      });
+    return out;
+  }
+
+  /** The ids of the live records (of the scope) holding these handles, whoever may see them. */
+  private async idsByHandle(m: EntityManager, handles: unknown[]): Promise<Map<string, string>> {
+    const known: { _id: string; h: unknown }[] = await this.scoped(
+      m
+        .createQueryBuilder(this.resource.entity, 't')
+        .where(`t.deleted = false AND t.${this.resource.handle} = ANY(:handles)`, { handles }),
+    )
+      .select(['t._id AS _id', `t.${this.resource.handle} AS h`])
+      .getRawMany();
+    return new Map(known.map((k) => [String(k.h), k._id]));
+  }
+
+  /** Which of these records the caller may see (all of them for an unrestricted caller). */
+  private async idsInSight(m: EntityManager, ids: string[]): Promise<Set<string>> {
+    const audience = ids.length === 0 ? undefined : await this.audience(m, ids);
+    if (!audience?.where) return new Set(ids);
+    const rows: { _id: string }[] = await this.inSight(
+      m.createQueryBuilder(this.resource.entity, 't').where('t._id = ANY(:ids)', { ids }),
+      audience,
+    )
+      .select('t._id', '_id')
+      .getRawMany();
+    return new Set(rows.map((r) => r._id));
+  }
+
+  /** Whether a write would store what is stored: every column but the version, dates and renderings. */
+  private sameStored(next: E, prev: E): boolean {
+    const meta = this.ds.getMetadata(this.resource.entity);
+    const skip = new Set(['version', 'updated_at', 'rendered', 'search_text']);
+    return meta.columns.every(
+      (c) =>
+        skip.has(c.databaseName) ||
+        c.generatedType !== undefined ||
+        isDeepStrictEqual(c.getEntityValue(next, true) ?? null, c.getEntityValue(prev, true) ?? null),
+    );
+  }
+
+  /** An item's refusal as its error object; what is not a refusal (an outage, a bug) fails the whole batch. */
+  private itemError(err: unknown): PimError {
+    const e = toPimError(this.translate(err, undefined));
+    if (e.status >= 500) throw err;
+    return e;
+  }
+
+  /** The refusal of a write whose record the caller could no longer see. */
+  private outOfSight(audience: Audience<E, V>, record: E): Error {
+    return (
+      audience.outOfSight?.(record) ??
+      new NotFoundError(`The ${this.label} would be out of your sight after this write`, {
+        title: 'Write refused',
+        solution: 'Leave the record where your key can still see it',
+      })
+    );
+  }
+
+  private parsePatch(raw: unknown): Record<string, unknown> {
+    const parsed = this.resource.schemas.patch.safeParse(raw ?? {});
+    if (!parsed.success) throw fromZodError(parsed.error, { title: `Invalid ${this.label} patch` });
+    return parsed.data as Record<string, unknown>;
   }
 
   /** The writable fields of a record as the API shows them: what a merge patch or an upsert starts from. */
@@ -642,13 +1121,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     const audience = await this.audience(m, [record._id]);
     if (!audience?.where) return;
     if ((await this.live(m, record._id, audience).getCount()) > 0) return;
-    throw (
-      audience.outOfSight?.(record) ??
-      new NotFoundError(`The ${this.label} would be out of your sight after this write`, {
-        title: 'Write refused',
-        solution: 'Leave the record where your key can still see it',
-      })
-    );
+    throw this.outOfSight(audience, record);
   }
 
   private async update(
@@ -759,17 +1232,32 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   }
 
   private translate(err: unknown, taken: unknown): unknown {
+    return translatePgError(err, {
+      [`UQ_${this.tableName()}_${this.resource.handle}_live`]: {
+        message: this.takenMessage(taken),
+        field: this.resource.handle,
+      },
+    });
+  }
+
+  /** `Another live brand already has the code 'x'`: the handle taken by another live record. */
+  private takenMessage(taken: unknown): string {
     const { label, handle, parentLabel } = this.names();
     const among = `live ${label}${parentLabel ? ` of the same ${parentLabel}` : ''}`;
-    return translatePgError(err, {
-      [`UQ_${this.tableName()}_${handle}_live`]: {
-        message:
-          this.resource.handleTaken?.(taken) ??
-          (typeof taken === 'string'
-            ? `Another ${among} already has the ${handle} '${taken}'`
-            : `Another ${among} already has this ${handle}`),
-        field: handle,
-      },
+    return (
+      this.resource.handleTaken?.(taken) ??
+      (typeof taken === 'string'
+        ? `Another ${among} already has the ${handle} '${taken}'`
+        : `Another ${among} already has this ${handle}`)
+    );
+  }
+
+  /** The 409 of a create naming a handle a live record has: what a single create gets from the unique index. */
+  private handleTaken(taken: unknown): PimError {
+    return new ConflictError(this.takenMessage(taken), {
+      title: 'Unique value taken',
+      solution: 'Use another value, or update the existing record instead',
+      details: [{ field: this.resource.handle, message: 'already taken' }],
     });
   }
 

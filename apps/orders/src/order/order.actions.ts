@@ -1,5 +1,4 @@
 import type { DataSource } from 'typeorm';
-import { recordEvent } from '@pim/events';
 import { z } from 'zod';
 import { ValidationError, fromZodError } from '@pim/errors';
 import { newId } from '@pim/ids';
@@ -56,17 +55,9 @@ export class OrderActions {
   /** Moves the order to a status of its workflow (allowed moves only; a final order never moves). */
   async move(id: string, statusCode: string, comment: string | undefined, expectedVersion?: number) {
     return (
-      await this.service.mutate(id, expectedVersion, async (order, m) => {
+      await this.service.mutate(id, expectedVersion, (order) => {
         const move = moveTo(order, placeToMoveTo(order, statusCode), actor(), comment, new Date());
-        const ctx = currentContext();
-        await recordEvent(m, {
-          source: 'orders',
-          collection: 'orders',
-          action: 'status_changed',
-          data: move.event,
-          actor: ctx?.actor,
-          requestId: ctx?.requestId,
-        });
+        return { before: [{ action: 'status_changed', data: move.event }] };
       })
     ).view;
   }
