@@ -371,6 +371,125 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   }
 
   /**
+   * `mutate` for many records at once, set-based: the records locked in `_id` order (the
+   * resource's early locks first, in the same order), `change` run on each (false leaves it as it
+   * was: `unchanged`; a refusal fails that item alone), then every changed record one UPDATE with
+   * its next version and its rendering, and the events — each change's `before` ones, then its own
+   * (`updated`, or the one it names) — one COPY into the outbox in the items' order; one transaction
+   * (the caller's, from `inTransaction`). An id out of the caller's sight, or of no live record, is
+   * that item's 404; an If-Match that does not hold, its 412.
+   */
+  async mutateMany(
+    items: readonly { id: string; expectedVersion?: number }[],
+    change: (record: E, m: EntityManager) => Mutation | Promise<Mutation>,
+  ): Promise<WriteManyOutcome<V, E>[]> {
+    return inSpan(
+      `${this.resource.collection}.mutateMany`,
+      { attributes: { 'pim.collection': this.resource.collection, 'pim.batch.size': items.length } },
+      () =>
+        this.batchTransaction('mutateMany', async (m) => {
+          const outcomes: WriteManyOutcome<V, E>[] = new Array(items.length);
+          const valid = items.flatMap((item, index) => {
+            try {
+              this.checkId(item.id);
+              return [{ ...item, index }];
+            } catch (err) {
+              outcomes[index] = { index, status: 'failed', error: this.itemError(err) };
+              return [];
+            }
+          });
+          const ids = [...new Set(valid.map((v) => v.id))].sort();
+          for (const id of ids)
+            await this.resource.hooks?.lock?.(m, { kind: 'update', id, given: {}, scope: this.scope });
+          const rows =
+            ids.length === 0
+              ? []
+              : await this.scoped(
+                  m
+                    .createQueryBuilder(this.resource.entity, 't')
+                    .where('t.deleted = false AND t._id = ANY(:ids)', { ids }),
+                )
+                  .orderBy('t._id', 'ASC')
+                  .setLock('pessimistic_write')
+                  .getMany();
+          const seen = await this.idsInSight(
+            m,
+            rows.map((r) => r._id),
+          );
+          const records = new Map(rows.filter((r) => seen.has(r._id)).map((r) => [r._id, r]));
+          const changed = new Map<string, { record: E; event: string }>();
+          const before = new Map<number, { action: string; data: unknown }[]>();
+          for (const item of valid) {
+            const record = records.get(item.id);
+            try {
+              if (!record) throw this.notFound(item.id);
+              if (item.expectedVersion !== undefined && item.expectedVersion !== record.version)
+                throw new PreconditionFailedError(
+                  `The ${this.label} is at version ${record.version}, not ${item.expectedVersion}`,
+                  { details: [{ field: 'If-Match', message: `current version is ${record.version}` }] },
+                );
+              const outcome = await change(record, m);
+              if (outcome === false) {
+                outcomes[item.index] = { index: item.index, status: 'unchanged', view: this.toView(record), record };
+                continue;
+              }
+              const own = typeof outcome === 'object' ? outcome : {};
+              if (own.before) before.set(item.index, own.before);
+              changed.set(item.id, { record, event: own.event ?? changed.get(item.id)?.event ?? 'updated' });
+              outcomes[item.index] = { index: item.index, status: 'updated', record };
+            } catch (err) {
+              if (err instanceof RetryWrite) throw err;
+              outcomes[item.index] = { index: item.index, status: 'failed', error: this.itemError(err) };
+            }
+          }
+          const now = new Date();
+          const views = new Map<string, V>();
+          for (const { record } of changed.values()) {
+            record.version += 1;
+            record.updated_at = now;
+            views.set(record._id, this.render(record));
+          }
+          await updateRows(
+            m,
+            m.connection.getMetadata(this.resource.entity),
+            [...changed.values()].map((c) => c.record),
+          );
+          for (const o of outcomes) if (o?.status === 'updated') o.view = views.get(o.record!._id);
+          // Events in the items' order: a record's own event once, after the `before` events of its changes.
+          const ctx = currentContext();
+          const event = (action: string, data: unknown, dataJson?: string) => ({
+            source: this.store.source,
+            collection: this.resource.collection,
+            action,
+            data,
+            dataJson,
+            actor: ctx?.actor,
+            requestId: ctx?.requestId,
+          });
+          const last = new Map<string, number>();
+          valid.forEach((v) => outcomes[v.index]?.status === 'updated' && last.set(v.id, v.index));
+          await recordEvents(
+            m,
+            valid.flatMap((v) => [
+              ...(before.get(v.index) ?? []).map((b) => event(b.action, b.data)),
+              ...(last.get(v.id) === v.index
+                ? [
+                    event(
+                      changed.get(v.id)!.event,
+                      views.get(v.id),
+                      (changed.get(v.id)!.record as { rendered?: string | null }).rendered ?? undefined,
+                    ),
+                  ]
+                : []),
+            ]),
+          );
+          const audience = await this.audience(m, [...changed.keys()]);
+          return outcomes.map((o) => (o.view ? { ...o, view: this.shownTo(o.view, audience) } : o));
+        }),
+    );
+  }
+
+  /**
    * Writes a batch set-based: each item parsed and derived, its rules run (`lock`, `beforeWrite`,
    * `afterWrite`, `beforeDelete`, `afterDelete`) and its sight checked as a single write would, then
    * every insert of a round one COPY, every update one statement, and its events one COPY into the

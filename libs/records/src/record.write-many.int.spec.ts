@@ -440,4 +440,34 @@ describe('RecordService.writeMany (real Postgres)', () => {
       [again[0].view!._id, false],
     ]);
   });
+
+  it('mutates many: each changed record one version and its events, unchanged and refused items alone', async () => {
+    const [m1, m2, m3] = await Promise.all(['m-1', 'm-2', 'm-3'].map((c) => create(c)));
+    const before = (await fx.events()).length;
+    const out = await as('Ana', () =>
+      fx.service.mutateMany(
+        [{ id: m3._id }, { id: m1._id }, { id: m2._id }, { id: m1._id, expectedVersion: 7 }, { id: newId() }],
+        (w) => {
+          if (w.code === 'm-2') return false;
+          w.name = `${w.name}!`;
+          return { before: [{ action: 'renamed', data: { _id: w._id, name: w.name } }] };
+        },
+      ),
+    );
+    expect(summary(out)).toEqual(['updated', 'updated', 'unchanged', 'failed 412', 'failed 404']);
+    expect(out[0].view).toMatchObject({ _id: m3._id, name: 'm-3!', version: 2 });
+    expect((await fx.rows(['m-1', 'm-2', 'm-3'])).map((r) => [r.code, r.version, r.name])).toEqual([
+      ['m-1', 2, 'm-1!'],
+      ['m-2', 1, 'm-2'],
+      ['m-3', 2, 'm-3!'],
+    ]);
+    const events = (await fx.events()).slice(before);
+    expect(events.map((e) => [e.type, e.data._id])).toEqual([
+      ['brands.renamed', m3._id],
+      ['brands.updated', m3._id],
+      ['brands.renamed', m1._id],
+      ['brands.updated', m1._id],
+    ]);
+    expect(events[1].data).toMatchObject({ version: 2, name: 'm-3!' });
+  });
 });
