@@ -12,6 +12,7 @@
 // `npm run bench -- orders` the orders benchmark (tools/bench/orders.ts),
 // `npm run bench -- imports` the imports benchmark (tools/bench/imports.ts),
 // `npm run bench -- publisher` the publisher benchmark (tools/bench/publisher.ts),
+// `npm run bench -- relay` the outbox relay benchmark (tools/bench/relay.ts),
 // `npm run bench -- soak` the soak benchmark (tools/bench/soak.ts), and
 // `npm run bench -- platform` the local platform's start and memory (tools/bench/platform.ts).
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +37,7 @@ import { runImportsBench } from './imports';
 import { runOrdersBench } from './orders';
 import { runPlatformBench } from './platform';
 import { runPublisherBench } from './publisher';
+import { runRelayBench } from './relay';
 import { runSoakBench } from './soak';
 import { mergeReport, startReceiver, type LocalReceiver } from './shared';
 
@@ -678,6 +680,7 @@ else if (args.has('orders')) void runOrdersBench({ write: !args.has('--no-write'
 else if (args.has('imports')) void runImportsBench({ write: !args.has('--no-write') });
 else if (args.has('exports')) void runExportsBench({ write: !args.has('--no-write') });
 else if (args.has('publisher')) void runPublisherBench({ write: !args.has('--no-write') });
+else if (args.has('relay')) void runRelayBench({ write: !args.has('--no-write'), quick });
 else if (args.has('soak')) void runSoakBench(process.argv.slice(2));
 else if (args.has('platform')) void runPlatformBench(process.argv.slice(2));
 else void main();

@@ -29,8 +29,13 @@ export interface OutboxRelayOptions {
   /** Prepended to every stored subject: '' in production, unique per test run. */
   subjectPrefix: string;
   logger: Logger;
-  /** Events claimed and published per transaction. Default 100. */
+  /** Events claimed and published per transaction. Default 1,000. */
   batchSize?: number;
+  /**
+   * Batches kept in flight at once while there is a backlog: the next is claimed while the last
+   * publishes (claims take turns; a record's events still never overtake one another). Default 2.
+   */
+  batchesInFlight?: number;
   /** Polling interval when no NOTIFY arrives. Default 1000 ms. */
   pollMs?: number;
   /** Longest pause after repeated failures (the relay's while NATS is away, and one event's between its attempts). Default 30 s. */
@@ -68,6 +73,37 @@ interface PendingRow {
   tracestate?: string | null;
 }
 
+/**
+ * A row of the claim's answer: a claimed event, or (`claimed` false, no payload) an unpublished
+ * event of a claimed record that precedes some of the claimed ones but is not among them.
+ */
+type ClaimRow = PendingRow & { claimed: boolean };
+
+/** The claimed events of one record (or one event without a record), in order. */
+interface Chain {
+  record: string | null;
+  /** Indexes into the batch's rows. */
+  rows: number[];
+  /** Rows from this position on wait behind an unpublished event of the record held elsewhere. */
+  heldFrom: number;
+  /** The latest batch of this relay claimed before this one and still in flight with events of the record, if any. */
+  after?: Batch;
+}
+
+/** A claimed batch while it is in flight: what later batches of this relay wait for. */
+interface Batch {
+  rows: PendingRow[];
+  ids: Set<string>;
+  chains: Chain[];
+  /** Each record's result here: true once all its events of the batch are published (known as chains end). */
+  recordPublished: Map<string, boolean>;
+  /** Whether the batch's transaction committed (read once `settled` resolved). */
+  committed: boolean;
+  /** Resolves once the transaction committed or rolled back. */
+  settled: Promise<void>;
+  settle(): void;
+}
+
 const headerSetter = { set: (h: MsgHdrs, key: string, value: string) => h.set(key, value) };
 
 /** What one pass over the outbox did. */
@@ -81,7 +117,7 @@ interface BatchResult {
   outage: boolean;
 }
 
-/** How one claimed event fared: published, failed, or not tried (an earlier event of its record failed). */
+/** How one claimed event fared: published, failed, or not tried (an earlier event of its record failed or is still unpublished). */
 type Outcome = { kind: 'published' } | { kind: 'failed'; error: string; permanent: boolean } | { kind: 'skipped' };
 
 /** A failed publish, as recorded. */
@@ -94,6 +130,8 @@ interface Failure {
 }
 
 const CLEANUP_CHUNK = 5_000;
+const SKIPPED: Outcome = { kind: 'skipped' };
+const PUBLISHED: Outcome = { kind: 'published' };
 
 /** Whether a publish can never succeed as it is: larger than the server takes (nats.js checks before sending). */
 function isPermanent(err: unknown): boolean {
@@ -108,11 +146,26 @@ function isPermanent(err: unknown): boolean {
  * tracing is on, each publish is a producer span continuing the trace stored in the envelope,
  * and its message carries that span's `traceparent` (and `tracestate`) as NATS headers.
  *
+ * Throughput: a batch's publishes are all in flight at once on the one connection (their PubAcks
+ * gathered), and while there is a backlog a second batch is claimed while the first publishes
+ * (`batchesInFlight`); claims take turns within the process.
+ *
  * An event whose publish fails waits a growing delay before its next attempt while the relay goes
  * on with the events after it; after `maxAttempts` failures (at once when it is over the server's
- * max_payload) it is moved to the app's `dead_letters`. A record's events never overtake one
- * another: within a batch they are published one after the other, and while an event of a record
- * waits for a retry or is a dead letter, the record's later events are not claimed.
+ * max_payload) it is moved to the app's `dead_letters`.
+ *
+ * A record's events never overtake one another, by these rules:
+ * - within a batch, a record's events are published one after the other, each once the stream
+ *   acknowledged the one before; the first that fails leaves the rest of them unpublished;
+ * - while an event of a record waits for a retry or is a dead letter, the record's later events
+ *   are not claimed;
+ * - a batch's event is published only when every earlier unpublished event of its record is in
+ *   the same batch or in an earlier batch of this relay: the claim also returns the unpublished
+ *   events of the claimed records that precede claimed ones (in the same snapshot); one held by
+ *   another replica's batch (or not due) holds the record's later events of this batch back,
+ *   unpublished, for a later claim; one in this relay's earlier batch in flight makes them wait
+ *   until that batch committed, and they are published only if all the record's events there
+ *   were published.
  */
 export class OutboxRelay extends NotifiedLoop {
   private readonly ds: DataSource;
@@ -130,6 +183,12 @@ export class OutboxRelay extends NotifiedLoop {
   private jsm: JetStreamManager | undefined;
   private lastCleanup = 0;
   private failures = 0;
+  /** The last claim was a full batch: the other loops keep batches in flight too. */
+  private behind = false;
+  /** Batches claimed and not yet committed or rolled back, in claim order. */
+  private readonly inFlight: Batch[] = [];
+  /** The turn of claims: each waits for the one before (later batches depend on earlier ones). */
+  private claims: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: OutboxRelayOptions) {
     // Anything committed while the relay was not listening is picked up by the next batch.
@@ -138,13 +197,14 @@ export class OutboxRelay extends NotifiedLoop {
       channel: outboxChannel(schemaOf(opts.dataSource.options)),
       name: 'outbox relay',
       logger: opts.logger,
+      loops: Math.max(1, opts.batchesInFlight ?? 2),
     });
     this.ds = opts.dataSource;
     this.js = jetstream(opts.nc);
     const schema = schemaOf(this.ds.options);
     this.table = `${quoteIdent(schema)}."outbox"`;
     this.deadLetters = `${quoteIdent(schema)}."dead_letters"`;
-    this.batchSize = opts.batchSize ?? 100;
+    this.batchSize = opts.batchSize ?? 1_000;
     this.pollMs = opts.pollMs ?? 1_000;
     this.maxBackoffMs = opts.maxBackoffMs ?? 30_000;
     this.publishTimeoutMs = opts.publishTimeoutMs ?? 5_000;
@@ -154,8 +214,14 @@ export class OutboxRelay extends NotifiedLoop {
     this.retryDelayMs = Math.max(1, opts.retryDelayMs ?? 1_000);
   }
 
-  protected async loop(): Promise<void> {
+  protected async loop(index: number): Promise<void> {
     while (!this.stopping) {
+      // The first loop runs whenever there may be work; the others keep a batch of a backlog in
+      // flight beside it (`behind`, set by a full claim).
+      if (index > 0 && !this.behind) {
+        await this.wakeup.sleep(this.pollMs, true, false);
+        continue;
+      }
       let result: BatchResult | null = null;
       try {
         result = await this.runBatch();
@@ -168,9 +234,20 @@ export class OutboxRelay extends NotifiedLoop {
       // A failed event waits its own delay (the next batch goes past it); only an outage, or a
       // batch that could not run at all, pauses the whole relay.
       if (result !== null && !result.outage) this.failures = 0;
-      else this.failures += 1;
-      if (result !== null && !result.outage && result.claimed === this.batchSize) continue;
-      await this.maybeCleanup();
+      else {
+        this.failures += 1;
+        this.behind = false;
+      }
+      // A full batch that moved something: more are waiting. One whose events all had to wait
+      // (held by another replica) sleeps rather than claim them again at once.
+      if (
+        result !== null &&
+        !result.outage &&
+        result.claimed === this.batchSize &&
+        result.published + result.failed > 0
+      )
+        continue;
+      if (index === 0) await this.maybeCleanup();
       if (this.failures > 0) await this.wakeup.sleep(this.backoffMs(), false);
       else await this.wakeup.sleep(this.pollMs, true);
     }
@@ -185,94 +262,204 @@ export class OutboxRelay extends NotifiedLoop {
   private async runBatch(): Promise<BatchResult> {
     this.wakeup.reset();
     const traced = tracingEnabled();
-    return this.ds.transaction(async (manager) => {
-      const rows: PendingRow[] = await manager.query(this.claimSql(traced), [this.batchSize]);
-      if (rows.length === 0) return { claimed: 0, published: 0, failed: 0, dead: 0, outage: false };
-      const ids = rows.map((r) => r.id.trim());
-      await this.opts.onClaimed?.(ids);
+    const claimed: { batch?: Batch } = {};
+    let committed = false;
+    try {
+      const result = await this.ds.transaction(async (manager) => {
+        const batch = await this.claim(manager, traced);
+        if (!batch) return { claimed: 0, published: 0, failed: 0, dead: 0, outage: false };
+        claimed.batch = batch;
+        const { rows } = batch;
+        const ids = [...batch.ids];
+        await this.opts.onClaimed?.(ids);
 
-      const outcomes = await this.publishAll(rows, ids, traced);
-      const published = ids.filter((_, i) => outcomes[i].kind === 'published');
-      if (published.length > 0) await this.opts.onPublished?.(published);
-      if (published.length > 0) {
-        await manager.query(`UPDATE ${this.table} SET "published_at" = now() WHERE "id" = ANY($1)`, [published]);
-      }
-      const failed: Failure[] = [];
-      outcomes.forEach((o, i) => {
-        if (o.kind === 'failed')
-          failed.push({ id: ids[i], error: o.error, attempts: rows[i].attempts + 1, permanent: o.permanent });
+        const outcomes = await this.publishAll(batch, traced);
+        const published = ids.filter((_, i) => outcomes[i].kind === 'published');
+        if (published.length > 0) await this.opts.onPublished?.(published);
+        if (published.length > 0) {
+          await manager.query(`UPDATE ${this.table} SET "published_at" = now() WHERE "id" = ANY($1)`, [published]);
+        }
+        const failed: Failure[] = [];
+        outcomes.forEach((o, i) => {
+          if (o.kind === 'failed')
+            failed.push({ id: ids[i], error: o.error, attempts: rows[i].attempts + 1, permanent: o.permanent });
+        });
+        if (failed.length === 0)
+          return { claimed: rows.length, published: published.length, failed: 0, dead: 0, outage: false };
+        // Nothing went through: the stream itself may be away, and then no event is to blame.
+        const outage = published.length === 0 && failed.some((f) => !f.permanent) && !(await this.streamAnswers());
+        const dead = await this.recordFailures(manager, failed, outage);
+        return { claimed: rows.length, published: published.length, failed: failed.length, dead, outage };
       });
-      if (failed.length === 0)
-        return { claimed: rows.length, published: published.length, failed: 0, dead: 0, outage: false };
-      // Nothing went through: the stream itself may be away, and then no event is to blame.
-      const outage = published.length === 0 && failed.some((f) => !f.permanent) && !(await this.streamAnswers());
-      const dead = await this.recordFailures(manager, failed, outage);
-      return { claimed: rows.length, published: published.length, failed: failed.length, dead, outage };
+      committed = true;
+      return result;
+    } finally {
+      if (claimed.batch) this.release(claimed.batch, committed);
+    }
+  }
+
+  /**
+   * Claims the next batch in this relay's turn of claims and registers it in flight; undefined
+   * when nothing is due. Each claimed record's chain learns what it waits for: an earlier batch of
+   * this relay in flight with events of the record, and where an unpublished event of the record
+   * held elsewhere comes before some of its claimed ones.
+   */
+  private async claim(manager: EntityManager, traced: boolean): Promise<Batch | undefined> {
+    const turn = this.claims;
+    let done!: () => void;
+    this.claims = new Promise((resolve) => (done = resolve));
+    try {
+      await turn;
+      // The batches in flight as the claim's snapshot is taken: an event of theirs that precedes
+      // a claimed one is waited for, not held elsewhere (one that ends meanwhile has committed
+      // before the snapshot, or is still seen unpublished and waited for).
+      const earlier = [...this.inFlight];
+      // A planning cost estimate grows with the table; JIT-compiling the claim costs far more than it runs.
+      await manager.query('SET LOCAL jit = off');
+      const answer: ClaimRow[] = await manager.query(this.claimSql(traced), [this.batchSize]);
+      const rows = answer.filter((r) => r.claimed);
+      // A full batch: a backlog, so the other loops claim beside this one (from the next claim on).
+      const behind = rows.length === this.batchSize;
+      if (behind && !this.behind) this.wakeup.wake();
+      this.behind = behind;
+      if (rows.length === 0) return undefined;
+      const batch = this.newBatch(rows, answer, earlier);
+      this.inFlight.push(batch);
+      return batch;
+    } finally {
+      done();
+    }
+  }
+
+  /** A batch of claimed rows (in claim order) grouped into chains; `answer` also has the events held elsewhere. */
+  private newBatch(rows: ClaimRow[], answer: ClaimRow[], earlier: Batch[]): Batch {
+    const ids = new Set<string>();
+    const chains: Chain[] = [];
+    const byRecord = new Map<string, Chain>();
+    rows.forEach((r, i) => {
+      const id = r.id.trim();
+      ids.add(id);
+      const record = r.record_id?.trim() || null;
+      const known = record === null ? undefined : byRecord.get(record);
+      if (known) return void known.rows.push(i);
+      const chain: Chain = { record, rows: [i], heldFrom: Infinity };
+      if (record !== null) {
+        byRecord.set(record, chain);
+        chain.after = earlier.findLast((b) => b.recordPublished.has(record));
+      }
+      chains.push(chain);
     });
+    // The answer is in (occurred_at, id) order: an event held elsewhere holds back the claimed
+    // events of its record that come after it.
+    const claimedSoFar = new Map<string, number>();
+    for (const r of answer) {
+      const record = r.record_id?.trim();
+      if (!record) continue;
+      if (r.claimed) {
+        claimedSoFar.set(record, (claimedSoFar.get(record) ?? 0) + 1);
+        continue;
+      }
+      const id = r.id.trim();
+      if (earlier.some((b) => b.ids.has(id))) continue;
+      const chain = byRecord.get(record);
+      if (chain) chain.heldFrom = Math.min(chain.heldFrom, claimedSoFar.get(record) ?? 0);
+    }
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const recordPublished = new Map<string, boolean>();
+    for (const chain of chains) if (chain.record !== null) recordPublished.set(chain.record, false);
+    return { rows, ids, chains, recordPublished, committed: false, settled, settle };
+  }
+
+  /** The batch's transaction ended: later batches waiting for it go on. */
+  private release(batch: Batch, committed: boolean): void {
+    const at = this.inFlight.indexOf(batch);
+    if (at >= 0) this.inFlight.splice(at, 1);
+    batch.committed = committed;
+    batch.settle();
   }
 
   /**
    * The next events due, oldest first: unpublished, not waiting for a retry, and not behind an
    * older event of their record that failed (waiting for its retry) or is a dead letter. The two
    * record checks are index probes (IDX_outbox_retrying, IDX_dead_letters_outbox_record), on sets
-   * that are empty while everything publishes.
+   * that are empty while everything publishes. Then, in the same snapshot and order, the other
+   * unpublished events of the claimed records up to the last claimed one (`claimed` false: held by
+   * another batch, or not due): a range of the pending index from its start to the batch's end.
    */
   private claimSql(traced: boolean): string {
     // While tracing is on, the envelope's trace context too: each publish is a span of its trace.
     const trace = traced
       ? `, o."envelope"->>'traceparent' AS "traceparent", o."envelope"->>'tracestate' AS "tracestate"`
       : '';
-    return `SELECT o."id", o."subject", o."attempts", o."record_id", o."envelope"::text AS "payload"${trace}
-      FROM ${this.table} AS o
-     WHERE o."published_at" IS NULL
-       AND (o."next_attempt_at" IS NULL OR o."next_attempt_at" <= now())
-       AND (o."record_id" IS NULL OR (
-             NOT EXISTS (SELECT 1 FROM ${this.table} AS w
-                          WHERE w."record_id" = o."record_id" AND w."published_at" IS NULL
-                            AND w."next_attempt_at" IS NOT NULL
-                            AND (w."occurred_at", w."id") < (o."occurred_at", o."id"))
-         AND NOT EXISTS (SELECT 1 FROM ${this.deadLetters} AS d
-                          WHERE d."source" = '${OUTBOX_SOURCE}' AND d."record_id" = o."record_id"
-                            AND (d."occurred_at", d."event_id") < (o."occurred_at", o."id"))))
-     ORDER BY o."occurred_at", o."id" LIMIT $1 FOR UPDATE OF o SKIP LOCKED`;
+    const noTrace = traced ? `, NULL, NULL` : '';
+    const traceColumns = traced ? `, "traceparent", "tracestate"` : '';
+    return `WITH c AS MATERIALIZED (
+      SELECT o."id", o."subject", o."attempts", o."record_id", o."occurred_at", o."envelope"::text AS "payload"${trace}
+        FROM ${this.table} AS o
+       WHERE o."published_at" IS NULL
+         AND (o."next_attempt_at" IS NULL OR o."next_attempt_at" <= now())
+         AND (o."record_id" IS NULL OR (
+               NOT EXISTS (SELECT 1 FROM ${this.table} AS w
+                            WHERE w."record_id" = o."record_id" AND w."published_at" IS NULL
+                              AND w."next_attempt_at" IS NOT NULL
+                              AND (w."occurred_at", w."id") < (o."occurred_at", o."id"))
+           AND NOT EXISTS (SELECT 1 FROM ${this.deadLetters} AS d
+                            WHERE d."source" = '${OUTBOX_SOURCE}' AND d."record_id" = o."record_id"
+                              AND (d."occurred_at", d."event_id") < (o."occurred_at", o."id"))))
+       ORDER BY o."occurred_at", o."id" LIMIT $1 FOR UPDATE OF o SKIP LOCKED)
+    SELECT a."id", a."subject", a."attempts", a."record_id", a."payload"${traceColumns}, a."claimed"
+      FROM (SELECT c.*, true AS "claimed" FROM c
+            UNION ALL
+            SELECT w."id", NULL, NULL, w."record_id", w."occurred_at", NULL${noTrace}, false
+              FROM ${this.table} AS w
+             WHERE w."published_at" IS NULL
+               AND (w."occurred_at", w."id") < (SELECT c."occurred_at", c."id" FROM c ORDER BY 1 DESC, 2 DESC LIMIT 1)
+               AND w."record_id" IN (SELECT c."record_id" FROM c)
+               AND w."id" NOT IN (SELECT c."id" FROM c)) AS a
+     ORDER BY a."occurred_at", a."id"`;
   }
 
   /**
-   * Publishes a batch: the events of different records pipelined on one connection (so they reach
-   * the stream in claim order), those of one record one after the other, the rest of a record's
-   * events left for later once one of them fails.
+   * Publishes a batch: every record's chain at once, all on one connection (so the first events
+   * reach the stream in claim order), a record's events one after the other, each once the one
+   * before is acknowledged; the rest of a record's events are left for later once one of them
+   * fails, or when they wait behind an event held elsewhere or not published by an earlier batch.
    */
-  private async publishAll(rows: PendingRow[], ids: string[], traced: boolean): Promise<Outcome[]> {
-    const outcomes: Outcome[] = rows.map(() => ({ kind: 'skipped' }));
-    const chains: number[][] = [];
-    const byRecord = new Map<string, number[]>();
-    rows.forEach((r, i) => {
-      const record = r.record_id?.trim();
-      if (!record) return void chains.push([i]);
-      const chain = byRecord.get(record);
-      if (chain) return void chain.push(i);
-      const fresh = [i];
-      byRecord.set(record, fresh);
-      chains.push(fresh);
-    });
-    await Promise.all(
-      chains.map(async (chain) => {
-        for (const i of chain) {
-          try {
-            await this.publish(rows[i], ids[i], traced);
-            outcomes[i] = { kind: 'published' };
-          } catch (err) {
-            outcomes[i] = { kind: 'failed', error: errorText(err), permanent: isPermanent(err) };
-            return;
-          }
+  private async publishAll(batch: Batch, traced: boolean): Promise<Outcome[]> {
+    const { rows } = batch;
+    const outcomes: Outcome[] = rows.map(() => SKIPPED);
+    const runChain = async (chain: Chain): Promise<boolean> => {
+      if (chain.after) {
+        const before = chain.after;
+        await before.settled;
+        if (!before.committed || !before.recordPublished.get(chain.record!)) return false;
+      }
+      for (let k = 0; k < chain.rows.length; k += 1) {
+        if (k >= chain.heldFrom) return false;
+        const i = chain.rows[k];
+        try {
+          await this.publish(rows[i], traced);
+          outcomes[i] = PUBLISHED;
+        } catch (err) {
+          outcomes[i] = { kind: 'failed', error: errorText(err), permanent: isPermanent(err) };
+          return false;
         }
+      }
+      return true;
+    };
+    await Promise.all(
+      batch.chains.map(async (chain) => {
+        const ok = await runChain(chain);
+        if (chain.record !== null) batch.recordPublished.set(chain.record, ok);
       }),
     );
     return outcomes;
   }
 
   /** One publish, acknowledged by the stream (a producer span of the event's trace while tracing is on). */
-  private async publish(r: PendingRow, id: string, traced: boolean): Promise<void> {
+  private async publish(r: PendingRow, traced: boolean): Promise<void> {
+    const id = r.id.trim();
     const subject = this.opts.subjectPrefix + r.subject;
     const span = traced ? this.publishSpan(r, id, subject) : undefined;
     try {
