@@ -147,7 +147,14 @@ export async function startApp<C extends OwnerConfig>(
   let nats: NatsConnection | undefined;
   if (config.OUTBOX_RELAY || spec.needsNats?.(config)) {
     nats = await withRetries(logger, 'connecting to NATS', () =>
-      connect({ servers: config.NATS_URL, name: `pim-${spec.name}`, maxReconnectAttempts: -1, reconnectTimeWait: 250 }),
+      connect({
+        servers: config.NATS_URL,
+        name: `pim-${spec.name}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        // No async stack captured per request: a third of the relay's CPU per publish (docs/benchmarks.md, Outbox relay).
+        noAsyncTraces: true,
+      }),
     );
     const nc = nats;
     await withRetries(logger, 'ensuring the events stream', () =>
