@@ -30,6 +30,12 @@ export interface RecordHooks<E extends RecordEntity> {
   /** Takes locks that must come before the record's row lock, so every writer locks in one order. */
   lock?(m: EntityManager, request: LockRequest): Promise<void>;
   /**
+   * The `lock` of a batch's records at once (`mutateMany`), in the order the resource's other
+   * writers take them (one statement instead of one call per record); without it, `lock` runs for
+   * each record in `_id` order.
+   */
+  lockMany?(m: EntityManager, requests: LockRequest[]): Promise<void>;
+  /**
    * Checks references and fills derived columns of the record about to be written (prev is null on
    * create); writes that must precede it (another record giving up what this one takes) emit
    * their own events through `emit`.

@@ -78,6 +78,14 @@ export interface WriteManyItem {
   expectedVersion?: number;
 }
 
+/** How `writeMany` writes its batch. */
+export interface WriteManyOptions<E> {
+  /** A change that leaves every stored field as it was is `unchanged`: no new version, no event. */
+  skipUnchanged?: boolean;
+  /** Sets fields the owner computes on each new record (`index`: its item's), before the resource's rules run. */
+  fill?: (record: E, index: number) => void;
+}
+
 /** What became of one item of a batch, by its index in the batch. */
 export interface WriteManyOutcome<V, E> {
   index: number;
@@ -372,12 +380,13 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   /**
    * `mutate` for many records at once, set-based: the records locked in `_id` order (the
-   * resource's early locks first, in the same order), `change` run on each (false leaves it as it
-   * was: `unchanged`; a refusal fails that item alone), then every changed record one UPDATE with
-   * its next version and its rendering, and the events — each change's `before` ones, then its own
-   * (`updated`, or the one it names) — one COPY into the outbox in the items' order; one transaction
-   * (the caller's, from `inTransaction`). An id out of the caller's sight, or of no live record, is
-   * that item's 404; an If-Match that does not hold, its 412.
+   * resource's early locks first: its `lockMany` once for them all, else its `lock` for each in
+   * the same order), `change` run on each (false leaves it as it was: `unchanged`; a refusal
+   * fails that item alone), then every changed record one UPDATE with its next version and its
+   * rendering, and the events — each change's `before` ones, then its own (`updated`, or the one
+   * it names) — one COPY into the outbox in the items' order; one transaction (the caller's, from
+   * `inTransaction`). An id out of the caller's sight, or of no live record, is that item's 404;
+   * an If-Match that does not hold, its 412.
    */
   async mutateMany(
     items: readonly { id: string; expectedVersion?: number }[],
@@ -399,8 +408,11 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
             }
           });
           const ids = [...new Set(valid.map((v) => v.id))].sort();
-          for (const id of ids)
-            await this.resource.hooks?.lock?.(m, { kind: 'update', id, given: {}, scope: this.scope });
+          const requests = ids.map((id): LockRequest => ({ kind: 'update', id, given: {}, scope: this.scope }));
+          const hooks = this.resource.hooks;
+          if (hooks?.lockMany) {
+            if (requests.length > 0) await hooks.lockMany(m, requests);
+          } else for (const request of requests) await hooks?.lock?.(m, request);
           const rows =
             ids.length === 0
               ? []
@@ -501,12 +513,13 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
    * refusal by a rule that runs after the statements (afterWrite, afterDelete) runs the batch again
    * without that item. A change that
    * leaves every stored field as it was is `unchanged` (no new version, no event) when
-   * `skipUnchanged` is set.
+   * `skipUnchanged` is set. `fill` sets, on each new record, fields the owner computes (as
+   * `createRecord`'s does: a snapshot, a batch's id) before the resource's rules run.
    */
   async writeMany(
     kind: WriteManyKind,
     items: readonly WriteManyItem[],
-    opts: { skipUnchanged?: boolean } = {},
+    opts: WriteManyOptions<E> = {},
   ): Promise<WriteManyOutcome<V, E>[]> {
     return inSpan(
       `${this.resource.collection}.writeMany`,
@@ -593,7 +606,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     kind: WriteManyKind,
     items: readonly WriteManyItem[],
     round: number[],
-    opts: { skipUnchanged?: boolean },
+    opts: WriteManyOptions<E>,
   ): Promise<WriteManyOutcome<V, E>[]> {
     const out: WriteManyOutcome<V, E>[] = [];
     const fail = (index: number, err: unknown) => {
@@ -624,11 +637,11 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     if (kind === 'upsert' || kind === 'create') {
       // Batches naming the same handles take turns (in handle order), so each reads the others'
       // inserts instead of racing them into the unique index and running again.
-      await lockStrings(
-        m,
-        `records:${this.tableName()}.${handle}`,
-        pending.map((p) => String(p.input![handle])),
+      // (A resource named by its `_id` has no handle in its inputs: nothing to take turns on.)
+      const handles = pending.flatMap((p) =>
+        typeof p.input![handle] === 'string' ? [p.input![handle] as string] : [],
       );
+      await lockStrings(m, `records:${this.tableName()}.${handle}`, handles);
       const idOf = await this.idsByHandle(
         m,
         pending.map((p) => p.input![handle]),
@@ -728,6 +741,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
             deleted_at: null,
             deleted_by: null,
           } as unknown as E);
+          opts.fill?.(next, p.index);
           await this.resource.hooks?.beforeWrite?.(m, next, null, this.emitter(m));
           this.searchable(next);
           writes.push({ index: p.index, next, prev: null });

@@ -1,7 +1,8 @@
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '@pim/errors';
 import { newId } from '@pim/ids';
 import { runWithContext } from '@pim/logging';
-import type { WriteManyOutcome } from './record.service';
+import type { LockRequest } from './record.resource';
+import { RecordService, type WriteManyOutcome } from './record.service';
 import { MINE, startWidgets, type WidgetEntity, type WidgetView, type WidgetsFixture } from './testing/widgets.fixture';
 
 const ANA = '6740a1b2c3d4e5f601234567';
@@ -441,6 +442,32 @@ describe('RecordService.writeMany (real Postgres)', () => {
     ]);
   });
 
+  it('fills what the owner computes on each new record, by its item, before its rules run', async () => {
+    const ids = [newId(), newId()];
+    const out = await fx.service.writeMany(
+      'upsert',
+      [{ input: { code: 'f-1', name: 'One' } }, { input: { code: 'f-2', name: 'Two' } }],
+      {
+        fill: (record, i) => {
+          record._id = ids[i];
+          record.notes = [`filled ${i}`];
+        },
+      },
+    );
+    expect(out.map((o) => o.view?._id)).toEqual(ids);
+    expect((await fx.rows(['f-1', 'f-2'])).map((r) => [r._id, r.notes])).toEqual([
+      [ids[0], ['filled 0']],
+      [ids[1], ['filled 1']],
+    ]);
+    expect((await fx.events()).map((e) => e.data._id)).toEqual(ids);
+    // An existing record is not new: fill leaves it alone.
+    const again = await fx.service.writeMany('upsert', [{ input: { code: 'f-1', name: 'Again' } }], {
+      fill: (record) => void (record.notes = ['never']),
+    });
+    expect(summary(again)).toEqual(['updated']);
+    expect((await fx.rows(['f-1']))[0].notes).toEqual(['filled 0']);
+  });
+
   it('mutates many: each changed record one version and its events, unchanged and refused items alone', async () => {
     const [m1, m2, m3] = await Promise.all(['m-1', 'm-2', 'm-3'].map((c) => create(c)));
     const before = (await fx.events()).length;
@@ -469,5 +496,32 @@ describe('RecordService.writeMany (real Postgres)', () => {
       ['brands.updated', m1._id],
     ]);
     expect(events[1].data).toMatchObject({ version: 2, name: 'm-3!' });
+  });
+
+  it('mutates many under the resource’s lockMany, once for the batch’s records in _id order, instead of its lock per record', async () => {
+    const [l1, l2] = await Promise.all(['l-1', 'l-2'].map((c) => create(c)));
+    const batches: LockRequest[][] = [];
+    const { resource } = fx.service;
+    const service = new RecordService(
+      fx.ds,
+      {
+        ...resource,
+        hooks: {
+          ...resource.hooks,
+          lock: () => Promise.reject(new Error('lock is not called when lockMany is there')),
+          lockMany: async (_m, requests) => void batches.push(requests),
+        },
+      },
+      { source: 'test' },
+    );
+    const out = await service.mutateMany([{ id: l2._id }, { id: l1._id }, { id: 'not-an-id' }], (w) => {
+      w.name = `${w.name}!`;
+    });
+    expect(summary(out)).toEqual(['updated', 'updated', 'failed 400']);
+    const ids = [l1._id, l2._id].sort();
+    expect(batches).toEqual([ids.map((id) => ({ kind: 'update', id, given: {}, scope: {} }))]);
+    // A batch with no valid id locks nothing.
+    expect(summary(await service.mutateMany([{ id: 'not-an-id' }], () => false))).toEqual(['failed 400']);
+    expect(batches).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { NotifiedLoop } from '@pim/db';
-import { recordEvents, schemaOf } from '@pim/events';
+import { NotifiedLoop, transactionRetryingDeadlocks } from '@pim/db';
+import { schemaOf } from '@pim/events';
 import type { Logger } from '@pim/logging';
 import type { ProductInput, ProductView } from '@pim/resources';
 import { RecordService } from '@pim/records';
@@ -15,7 +15,7 @@ import {
   type HeldJob,
 } from '../repositories/completeness-jobs.repository';
 import { familiesReaching } from '../repositories/families.repository';
-import { liveProductsByIds, productsInScope, writeCompleteness } from '../repositories/products.repository';
+import { liveProductsByIds, productsInScope } from '../repositories/products.repository';
 import { productResource } from '../product/product.resource';
 import { productCompleteness, type Completeness } from '../product/product.completeness';
 import { completenessChannel } from './completeness.jobs';
@@ -43,13 +43,15 @@ export interface CompletenessRun {
   updated: number;
 }
 
-/** A product's recomputed state, ready to write if the row is still at `version`. */
+/** A product's recomputed completeness, to write if the row is still at `version`. */
 interface Change {
   id: string;
   version: number;
   completeness: Completeness;
-  view: ProductView;
 }
+
+/** Outcomes of a batch's write that mean "not written, moved on": a new version (412) or deleted (404). */
+const MOVED_ON = new Set([404, 412]);
 
 /** Another worker took the job over (our lease ran out): stop touching it. */
 class LeaseLost extends Error {
@@ -76,9 +78,10 @@ const sameCompleteness = (stored: ProductEntity, next: Completeness): boolean =>
  * lease renewed by every batch, so no transaction stays open across a job), waits until the
  * transactions that were running when it was taken have ended, then walks the job's products by
  * `_id` in batches: one read, one read of the families and attributes they need, the same
- * computation as the write path, and one transaction writing the changed rows with one UPDATE
- * (only rows still at the version read), their `products.updated` events with one COPY, and the
- * job's progress. Wakes on NOTIFY, polls as a fallback, never throws.
+ * computation as the write path, and one transaction writing the changed rows through the record
+ * engine (`mutateMany` at the version read: rows locked in `_id` order, one UPDATE, their
+ * `products.updated` events with one COPY) and the job's progress. Wakes on NOTIFY, polls as a
+ * fallback, never throws.
  */
 export class CompletenessWorker extends NotifiedLoop {
   private readonly ds: DataSource;
@@ -210,8 +213,8 @@ export class CompletenessWorker extends NotifiedLoop {
   /**
    * Recomputes a batch and writes the rows whose completeness changed, only where the row is
    * still at the version read. A row that moved on was written meanwhile by a transaction the
-   * UPDATE waited for; it is read again and recomputed (that writer may have read the old
-   * definitions), up to RETRY_ROUNDS times. The job's progress is written with the last round.
+   * write's row lock waited for; it is read again and recomputed (that writer may have read the
+   * old definitions), up to RETRY_ROUNDS times. The job's progress is written with the last round.
    */
   private async recompute(job: HeldJob, rows: ProductEntity[], after: string): Promise<number> {
     let pending = rows;
@@ -233,53 +236,42 @@ export class CompletenessWorker extends NotifiedLoop {
     }
   }
 
-  /** The products of a batch whose completeness differs from the stored one, as they will be shown. */
+  /** The products of a batch whose completeness differs from the stored one, with the version read. */
   private async changesOf(rows: ProductEntity[]): Promise<Change[]> {
     if (rows.length === 0) return [];
     const world = await loadRequirementWorld(this.ds.manager, rows);
-    const now = new Date();
     const changes: Change[] = [];
     for (const row of rows) {
       const completeness = productCompleteness(row, world);
-      if (sameCompleteness(row, completeness)) continue;
-      const next = Object.assign(new ProductEntity(), row, completeness, { version: row.version + 1, updated_at: now });
-      changes.push({ id: row._id, version: row.version, completeness, view: this.products.toView(next) });
+      if (!sameCompleteness(row, completeness)) changes.push({ id: row._id, version: row.version, completeness });
     }
     return changes;
   }
 
   /**
-   * One transaction: the changed rows still at their version (one UPDATE from arrays), one
-   * `products.updated` event each (one COPY), and the job's lease renewed. Returns the ids that
-   * were not written because they moved on (or were deleted).
+   * One transaction: the changed rows still at their version written by the record engine
+   * (`mutateMany`: row locks in `_id` order, one UPDATE with the next version and the rendered
+   * view, one `products.updated` event each in one COPY), and the job's lease renewed. A product
+   * at another version (412) or deleted (404) is not written: its id is returned, to be read
+   * again. Run again on a deadlock (the products' code locks are taken in `_id` order, a bulk
+   * upsert's in code order).
    */
   private async write(job: HeldJob, changes: Change[]): Promise<string[]> {
     if (changes.length === 0) return [];
-    return this.ds.transaction(async (m) => {
-      const updatedAt = new Date(changes[0].view.updated_at);
-      const done = await writeCompleteness(
-        m,
-        changes.map((c) => ({
-          id: c.id,
-          version: c.version,
-          completeness: c.completeness.completeness,
-          completeness_min: c.completeness.completeness_min,
-          rendered: JSON.stringify(c.view),
-        })),
-        updatedAt,
+    const byId = new Map(changes.map((c) => [c.id, c.completeness]));
+    return transactionRetryingDeadlocks(this.ds, async (m) => {
+      const outcomes = await this.products.inTransaction(m).mutateMany(
+        changes.map((c) => ({ id: c.id, expectedVersion: c.version })),
+        (record) => void Object.assign(record, byId.get(record._id)),
       );
-      const events = changes
-        .filter((c) => done.has(c.id))
-        .map((c) => ({
-          source: CATALOG_STORE.source,
-          collection: 'products',
-          action: 'updated',
-          data: c.view,
-          actor: null,
-        }));
-      await recordEvents(m, events);
-      await this.renew(m, job, null, events.length);
-      return changes.filter((c) => !done.has(c.id)).map((c) => c.id);
+      const moved: string[] = [];
+      for (const [i, o] of outcomes.entries()) {
+        if (o.status === 'updated') continue;
+        if (o.status === 'failed' && MOVED_ON.has(o.error!.status)) moved.push(changes[i].id);
+        else throw o.error ?? new Error(`completeness of product ${changes[i].id} came back ${o.status}`);
+      }
+      await this.renew(m, job, null, changes.length - moved.length);
+      return moved;
     });
   }
 

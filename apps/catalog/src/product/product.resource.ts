@@ -14,7 +14,7 @@ import {
 } from './product.filters';
 import { keepHiddenValues, productAudience, refuseHiddenAttributes } from '../access/product-sight';
 import { refuseDeleteNamedByRelations } from '../relation/relation.usage';
-import { productCodeOf, variationsOf } from '../repositories/products.repository';
+import { productCodesOf, variationsOf } from '../repositories/products.repository';
 
 /** The advisory-lock namespace of product codes: single writes and bulk upserts lock a code alike. */
 export const CODE_LOCK = 'catalog.products.code';
@@ -72,16 +72,25 @@ export function applyRules(
   Object.assign(next, r.derived);
 }
 
-async function lockCodes(m: EntityManager, request: LockRequest): Promise<void> {
-  if (request.kind !== 'delete')
-    await refuseHiddenAttributes(m, request.kind === 'create' ? request.input.attributes : request.given.attributes);
+/**
+ * What product writes lock before their rows, for one write or a batch (`mutateMany`): attributes
+ * hidden from the caller refused, then the codes the products hold and take locked in code order
+ * (as the bulk upsert locks them), one statement for the batch.
+ */
+async function lockCodes(m: EntityManager, requests: LockRequest[]): Promise<void> {
+  for (const request of requests)
+    if (request.kind !== 'delete')
+      await refuseHiddenAttributes(m, request.kind === 'create' ? request.input.attributes : request.given.attributes);
   const codes: string[] = [];
-  if (request.kind === 'create') codes.push(String(request.input.code));
-  else {
-    const code = await productCodeOf(m, request.id);
-    if (code !== undefined) codes.push(code);
-    if (request.kind === 'update' && typeof request.given.code === 'string') codes.push(request.given.code);
+  const ids: string[] = [];
+  for (const request of requests) {
+    if (request.kind === 'create') codes.push(String(request.input.code));
+    else {
+      ids.push(request.id);
+      if (request.kind === 'update' && typeof request.given.code === 'string') codes.push(request.given.code);
+    }
   }
+  codes.push(...(await productCodesOf(m, ids)));
   await lockStrings(m, CODE_LOCK, codes);
 }
 
@@ -104,7 +113,8 @@ export const productResource = declaredRecord(Product, {
   rendered: true,
   audience: productAudience,
   hooks: {
-    lock: lockCodes,
+    lock: (m, request) => lockCodes(m, [request]),
+    lockMany: lockCodes,
     async beforeWrite(m, next, prev) {
       await keepHiddenValues(m, next, prev);
       applyRules(next, await loadWorld(m, [next]), undefined, prev);

@@ -5,7 +5,8 @@ import { ProductEntity } from '../entities/product.entity';
 
 // Every query over `products` that is not the record engine's own: what other records' rules ask
 // about products (usage counts), what the product rules read, the bulk writes, the attribute and
-// catalog filters, what DescribeProducts aggregates and the completeness recompute's reads and writes.
+// catalog filters, what DescribeProducts aggregates and the completeness recompute's reads (its
+// writes go through the record engine).
 
 /** The product fields that name records of other collections. */
 export type ProductReferenceField =
@@ -72,10 +73,11 @@ export async function liveProductIdsSeen(m: EntityManager, ids: string[], patter
   return rows.map((r) => r._id);
 }
 
-/** The code of a product, live or deleted; undefined when no product has the id. */
-export async function productCodeOf(m: EntityManager, id: string): Promise<string | undefined> {
-  const [row]: { code: string }[] = await m.query(`SELECT "code" FROM "products" WHERE "_id" = $1`, [id]);
-  return row?.code;
+/** The codes of the products (live or deleted) with these ids; none for an id no product has. */
+export async function productCodesOf(m: EntityManager, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows: { code: string }[] = await m.query(`SELECT "code" FROM "products" WHERE "_id" = ANY($1)`, [ids]);
+  return rows.map((r) => r.code);
 }
 
 /** The types of the live products among `ids`, share-locked (in id order) until the transaction ends. */
@@ -357,47 +359,6 @@ export function liveProductsByIds(m: EntityManager, ids: string[]): Promise<Prod
     .andWhere('p.deleted = false')
     .orderBy('p._id', 'ASC')
     .getMany();
-}
-
-/** A recomputed completeness to store if the product is still at `version`. */
-export interface CompletenessWrite {
-  id: string;
-  version: number;
-  completeness: Record<string, number>;
-  completeness_min: number;
-  /** The product's view after the change, as stored JSON. */
-  rendered: string;
-}
-
-/**
- * Stores recomputed completeness with one UPDATE from arrays, only on live rows still at the
- * version read (version + 1, `updated_at`); returns the ids written.
- */
-export async function writeCompleteness(
-  m: EntityManager,
-  writes: CompletenessWrite[],
-  updatedAt: Date,
-): Promise<Set<string>> {
-  if (writes.length === 0) return new Set();
-  const written: { _id: string }[] = await m.query(
-    `WITH v AS (
-       SELECT * FROM unnest($1::char(24)[], $2::int[], $3::text[], $4::int[], $5::text[]) AS v("id", "version", "completeness", "completeness_min", "rendered")),
-     u AS (
-       UPDATE "products" p SET "completeness" = v."completeness"::jsonb, "completeness_min" = v."completeness_min",
-              "version" = p."version" + 1, "updated_at" = $6, "rendered" = v."rendered"
-         FROM v WHERE p."_id" = v."id" AND p."version" = v."version" AND p."deleted" = false
-       RETURNING p."_id")
-     SELECT "_id" FROM u`,
-    [
-      writes.map((w) => w.id),
-      writes.map((w) => w.version),
-      writes.map((w) => JSON.stringify(w.completeness)),
-      writes.map((w) => w.completeness_min),
-      writes.map((w) => w.rendered),
-      updatedAt,
-    ],
-  );
-  return new Set(written.map((r) => r._id));
 }
 
 /**

@@ -19,7 +19,6 @@ import { runJobAs } from '@pim/logging';
 import type { CatalogLink, ImportAttribute } from '../links/catalog.link';
 import type { WorkflowLink } from '../links/workflow.link';
 import { jobOutcomes, type JobOutcome } from '../jobs/job.metrics';
-import { recordProgress, type ExportProgress } from '../repositories/exports.repository';
 import { fitCells, type Failures } from './export.cells';
 import { NameCache } from './export.names';
 import { selectionOf, type ExportSelection } from './export.query';
@@ -47,6 +46,14 @@ export interface ExportRunnerDeps {
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
+
+/** What an export has written so far. */
+interface ExportProgress {
+  total_products: number;
+  total_field_failed: number;
+  total_item_failed: number;
+  rows: number;
+}
 
 /**
  * Runs one export's job: takes a pending export to `in_progress` (or starts a running one again
@@ -199,7 +206,7 @@ export class ExportRunner {
         progress.total_field_failed = fail.fields;
         if (Date.now() - shown >= this.deps.progressMs) {
           shown = Date.now();
-          await recordProgress(this.deps.ds.manager, record._id, progress);
+          await this.showProgress(record._id, progress);
         }
       }
       await writer.end();
@@ -229,6 +236,27 @@ export class ExportRunner {
       kept = kept.filter((p) => approved.has(p.id));
     }
     return kept;
+  }
+
+  /**
+   * Shows a running export's counts so far while it is `in_progress`: a new version with its
+   * `exports.updated` event, so ETags follow the counts (docs/decisions/io-jobs.md, "Progress is
+   * versioned, with its event"); the final counts come with `exports.completed`.
+   */
+  private async showProgress(exportId: string, p: ExportProgress): Promise<void> {
+    await this.deps.exports
+      .mutate(exportId, undefined, (r) => {
+        if (r.status !== 'in_progress') return false;
+        r.metadata = {
+          total_products: p.total_products,
+          total_field_failed: p.total_field_failed,
+          total_item_failed: p.total_item_failed,
+        };
+        r.rows_count = p.rows;
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof NotFoundError)) throw e; // deleted meanwhile: nothing to show
+      });
   }
 
   /** `completed`: the counts, the file's size and when it expires. */

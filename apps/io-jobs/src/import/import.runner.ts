@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { NotFoundError, ValidationError, toPimError } from '@pim/errors';
 import type { Logger } from '@pim/logging';
 import type { RecordService } from '@pim/records';
@@ -18,7 +18,6 @@ import { runJobAs } from '@pim/logging';
 import type { CatalogLink } from '../links/catalog.link';
 import { jobOutcomes, type JobOutcome } from '../jobs/job.metrics';
 import { keepRefusedRows, type RefusedRow } from '../repositories/import-errors.repository';
-import { recordBatch } from '../repositories/imports.repository';
 import { AttributeRows } from './import.attribute-rows';
 import { EligibilityRows } from './import.eligibility-rows';
 import { mappedAttributeKeys, type Mapping } from './import.mapping';
@@ -40,6 +39,16 @@ export interface ImportRunnerDeps {
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
+
+/** What a batch changed: its rows, how many the catalog stored and refused, and where the next batch starts. */
+interface BatchOutcome {
+  /** The batch's first sheet row: the checkpoint it starts from. */
+  fromRow: number;
+  nextRow: number;
+  processed: number;
+  committed: number;
+  failed: number;
+}
 
 /** A batch sent to the catalog: its rows and codes, and the rows refused once the catalog answered. */
 interface SentBatch {
@@ -291,8 +300,7 @@ export class ImportRunner {
     const refused = await sent.outcome;
     const { rows } = sent;
     const status = await this.deps.ds.transaction(async (m) => {
-      const after = await recordBatch(m, {
-        importId,
+      const after = await this.recordBatch(m, importId, {
         fromRow: sent.from,
         nextRow: rows[rows.length - 1].number + 1,
         processed: rows.length,
@@ -303,6 +311,31 @@ export class ImportRunner {
       return after;
     });
     return status === 'processing';
+  }
+
+  /**
+   * Records a batch's outcome on its import, in the caller's transaction: counts added and the
+   * checkpoint moved past the batch, only if the checkpoint is still where the batch began
+   * (another worker that resumed the same import and got there first leaves this one nothing to
+   * record). A new version with its `imports.updated` event, so ETags and the progress stream
+   * follow the counts (docs/decisions/io-jobs.md, "Progress is versioned, with its event").
+   * Returns the import's status after, or undefined when the batch was recorded before (or the
+   * import is gone).
+   */
+  private async recordBatch(m: EntityManager, importId: string, o: BatchOutcome): Promise<string | undefined> {
+    try {
+      const { record, changed } = await this.deps.imports.inTransaction(m).mutate(importId, undefined, (r) => {
+        if (r.next_row !== o.fromRow) return false;
+        r.proccess_count += o.processed;
+        r.commit_count += o.committed;
+        r.errors_count += o.failed;
+        r.next_row = o.nextRow;
+      });
+      return changed ? record.status : undefined;
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined; // deleted meanwhile
+      throw err;
+    }
   }
 
   /** The last batch is in: `completed`, or `completed_with_errors` when rows were refused. */

@@ -312,4 +312,61 @@ describe('jobs run as who set them to work (real Postgres, real catalog)', () =>
     expect(await outcomes()).toMatchObject({ 'import/completed_with_errors': 1, 'import/completed': 1 });
     expect(await names('in_c1', 'in_c2')).toEqual({ in_c1: 'Kettle by all', in_c2: 'Mug by all' });
   });
+
+  it('shows progress as new versions, each with its updated event: every import batch and a running export’s counts', async () => {
+    /** The record's events, oldest first: type, version and what `pick` reads of the data. */
+    const eventsOf = async (id: string, pick: (data: Record<string, unknown>) => unknown) =>
+      (
+        (await ds.query(`SELECT envelope FROM outbox ORDER BY occurred_at, id`)) as {
+          envelope: { type: string; data: Record<string, unknown> };
+        }[]
+      )
+        .filter((r) => r.envelope.data._id === id)
+        .map(({ envelope: e }) => [e.type, e.data.version, pick(e.data)]);
+
+    const started = await mappedImport([
+      ['in_c1', 'Kettle in batches'],
+      ['in_c2', 'Mug in batches'],
+      ['in_none', 'Nothing in batches'],
+    ]);
+    await importMoves.start(started._id);
+    await new ImportRunner({ ds, imports, storage, catalog, batchSize: 1, logger }).run(started._id, true);
+    const done = await imports.get(started._id);
+    expect(done).toMatchObject({ status: 'completed', proccess_count: 3, commit_count: 3, version: 8 });
+    expect(await eventsOf(started._id, (d) => [d.status, d.proccess_count])).toEqual([
+      ['imports.created', 1, ['mapped', 0]],
+      ['imports.updated', 2, ['mapped', 0]],
+      ['imports.updated', 3, ['queued', 0]],
+      ['imports.updated', 4, ['processing', 0]],
+      ['imports.updated', 5, ['processing', 1]],
+      ['imports.updated', 6, ['processing', 2]],
+      ['imports.updated', 7, ['processing', 3]],
+      ['imports.completed', 8, ['completed', 3]],
+    ]);
+
+    const e = await exports.create({ file_type: 'csv' });
+    await new ExportRunner({
+      ds,
+      exports,
+      storage,
+      catalog,
+      workflow,
+      batchSize: 1,
+      maxBytes: 10_000_000,
+      retentionMs: 3_600_000,
+      progressMs: 0,
+      logger,
+    }).run(e._id, true);
+    expect(await exports.get(e._id)).toMatchObject({ status: 'completed', rows_count: 3, version: 6 });
+    expect(await eventsOf(e._id, (d) => [d.status, (d.metadata as { total_products: number }).total_products])).toEqual(
+      [
+        ['exports.created', 1, ['pending', 0]],
+        ['exports.updated', 2, ['in_progress', 0]],
+        ['exports.updated', 3, ['in_progress', 1]],
+        ['exports.updated', 4, ['in_progress', 2]],
+        ['exports.updated', 5, ['in_progress', 3]],
+        ['exports.completed', 6, ['completed', 3]],
+      ],
+    );
+  });
 });
