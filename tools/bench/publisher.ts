@@ -732,15 +732,19 @@ function renderPublisher(r: PublisherReport, quick: boolean): string {
           .join(', ')}`,
     )
     .join('; ');
+  /** Rows the publisher's own tables took (outbox aside): publications, advertisements, batches. */
+  const ownRows = r.tables
+    .filter((x) => x.table.startsWith('publisher.') && x.table !== 'publisher.outbox')
+    .reduce((a, x) => a + x.ins + x.upd, 0);
   bounds.push(
-    `**Writes per publication**: ${(r.xacts.commits / N).toFixed(1)} committed transactions, ${(r.xacts.inserted / N).toFixed(1)} rows inserted and ${(r.xacts.updated / N).toFixed(1)} updated (POST → every outcome recorded and both outboxes published) — by table: ${tableList}. The publisher wrote ${(pubEvents / N).toFixed(1)} events a publication to its outbox (${evList(r.events.publisher)}), each carrying the publication as the API shows it, snapshot and tracking included (${(r.events.bytes.publisher / 1000).toFixed(1)} KB on average); recording an outcome on the product (\`RecordPublishments\`: each product rewritten under its row lock with its event, all the outcomes of one call in one transaction) makes the catalog write ${(catEvents / N).toFixed(1)} more (${evList(r.events.catalog)}, the whole product, ${(r.events.bytes.catalog / 1000).toFixed(1)} KB), and every event is then relayed to NATS and read by the consuming apps. The outboxes kept up: at most ${n0(r.events.pendingMax.publisher)} publisher and ${n0(r.events.pendingMax.catalog)} catalog events waited at once (sampled every second).`,
+    `**Writes per publication**: ${(ownRows / N).toFixed(2)} rows inserted or updated in the publisher's own tables (publications, advertisements, the batch; its outbox aside); ${(r.xacts.commits / N).toFixed(1)} committed transactions, ${(r.xacts.inserted / N).toFixed(1)} rows inserted and ${(r.xacts.updated / N).toFixed(1)} updated (POST → every outcome recorded and both outboxes published) — by table: ${tableList}. The publisher wrote ${(pubEvents / N).toFixed(1)} events a publication to its outbox (${evList(r.events.publisher)}), each carrying the publication as the API shows it, snapshot and tracking included (${(r.events.bytes.publisher / 1000).toFixed(1)} KB on average); recording an outcome on the product (\`RecordPublishments\`: the products of one call locked, merged and rewritten set-based through the engine's \`mutateMany\`, one statement and one COPY of their events in one transaction) makes the catalog write ${(catEvents / N).toFixed(1)} more (${evList(r.events.catalog)}, the whole product, ${(r.events.bytes.catalog / 1000).toFixed(1)} KB), and every event is then relayed to NATS and read by the consuming apps. The outboxes kept up: at most ${n0(r.events.pendingMax.publisher)} publisher and ${n0(r.events.pendingMax.catalog)} catalog events waited at once (sampled every second).`,
   );
   bounds.push(
-    `**The sender's rounds**: it claims up to ${CONCURRENCY} due publications in one transaction (each row updated with its lease and an IN_PROGRESS step, each with its event), sends them, then writes their outcomes in one transaction (the publications in one statement, their advertisements in one, their events) and hands them to the catalog. It claimed ${n0(r.steps.rounds)} times, about ${r.steps.roundSize.toFixed(0)} publications each, a round every ${r.steps.roundGap.toFixed(0)} ms (median). A request took ${pp(r.steps.request)} ms (p50 / p99, the request sent to its answer read; in the raw loop, ${CONCURRENCY} in flight at ${r.rawRate.toFixed(0)}/s, a request takes ${((CONCURRENCY / r.rawRate) * 1000).toFixed(0)} ms on average), but claimed → outcome written took ${pp(r.steps.outcome)} ms: ${
+    `**The sender's rounds**: it claims as many due publications as it has free slots (up to ${CONCURRENCY} in flight) in one transaction (their ids taken \`SKIP LOCKED\`, then one \`mutateMany\`: each row with its lease and an IN_PROGRESS step, one statement, their events in one COPY) and sends them; the outcomes that arrived meanwhile go first to the catalog (\`RecordPublishments\`) and are then written in one transaction (one \`mutateMany\`), while the next claim runs beside it. It claimed ${n0(r.steps.rounds)} times, about ${r.steps.roundSize.toFixed(0)} publications each, a round every ${r.steps.roundGap.toFixed(0)} ms (median). A request took ${pp(r.steps.request)} ms (p50 / p99, the request sent to its answer read; in the raw loop, ${CONCURRENCY} in flight at ${r.rawRate.toFixed(0)}/s, a request takes ${((CONCURRENCY / r.rawRate) * 1000).toFixed(0)} ms on average), but claimed → outcome written took ${pp(r.steps.outcome)} ms: ${
       percentile(r.steps.outcome, 50) > 0
         ? `${((1 - percentile(r.steps.request, 50) / percentile(r.steps.outcome, 50)) * 100).toFixed(0)} % of a publication's time in flight is spent outside its request: in the sender's claim and outcome transactions, and waiting for its turn on ${busy >= 85 ? 'the saturated' : 'the'} cores`
         : ''
-    }. The catalog recorded an outcome ${pp(r.steps.recorded)} ms after it was written.`,
+    }. The catalog recorded an outcome ${pp(r.steps.recorded)} ms after the answer that decided it, before the outcome was written.`,
   );
   const ab = r.afterBatch;
   if (ab) {
@@ -809,8 +813,8 @@ How it is measured:
       ', ',
     )}; ${n0(r.retried)} needed more than one attempt); the receiver got ${n0(r.receiver.count)} requests with ${n0(r.receiver.distinct)} distinct keys.
 - Each publication's steps, from its row and tracking (p50 / p99, ms): created → claimed by the sender ${pp(r.steps.queue)};
-  the request ${pp(r.steps.request)}; claimed → outcome written ${pp(r.steps.outcome)}; outcome → recorded on the
-  catalog product ${pp(r.steps.recorded)}.
+  the request ${pp(r.steps.request)}; claimed → outcome written ${pp(r.steps.outcome)}; outcome decided → recorded on
+  the catalog product ${pp(r.steps.recorded)} (the catalog records it before the publisher writes it).
 - CPU from /proc, POST → all published (${s1(wall)}): publisher **${n0(c.apps.publisher)} ms** (${us(c.apps.publisher)} a publication, ${core(c.apps.publisher)} of a core),
   its database sessions ${n0(c.backends.publisher)} ms (${us(c.backends.publisher)}); catalog **${n0(c.apps.catalog)} ms** (${us(c.apps.catalog)}, ${core(c.apps.catalog)} of a core), its sessions
   ${n0(c.backends.catalog)} ms (${us(c.backends.catalog)}); the gateway and the other apps ${n0(others(c))} ms, their sessions ${n0(otherBackends(c))} ms;

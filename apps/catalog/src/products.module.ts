@@ -24,7 +24,7 @@ export function productServices(ds: DataSource) {
     productBulk: new ProductBulkUpsert(ds, products),
     productsDescriber: new ProductsDescriber(ds, products),
     productChanges: new ProductChanges(ds, products, relations),
-    productPublishments: new ProductPublishments(ds, products),
+    productPublishments: new ProductPublishments(products),
     visibleProducts: (ids: string[]) => visibleProductIds(ds.manager, ids),
   };
 }

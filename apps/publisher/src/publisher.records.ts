@@ -24,16 +24,14 @@ export function publisherRecords(ds: DataSource, catalog: CatalogLink, policy: A
     publicationRecord({ catalog, publications: (): PublicationsRepository => repository }),
     PUBLISHER_STORE,
   );
-  // The repository writes events showing publications as their service does.
-  const repository: PublicationsRepository = new PublicationsRepository(ds, (record) => publications.toView(record));
+  // The repositories write publications and batches through their services.
+  const repository: PublicationsRepository = new PublicationsRepository(ds, publications);
   const batches = new RecordService(
     ds,
     publicationBatchRecord((): PublicationBatchesRepository => batchesRepository, catalog),
     PUBLISHER_STORE,
   );
-  const batchesRepository: PublicationBatchesRepository = new PublicationBatchesRepository(ds, (record) =>
-    batches.toView(record),
-  );
+  const batchesRepository: PublicationBatchesRepository = new PublicationBatchesRepository(ds, batches);
   return {
     channels: new RecordService(ds, channelRecord(policy, secrets), PUBLISHER_STORE),
     batches,

@@ -1,5 +1,3 @@
-import type { DataSource } from 'typeorm';
-import { transactionRetryingDeadlocks } from '@pim/db';
 import { ValidationError } from '@pim/errors';
 import type { RecordService } from '@pim/records';
 import type { ProductInput, ProductView } from '@pim/resources';
@@ -77,15 +75,13 @@ export interface OutcomeInput extends PublishmentOutcome {
 }
 
 /**
- * Records publication outcomes on their products: all of one call in one transaction, products in
- * `_id` order, each merged under its row lock with its own `products.updated` event (so a thousand
- * outcomes cost one commit, not a thousand). Answers the products that are not live.
+ * Records publication outcomes on their products, set-based through the engine (`mutateMany`):
+ * all of one call in one transaction, the products locked in `_id` order, each merged under its
+ * row lock, every changed one written in one statement with its own `products.updated` event (one
+ * COPY for them all). Answers the products that are not live.
  */
 export class ProductPublishments {
-  constructor(
-    private readonly ds: DataSource,
-    private readonly products: RecordService<ProductEntity, ProductView, ProductInput>,
-  ) {}
+  constructor(private readonly products: RecordService<ProductEntity, ProductView, ProductInput>) {}
 
   async record(outcomes: OutcomeInput[]): Promise<string[]> {
     if (outcomes.length > MAX_OUTCOMES)
@@ -98,19 +94,20 @@ export class ProductPublishments {
       byProduct.set(o.product_id, list);
     }
     const ids = [...byProduct.keys()].sort();
-    return transactionRetryingDeadlocks(this.ds, async (m) => {
-      const products = this.products.inTransaction(m);
-      const missing: string[] = [];
-      for (const id of ids) {
-        const mine = byProduct.get(id)!.sort((a, b) => a.at.localeCompare(b.at));
-        try {
-          await products.mutate(id, undefined, (record) => mine.map((o) => mergePublishment(record, o)).some(Boolean));
-        } catch (err) {
-          if ((err as { kind?: string }).kind !== 'not_found') throw err;
-          missing.push(id);
-        }
-      }
-      return missing;
-    });
+    const written = await this.products.mutateMany(
+      ids.map((id) => ({ id })),
+      (record) => {
+        const mine = byProduct.get(record._id)!.sort((a, b) => a.at.localeCompare(b.at));
+        // Every outcome merged (no short cut): changed when any of them changed the product.
+        return mine.map((o) => mergePublishment(record, o)).some(Boolean);
+      },
+    );
+    const missing: string[] = [];
+    for (const o of written) {
+      if (o.status !== 'failed') continue;
+      if (o.error?.kind !== 'not_found') throw o.error;
+      missing.push(ids[o.index]);
+    }
+    return missing;
   }
 }

@@ -2,8 +2,9 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
  * An advertisement: one product's listing on one channel. Every publication of the pair names it
- * (`advertisement_id`); it remembers the latest publication and the last one that reached the
- * channel, which decide whether a product change publishes again (auto_republish).
+ * (`advertisement_id`); it names the latest publication, and its row lock orders the pair's
+ * creations. What the channel last accepted is its latest published publication
+ * (`advertisementsRepository.publishedOf`): nothing is copied here at each outcome.
  */
 @Entity({ name: 'advertisements' })
 @Index('UQ_advertisements_product_channel', ['product_id', 'channel_id'], { unique: true })
@@ -24,14 +25,4 @@ export class AdvertisementEntity {
   /** The newest publication of the pair. */
   @Column({ type: 'char', length: 24 })
   latest_publication_id!: string;
-
-  /** The last publication the channel accepted, when and with what content. */
-  @Column({ type: 'char', length: 24, nullable: true })
-  published_publication_id!: string | null;
-
-  @Column({ type: 'timestamptz', nullable: true })
-  published_at!: Date | null;
-
-  @Column({ type: 'text', nullable: true })
-  published_hash!: string | null;
 }

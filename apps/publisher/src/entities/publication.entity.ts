@@ -16,6 +16,8 @@ import { Publication } from '@pim/resources';
 @Index('IDX_publications_due', ['next_attempt_at'], {
   where: `status IN ('ready_to_publish', 'publishing') AND deleted = false`,
 })
+// What each advertisement's channel accepted last (the latest published publication of the pair).
+@Index('IDX_publications_published', ['advertisement_id', 'outcome_at'], { where: `status = 'published'` })
 // Outcomes the catalog has not recorded on the product yet.
 @Index('IDX_publications_sync_due', ['outcome_at'], { where: 'product_sync_due' })
 // A products.updated event makes at most one publication per channel.

@@ -5,6 +5,7 @@ import { AddBatchRunAs1795701000000 } from './1795701000000-add-batch-run-as';
 import { AddTraceContext1795702000000 } from './1795702000000-add-trace-context';
 import { OutboxDeadLetters1795800000000 } from './1795800000000-outbox-dead-letters';
 import { IdempotentCalls1795900000000 } from './1795900000000-idempotent-calls';
+import { AdvertisementsFromPublications1796000000000 } from './1796000000000-advertisements-from-publications';
 
 /** Every migration of the publisher schema, oldest first. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   AddTraceContext1795702000000,
   OutboxDeadLetters1795800000000,
   IdempotentCalls1795900000000,
+  AdvertisementsFromPublications1796000000000,
 ];

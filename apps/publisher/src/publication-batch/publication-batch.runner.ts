@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { NotifiedLoop } from '@pim/db';
 import { ValidationError } from '@pim/errors';
-import { contextFromTraceparent, failSpan, inSpan, runJobAs, SpanKind, type Logger, type Span } from '@pim/logging';
+import {
+  contextFromTraceparent,
+  currentContext,
+  failSpan,
+  inSpan,
+  runJobAs,
+  runWithContext,
+  SpanKind,
+  traceContextOf,
+  type Logger,
+  type Span,
+} from '@pim/logging';
 import { MAX_REFUSALS, type ProductFilters, type PublicationBatchRefusal } from '@pim/resources';
 import type { PublicationBatchEntity } from '../entities/publication-batch.entity';
 import type { CatalogLink } from '../links/catalog.link';
@@ -31,6 +42,14 @@ class BatchFailed extends Error {}
 const RETRY_LATER_MS = 5_000;
 /** The run span's `pim.job.queue`, as io-jobs names its queues. */
 const QUEUE = 'publication-batches';
+
+/**
+ * Runs a batch's writes as the platform's own work, in the run's request id: the products came
+ * from the catalog as the batch's creator sees them (its page), so no sight of theirs applies to
+ * writing their publications, and its events carry no actor, as every write of the runner's.
+ */
+const asPlatform = <T>(fn: () => Promise<T>): Promise<T> =>
+  runWithContext({ requestId: currentContext()?.requestId ?? QUEUE }, fn);
 
 /**
  * Runs publication batches: any replica claims one (a lease), reads the products its filters
@@ -99,39 +118,48 @@ export class BatchRunner extends NotifiedLoop {
           return this.fail(claimed, `The catalog refuses the filters: ${err.message}`, span);
         throw err;
       }
-      const outcome = await this.opts.dataSource
-        .transaction(async (m) => {
-          const batch = await this.opts.batches.held(m, claimed._id, this.token);
-          if (!batch) return 'lost' as const;
-          const [channel] = await channelsRepository.live(m, [batch.channel_id]);
-          if (!channel || !channel.enabled)
-            throw new BatchFailed(`The channel was ${channel ? 'disabled' : 'deleted'} while the batch ran`);
-          if (cursor === null) batch.products_count = page.total;
-          const made = await publishMany(m, this.opts.publications, channel, page.products, {
-            batchId: batch._id,
-            createdBy: batch.created_by_name,
-          });
-          batch.publications_count += made.created;
-          batch.refused_count += made.refusals.length;
-          batch.refusals = [...(batch.refusals as PublicationBatchRefusal[]), ...made.refusals].slice(0, MAX_REFUSALS);
-          const done = page.products.length < this.pageSize;
-          if (page.products.length > 0) batch.cursor = String(page.products[page.products.length - 1]._id);
-          batch.lease_until = new Date(Date.now() + this.leaseMs);
-          if (done) {
-            Object.assign(batch, {
-              status: 'completed',
-              finished_at: new Date(),
-              lease_until: null,
-              lease_token: null,
+      // The run's span: the sends of the page's publications continue its trace.
+      const trace = traceContextOf() ?? null;
+      const outcome = await asPlatform(() =>
+        this.opts.dataSource.transaction(async (m) => {
+          // Where the next page starts, or done: set by the step below.
+          const after: { cursor: string | 'done' } = { cursor: 'done' };
+          const held = await this.opts.batches.advance(m, claimed._id, this.token, async (batch, tx) => {
+            const [channel] = await channelsRepository.live(tx, [batch.channel_id]);
+            if (!channel || !channel.enabled)
+              throw new BatchFailed(`The channel was ${channel ? 'disabled' : 'deleted'} while the batch ran`);
+            if (cursor === null) batch.products_count = page.total;
+            const made = await publishMany(tx, this.opts.publications, channel, page.products, {
+              batchId: batch._id,
+              createdBy: batch.created_by_name,
+              trace,
             });
-          }
-          await this.opts.batches.save(m, batch, done ? 'completed' : 'updated');
-          return done ? ('done' as const) : batch.cursor;
-        })
-        .catch((err: unknown) => {
-          if (err instanceof BatchFailed) return this.fail(claimed, err.message, span).then(() => 'lost' as const);
-          throw err;
-        });
+            batch.publications_count += made.created;
+            batch.refused_count += made.refusals.length;
+            batch.refusals = [...(batch.refusals as PublicationBatchRefusal[]), ...made.refusals].slice(
+              0,
+              MAX_REFUSALS,
+            );
+            const done = page.products.length < this.pageSize;
+            if (page.products.length > 0) batch.cursor = String(page.products[page.products.length - 1]._id);
+            batch.lease_until = new Date(Date.now() + this.leaseMs);
+            if (done) {
+              Object.assign(batch, {
+                status: 'completed',
+                finished_at: new Date(),
+                lease_until: null,
+                lease_token: null,
+              });
+            }
+            after.cursor = done ? 'done' : batch.cursor!;
+            return done ? 'completed' : 'updated';
+          });
+          return held ? after.cursor : ('lost' as const);
+        }),
+      ).catch((err: unknown) => {
+        if (err instanceof BatchFailed) return this.fail(claimed, err.message, span).then(() => 'lost' as const);
+        throw err;
+      });
       if (outcome === 'lost' || outcome === 'done') return;
       cursor = outcome;
     }
@@ -141,12 +169,20 @@ export class BatchRunner extends NotifiedLoop {
   /** Ends a batch failed, saying why (while this runner still holds it); its run span too. */
   private async fail(claimed: PublicationBatchEntity, error: string, span: Span): Promise<void> {
     failSpan(span, { message: error }, 'BatchFailed');
-    await this.opts.dataSource.transaction(async (m) => {
-      const batch = await this.opts.batches.held(m, claimed._id, this.token);
-      if (!batch) return;
-      Object.assign(batch, { status: 'failed', error, finished_at: new Date(), lease_until: null, lease_token: null });
-      await this.opts.batches.save(m, batch, 'failed');
-    });
+    await asPlatform(() =>
+      this.opts.dataSource.transaction((m) =>
+        this.opts.batches.advance(m, claimed._id, this.token, async (batch) => {
+          Object.assign(batch, {
+            status: 'failed',
+            error,
+            finished_at: new Date(),
+            lease_until: null,
+            lease_token: null,
+          });
+          return 'failed';
+        }),
+      ),
+    );
     this.opts.logger.warn({ batch_id: claimed._id, reason: error }, 'publication batch failed');
   }
 }

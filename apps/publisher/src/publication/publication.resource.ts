@@ -88,6 +88,14 @@ async function prepare(deps: PublicationDeps, m: EntityManager, next: Publicatio
   await deps.publications().notify(m);
 }
 
+/** Publications a batch made whole itself, for a page at once (`publishMany`): their rules ran there. */
+const madeWhole = new WeakSet<PublicationEntity>();
+
+/** Marks a new publication as made whole by its batch: `beforeWrite` leaves it as it is. */
+export function markMadeWhole(record: PublicationEntity): void {
+  madeWhole.add(record);
+}
+
 /**
  * Publications on the record engine. Created ready with the product's snapshot (refused, naming
  * what lacks, when the product is not ready for the channel); then moved only by the sender
@@ -107,6 +115,7 @@ export const publicationRecord = (deps: PublicationDeps) =>
     hooks: {
       async beforeWrite(m, next, prev) {
         if (prev) return; // publications are never changed by a caller after creation
+        if (madeWhole.has(next)) return;
         await prepare(deps, m, next);
       },
       async beforeDelete(_m, record) {

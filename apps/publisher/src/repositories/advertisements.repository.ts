@@ -2,6 +2,12 @@ import type { EntityManager } from 'typeorm';
 import { newId } from '@pim/ids';
 import { AdvertisementEntity } from '../entities/advertisement.entity';
 
+/** An advertisement some channel accepted, with what it accepted last (its content fingerprint). */
+export type PublishedAdvertisement = Pick<
+  AdvertisementEntity,
+  '_id' | 'product_id' | 'channel_id' | 'latest_publication_id'
+> & { published_hash: string };
+
 /** Queries over advertisements: each product's listing on a channel. */
 export const advertisementsRepository = {
   /**
@@ -41,39 +47,12 @@ export const advertisementsRepository = {
     return new Map(rows.map((r) => [r.product_id, r._id]));
   },
 
-  /** Notes publications the channels accepted, each unless its advertisement already shows a later one. */
-  async recordPublished(
-    m: EntityManager,
-    accepted: { advertisementId: string; publicationId: string; at: Date; hash: string }[],
-  ): Promise<void> {
-    if (accepted.length === 0) return;
-    await m.query(
-      `UPDATE advertisements a SET published_publication_id = x.publication_id, published_at = x.at, published_hash = x.hash
-       FROM unnest($1::char(24)[], $2::char(24)[], $3::timestamptz[], $4::text[]) AS x(_id, publication_id, at, hash)
-       WHERE a._id = x._id AND (a.published_at IS NULL OR a.published_at <= x.at)`,
-      [
-        accepted.map((x) => x.advertisementId),
-        accepted.map((x) => x.publicationId),
-        accepted.map((x) => x.at.toISOString()),
-        accepted.map((x) => x.hash),
-      ],
-    );
-  },
-
-  /** Whether a channel already accepted this advertisement's product once. */
-  async wasPublished(m: EntityManager, id: string): Promise<boolean> {
-    const rows: unknown[] = await m.query(`SELECT 1 FROM advertisements WHERE _id = $1 AND published_at IS NOT NULL`, [
-      id,
-    ]);
-    return rows.length > 0;
-  },
-
-  /** The advertisements of these products some channel accepted. */
-  publishedOf(m: EntityManager, productIds: string[]): Promise<AdvertisementEntity[]> {
+  /** The advertisements of these products (on any channel). */
+  ofProducts(m: EntityManager, productIds: string[]): Promise<AdvertisementEntity[]> {
     if (productIds.length === 0) return Promise.resolve([]);
     return m
       .createQueryBuilder(AdvertisementEntity, 'a')
-      .where('a.product_id IN (:...productIds) AND a.published_at IS NOT NULL', { productIds })
+      .where('a.product_id IN (:...productIds)', { productIds: [...new Set(productIds)] })
       .getMany();
   },
 };

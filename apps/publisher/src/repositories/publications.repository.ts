@@ -1,10 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { In } from 'typeorm';
-import { recordEvents } from '@pim/events';
-import type { PublicationView } from '@pim/resources';
+import { transactionRetryingDeadlocks } from '@pim/db';
+import type { RecordService } from '@pim/records';
+import type { PublicationInput, PublicationView } from '@pim/resources';
 import { PublicationEntity } from '../entities/publication.entity';
 import { track } from '../entities/publication.tracking';
-import { advertisementsRepository } from './advertisements.repository';
 
 /** The NOTIFY channel that wakes the senders of every replica when a publication becomes due. */
 export const PUBLICATIONS_CHANNEL = 'pim_publisher_publications';
@@ -12,19 +12,24 @@ export const PUBLICATIONS_CHANNEL = 'pim_publisher_publications';
 /** Statuses of a publication still to be sent. */
 const WAITING = ['ready_to_publish', 'publishing'];
 
-/** A publication's event: the action and the record, shown as the API shows it. */
-export type PublicationEvent = { action: string; record: PublicationEntity };
+/** The publications' record service: every change of a publication goes through it. */
+export type PublicationRecords = RecordService<PublicationEntity, PublicationView, PublicationInput>;
+
+/** Whether a publication waits to be sent and no sender holds it (a live lease). */
+const waitingFree = (p: PublicationEntity, now: Date) =>
+  WAITING.includes(p.status) && (p.lease_until === null || p.lease_until < now);
 
 /**
  * Queries over publications the record engine does not run: superseding older ones, the send
  * queue (claims under a lease, outcomes written only while the lease is held), and the outcomes
- * the catalog has still to record. Events are written in the same transactions.
+ * the catalog has still to record. Every change goes through the engine (`mutateMany`): versions,
+ * views and events are its, one statement and one COPY of events for a set.
  */
 export class PublicationsRepository {
   constructor(
     private readonly ds: DataSource,
-    /** The record as the API shows it (the record service's view). */
-    private readonly view: (record: PublicationEntity) => PublicationView,
+    /** The publications' record service, which writes every change of theirs. */
+    readonly publications: PublicationRecords,
   ) {}
 
   /**
@@ -38,34 +43,34 @@ export class PublicationsRepository {
     return rows.map((r) => r.product_id);
   }
 
+  /**
+   * The advertisements among these whose channel accepted a publication once (a published one
+   * of the pair exists): read from the publications, so no outcome writes the advertisement.
+   */
+  async everPublished(m: EntityManager, advertisementIds: string[]): Promise<Set<string>> {
+    if (advertisementIds.length === 0) return new Set();
+    const rows: { advertisement_id: string }[] = await m.query(
+      `SELECT DISTINCT "advertisement_id" FROM "publications" WHERE "advertisement_id" = ANY($1) AND "status" = 'published'`,
+      [[...new Set(advertisementIds)]],
+    );
+    return new Set(rows.map((r) => r.advertisement_id));
+  }
+
+  /** The content fingerprint of the last publication each of these advertisements' channels accepted (those with one). */
+  async lastPublishedHashes(m: EntityManager, advertisementIds: string[]): Promise<Map<string, string>> {
+    if (advertisementIds.length === 0) return new Map();
+    const rows: { advertisement_id: string; content_hash: string }[] = await m.query(
+      `SELECT DISTINCT ON ("advertisement_id") "advertisement_id", "content_hash" FROM "publications"
+        WHERE "advertisement_id" = ANY($1) AND "status" = 'published'
+        ORDER BY "advertisement_id", "outcome_at" DESC`,
+      [[...new Set(advertisementIds)]],
+    );
+    return new Map(rows.map((r) => [r.advertisement_id, r.content_hash]));
+  }
+
   /** Wakes the senders once the running transaction commits. */
   async notify(m: EntityManager): Promise<void> {
     await m.query(`SELECT pg_notify($1, '')`, [PUBLICATIONS_CHANNEL]);
-  }
-
-  /** Writes changed publications with their next version and their events. */
-  async save(m: EntityManager, changes: PublicationEvent[]): Promise<void> {
-    if (changes.length === 0) return;
-    const now = new Date();
-    for (const c of changes) {
-      c.record.version += 1;
-      c.record.updated_at = now;
-    }
-    // One statement for the whole set (their rows are locked by this transaction): every column as the records hold it.
-    await m.upsert(PublicationEntity, changes.map((c) => c.record) as never, {
-      conflictPaths: ['_id'],
-      skipUpdateIfNoValuesChanged: false,
-    });
-    await recordEvents(
-      m,
-      changes.map((c) => ({
-        source: 'publisher',
-        collection: 'publications',
-        action: c.action,
-        data: this.view(c.record),
-        actor: null,
-      })),
-    );
   }
 
   /**
@@ -80,32 +85,33 @@ export class PublicationsRepository {
   /** `supersede` for many advertisements at once: advertisement id → the newer publication's id. */
   async supersedeAll(m: EntityManager, newer: Map<string, string>): Promise<PublicationEntity[]> {
     if (newer.size === 0) return [];
-    const older = await m
+    const older: { _id: string }[] = await m
       .createQueryBuilder(PublicationEntity, 'p')
+      .select('p._id', '_id')
       .where('p.advertisement_id IN (:...ads) AND p.deleted = false', { ads: [...newer.keys()] })
       .andWhere('p._id NOT IN (:...newer)', { newer: [...newer.values()] })
       .andWhere('p.status IN (:...waiting)', { waiting: WAITING })
       .andWhere('(p.lease_until IS NULL OR p.lease_until < now())')
-      .orderBy('p._id', 'ASC')
-      .setLock('pessimistic_write')
-      .getMany();
+      .getRawMany();
+    if (older.length === 0) return [];
     const now = new Date();
-    for (const p of older) {
-      const newerId = newer.get(p.advertisement_id)!;
-      p.status = 'failed';
-      p.next_attempt_at = null;
-      p.lease_until = null;
-      p.lease_token = null;
-      p.outcome_at = now;
+    // Under the row locks, each is checked again: a sender may have claimed it since the read.
+    const written = await this.publications.inTransaction(m).mutateMany(ids(older), (p) => {
+      const newerId = newer.get(p.advertisement_id);
+      if (newerId === undefined || !waitingFree(p, now)) return false;
+      Object.assign(p, {
+        status: 'failed',
+        next_attempt_at: null,
+        lease_until: null,
+        lease_token: null,
+        outcome_at: now,
+      });
       track(p, 'FAILED', `Superseded by publication ${newerId}, which sends the product as it is now`, [
         `superseded_by=${newerId}`,
       ]);
-    }
-    await this.save(
-      m,
-      older.map((record) => ({ action: 'status_changed', record })),
-    );
-    return older;
+      return { event: 'status_changed' };
+    });
+    return changed(written);
   }
 
   /** What a publication carries: the fingerprint and the version of its product snapshot. */
@@ -117,22 +123,6 @@ export class PublicationsRepository {
       .where('p._id = :id', { id })
       .getRawOne();
     return row ? { hash: row.hash, version: Number(row.version ?? 0) } : null;
-  }
-
-  /** Inserts new publications (made whole by the caller) with their `created` events. */
-  async insert(m: EntityManager, records: PublicationEntity[]): Promise<void> {
-    if (records.length === 0) return;
-    await m.insert(PublicationEntity, records as never);
-    await recordEvents(
-      m,
-      records.map((record) => ({
-        source: 'publisher',
-        collection: 'publications',
-        action: 'created',
-        data: this.view(record),
-        actor: null,
-      })),
-    );
   }
 
   /** Whether the advertisement has a publication newer than this one. */
@@ -149,12 +139,14 @@ export class PublicationsRepository {
    * Claims up to `limit` due publications for one sender (any replica): waiting, due, not leased,
    * and the oldest waiting one of their advertisement (so a product's publications on a channel
    * reach it in order). Each gets a lease, an attempt and an IN_PROGRESS step; a first claim moves
-   * it to publishing.
+   * it to publishing. One transaction: the due ids taken (`SKIP LOCKED`: concurrent senders claim
+   * others), then one `mutateMany` writes them with their events.
    */
   async claim(limit: number, leaseMs: number, token: string): Promise<PublicationEntity[]> {
-    return this.ds.transaction(async (m) => {
-      const due = await m
+    return transactionRetryingDeadlocks(this.ds, async (m) => {
+      const due: { _id: string }[] = await m
         .createQueryBuilder(PublicationEntity, 'p')
+        .select('p._id', '_id')
         .where('p.deleted = false AND p.status IN (:...waiting) AND p.next_attempt_at <= now()', { waiting: WAITING })
         .andWhere('(p.lease_until IS NULL OR p.lease_until < now())')
         .andWhere(
@@ -165,9 +157,10 @@ export class PublicationsRepository {
         .limit(limit)
         .setLock('pessimistic_write')
         .setOnLocked('skip_locked')
-        .getMany();
+        .getRawMany();
+      if (due.length === 0) return [];
       const until = new Date(Date.now() + leaseMs);
-      const changes = due.map((p) => {
+      const written = await this.publications.inTransaction(m).mutateMany(ids(due), (p) => {
         const first = p.status === 'ready_to_publish';
         p.status = 'publishing';
         p.attempts += 1;
@@ -176,16 +169,16 @@ export class PublicationsRepository {
         track(p, 'IN_PROGRESS', `Sending to the channel '${p.channel_code}' (attempt ${p.attempts})`, [
           `attempt=${p.attempts}`,
         ]);
-        return { action: first ? 'status_changed' : 'updated', record: p };
+        return { event: first ? 'status_changed' : 'updated' };
       });
-      await this.save(m, changes);
-      return due;
+      return changed(written);
     });
   }
 
   /**
    * Writes outcomes of a sender's requests: each applies to its publication only while the sender's
-   * lease still holds it (else another sender took it over, and its outcome counts). Answers the
+   * lease still holds it (else another sender took it over, and its outcome counts); `outcomes`
+   * edits the record and answers its event. One transaction, one `mutateMany`. Answers the
    * publications written.
    */
   async complete(
@@ -193,32 +186,18 @@ export class PublicationsRepository {
     outcomes: Map<string, (record: PublicationEntity, m: EntityManager) => Promise<string>>,
   ): Promise<PublicationEntity[]> {
     if (outcomes.size === 0) return [];
-    return this.ds.transaction(async (m) => {
-      const held = await m.find(PublicationEntity, {
-        where: { _id: In([...outcomes.keys()]), lease_token: token, deleted: false },
-        lock: { mode: 'pessimistic_write' },
-        order: { _id: 'ASC' },
-      });
-      const changes: PublicationEvent[] = [];
-      for (const record of held) {
-        const action = await outcomes.get(record._id)!(record, m);
-        record.lease_until = null;
-        record.lease_token = null;
-        changes.push({ action, record });
-      }
-      await this.save(m, changes);
-      // The advertisements remember what their channel accepted last (auto_republish compares with it).
-      await advertisementsRepository.recordPublished(
-        m,
-        held
-          .filter((p) => p.status === 'published')
-          .map((p) => ({
-            advertisementId: p.advertisement_id,
-            publicationId: p._id,
-            at: p.outcome_at!,
-            hash: p.content_hash,
-          })),
+    return transactionRetryingDeadlocks(this.ds, async (m) => {
+      const written = await this.publications.inTransaction(m).mutateMany(
+        [...outcomes.keys()].map((id) => ({ id })),
+        async (record, tx) => {
+          if (record.lease_token !== token) return false;
+          const event = await outcomes.get(record._id)!(record, tx);
+          record.lease_until = null;
+          record.lease_token = null;
+          return { event };
+        },
       );
+      const held = changed(written);
       if (held.some((p) => p.status === 'publishing')) await this.notify(m);
       return held;
     });
@@ -234,7 +213,10 @@ export class PublicationsRepository {
       .getMany();
   }
 
-  /** Notes that the catalog recorded these outcomes. */
+  /**
+   * Notes that the catalog recorded these outcomes (it did not answer when they were written):
+   * bookkeeping of the sender's, which the API never shows, so neither a version nor an event.
+   */
   async synced(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.ds
@@ -254,4 +236,12 @@ export class PublicationsRepository {
       .getRawOne();
     return row?.at ? new Date(row.at) : null;
   }
+}
+
+/** Rows read by id, as `mutateMany` items. */
+const ids = (rows: { _id: string }[]) => rows.map((r) => ({ id: r._id }));
+
+/** The records a `mutateMany` changed, in its items' order. */
+function changed(outcomes: { status: string; record?: PublicationEntity }[]): PublicationEntity[] {
+  return outcomes.flatMap((o) => (o.status === 'updated' && o.record ? [o.record] : []));
 }

@@ -4,7 +4,7 @@ import type { EventEnvelope } from '@pim/events';
 import { contextFromTraceparent, withContext, type Logger } from '@pim/logging';
 import type { PublisherRecords } from '../publisher.records';
 import { contentHash, type ProductSnapshot } from '../products/product.payload';
-import { advertisementsRepository } from '../repositories/advertisements.repository';
+import { advertisementsRepository, type PublishedAdvertisement } from '../repositories/advertisements.repository';
 import { channelsRepository } from '../repositories/channels.repository';
 
 /** The event that makes a new publication of a published product. */
@@ -29,20 +29,21 @@ export class AutoRepublisher {
   ) {}
 
   /**
-   * A batch of events: two queries tell which products a channel with auto_republish lists (most
+   * A batch of events: three queries tell which products a channel with auto_republish lists (most
    * batches have none: a product change, or the catalog recording outcomes of a bulk publication);
    * only their events are looked at one by one.
    */
   async handle(events: EventEnvelope[]): Promise<void> {
     const updates = events.filter((e) => e.type === PRODUCT_UPDATED);
     const ids = [...new Set(updates.map((e) => String((e.data as ProductSnapshot)?._id ?? '')))];
-    const ads = await advertisementsRepository.publishedOf(this.ds.manager, ids);
+    const ads = await this.publishedOf(ids);
     if (ads.length === 0) return;
     const channels = await channelsRepository.republishing(
       this.ds.manager,
       ads.map((a) => a.channel_id),
     );
     const listed = new Set(ads.filter((a) => channels.some((c) => c._id === a.channel_id)).map((a) => a.product_id));
+    if (listed.size === 0) return;
     // Each event's publications are made in its consumer span's trace (a batch of several events
     // runs outside them), so their sends continue it.
     for (const e of updates)
@@ -50,12 +51,25 @@ export class AutoRepublisher {
         await withContext(contextFromTraceparent(e.traceparent, e.tracestate), () => this.republish(e));
   }
 
+  /** The advertisements of these products some channel accepted, each with what it accepted last. */
+  private async publishedOf(productIds: string[]): Promise<PublishedAdvertisement[]> {
+    const ads = await advertisementsRepository.ofProducts(this.ds.manager, productIds);
+    const hashes = await this.records.repository.lastPublishedHashes(
+      this.ds.manager,
+      ads.map((a) => a._id),
+    );
+    return ads.flatMap((a) => {
+      const published_hash = hashes.get(a._id);
+      return published_hash === undefined ? [] : [{ ...a, published_hash }];
+    });
+  }
+
   /** The publications one event makes, by channel. */
   async republish(e: EventEnvelope): Promise<Map<string, RepublishOutcome>> {
     const outcomes = new Map<string, RepublishOutcome>();
     const product = e.data as ProductSnapshot;
     const productId = String(product._id ?? '');
-    const ads = await advertisementsRepository.publishedOf(this.ds.manager, [productId]);
+    const ads = await this.publishedOf([productId]);
     if (ads.length === 0) return outcomes;
     const channels = await channelsRepository.republishing(
       this.ds.manager,
