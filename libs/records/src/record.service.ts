@@ -12,7 +12,7 @@ import {
 } from '@pim/errors';
 import { isId, newId, requireId } from '@pim/ids';
 import { authorName, currentContext, inSpan } from '@pim/logging';
-import { recordEvent, recordEvents } from '@pim/events';
+import { recordEvent, recordEvents, type RecordEventsInput } from '@pim/events';
 import { isDeadlock, lockStrings, quoteIdent, translatePgError } from '@pim/db';
 import {
   applyListQuery,
@@ -468,30 +468,14 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
           );
           for (const o of outcomes) if (o?.status === 'updated') o.view = views.get(o.record!._id);
           // Events in the items' order: a record's own event once, after the `before` events of its changes.
-          const ctx = currentContext();
-          const event = (action: string, data: unknown, dataJson?: string) => ({
-            source: this.store.source,
-            collection: this.resource.collection,
-            action,
-            data,
-            dataJson,
-            actor: ctx?.actor,
-            requestId: ctx?.requestId,
-          });
           const last = new Map<string, number>();
           valid.forEach((v) => outcomes[v.index]?.status === 'updated' && last.set(v.id, v.index));
           await recordEvents(
             m,
             valid.flatMap((v) => [
-              ...(before.get(v.index) ?? []).map((b) => event(b.action, b.data)),
+              ...(before.get(v.index) ?? []).map((b) => this.eventOf(b.action, b.data)),
               ...(last.get(v.id) === v.index
-                ? [
-                    event(
-                      changed.get(v.id)!.event,
-                      views.get(v.id),
-                      (changed.get(v.id)!.record as { rendered?: string | null }).rendered ?? undefined,
-                    ),
-                  ]
+                ? [this.eventOf(changed.get(v.id)!.event, views.get(v.id), changed.get(v.id)!.record)]
                 : []),
             ]),
           );
@@ -849,23 +833,13 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       }
     }
     const byIndex = [...writes].sort((a, b) => a.index - b.index);
-    const ctx = currentContext();
     await recordEvents(
       m,
-      byIndex.map((w) => {
-        const view = views.get(w.index)!;
-        const action = kind === 'delete' ? 'deleted' : w.prev ? 'updated' : 'created';
-        return {
-          source: this.store.source,
-          collection: this.resource.collection,
-          action,
-          data: kind === 'delete' ? this.deletedData(view, w.next) : view,
-          // The view as just serialized for the record's rendering: not serialized twice.
-          dataJson: kind === 'delete' ? undefined : ((w.next as { rendered?: string | null }).rendered ?? undefined),
-          actor: ctx?.actor,
-          requestId: ctx?.requestId,
-        };
-      }),
+      byIndex.map((w) =>
+        kind === 'delete'
+          ? this.eventOf('deleted', this.deletedData(views.get(w.index)!, w.next))
+          : this.eventOf(w.prev ? 'updated' : 'created', views.get(w.index)!, w.next),
+      ),
     );
     for (const w of writes)
       out.push({
@@ -1447,14 +1421,24 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
   }
 
   private async emit(m: EntityManager, action: string, data: V): Promise<void> {
+    await recordEvent(m, this.eventOf(action, data));
+  }
+
+  /**
+   * An event of this collection, by the current caller; with the record whose view `data` is,
+   * its stored rendering is the data's JSON (serialized once, for the row and its event).
+   */
+  private eventOf(action: string, data: unknown, record?: E): RecordEventsInput {
     const ctx = currentContext();
-    await recordEvent(m, {
+    const dataJson = (record as { rendered?: string | null } | undefined)?.rendered ?? undefined;
+    return {
       source: this.store.source,
       collection: this.resource.collection,
       action,
       data,
+      ...(dataJson !== undefined ? { dataJson } : {}),
       actor: ctx?.actor,
       requestId: ctx?.requestId,
-    });
+    };
   }
 }
