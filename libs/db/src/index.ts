@@ -7,7 +7,13 @@ export {
   quoteIdent,
   type AppDataSourceOptions,
 } from './data-source';
-export { isDeadlock, transactionRetryingDeadlocks, translatePgError, type UniqueMessages } from './pg-errors';
+export {
+  isDeadlock,
+  transactionRetryingDeadlocks,
+  translatePgError,
+  uniqueValueTaken,
+  type UniqueMessages,
+} from './pg-errors';
 export { LISTEN_PURPOSE, LISTEN_RETRY_MS, pgClientConfigOf, PgListener, type PgListenerOptions } from './listener';
 export { copyColumnsOf, copyInto, copyLine, copyValue, type CopyColumn, type CopyKind } from './copy';
 export { Wakeup } from './wakeup';

@@ -4,6 +4,16 @@ import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 /** Names of unique constraints/indexes, mapped to the message a caller should read. */
 export type UniqueMessages = Record<string, { message: string; field?: string }>;
 
+/** The 409 of a unique value another record holds (`field`: the value's field, when known). */
+export function uniqueValueTaken(message: string, field?: string, cause?: unknown): ConflictError {
+  return new ConflictError(message, {
+    title: 'Unique value taken',
+    solution: 'Use another value, or update the existing record instead',
+    details: field ? [{ field, message: 'already taken' }] : undefined,
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}
+
 /**
  * Translates Postgres failures into domain errors (23505 duplicate → 409, 23503 missing
  * reference → 404, 22P02/22001/23502 bad value → 400); anything else is returned unchanged.
@@ -17,12 +27,11 @@ export function translatePgError(err: unknown, unique: UniqueMessages = {}): unk
   switch (code) {
     case '23505': {
       const known = constraint ? unique[constraint] : undefined;
-      return new ConflictError(known?.message ?? 'A record with the same unique value already exists', {
-        title: 'Unique value taken',
-        solution: 'Use another value, or update the existing record instead',
-        details: known?.field ? [{ field: known.field, message: 'already taken' }] : undefined,
-        cause: err,
-      });
+      return uniqueValueTaken(
+        known?.message ?? 'A record with the same unique value already exists',
+        known?.field,
+        err,
+      );
     }
     case '23503':
       return new NotFoundError('A referenced record does not exist', { cause: err });

@@ -13,7 +13,7 @@ import {
 import { isId, newId, requireId } from '@pim/ids';
 import { authorName, currentContext, inSpan } from '@pim/logging';
 import { recordEvent, recordEvents, type RecordEventsInput } from '@pim/events';
-import { isDeadlock, lockStrings, quoteIdent, translatePgError } from '@pim/db';
+import { isDeadlock, lockStrings, quoteIdent, translatePgError, uniqueValueTaken } from '@pim/db';
 import {
   applyListQuery,
   validateListQuery,
@@ -396,7 +396,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
       `${this.resource.collection}.mutateMany`,
       { attributes: { 'pim.collection': this.resource.collection, 'pim.batch.size': items.length } },
       () =>
-        this.batchTransaction('mutateMany', async (m) => {
+        this.batchTransaction(async (m) => {
           const outcomes: WriteManyOutcome<V, E>[] = new Array(items.length);
           const valid = items.flatMap((item, index) => {
             try {
@@ -413,17 +413,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
           if (hooks?.lockMany) {
             if (requests.length > 0) await hooks.lockMany(m, requests);
           } else for (const request of requests) await hooks?.lock?.(m, request);
-          const rows =
-            ids.length === 0
-              ? []
-              : await this.scoped(
-                  m
-                    .createQueryBuilder(this.resource.entity, 't')
-                    .where('t.deleted = false AND t._id = ANY(:ids)', { ids }),
-                )
-                  .orderBy('t._id', 'ASC')
-                  .setLock('pessimistic_write')
-                  .getMany();
+          const rows = await this.lockLiveRows(m, ids);
           const seen = await this.idsInSight(
             m,
             rows.map((r) => r._id),
@@ -529,7 +519,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
         const refused = new Map<number, PimError>();
         for (;;) {
           try {
-            const done = await this.batchTransaction(kind, async (m) => {
+            const done = await this.batchTransaction(async (m) => {
               const all: WriteManyOutcome<V, E>[] = [];
               for (const round of rounds)
                 all.push(
@@ -571,8 +561,19 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     return typeof handle === 'string' ? `handle:${this.handleForm(handle)}` : `item:${index}`;
   }
 
+  /** The live records (of the scope) with these ids, row-locked in `_id` order (so batches never deadlock), whoever may see them. */
+  private async lockLiveRows(m: EntityManager, ids: string[]): Promise<E[]> {
+    if (ids.length === 0) return [];
+    return this.scoped(
+      m.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false AND t._id = ANY(:ids)', { ids }),
+    )
+      .orderBy('t._id', 'ASC')
+      .setLock('pessimistic_write')
+      .getMany();
+  }
+
   /** A batch's transaction, again on a deadlock or when a rule asks for it (the whole round runs again). */
-  private async batchTransaction<T>(op: string, work: (m: EntityManager) => Promise<T>): Promise<T> {
+  private async batchTransaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
     if (this.outer) return work(this.outer);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -657,15 +658,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
     }
     if (lockRefused.size > 0) pending.splice(0, pending.length, ...pending.filter((p) => !lockRefused.has(p.index)));
     const ids = pending.flatMap((p) => (p.id === undefined ? [] : [p.id]));
-    const rows =
-      ids.length === 0
-        ? []
-        : await this.scoped(
-            m.createQueryBuilder(this.resource.entity, 't').where('t.deleted = false AND t._id = ANY(:ids)', { ids }),
-          )
-            .orderBy('t._id', 'ASC')
-            .setLock('pessimistic_write')
-            .getMany();
+    const rows = await this.lockLiveRows(m, ids);
     // An upsert's record deleted or renamed between the read and the lock: the round runs again.
     const lockedAll = new Map(rows.map((r) => [r._id, r]));
     if (
@@ -1361,11 +1354,7 @@ export class RecordService<E extends RecordEntity, V extends RecordView, I> {
 
   /** The 409 of a create naming a handle a live record has: what a single create gets from the unique index. */
   private handleTaken(taken: unknown): PimError {
-    return new ConflictError(this.takenMessage(taken), {
-      title: 'Unique value taken',
-      solution: 'Use another value, or update the existing record instead',
-      details: [{ field: this.resource.handle, message: 'already taken' }],
-    });
+    return uniqueValueTaken(this.takenMessage(taken), this.resource.handle);
   }
 
   /** Words for messages: the record, its handle, and its parent's label for a nested resource. */
