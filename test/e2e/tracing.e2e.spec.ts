@@ -147,6 +147,13 @@ describe('tracing: one trace from an HTTP request to what it caused, across proc
     const inTrace = () => collector.spans.filter((s) => s.traceId === trace);
     const deliver = () => inTrace().find((s) => s.name === 'deliver brands.created');
     await eventually(async () => deliver() !== undefined, 30_000);
+    // Each process exports its spans on its own timer: the catalog's may arrive after the delivery's.
+    const rpcName = 'pim.catalog.v1.BrandsService/CreateBrand';
+    const catalogNames = [rpcName, 'brands.create', 'publish pim.catalog.brands.created'];
+    await eventually(
+      async () => catalogNames.every((n) => inTrace().some((s) => s.service === 'catalog' && s.name === n)),
+      30_000,
+    );
 
     // Every hop, each a child of the one before, in the one trace.
     const spans = inTrace();
